@@ -1,0 +1,214 @@
+package ilgraph
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Text is a bilingual text block of the incident-library format.
+type Text struct {
+	En string `json:"en"`
+	Ko string `json:"ko,omitempty"`
+}
+
+// IsZero reports whether both languages are empty.
+func (t Text) IsZero() bool { return t.En == "" && t.Ko == "" }
+
+// Item is one remediation step or action item.
+type Item struct {
+	Text Text `json:"text"`
+}
+
+// Impact says who and what an incident affected.
+type Impact struct {
+	Scope  string `json:"scope,omitempty"`
+	Users  string `json:"users,omitempty"`
+	Region string `json:"region,omitempty"`
+}
+
+// Timeline holds the durations the source gives, as the library writes them
+// ("17h 8m"); empty when unknown.
+type Timeline struct {
+	DetectedAfter string `json:"detected_after"`
+	ResolvedAfter string `json:"resolved_after"`
+}
+
+// Source is a public document a case is written from.
+type Source struct {
+	URL      string `json:"url"`
+	Kind     string `json:"kind,omitempty"`
+	Archived string `json:"archived,omitempty"`
+}
+
+// Review records who wrote and reviewed a case.
+type Review struct {
+	WrittenBy  string `json:"written_by,omitempty"`
+	ReviewedAt string `json:"reviewed_at"`
+	ReviewedBy string `json:"reviewed_by"`
+}
+
+// Case is one incident in the incident-library JSON format. Every field of
+// the format has a typed field here; Raw keeps the case's JSON exactly as it
+// was read so that fields this version does not know are never lost.
+type Case struct {
+	ID           string            `json:"id"`
+	Org          string            `json:"org"`
+	OrgSlug      string            `json:"org_slug"`
+	Date         string            `json:"date"`
+	DateKind     string            `json:"date_kind,omitempty"`
+	Title        Text              `json:"title"`
+	Summary      Text              `json:"summary"`
+	Trigger      Text              `json:"trigger"`
+	Detection    Text              `json:"detection"`
+	SymptomsText Text              `json:"symptoms_text"`
+	Lessons      Text              `json:"lessons"`
+	Remediation  []Item            `json:"remediation"`
+	ActionItems  []Item            `json:"action_items"`
+	Impact       Impact            `json:"impact"`
+	Timeline     Timeline          `json:"timeline"`
+	Severity     string            `json:"severity,omitempty"`
+	RootCause    string            `json:"root_cause"`
+	Components   []string          `json:"components"`
+	Symptoms     []string          `json:"symptoms"`
+	Contributing []string          `json:"contributing"`
+	Domain       []string          `json:"domain"`
+	Related      []string          `json:"related"`
+	RecurrenceOf string            `json:"recurrence_of"`
+	Sources      []Source          `json:"sources"`
+	Docs         []json.RawMessage `json:"docs"`
+	Review       Review            `json:"review"`
+	UpdatedAt    string            `json:"updated_at,omitempty"`
+	URL          string            `json:"url,omitempty"`
+
+	// Raw is the case's JSON as read (compacted). Not part of the format.
+	Raw json.RawMessage `json:"-"`
+}
+
+// Feature is one tag of a case: a vocabulary term of a kind, or its org.
+type Feature struct {
+	Kind Kind
+	ID   string
+}
+
+func (f Feature) String() string { return string(f.Kind) + ":" + f.ID }
+
+// Tags returns the case's terms of a vocabulary kind (for KindOrg, its slug).
+func (c *Case) Tags(k Kind) []string {
+	switch k {
+	case KindRootCause:
+		if c.RootCause == "" {
+			return nil
+		}
+		return []string{c.RootCause}
+	case KindComponent:
+		return c.Components
+	case KindSymptom:
+		return c.Symptoms
+	case KindContributing:
+		return c.Contributing
+	case KindDomain:
+		return c.Domain
+	case KindOrg:
+		if c.OrgSlug == "" {
+			return nil
+		}
+		return []string{c.OrgSlug}
+	}
+	return nil
+}
+
+// Features returns every feature of the case, kinds in AllKinds order.
+func (c *Case) Features() []Feature {
+	var fs []Feature
+	for _, k := range AllKinds {
+		for _, id := range c.Tags(k) {
+			fs = append(fs, Feature{Kind: k, ID: id})
+		}
+	}
+	return fs
+}
+
+// Year returns the year of the case's date, or 0 if the date is not valid.
+func (c *Case) Year() int {
+	t, err := time.Parse(DateLayout, c.Date)
+	if err != nil {
+		return 0
+	}
+	return t.Year()
+}
+
+// DateLayout is the layout of Case.Date.
+const DateLayout = "2006-01-02"
+
+// CaseIDPattern is the form of a case id: an upper-case prefix, a dash and
+// four to nine digits. The incident library uses IL-0001…; the cases we write
+// ourselves use ILG-0001…, and generated corpora GEN-….
+var CaseIDPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]{1,9}-[0-9]{4,9}$`)
+
+// SlugPattern is the form of an organization slug.
+var SlugPattern = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+
+// TermIDPattern is the form of a vocabulary term id.
+var TermIDPattern = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+
+// Severities lists the severity values a case may have.
+var Severities = []string{"unknown", "sev0", "sev1", "sev2", "sev3", "sev4", "sev5"}
+
+// ParseDuration parses a duration as the library writes it ("17h 8m", "2d 3h",
+// "45m", "30s") and returns it in whole minutes, rounded down. Units d, h, m, s
+// may appear once each, in that order, separated by spaces.
+func ParseDuration(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, fmt.Errorf("empty duration")
+	}
+	order := "dhms"
+	last := -1
+	var secs int64
+	for _, part := range strings.Fields(s) {
+		if len(part) < 2 {
+			return 0, fmt.Errorf("duration %q: %q is not a number followed by d, h, m or s", s, part)
+		}
+		unit := part[len(part)-1]
+		pos := strings.IndexByte(order, unit)
+		if pos < 0 {
+			return 0, fmt.Errorf("duration %q: unknown unit %q (want d, h, m or s)", s, string(unit))
+		}
+		if pos <= last {
+			return 0, fmt.Errorf("duration %q: units must appear once each, in the order d h m s", s)
+		}
+		last = pos
+		n, err := strconv.ParseInt(part[:len(part)-1], 10, 32)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("duration %q: %q is not a whole number", s, part[:len(part)-1])
+		}
+		secs += n * [...]int64{86400, 3600, 60, 1}[pos]
+	}
+	if secs > 366*86400 {
+		return 0, fmt.Errorf("duration %q is longer than a year", s)
+	}
+	return int(secs / 60), nil
+}
+
+// FormatDuration writes minutes the way the library does ("17h 8m").
+func FormatDuration(minutes int) string {
+	if minutes <= 0 {
+		return "0m"
+	}
+	d, h, m := minutes/1440, minutes%1440/60, minutes%60
+	var parts []string
+	if d > 0 {
+		parts = append(parts, strconv.Itoa(d)+"d")
+	}
+	if h > 0 {
+		parts = append(parts, strconv.Itoa(h)+"h")
+	}
+	if m > 0 {
+		parts = append(parts, strconv.Itoa(m)+"m")
+	}
+	return strings.Join(parts, " ")
+}

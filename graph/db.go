@@ -1,0 +1,230 @@
+// Package graph is ilgraph's Neo4j store: the only package that speaks
+// Cypher. It owns the graph model (labels, relationship types, constraints,
+// indexes), writes cases and vocabulary in batched, parameterised
+// transactions, and answers the API's questions with read transactions.
+//
+// Labels and relationship types are never built from user input: they come
+// from the fixed tables in model.go. Every value is a query parameter.
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// Config says how to reach Neo4j.
+type Config struct {
+	URI      string // bolt://, neo4j:// (routing) …
+	User     string // empty: no authentication
+	Password string
+	Database string // empty: the server's default database
+}
+
+// DefaultURI is the Neo4j that scripts/neo4j starts.
+const DefaultURI = "bolt://127.0.0.1:7687"
+
+// ConfigFromEnv reads NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD and
+// NEO4J_DATABASE. The user defaults to neo4j when a password is set.
+func ConfigFromEnv() Config {
+	c := Config{
+		URI:      os.Getenv("NEO4J_URI"),
+		User:     os.Getenv("NEO4J_USER"),
+		Password: os.Getenv("NEO4J_PASSWORD"),
+		Database: os.Getenv("NEO4J_DATABASE"),
+	}
+	if c.URI == "" {
+		c.URI = DefaultURI
+	}
+	if c.User == "" && c.Password != "" {
+		c.User = "neo4j"
+	}
+	if c.Database == "" {
+		c.Database = "neo4j"
+	}
+	return c
+}
+
+// DB is a connection to Neo4j: one driver per process, safe for concurrent use.
+type DB struct {
+	driver neo4j.DriverWithContext
+	cfg    Config
+	// QueryHook, if set, is called once per query sent (for tests that count
+	// round trips and for metrics).
+	QueryHook func(name string, d time.Duration)
+}
+
+// Open creates the driver and checks that Neo4j answers.
+func Open(ctx context.Context, cfg Config) (*DB, error) {
+	auth := neo4j.NoAuth()
+	if cfg.User != "" || cfg.Password != "" {
+		auth = neo4j.BasicAuth(cfg.User, cfg.Password, "")
+	}
+	driver, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
+		c.MaxConnectionPoolSize = 100
+		c.ConnectionAcquisitionTimeout = 10 * time.Second
+		c.SocketConnectTimeout = 5 * time.Second
+		c.MaxTransactionRetryTime = 15 * time.Second
+	})
+	if err != nil {
+		return nil, ilgraph.WrapError(ilgraph.EINVALID, err, "bad Neo4j settings for %s", cfg.URI)
+	}
+	db := &DB{driver: driver, cfg: cfg}
+	if err := db.Ping(ctx); err != nil {
+		driver.Close(context.Background())
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close releases the driver.
+func (db *DB) Close() error { return db.driver.Close(context.Background()) }
+
+// URI returns the address the DB connects to.
+func (db *DB) URI() string { return db.cfg.URI }
+
+// Ping checks that Neo4j answers and the credentials work.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.driver.VerifyConnectivity(ctx); err != nil {
+		return unavailable(err, db.cfg.URI)
+	}
+	return nil
+}
+
+func unavailable(err error, uri string) error {
+	var ne *neo4j.Neo4jError
+	if errors.As(err, &ne) && ne.Code == "Neo.ClientError.Security.Unauthorized" {
+		return ilgraph.WrapError(ilgraph.EUNAVAILABLE, err, "Neo4j at %s refused the credentials (check NEO4J_USER and NEO4J_PASSWORD)", uri)
+	}
+	return ilgraph.WrapError(ilgraph.EUNAVAILABLE, err, "Neo4j at %s is unreachable (start one with scripts/neo4j start, or set NEO4J_URI)", uri)
+}
+
+// wrap turns driver errors into coded errors.
+func (db *DB) wrap(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	var ie *ilgraph.Error
+	if errors.As(err, &ie) {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "%s: timed out", what)
+	}
+	if errors.Is(err, context.Canceled) {
+		return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "%s: cancelled", what)
+	}
+	var ne *neo4j.Neo4jError
+	if errors.As(err, &ne) {
+		if ne.Code == "Neo.ClientError.Transaction.TransactionTimedOut" || ne.Code == "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration" {
+			return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "%s: Neo4j transaction timed out", what)
+		}
+		if ne.Code == "Neo.ClientError.Security.Unauthorized" {
+			return unavailable(err, db.cfg.URI)
+		}
+		return ilgraph.WrapError(ilgraph.EINTERNAL, err, "%s failed", what)
+	}
+	var netErr net.Error
+	if neo4j.IsConnectivityError(err) || errors.As(err, &netErr) {
+		return unavailable(err, db.cfg.URI)
+	}
+	if neo4j.IsRetryable(err) {
+		return unavailable(err, db.cfg.URI)
+	}
+	return ilgraph.WrapError(ilgraph.EINTERNAL, err, "%s failed", what)
+}
+
+func (db *DB) session(ctx context.Context, mode neo4j.AccessMode) neo4j.SessionWithContext {
+	return db.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: db.cfg.Database, AccessMode: mode})
+}
+
+// read runs work in a read transaction (routed to readers in a cluster).
+func read[T any](ctx context.Context, db *DB, what string, work func(tx neo4j.ManagedTransaction) (T, error)) (T, error) {
+	s := db.session(ctx, neo4j.AccessModeRead)
+	defer s.Close(context.Background())
+	start := time.Now()
+	v, err := neo4j.ExecuteRead(ctx, s, work)
+	db.hook(what, start)
+	if err != nil {
+		var zero T
+		return zero, db.wrap(err, what)
+	}
+	return v, nil
+}
+
+// write runs work in a write transaction. Work must be idempotent: the driver
+// retries it on transient errors.
+func write[T any](ctx context.Context, db *DB, what string, work func(tx neo4j.ManagedTransaction) (T, error)) (T, error) {
+	s := db.session(ctx, neo4j.AccessModeWrite)
+	defer s.Close(context.Background())
+	start := time.Now()
+	v, err := neo4j.ExecuteWrite(ctx, s, work)
+	db.hook(what, start)
+	if err != nil {
+		var zero T
+		return zero, db.wrap(err, what)
+	}
+	return v, nil
+}
+
+func (db *DB) hook(what string, start time.Time) {
+	if db.QueryHook != nil {
+		db.QueryHook(what, time.Since(start))
+	}
+}
+
+// collect runs one query in tx and returns its records.
+func collect(ctx context.Context, tx neo4j.ManagedTransaction, query string, params map[string]any) ([]*neo4j.Record, error) {
+	res, err := tx.Run(ctx, query, params)
+	if err != nil {
+		return nil, err
+	}
+	return res.Collect(ctx)
+}
+
+// Counters sums what write queries changed.
+type Counters struct {
+	NodesCreated, NodesDeleted                 int
+	RelationshipsCreated, RelationshipsDeleted int
+	PropertiesSet                              int
+}
+
+// Add adds o to c.
+func (c *Counters) Add(o Counters) {
+	c.NodesCreated += o.NodesCreated
+	c.NodesDeleted += o.NodesDeleted
+	c.RelationshipsCreated += o.RelationshipsCreated
+	c.RelationshipsDeleted += o.RelationshipsDeleted
+	c.PropertiesSet += o.PropertiesSet
+}
+
+// exec runs one write query in tx and returns what it changed.
+func exec(ctx context.Context, tx neo4j.ManagedTransaction, query string, params map[string]any) (Counters, error) {
+	res, err := tx.Run(ctx, query, params)
+	if err != nil {
+		return Counters{}, err
+	}
+	sum, err := res.Consume(ctx)
+	if err != nil {
+		return Counters{}, err
+	}
+	c := sum.Counters()
+	return Counters{
+		NodesCreated: c.NodesCreated(), NodesDeleted: c.NodesDeleted(),
+		RelationshipsCreated: c.RelationshipsCreated(), RelationshipsDeleted: c.RelationshipsDeleted(),
+		PropertiesSet: c.PropertiesSet(),
+	}, nil
+}
+
+func (c Counters) String() string {
+	return fmt.Sprintf("+%d/-%d nodes, +%d/-%d relationships, %d properties set",
+		c.NodesCreated, c.NodesDeleted, c.RelationshipsCreated, c.RelationshipsDeleted, c.PropertiesSet)
+}

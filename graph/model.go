@@ -1,0 +1,123 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// The graph model. See docs/graph-model.md.
+//
+//	(:Case)-[:HAS_ROOT_CAUSE {rank}]->(:Cause)
+//	(:Case)-[:HAS_COMPONENT {rank}]->(:Component)
+//	(:Case)-[:HAS_SYMPTOM {rank}]->(:Symptom)
+//	(:Case)-[:HAS_FACTOR {rank}]->(:Factor)
+//	(:Case)-[:IN_DOMAIN {rank}]->(:Domain)
+//	(:Case)-[:AT_ORG]->(:Organization)
+//	(:Case)-[:RELATED_TO {rank}]->(:Case)
+//	(:Case)-[:RECURRENCE_OF]->(:Case)
+//
+// rank keeps the order the case lists its tags in.
+const (
+	LabelCase     = "Case"
+	RelRelated    = "RELATED_TO"
+	RelRecurrence = "RECURRENCE_OF"
+)
+
+// kindModel is how one feature kind is stored.
+type kindModel struct {
+	Kind  ilgraph.Kind
+	Label string // node label of its terms
+	Rel   string // relationship type from a case to a term
+}
+
+// kinds lists every feature kind's label and relationship type. These fixed
+// strings are the only identifiers ever placed in query text.
+var kinds = []kindModel{
+	{ilgraph.KindRootCause, "Cause", "HAS_ROOT_CAUSE"},
+	{ilgraph.KindComponent, "Component", "HAS_COMPONENT"},
+	{ilgraph.KindSymptom, "Symptom", "HAS_SYMPTOM"},
+	{ilgraph.KindContributing, "Factor", "HAS_FACTOR"},
+	{ilgraph.KindDomain, "Domain", "IN_DOMAIN"},
+	{ilgraph.KindOrg, "Organization", "AT_ORG"},
+}
+
+func modelOf(k ilgraph.Kind) (kindModel, error) {
+	for _, m := range kinds {
+		if m.Kind == k {
+			return m, nil
+		}
+	}
+	return kindModel{}, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", k)
+}
+
+// KindLabel returns the node label of a kind's terms ("Cause" for root_cause).
+func KindLabel(k ilgraph.Kind) string {
+	m, _ := modelOf(k)
+	return m.Label
+}
+
+// KindRel returns the relationship type from a case to a term of kind k.
+func KindRel(k ilgraph.Kind) string {
+	m, _ := modelOf(k)
+	return m.Rel
+}
+
+// schema is every constraint and index the API's lookups use. All are
+// idempotent (IF NOT EXISTS).
+func schema() []string {
+	var qs []string
+	qs = append(qs, "CREATE CONSTRAINT case_id IF NOT EXISTS FOR (n:Case) REQUIRE n.id IS UNIQUE")
+	for _, m := range kinds {
+		qs = append(qs, fmt.Sprintf("CREATE CONSTRAINT %s_id IF NOT EXISTS FOR (n:%s) REQUIRE n.id IS UNIQUE", lower(m.Label), m.Label))
+	}
+	qs = append(qs,
+		"CREATE INDEX case_date IF NOT EXISTS FOR (n:Case) ON (n.date)",
+		"CREATE INDEX case_year IF NOT EXISTS FOR (n:Case) ON (n.year)",
+		"CREATE INDEX case_severity IF NOT EXISTS FOR (n:Case) ON (n.severity)",
+		"CREATE INDEX case_org_slug IF NOT EXISTS FOR (n:Case) ON (n.org_slug)",
+		"CREATE INDEX case_content_hash IF NOT EXISTS FOR (n:Case) ON (n.content_hash)",
+		// Titles and summaries in both languages. The CJK analyzer indexes
+		// Korean as overlapping bigrams (so a word matches inside a longer
+		// word with particles attached) and English as lower-cased words.
+		"CREATE FULLTEXT INDEX case_text IF NOT EXISTS FOR (n:Case) ON EACH [n.title_en, n.title_ko, n.summary_en, n.summary_ko] "+
+			"OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk', `fulltext.eventually_consistent`: false}}",
+	)
+	return qs
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// Migrate creates the constraints and indexes, and waits until they are online.
+func (db *DB) Migrate(ctx context.Context) error {
+	s := db.session(ctx, neo4j.AccessModeWrite)
+	defer s.Close(context.Background())
+	for _, q := range schema() {
+		// Schema changes cannot share a transaction with other writes; each
+		// runs on its own (they are idempotent, so a retry is harmless).
+		if _, err := s.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+			return exec(ctx, tx, q, nil)
+		}); err != nil {
+			return db.wrap(err, "creating the schema")
+		}
+	}
+	res, err := s.Run(ctx, "CALL db.awaitIndexes(300)", nil)
+	if err == nil {
+		_, err = res.Consume(ctx)
+	}
+	if err != nil {
+		return db.wrap(err, "waiting for indexes")
+	}
+	return nil
+}

@@ -1,0 +1,340 @@
+package graph
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// str reads a string column, "" for null or a missing key.
+func str(r *neo4j.Record, key string) string {
+	v, _, _ := neo4j.GetRecordValue[string](r, key)
+	return v
+}
+
+func integer(r *neo4j.Record, key string) int64 {
+	v, _, _ := neo4j.GetRecordValue[int64](r, key)
+	return v
+}
+
+func strs(r *neo4j.Record, key string) []string {
+	raw, ok := r.Get(key)
+	if !ok || raw == nil {
+		return nil
+	}
+	list, _ := raw.([]any)
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func prop[T neo4j.PropertyValue](n dbtype.Node, key string) T {
+	v, _ := neo4j.GetProperty[T](n, key)
+	return v
+}
+
+func propStrs(n dbtype.Node, key string) []string {
+	raw, ok := n.Props[key].([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]string, len(raw))
+	for i, x := range raw {
+		out[i], _ = x.(string)
+	}
+	return out
+}
+
+// caseReturn is the RETURN clause that reads a whole case: the node and its
+// links in rank order. It expects the case bound to n.
+var caseReturn = func() string {
+	var b strings.Builder
+	b.WriteString("RETURN n")
+	for _, m := range kinds {
+		fmt.Fprintf(&b, ",\n  [(n)-[r:%s]->(t:%s) | [coalesce(r.rank, 0), t.id]] AS %s", m.Rel, m.Label, m.Kind)
+	}
+	fmt.Fprintf(&b, ",\n  [(n)-[r:%s]->(t:Case) | [coalesce(r.rank, 0), t.id]] AS related", RelRelated)
+	fmt.Fprintf(&b, ",\n  [(n)-[:%s]->(t:Case) | [0, t.id]] AS recurrence", RelRecurrence)
+	return b.String()
+}()
+
+// ranked sorts [rank, id] pairs by rank and returns the ids.
+func ranked(r *neo4j.Record, key string) []string {
+	raw, _ := r.Get(key)
+	list, _ := raw.([]any)
+	type pair struct {
+		rank int64
+		id   string
+	}
+	ps := make([]pair, 0, len(list))
+	for _, x := range list {
+		xs, _ := x.([]any)
+		if len(xs) != 2 {
+			continue
+		}
+		rank, _ := xs[0].(int64)
+		id, _ := xs[1].(string)
+		ps = append(ps, pair{rank, id})
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].rank < ps[j].rank || ps[i].rank == ps[j].rank && ps[i].id < ps[j].id })
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.id)
+	}
+	return out
+}
+
+// recordCase rebuilds a case from a record shaped by caseReturn.
+func recordCase(r *neo4j.Record) (*ilgraph.Case, error) {
+	n, _, err := neo4j.GetRecordValue[dbtype.Node](r, "n")
+	if err != nil {
+		return nil, err
+	}
+	c := &ilgraph.Case{
+		ID:        prop[string](n, "id"),
+		Org:       prop[string](n, "org"),
+		OrgSlug:   prop[string](n, "org_slug"),
+		DateKind:  prop[string](n, "date_kind"),
+		Severity:  prop[string](n, "severity"),
+		UpdatedAt: prop[string](n, "updated_at"),
+		URL:       prop[string](n, "url"),
+		Impact: ilgraph.Impact{
+			Scope: prop[string](n, "impact_scope"), Users: prop[string](n, "impact_users"), Region: prop[string](n, "impact_region"),
+		},
+		Timeline: ilgraph.Timeline{
+			DetectedAfter: prop[string](n, "detected_after"), ResolvedAfter: prop[string](n, "resolved_after"),
+		},
+		Review: ilgraph.Review{
+			WrittenBy:  prop[string](n, "review_written_by"),
+			ReviewedAt: prop[string](n, "review_reviewed_at"),
+			ReviewedBy: prop[string](n, "review_reviewed_by"),
+		},
+		Raw: json.RawMessage(prop[string](n, "raw")),
+	}
+	if d, ok := n.Props["date"].(dbtype.Date); ok {
+		c.Date = d.Time().Format(ilgraph.DateLayout)
+	}
+	text := func(name string) ilgraph.Text {
+		return ilgraph.Text{En: prop[string](n, name+"_en"), Ko: prop[string](n, name+"_ko")}
+	}
+	c.Title, c.Summary, c.Trigger = text("title"), text("summary"), text("trigger")
+	c.Detection, c.SymptomsText, c.Lessons = text("detection"), text("symptoms_text"), text("lessons")
+	items := func(name string) []ilgraph.Item {
+		en, ko := propStrs(n, name+"_en"), propStrs(n, name+"_ko")
+		if len(en) == 0 {
+			return nil
+		}
+		out := make([]ilgraph.Item, len(en))
+		for i := range en {
+			out[i].Text.En = en[i]
+			if i < len(ko) {
+				out[i].Text.Ko = ko[i]
+			}
+		}
+		return out
+	}
+	c.Remediation, c.ActionItems = items("remediation"), items("action_items")
+	urls, ks, arch := propStrs(n, "source_urls"), propStrs(n, "source_kinds"), propStrs(n, "source_archived")
+	for i, u := range urls {
+		s := ilgraph.Source{URL: u}
+		if i < len(ks) {
+			s.Kind = ks[i]
+		}
+		if i < len(arch) {
+			s.Archived = arch[i]
+		}
+		c.Sources = append(c.Sources, s)
+	}
+	for _, d := range propStrs(n, "docs") {
+		c.Docs = append(c.Docs, json.RawMessage(d))
+	}
+	if rc := ranked(r, string(ilgraph.KindRootCause)); len(rc) > 0 {
+		c.RootCause = rc[0]
+	}
+	c.Components = ranked(r, string(ilgraph.KindComponent))
+	c.Symptoms = ranked(r, string(ilgraph.KindSymptom))
+	c.Contributing = ranked(r, string(ilgraph.KindContributing))
+	c.Domain = ranked(r, string(ilgraph.KindDomain))
+	c.Related = ranked(r, "related")
+	if rec := ranked(r, "recurrence"); len(rec) > 0 {
+		c.RecurrenceOf = rec[0]
+	}
+	return c, nil
+}
+
+// Case returns one case by id, or an ENOTFOUND error.
+func (db *DB) Case(ctx context.Context, id string) (*ilgraph.Case, error) {
+	cs, err := db.CasesByID(ctx, []string{id})
+	if err != nil {
+		return nil, err
+	}
+	if cs[0] == nil {
+		return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", id)
+	}
+	return cs[0], nil
+}
+
+// CasesByID returns the cases with the given ids in one round trip, in the
+// order asked; an id with no case gives nil at its place.
+func (db *DB) CasesByID(ctx context.Context, ids []string) ([]*ilgraph.Case, error) {
+	return read(ctx, db, "reading cases", func(tx neo4j.ManagedTransaction) ([]*ilgraph.Case, error) {
+		recs, err := collect(ctx, tx, "UNWIND $ids AS id MATCH (n:Case {id: id}) "+caseReturn, map[string]any{"ids": ids})
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[string]*ilgraph.Case, len(recs))
+		for _, r := range recs {
+			c, err := recordCase(r)
+			if err != nil {
+				return nil, err
+			}
+			byID[c.ID] = c
+		}
+		out := make([]*ilgraph.Case, len(ids))
+		for i, id := range ids {
+			out[i] = byID[id]
+		}
+		return out, nil
+	})
+}
+
+// ExistingCaseIDs returns which of ids are cases in the graph.
+func (db *DB) ExistingCaseIDs(ctx context.Context, ids []string) (map[string]bool, error) {
+	return read(ctx, db, "looking up case ids", func(tx neo4j.ManagedTransaction) (map[string]bool, error) {
+		recs, err := collect(ctx, tx, "UNWIND $ids AS id MATCH (n:Case {id: id}) RETURN n.id AS id", map[string]any{"ids": ids})
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]bool, len(recs))
+		for _, r := range recs {
+			out[str(r, "id")] = true
+		}
+		return out, nil
+	})
+}
+
+// Counts is how many nodes carry each label and how many relationships have
+// each type.
+type Counts struct {
+	Nodes         map[string]int64
+	Relationships map[string]int64
+}
+
+// TotalNodes sums the node counts.
+func (c Counts) TotalNodes() int64 { return sum(c.Nodes) }
+
+// TotalRelationships sums the relationship counts.
+func (c Counts) TotalRelationships() int64 { return sum(c.Relationships) }
+
+func sum(m map[string]int64) int64 {
+	var t int64
+	for _, v := range m {
+		t += v
+	}
+	return t
+}
+
+// Count counts nodes per label and relationships per type.
+func (db *DB) Count(ctx context.Context) (Counts, error) {
+	return read(ctx, db, "counting", func(tx neo4j.ManagedTransaction) (Counts, error) {
+		c := Counts{Nodes: map[string]int64{}, Relationships: map[string]int64{}}
+		recs, err := collect(ctx, tx, "MATCH (n) UNWIND labels(n) AS label RETURN label, count(*) AS n", nil)
+		if err != nil {
+			return c, err
+		}
+		for _, r := range recs {
+			c.Nodes[str(r, "label")] = integer(r, "n")
+		}
+		recs, err = collect(ctx, tx, "MATCH ()-[r]->() RETURN type(r) AS type, count(*) AS n", nil)
+		if err != nil {
+			return c, err
+		}
+		for _, r := range recs {
+			c.Relationships[str(r, "type")] = integer(r, "n")
+		}
+		return c, nil
+	})
+}
+
+// Checksum is a digest of every node (labels and properties) and every
+// relationship (type, endpoints' labels and ids, properties), independent of
+// internal ids and order: equal checksums mean the graph holds the same data.
+// It reads the whole graph, so it is for tests and checks, not serving.
+func (db *DB) Checksum(ctx context.Context) (string, error) {
+	return read(ctx, db, "checksumming", func(tx neo4j.ManagedTransaction) (string, error) {
+		var lines []string
+		recs, err := collect(ctx, tx, "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props", nil)
+		if err != nil {
+			return "", err
+		}
+		for _, r := range recs {
+			l, _ := r.Get("labels")
+			p, _ := r.Get("props")
+			lines = append(lines, canonical("N", l, p))
+		}
+		recs, err = collect(ctx, tx, "MATCH (a)-[r]->(b) RETURN type(r) AS type, labels(a) AS al, a.id AS a, labels(b) AS bl, b.id AS b, properties(r) AS props", nil)
+		if err != nil {
+			return "", err
+		}
+		for _, r := range recs {
+			var parts []any
+			for _, k := range []string{"type", "al", "a", "bl", "b", "props"} {
+				v, _ := r.Get(k)
+				parts = append(parts, v)
+			}
+			lines = append(lines, canonical("R", parts...))
+		}
+		sort.Strings(lines)
+		h := sha256.New()
+		for _, l := range lines {
+			h.Write([]byte(l))
+			h.Write([]byte{'\n'})
+		}
+		return hex.EncodeToString(h.Sum(nil)), nil
+	})
+}
+
+// canonical writes values as JSON with map keys sorted (encoding/json sorts
+// them); Neo4j temporal values are written through their String method.
+func canonical(tag string, vs ...any) string {
+	for i, v := range vs {
+		vs[i] = plain(v)
+	}
+	b, _ := json.Marshal(vs)
+	return tag + string(b)
+}
+
+func plain(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = plain(e)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plain(e)
+		}
+		return out
+	case dbtype.Date:
+		return "date:" + x.String()
+	case fmt.Stringer:
+		return fmt.Sprintf("%T:%s", x, x.String())
+	}
+	return v
+}

@@ -1,0 +1,440 @@
+// Package loader reads incident cases from files, validates all of them
+// against the vocabulary and against each other, and only then hands them to
+// the graph store in batches.
+package loader
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/graph"
+)
+
+// VocabFileName is the name of a vocabulary file inside a loaded folder.
+const VocabFileName = "vocab.json"
+
+// Options control a load.
+type Options struct {
+	// SkipInvalid loads the valid cases and reports the invalid ones, instead
+	// of writing nothing when any case is invalid.
+	SkipInvalid bool
+	// BatchSize is how many cases one write transaction holds (default 500).
+	BatchSize int
+	// Progress, if set, receives a progress bar while cases are written.
+	Progress io.Writer
+	// Now is the clock for date checks (default time.Now).
+	Now func() time.Time
+}
+
+// Report says what a load did.
+type Report struct {
+	Files                   int  // case files read
+	Vocabulary              bool // whether a vocabulary file was loaded
+	Cases                   int  // valid cases read
+	New, Changed, Unchanged int
+	Skipped                 Problems // invalid cases left out (SkipInvalid)
+	graph.Counters                   // what the writes changed
+	Elapsed                 time.Duration
+}
+
+// Summary is the one-line summary printed at the end of a load.
+func (r *Report) Summary() string {
+	s := fmt.Sprintf("loaded %d cases from %d files (%d new, %d changed, %d unchanged", r.Cases, r.Files, r.New, r.Changed, r.Unchanged)
+	if len(r.Skipped) > 0 {
+		s += fmt.Sprintf(", %d invalid skipped", skippedCases(r.Skipped))
+	}
+	return s + fmt.Sprintf("); nodes +%d -%d, relationships +%d -%d, properties set %d; %.2fs",
+		r.NodesCreated, r.NodesDeleted, r.RelationshipsCreated, r.RelationshipsDeleted, r.PropertiesSet, r.Elapsed.Seconds())
+}
+
+func skippedCases(ps Problems) int {
+	seen := map[caseKey]bool{}
+	for _, p := range ps {
+		seen[caseKey{p.Pos.File, p.Pos.Index}] = true
+	}
+	return len(seen)
+}
+
+// caseKey identifies a case by where it is, since ids may be missing or
+// duplicated in bad input.
+type caseKey struct {
+	file  string
+	index int
+}
+
+type seenCase struct {
+	key     caseKey
+	pos     Position
+	id      string
+	related []string
+	recur   string
+}
+
+// Load loads the cases and vocabulary found at paths (files or folders) into
+// db. A folder is searched recursively for *.json, *.jsonl and *.ndjson files;
+// a file named vocab.json is the vocabulary. A file named on the command line
+// is read whatever its extension. Without a vocabulary file the vocabulary
+// already in the graph is used.
+//
+// Every case is validated before anything is written. With any problem, and
+// without SkipInvalid, Load writes nothing and returns the Problems.
+func Load(ctx context.Context, db *graph.DB, paths []string, opt Options) (*Report, error) {
+	start := time.Now()
+	if opt.BatchSize <= 0 {
+		opt.BatchSize = 500
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	vocabPath, files, err := findInputs(paths)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Files: len(files)}
+
+	var vocab *ilgraph.Vocabulary
+	if vocabPath != "" {
+		var probs Problems
+		if vocab, probs = ParseVocabulary(vocabPath); probs != nil {
+			return nil, probs
+		}
+		rep.Vocabulary = true
+	} else {
+		if vocab, err = db.Vocabulary(ctx); err != nil {
+			return nil, err
+		}
+		if len(vocab.Terms()) == 0 {
+			return nil, ilgraph.Errorf(ilgraph.EINVALID, "no vocabulary: the graph has none yet, so load %s with the cases (e.g. ilgraph load seeds/)", VocabFileName)
+		}
+	}
+	index := vocab.Index()
+
+	// Pass 1: parse and validate everything; remember only ids and links.
+	var probs Problems
+	var cases []seenCase
+	bad := map[caseKey]bool{}
+	now := opt.Now()
+	for _, f := range files {
+		ps := ParseFile(f, func(p Parsed) error {
+			k := caseKey{p.Pos.File, p.Pos.Index}
+			for _, fp := range ValidateCase(p.Case, index, now) {
+				probs = append(probs, &Problem{Pos: p.Pos, CaseID: p.Case.ID, Field: fp.field, Msg: fp.msg})
+				bad[k] = true
+			}
+			cases = append(cases, seenCase{key: k, pos: p.Pos, id: p.Case.ID, related: p.Case.Related, recur: p.Case.RecurrenceOf})
+			return nil
+		})
+		for _, p := range ps {
+			// A syntax error ends its file; the cases before it stay valid
+			// (and load with SkipInvalid).
+			bad[caseKey{p.Pos.File, p.Pos.Index}] = true
+		}
+		probs = append(probs, ps...)
+	}
+	probs = append(probs, checkDuplicates(cases, bad)...)
+	linkProbs, err := checkLinks(ctx, db, cases, bad)
+	if err != nil {
+		return nil, err
+	}
+	probs = append(probs, linkProbs...)
+	sortProblems(probs)
+	if len(probs) > 0 && !opt.SkipInvalid {
+		return nil, probs
+	}
+	rep.Skipped = probs
+
+	valid := make(map[caseKey]bool, len(cases))
+	for _, c := range cases {
+		if !bad[c.key] {
+			valid[c.key] = true
+		}
+	}
+	rep.Cases = len(valid)
+	cases = nil
+
+	// Write: schema, vocabulary, then cases in two phases.
+	if err := db.Migrate(ctx); err != nil {
+		return nil, err
+	}
+	if vocabPath != "" {
+		c, err := db.WriteVocabulary(ctx, vocab)
+		if err != nil {
+			return nil, err
+		}
+		rep.Counters.Add(c)
+	}
+	bar := newProgress(opt.Progress, rep.Cases)
+	var links []graph.Links
+	var batch []*ilgraph.Case
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		ids := make([]string, len(batch))
+		for i, c := range batch {
+			ids[i] = c.ID
+		}
+		hashes, err := db.CaseHashes(ctx, ids)
+		if err != nil {
+			return err
+		}
+		var changed []*ilgraph.Case
+		for _, c := range batch {
+			old, exists := hashes[c.ID]
+			l := graph.LinksOf(c)
+			switch {
+			case !exists:
+				rep.New++
+			case old == l.Hash:
+				rep.Unchanged++
+				continue
+			default:
+				rep.Changed++
+			}
+			changed = append(changed, c)
+			links = append(links, l)
+		}
+		cnt, err := db.WriteCases(ctx, changed)
+		if err != nil {
+			return err
+		}
+		rep.Counters.Add(cnt)
+		bar.add(len(batch))
+		batch = batch[:0]
+		return nil
+	}
+	for _, f := range files {
+		var werr error
+		ParseFile(f, func(p Parsed) error {
+			if !valid[caseKey{p.Pos.File, p.Pos.Index}] {
+				return nil
+			}
+			batch = append(batch, p.Case)
+			if len(batch) >= opt.BatchSize {
+				if werr = flush(); werr != nil {
+					return werr
+				}
+			}
+			return nil
+		})
+		if werr != nil {
+			bar.done()
+			return nil, werr
+		}
+	}
+	if err := flush(); err != nil {
+		bar.done()
+		return nil, err
+	}
+	for i := 0; i < len(links); i += opt.BatchSize {
+		cnt, err := db.LinkCases(ctx, links[i:min(i+opt.BatchSize, len(links))])
+		if err != nil {
+			bar.done()
+			return nil, err
+		}
+		rep.Counters.Add(cnt)
+	}
+	cnt, err := db.DeleteOrphanOrganizations(ctx)
+	if err != nil {
+		bar.done()
+		return nil, err
+	}
+	rep.Counters.Add(cnt)
+	bar.done()
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
+
+// checkDuplicates marks every case whose id appears more than once.
+func checkDuplicates(cases []seenCase, bad map[caseKey]bool) Problems {
+	byID := map[string][]int{}
+	for i, c := range cases {
+		if c.id != "" {
+			byID[c.id] = append(byID[c.id], i)
+		}
+	}
+	var probs Problems
+	for id, at := range byID {
+		if len(at) < 2 {
+			continue
+		}
+		for _, i := range at {
+			var others []string
+			for _, j := range at {
+				if j != i {
+					others = append(others, cases[j].pos.String())
+				}
+			}
+			probs = append(probs, &Problem{Pos: cases[i].pos, CaseID: id, Field: "id", Msg: "duplicate id: also at " + strings.Join(others, ", ")})
+			bad[cases[i].key] = true
+		}
+	}
+	return probs
+}
+
+// checkLinks checks that every related and recurrence_of target is a valid
+// case of this load or a case already in the graph. A case whose target is
+// left out becomes invalid too, until nothing changes.
+func checkLinks(ctx context.Context, db *graph.DB, cases []seenCase, bad map[caseKey]bool) (Problems, error) {
+	inLoad := map[string]caseKey{}
+	var unknown []string
+	for _, c := range cases {
+		if c.id != "" {
+			inLoad[c.id] = c.key
+		}
+	}
+	want := map[string]bool{}
+	for _, c := range cases {
+		for _, t := range append(slices.Clone(c.related), c.recur) {
+			if t != "" && ilgraph.CaseIDPattern.MatchString(t) {
+				want[t] = true
+			}
+		}
+	}
+	for t := range want {
+		unknown = append(unknown, t)
+	}
+	sort.Strings(unknown)
+	inGraph := map[string]bool{}
+	for i := 0; i < len(unknown); i += 5000 {
+		got, err := db.ExistingCaseIDs(ctx, unknown[i:min(i+5000, len(unknown))])
+		if err != nil {
+			return nil, err
+		}
+		for id := range got {
+			inGraph[id] = true
+		}
+	}
+	known := func(id string) (bool, string) {
+		if k, ok := inLoad[id]; ok && !bad[k] {
+			return true, ""
+		}
+		if inGraph[id] {
+			return true, ""
+		}
+		if _, ok := inLoad[id]; ok {
+			return false, "is in this load but invalid, and not in the graph"
+		}
+		return false, "is not a known case (not in this load nor in the graph)"
+	}
+	var probs Problems
+	reported := map[string]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, c := range cases {
+			if bad[c.key] && reported[c.pos.String()+"#links"] {
+				continue
+			}
+			check := func(field, target string) {
+				if target == "" || target == c.id || !ilgraph.CaseIDPattern.MatchString(target) {
+					return // ValidateCase reports these
+				}
+				if ok, why := known(target); !ok {
+					tag := c.pos.String() + "#" + field
+					if !reported[tag] {
+						reported[tag] = true
+						probs = append(probs, &Problem{Pos: c.pos, CaseID: c.id, Field: field, Msg: fmt.Sprintf("%q %s", target, why)})
+					}
+					if !bad[c.key] {
+						bad[c.key] = true
+						changed = true
+					}
+					reported[c.pos.String()+"#links"] = true
+				}
+			}
+			for i, t := range c.related {
+				check(fmt.Sprintf("related[%d]", i), t)
+			}
+			check("recurrence_of", c.recur)
+		}
+	}
+	return probs, nil
+}
+
+func sortProblems(ps Problems) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i].Pos, ps[j].Pos
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Index < b.Index
+	})
+}
+
+// findInputs expands paths into the vocabulary file (if any) and the case
+// files, in a stable order.
+func findInputs(paths []string) (vocab string, files []string, err error) {
+	if len(paths) == 0 {
+		return "", nil, ilgraph.Errorf(ilgraph.EINVALID, "nothing to load: name files or folders")
+	}
+	setVocab := func(p string) error {
+		if vocab != "" && vocab != p {
+			return ilgraph.Errorf(ilgraph.EINVALID, "two vocabulary files: %s and %s", vocab, p)
+		}
+		vocab = p
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, root := range paths {
+		info, err := os.Stat(root)
+		if err != nil {
+			return "", nil, ilgraph.WrapError(ilgraph.EINVALID, err, "%s: cannot read", root)
+		}
+		if !info.IsDir() {
+			if filepath.Base(root) == VocabFileName {
+				if err := setVocab(root); err != nil {
+					return "", nil, err
+				}
+			} else if !seen[root] {
+				files = append(files, root)
+				seen[root] = true
+			}
+			continue
+		}
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if p != root && strings.HasPrefix(d.Name(), ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			switch {
+			case d.Name() == VocabFileName:
+				return setVocab(p)
+			case strings.HasPrefix(d.Name(), "."):
+			case hasExt(p, ".json", ".jsonl", ".ndjson"):
+				if !seen[p] {
+					files = append(files, p)
+					seen[p] = true
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			if ilgraph.ErrorCode(err) == ilgraph.EINVALID {
+				return "", nil, err
+			}
+			return "", nil, ilgraph.WrapError(ilgraph.EINVALID, err, "%s: cannot read", root)
+		}
+	}
+	return vocab, files, nil
+}
+
+func hasExt(p string, exts ...string) bool {
+	return slices.Contains(exts, strings.ToLower(filepath.Ext(p)))
+}

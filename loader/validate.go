@@ -1,0 +1,257 @@
+package loader
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// Limits on the size of what one case may hold. They keep a mistaken or
+// hostile input from filling the database; real cases are far below them.
+const (
+	MaxTextLen   = 100_000 // characters in one text field
+	MaxListLen   = 200     // entries in one list field
+	MaxStringLen = 2_000   // characters in a short string (ids, names, URLs)
+)
+
+// earliestDate is the earliest incident date accepted.
+var earliestDate = time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// fieldProblem is a problem with one field of one case, before it is located.
+type fieldProblem struct{ field, msg string }
+
+// ValidateCase checks one case on its own against the vocabulary: required
+// fields, formats, sizes and tags. Checks that need the other cases
+// (duplicate ids, links) are done by the Loader. now bounds dates from above.
+func ValidateCase(c *ilgraph.Case, vocab map[ilgraph.Kind]map[string]bool, now time.Time) []fieldProblem {
+	var ps []fieldProblem
+	add := func(field, format string, args ...any) {
+		ps = append(ps, fieldProblem{field, fmt.Sprintf(format, args...)})
+	}
+
+	switch {
+	case c.ID == "":
+		add("id", "required")
+	case !ilgraph.CaseIDPattern.MatchString(c.ID):
+		add("id", "%q is not a case id: want an upper-case prefix, a dash and 4 to 9 digits, as IL-0384", clip(c.ID))
+	}
+	if strings.TrimSpace(c.Org) == "" {
+		add("org", "required")
+	}
+	switch {
+	case c.OrgSlug == "":
+		add("org_slug", "required")
+	case !ilgraph.SlugPattern.MatchString(c.OrgSlug):
+		add("org_slug", "%q is not a slug: want lower-case letters and digits joined by single dashes", clip(c.OrgSlug))
+	}
+	if c.Date == "" {
+		add("date", "required")
+	} else if d, err := time.Parse(ilgraph.DateLayout, c.Date); err != nil {
+		add("date", "%q is not a real calendar date in the form YYYY-MM-DD", clip(c.Date))
+	} else if d.Before(earliestDate) {
+		add("date", "%s is before %s", c.Date, earliestDate.Format(ilgraph.DateLayout))
+	} else if d.After(now.AddDate(0, 0, 1)) {
+		add("date", "%s is in the future", c.Date)
+	}
+	if c.UpdatedAt != "" {
+		if _, err := time.Parse(time.RFC3339Nano, c.UpdatedAt); err != nil {
+			add("updated_at", "%q is not an RFC 3339 time", clip(c.UpdatedAt))
+		}
+	}
+	if c.Severity != "" && !slices.Contains(ilgraph.Severities, c.Severity) {
+		add("severity", "%q is not one of %s", clip(c.Severity), strings.Join(ilgraph.Severities, ", "))
+	}
+	if strings.TrimSpace(c.Title.En) == "" {
+		add("title.en", "required")
+	}
+	if strings.TrimSpace(c.Summary.En) == "" {
+		add("summary.en", "required")
+	}
+
+	texts := map[string]ilgraph.Text{
+		"title": c.Title, "summary": c.Summary, "trigger": c.Trigger, "detection": c.Detection,
+		"symptoms_text": c.SymptomsText, "lessons": c.Lessons,
+	}
+	for _, name := range sortedKeys(texts) {
+		checkText(add, name, texts[name])
+	}
+	for name, items := range map[string][]ilgraph.Item{"remediation": c.Remediation, "action_items": c.ActionItems} {
+		if len(items) > MaxListLen {
+			add(name, "%d entries, more than the limit of %d", len(items), MaxListLen)
+		}
+		for i, it := range items {
+			if strings.TrimSpace(it.Text.En) == "" && strings.TrimSpace(it.Text.Ko) == "" {
+				add(fmt.Sprintf("%s[%d].text", name, i), "empty")
+			}
+			checkText(add, fmt.Sprintf("%s[%d].text", name, i), it.Text)
+		}
+	}
+	shorts := map[string]string{
+		"org": c.Org, "date_kind": c.DateKind, "impact.scope": c.Impact.Scope, "impact.users": c.Impact.Users,
+		"impact.region": c.Impact.Region, "review.written_by": c.Review.WrittenBy, "review.reviewed_by": c.Review.ReviewedBy,
+		"review.reviewed_at": c.Review.ReviewedAt, "url": c.URL,
+	}
+	for _, name := range sortedKeys(shorts) {
+		if n := utf8.RuneCountInString(shorts[name]); n > MaxStringLen {
+			add(name, "%d characters, more than the limit of %d", n, MaxStringLen)
+		}
+	}
+	for name, d := range map[string]string{"timeline.detected_after": c.Timeline.DetectedAfter, "timeline.resolved_after": c.Timeline.ResolvedAfter} {
+		if d == "" {
+			continue
+		}
+		if _, err := ilgraph.ParseDuration(d); err != nil {
+			add(name, "%v", err)
+		}
+	}
+
+	if c.RootCause == "" {
+		add("root_cause", "required")
+	}
+	for _, k := range ilgraph.VocabKinds {
+		field := string(k)
+		if k == ilgraph.KindComponent || k == ilgraph.KindSymptom {
+			field += "s"
+		}
+		tags := c.Tags(k)
+		if len(tags) > MaxListLen {
+			add(field, "%d entries, more than the limit of %d", len(tags), MaxListLen)
+			continue
+		}
+		seen := map[string]bool{}
+		for i, t := range tags {
+			f := field
+			if k != ilgraph.KindRootCause {
+				f = fmt.Sprintf("%s[%d]", field, i)
+			}
+			switch {
+			case seen[t]:
+				add(f, "%q is listed twice", clip(t))
+			case !vocab[k][t]:
+				add(f, "%q is not a %s in the vocabulary%s", clip(t), k.Label(), suggest(t, vocab[k]))
+			}
+			seen[t] = true
+		}
+	}
+
+	if len(c.Sources) > MaxListLen {
+		add("sources", "%d entries, more than the limit of %d", len(c.Sources), MaxListLen)
+	}
+	for i, s := range c.Sources {
+		if err := checkURL(s.URL); err != nil {
+			add(fmt.Sprintf("sources[%d].url", i), "%v", err)
+		}
+		if s.Archived != "" {
+			if err := checkURL(s.Archived); err != nil {
+				add(fmt.Sprintf("sources[%d].archived", i), "%v", err)
+			}
+		}
+	}
+	if len(c.Related) > MaxListLen {
+		add("related", "%d entries, more than the limit of %d", len(c.Related), MaxListLen)
+	}
+	seen := map[string]bool{}
+	for i, r := range c.Related {
+		f := fmt.Sprintf("related[%d]", i)
+		switch {
+		case !ilgraph.CaseIDPattern.MatchString(r):
+			add(f, "%q is not a case id", clip(r))
+		case r == c.ID:
+			add(f, "a case cannot be related to itself")
+		case seen[r]:
+			add(f, "%q is listed twice", r)
+		}
+		seen[r] = true
+	}
+	if c.RecurrenceOf != "" {
+		switch {
+		case !ilgraph.CaseIDPattern.MatchString(c.RecurrenceOf):
+			add("recurrence_of", "%q is not a case id", clip(c.RecurrenceOf))
+		case c.RecurrenceOf == c.ID:
+			add("recurrence_of", "a case cannot be a recurrence of itself")
+		}
+	}
+	return ps
+}
+
+func checkText(add func(string, string, ...any), name string, t ilgraph.Text) {
+	for lang, s := range map[string]string{"en": t.En, "ko": t.Ko} {
+		if n := utf8.RuneCountInString(s); n > MaxTextLen {
+			add(name+"."+lang, "%d characters, more than the limit of %d", n, MaxTextLen)
+		}
+	}
+}
+
+func checkURL(s string) error {
+	if s == "" {
+		return fmt.Errorf("required")
+	}
+	if len(s) > MaxStringLen {
+		return fmt.Errorf("%d characters, more than the limit of %d", len(s), MaxStringLen)
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute http(s) URL", clip(s))
+	}
+	return nil
+}
+
+// suggest names the closest vocabulary term, for typos.
+func suggest(t string, terms map[string]bool) string {
+	best, bestD := "", 4
+	for id := range terms {
+		if d := levenshtein(t, id); d < bestD || (d == bestD && id < best) {
+			best, bestD = id, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func levenshtein(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 99
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// clip shortens a value quoted in a message.
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= 80 {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:77]) + "…"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}

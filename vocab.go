@@ -1,0 +1,51 @@
+package ilgraph
+
+// Term is one controlled vocabulary term.
+type Term struct {
+	Kind        Kind   `json:"-"`
+	ID          string `json:"id"`
+	En          string `json:"en"`
+	Ko          string `json:"ko"`
+	Description string `json:"description"`
+}
+
+// Vocabulary is the controlled vocabulary: the terms of each vocabulary kind.
+type Vocabulary struct {
+	Version int             `json:"version"`
+	Kinds   map[Kind][]Term `json:"kinds"`
+}
+
+// Has reports whether id is a term of kind k.
+func (v *Vocabulary) Has(k Kind, id string) bool {
+	for _, t := range v.Kinds[k] {
+		if t.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Terms returns every term, kinds in VocabKinds order, with Kind set.
+func (v *Vocabulary) Terms() []Term {
+	var ts []Term
+	for _, k := range VocabKinds {
+		for _, t := range v.Kinds[k] {
+			t.Kind = k
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// Index returns a set of the term ids of each kind, for fast membership tests.
+func (v *Vocabulary) Index() map[Kind]map[string]bool {
+	idx := make(map[Kind]map[string]bool, len(v.Kinds))
+	for _, k := range VocabKinds {
+		set := make(map[string]bool, len(v.Kinds[k]))
+		for _, t := range v.Kinds[k] {
+			set[t.ID] = true
+		}
+		idx[k] = set
+	}
+	return idx
+}
