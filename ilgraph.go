@@ -54,3 +54,13 @@ func (k Kind) Label() string {
 	}
 	return string(k)
 }
+
+// CrossReferenceReason is the label of a same-root-cause cross reference, as
+// the incident library writes it: "same root cause", then each shared domain.
+func CrossReferenceReason(sharedDomains []string) string {
+	s := "same root cause"
+	for _, d := range sharedDomains {
+		s += " · shared " + d
+	}
+	return s
+}

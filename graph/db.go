@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -55,11 +56,19 @@ func ConfigFromEnv() Config {
 
 // DB is a connection to Neo4j: one driver per process, safe for concurrent use.
 type DB struct {
-	driver neo4j.DriverWithContext
-	cfg    Config
-	// QueryHook, if set, is called once per query sent (for tests that count
-	// round trips and for metrics).
-	QueryHook func(name string, d time.Duration)
+	driver    neo4j.DriverWithContext
+	cfg       Config
+	queryHook atomic.Pointer[func(name string, d time.Duration)]
+}
+
+// SetQueryHook sets a function called once per transaction sent to Neo4j
+// (for metrics, and for tests that count round trips); nil removes it.
+func (db *DB) SetQueryHook(fn func(name string, d time.Duration)) {
+	if fn == nil {
+		db.queryHook.Store(nil)
+		return
+	}
+	db.queryHook.Store(&fn)
 }
 
 // Open creates the driver and checks that Neo4j answers.
@@ -176,8 +185,8 @@ func write[T any](ctx context.Context, db *DB, what string, work func(tx neo4j.M
 }
 
 func (db *DB) hook(what string, start time.Time) {
-	if db.QueryHook != nil {
-		db.QueryHook(what, time.Since(start))
+	if fn := db.queryHook.Load(); fn != nil {
+		(*fn)(what, time.Since(start))
 	}
 }
 

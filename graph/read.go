@@ -338,3 +338,26 @@ func plain(v any) any {
 	}
 	return v
 }
+
+// RecurrencesOf returns, for each id, the ids of the cases that are
+// recurrences of it (ordered by date, then id), in one round trip.
+func (db *DB) RecurrencesOf(ctx context.Context, ids []string) ([][]string, error) {
+	return read(ctx, db, "reading recurrences", func(tx neo4j.ManagedTransaction) ([][]string, error) {
+		recs, err := collect(ctx, tx, `UNWIND $ids AS id
+MATCH (:Case {id: id})<-[:RECURRENCE_OF]-(r:Case)
+WITH id, r ORDER BY r.date, r.id
+RETURN id, collect(r.id) AS rs`, map[string]any{"ids": ids})
+		if err != nil {
+			return nil, err
+		}
+		byID := map[string][]string{}
+		for _, r := range recs {
+			byID[str(r, "id")] = strs(r, "rs")
+		}
+		out := make([][]string, len(ids))
+		for i, id := range ids {
+			out[i] = byID[id]
+		}
+		return out, nil
+	})
+}

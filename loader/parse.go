@@ -78,7 +78,7 @@ func Parse(name string, r io.Reader, fn func(Parsed) error) Problems {
 		fileProblem(0, "file starts with a UTF-8 byte-order mark; save it as UTF-8 without one")
 		return probs
 	}
-	first, err := peekNonSpace(br)
+	first, skipped, err := peekNonSpace(br)
 	if err == io.EOF {
 		fileProblem(0, "file is empty: want a case object, an array of cases, or JSON Lines")
 		return probs
@@ -88,10 +88,12 @@ func Parse(name string, r io.Reader, fn func(Parsed) error) Problems {
 	}
 
 	dec := json.NewDecoder(br)
+	// Decoder offsets count from after the skipped leading white space.
+	abs := func(off int64) int64 { return skipped + off }
 	inArray := first == '['
 	if inArray {
 		if _, err := dec.Token(); err != nil {
-			fileProblem(0, syntaxMessage(err))
+			fileProblem(abs(0), syntaxMessage(err))
 			return probs
 		}
 	} else if first != '{' {
@@ -102,9 +104,9 @@ func Parse(name string, r io.Reader, fn func(Parsed) error) Problems {
 	for index := 0; ; index++ {
 		if inArray && !dec.More() {
 			if _, err := dec.Token(); err != nil {
-				fileProblem(dec.InputOffset(), syntaxMessage(err))
-			} else if dec.More() {
-				fileProblem(dec.InputOffset(), "unexpected data after the closing ']' of the array")
+				fileProblem(endOffset(lr, abs(dec.InputOffset()), err), syntaxMessage(err))
+			} else if _, err := dec.Token(); err != io.EOF {
+				fileProblem(abs(dec.InputOffset()), "unexpected data after the closing ']' of the array")
 			}
 			return probs
 		}
@@ -112,11 +114,12 @@ func Parse(name string, r io.Reader, fn func(Parsed) error) Problems {
 		if err := dec.Decode(&raw); err == io.EOF && !inArray {
 			return probs
 		} else if err != nil {
-			off := dec.InputOffset()
+			off := abs(dec.InputOffset())
 			var se *json.SyntaxError
 			if errors.As(err, &se) {
-				off = se.Offset
+				off = abs(se.Offset)
 			}
+			off = endOffset(lr, off, err)
 			msg := syntaxMessage(err)
 			if inArray {
 				msg = fmt.Sprintf("array element [%d]: %s", index, msg)
@@ -124,7 +127,7 @@ func Parse(name string, r io.Reader, fn func(Parsed) error) Problems {
 			fileProblem(off, msg)
 			return probs
 		}
-		start := dec.InputOffset() - int64(len(raw))
+		start := abs(dec.InputOffset()) - int64(len(raw))
 		pos := Position{File: name, Line: lr.line(start), Index: index}
 		if !inArray && index == 0 && !dec.More() {
 			pos.Index = -1 // a file with one lone object
@@ -141,19 +144,31 @@ func Parse(name string, r io.Reader, fn func(Parsed) error) Problems {
 	}
 }
 
-func peekNonSpace(br *bufio.Reader) (byte, error) {
+// peekNonSpace skips white space and returns the next byte (not consumed)
+// and how many bytes it skipped.
+func peekNonSpace(br *bufio.Reader) (byte, int64, error) {
+	var n int64
 	for {
 		b, err := br.Peek(1)
 		if err != nil {
-			return 0, err
+			return 0, n, err
 		}
 		switch b[0] {
 		case ' ', '\t', '\r', '\n':
 			br.Discard(1)
+			n++
 		default:
-			return b[0], nil
+			return b[0], n, nil
 		}
 	}
+}
+
+// endOffset places an unexpected end of input at the end of the input.
+func endOffset(lr *lineReader, off int64, err error) int64 {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return lr.n
+	}
+	return off
 }
 
 func syntaxMessage(err error) string {

@@ -2,9 +2,73 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/resolvers"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", `Usage: ilgraph serve [--addr HOST:PORT] [flags]
+
+Serves the GraphQL API: POST and GET /graphql, a GraphQL IDE at /, /healthz,
+/readyz (ready while Neo4j answers) and /metrics (Prometheus). Stops
+gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
+	timeout := fs.Duration("timeout", 15*time.Second, "per-request timeout")
+	maxBody := fs.Int64("max-body", 1<<20, "request body limit in bytes")
+	maxDepth := fs.Int("max-depth", 12, "query depth limit")
+	maxComplexity := fs.Int("max-complexity", 5000, "query complexity limit")
+	grace := fs.Duration("shutdown-grace", 20*time.Second, "how long requests in flight may take to finish at shutdown")
+	logJSON := fs.Bool("log-json", false, "log as JSON lines instead of text")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var logger *slog.Logger
+	if *logJSON {
+		logger = slog.New(slog.NewJSONHandler(stderr, nil))
+	} else {
+		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	cfg := graph.ConfigFromEnv()
+	db, err := graph.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", *addr)
+	}
+	h := resolvers.NewHandler(db, resolvers.Options{
+		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
+		RequestTimeout: *timeout, Logger: logger,
+	})
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
+	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (IDE at http://%s/), Neo4j at %s\n", ln.Addr(), ln.Addr(), cfg.URI)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: waiting for requests in flight", "grace", grace.String())
+	sctx, cancel := context.WithTimeout(context.Background(), *grace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	logger.Info("stopped")
 	return nil
 }

@@ -1,0 +1,35 @@
+# ilgraph — see README.md. The two commands a new user needs:
+#   make run    start Neo4j (unless NEO4J_URI is set), load seeds/, serve the API
+#   make test   start Neo4j (unless NEO4J_URI is set) and run every test
+
+.PHONY: run test build neo4j-start neo4j-stop neo4j-status generate fuzz bench clean
+
+run:
+	scripts/run
+
+test:
+	scripts/test
+
+build:
+	go build -o bin/ilgraph ./cmd/ilgraph
+
+neo4j-start:
+	scripts/neo4j start
+
+neo4j-stop:
+	scripts/neo4j stop
+
+neo4j-status:
+	scripts/neo4j status
+
+# Regenerate the GraphQL executor from schema.graphqls.
+generate:
+	go generate ./...
+
+# A short fuzz run of each fuzz target.
+FUZZTIME ?= 20s
+fuzz:
+	go test ./loader/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
+
+clean:
+	rm -rf bin

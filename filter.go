@@ -1,0 +1,129 @@
+package ilgraph
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// TermMatch selects cases by their terms of one kind: any of AnyOf (when
+// given) and all of AllOf.
+type TermMatch struct {
+	AnyOf []string
+	AllOf []string
+}
+
+// IsZero reports whether the match selects everything.
+func (m TermMatch) IsZero() bool { return len(m.AnyOf) == 0 && len(m.AllOf) == 0 }
+
+// CaseFilter selects cases. Zero fields select everything; the fields
+// combine with AND.
+type CaseFilter struct {
+	Tags        map[Kind]TermMatch // per kind, including KindRootCause and KindOrg
+	ExcludeOrgs []string
+	DateFrom    string // YYYY-MM-DD, inclusive
+	DateTo      string // YYYY-MM-DD, inclusive
+	Severities  []string
+	Text        string // full-text search over titles and summaries, English and Korean
+	ExcludeIDs  []string
+	IDs         []string // only these cases
+}
+
+// Limits on filters, so that no request can make the database do unbounded work.
+const (
+	MaxFilterTerms = 100
+	MaxTextQuery   = 500
+)
+
+// Validate checks the filter's values and returns an EINVALID error naming
+// the field at fault.
+func (f *CaseFilter) Validate() error {
+	for k, m := range f.Tags {
+		if !k.Valid() {
+			return Errorf(EINVALID, "filter: unknown kind %q", k)
+		}
+		if len(m.AnyOf)+len(m.AllOf) > MaxFilterTerms {
+			return Errorf(EINVALID, "filter.%s: more than %d terms", k, MaxFilterTerms)
+		}
+	}
+	for name, d := range map[string]string{"dateFrom": f.DateFrom, "dateTo": f.DateTo} {
+		if d == "" {
+			continue
+		}
+		if _, err := time.Parse(DateLayout, d); err != nil {
+			return Errorf(EINVALID, "filter.%s: %q is not a date in the form YYYY-MM-DD", name, clip(d))
+		}
+	}
+	if f.DateFrom != "" && f.DateTo != "" && f.DateFrom > f.DateTo {
+		return Errorf(EINVALID, "filter: dateFrom %s is after dateTo %s", f.DateFrom, f.DateTo)
+	}
+	if utf8.RuneCountInString(f.Text) > MaxTextQuery {
+		return Errorf(EINVALID, "filter.text: longer than %d characters", MaxTextQuery)
+	}
+	if len(f.ExcludeOrgs) > MaxFilterTerms || len(f.Severities) > MaxFilterTerms || len(f.ExcludeIDs) > 10*MaxFilterTerms || len(f.IDs) > 10*MaxFilterTerms {
+		return Errorf(EINVALID, "filter: too many values in a list")
+	}
+	return nil
+}
+
+// HasText reports whether the filter has a full-text query.
+func (f *CaseFilter) HasText() bool { return strings.TrimSpace(f.Text) != "" }
+
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= 60 {
+		return s
+	}
+	return string([]rune(s)[:57]) + "…"
+}
+
+// SharedFilter narrows base to the cases that share a feature of kind k with
+// c: with term, the cases that have that term (c must have it too); without,
+// the cases with at least one of c's terms of kind k. c itself is left out.
+func SharedFilter(c *Case, k Kind, term string, base CaseFilter) (CaseFilter, error) {
+	if !k.Valid() {
+		return base, Errorf(EINVALID, "unknown kind %q", k)
+	}
+	tags := c.Tags(k)
+	f := base
+	f.Tags = make(map[Kind]TermMatch, len(base.Tags)+1)
+	for kk, m := range base.Tags {
+		f.Tags[kk] = m
+	}
+	m := f.Tags[k]
+	if term != "" {
+		found := false
+		for _, t := range tags {
+			found = found || t == term
+		}
+		if !found {
+			return base, Errorf(EINVALID, "case %s has no %s %q", c.ID, k.Label(), term)
+		}
+		m.AllOf = append(append([]string(nil), m.AllOf...), term)
+	} else {
+		if len(tags) == 0 {
+			// Nothing to share: select nothing.
+			tags = []string{}
+			f.IDs = []string{"-"}
+		}
+		if len(m.AnyOf) > 0 {
+			// Both the caller's any-of and the case's terms must hold: keep
+			// the intersection.
+			var both []string
+			for _, t := range m.AnyOf {
+				for _, u := range tags {
+					if t == u {
+						both = append(both, t)
+					}
+				}
+			}
+			if len(both) == 0 {
+				f.IDs = []string{"-"}
+			}
+			tags = both
+		}
+		m.AnyOf = tags
+	}
+	f.Tags[k] = m
+	f.ExcludeIDs = append(append([]string(nil), base.ExcludeIDs...), c.ID)
+	return f, nil
+}

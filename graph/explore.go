@@ -1,0 +1,325 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// NodeKind is what a drawn node is: a case, or a term of a feature kind.
+const NodeKindCase = "case"
+
+// Node is a node ready to draw. Key is unique in a graph: "case:IL-0384",
+// "component:message-broker".
+type Node struct {
+	Key   string
+	Kind  string // "case" or a feature kind
+	ID    string
+	Label string // English title or label
+	Count int    // for co-occurrence graphs: cases with this term
+}
+
+// Edge is a relationship ready to draw.
+type Edge struct {
+	Source, Target string // node keys
+	Type           string // relationship type, or "COOCCURS"
+	Count          int    // co-occurrence: cases with both
+	Lift           float64
+}
+
+// Drawing is a set of nodes and edges. Truncated says a size cap cut it.
+type Drawing struct {
+	Nodes     []Node
+	Edges     []Edge
+	Truncated bool
+}
+
+// MaxDrawingNodes caps how many nodes one exploration returns.
+const MaxDrawingNodes = 2000
+
+func nodeOf(n dbtype.Node) Node {
+	for _, m := range kinds {
+		for _, l := range n.Labels {
+			if l == m.Label {
+				id := prop[string](n, "id")
+				label := prop[string](n, "en")
+				if m.Kind == ilgraph.KindOrg {
+					label = prop[string](n, "name")
+				}
+				return Node{Key: string(m.Kind) + ":" + id, Kind: string(m.Kind), ID: id, Label: label}
+			}
+		}
+	}
+	id := prop[string](n, "id")
+	return Node{Key: NodeKindCase + ":" + id, Kind: NodeKindCase, ID: id, Label: prop[string](n, "title_en")}
+}
+
+// startClause matches the start node of an exploration, bound to s.
+func startClause(kind, id string) (string, error) {
+	if kind == NodeKindCase {
+		return "MATCH (s:Case {id: $id})", nil
+	}
+	m, err := modelOf(ilgraph.Kind(kind))
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("MATCH (s:%s {id: $id})", m.Label), nil
+}
+
+// allRels lists every relationship type of the model, for path patterns.
+func allRels(withCaseLinks bool) string {
+	var rels []string
+	for _, m := range kinds {
+		rels = append(rels, m.Rel)
+	}
+	if withCaseLinks {
+		rels = append(rels, RelRelated, RelRecurrence)
+	}
+	return strings.Join(rels, "|")
+}
+
+// Neighbourhood returns the nodes within depth hops (1 to 4) of a case or
+// term, and every model relationship among them: a breadth-first walk, one
+// query per hop, that stops at limit nodes (Truncated is then set). It
+// returns ENOTFOUND when the start node does not exist.
+func (db *DB) Neighbourhood(ctx context.Context, kind, id string, depth, limit int) (*Drawing, error) {
+	start, err := startClause(kind, id)
+	if err != nil {
+		return nil, err
+	}
+	if depth < 1 || depth > 4 {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "depth must be 1 to 4, not %d", depth)
+	}
+	if limit < 1 || limit > MaxDrawingNodes {
+		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "limit must be 1 to %d, not %d", MaxDrawingNodes, limit)
+	}
+	rels := allRels(true)
+	hop := fmt.Sprintf(`UNWIND $frontier AS eid
+MATCH (x) WHERE elementId(x) = eid
+MATCH (x)-[:%s]-(y)
+WHERE NOT elementId(y) IN $seen
+RETURN DISTINCT elementId(y) AS eid, y LIMIT $room`, rels)
+	edges := fmt.Sprintf(`UNWIND $seen AS eid
+MATCH (a) WHERE elementId(a) = eid
+MATCH (a)-[r:%s]->(b) WHERE elementId(b) IN $seen
+RETURN elementId(a) AS a, type(r) AS type, elementId(b) AS b`, rels)
+	return read(ctx, db, "exploring a neighbourhood", func(tx neo4j.ManagedTransaction) (*Drawing, error) {
+		recs, err := collect(ctx, tx, start+" RETURN elementId(s) AS eid, s", map[string]any{"id": id})
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) == 0 {
+			return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no %s with id %q", kind, id)
+		}
+		d := &Drawing{}
+		keys := map[string]string{} // elementId -> node key
+		var seen []string
+		addNode := func(r *neo4j.Record, key string) string {
+			n, _, _ := neo4j.GetRecordValue[dbtype.Node](r, key)
+			eid := str(r, "eid")
+			node := nodeOf(n)
+			d.Nodes = append(d.Nodes, node)
+			keys[eid] = node.Key
+			seen = append(seen, eid)
+			return eid
+		}
+		frontier := []string{addNode(recs[0], "s")}
+		for h := 1; h <= depth && len(frontier) > 0 && !d.Truncated; h++ {
+			room := limit - len(seen)
+			if room <= 0 {
+				d.Truncated = true
+				break
+			}
+			recs, err := collect(ctx, tx, hop, map[string]any{"frontier": frontier, "seen": seen, "room": int64(room + 1)})
+			if err != nil {
+				return nil, err
+			}
+			if len(recs) > room {
+				recs, d.Truncated = recs[:room], true
+			}
+			frontier = frontier[:0]
+			for _, r := range recs {
+				frontier = append(frontier, addNode(r, "y"))
+			}
+		}
+		recs, err = collect(ctx, tx, edges, map[string]any{"seen": seen})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			d.Edges = append(d.Edges, Edge{Source: keys[str(r, "a")], Target: keys[str(r, "b")], Type: str(r, "type")})
+		}
+		sortDrawing(d)
+		return d, nil
+	})
+}
+
+func sortDrawing(d *Drawing) {
+	sort.Slice(d.Nodes, func(i, j int) bool { return d.Nodes[i].Key < d.Nodes[j].Key })
+	sort.Slice(d.Edges, func(i, j int) bool {
+		a, b := d.Edges[i], d.Edges[j]
+		if a.Source != b.Source {
+			return a.Source < b.Source
+		}
+		if a.Target != b.Target {
+			return a.Target < b.Target
+		}
+		return a.Type < b.Type
+	})
+}
+
+// Cooccurrence builds the co-occurrence graph between the terms of two
+// kinds over the cases f selects: an edge for every pair (a of kind from, b
+// of kind to) that at least minCount cases have together, with that count
+// and its lift, count·N / (count(a)·count(b)), where N is the number of
+// selected cases and count(x) the number of them with x. A lift above 1
+// means the pair occurs together more often than chance.
+func (db *DB) Cooccurrence(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter, minCount int) (*Drawing, error) {
+	mf, err := modelOf(from)
+	if err != nil {
+		return nil, err
+	}
+	mt, err := modelOf(to)
+	if err != nil {
+		return nil, err
+	}
+	mc, err := compileFilter(f)
+	if err != nil {
+		return nil, err
+	}
+	same := ""
+	if from == to {
+		same = "WHERE a.id < b.id\n"
+	}
+	pairs := fmt.Sprintf(`%sMATCH (a:%s)<-[:%s]-(n)-[:%s]->(b:%s)
+%sRETURN a.id AS a, b.id AS b, count(DISTINCT n) AS c`, mc.text, mf.Label, mf.Rel, mt.Rel, mt.Label, same)
+	singles := fmt.Sprintf(`%sMATCH (n)-[r:%s|%s]->(t)
+WHERE (type(r) = $fromRel AND t:%s) OR (type(r) = $toRel AND t:%s)
+RETURN type(r) AS rel, t.id AS id, coalesce(t.en, t.name) AS label, count(DISTINCT n) AS c`, mc.text, mf.Rel, mt.Rel, mf.Label, mt.Label)
+	params := with(mc.params, map[string]any{"fromRel": mf.Rel, "toRel": mt.Rel})
+	return read(ctx, db, "building a co-occurrence graph", func(tx neo4j.ManagedTransaction) (*Drawing, error) {
+		recs, err := collect(ctx, tx, mc.text+"RETURN count(n) AS total", mc.params)
+		if err != nil {
+			return nil, err
+		}
+		total := 0
+		if len(recs) == 1 {
+			total = int(integer(recs[0], "total"))
+		}
+		recs, err = collect(ctx, tx, singles, params)
+		if err != nil {
+			return nil, err
+		}
+		counts := map[string]int{}
+		labels := map[string]string{}
+		for _, r := range recs {
+			kind := from
+			if str(r, "rel") == mt.Rel {
+				kind = to
+			}
+			key := string(kind) + ":" + str(r, "id")
+			counts[key] = int(integer(r, "c"))
+			labels[key] = str(r, "label")
+		}
+		recs, err = collect(ctx, tx, pairs, mc.params)
+		if err != nil {
+			return nil, err
+		}
+		d := &Drawing{}
+		used := map[string]bool{}
+		for _, r := range recs {
+			c := int(integer(r, "c"))
+			if c < minCount {
+				continue
+			}
+			a, b := string(from)+":"+str(r, "a"), string(to)+":"+str(r, "b")
+			lift := float64(c) * float64(total) / (float64(counts[a]) * float64(counts[b]))
+			d.Edges = append(d.Edges, Edge{Source: a, Target: b, Type: "COOCCURS", Count: c, Lift: lift})
+			used[a], used[b] = true, true
+		}
+		for key := range used {
+			kind, id, _ := strings.Cut(key, ":")
+			d.Nodes = append(d.Nodes, Node{Key: key, Kind: kind, ID: id, Label: labels[key], Count: counts[key]})
+		}
+		if len(d.Nodes) > MaxDrawingNodes {
+			return nil, ilgraph.Errorf(ilgraph.ELIMIT, "the co-occurrence graph has %d nodes, more than %d: narrow the filter or raise minCount", len(d.Nodes), MaxDrawingNodes)
+		}
+		sortDrawing(d)
+		return d, nil
+	})
+}
+
+// Path is one connection between two cases: nodes and the relationships
+// between consecutive ones.
+type Path struct {
+	Nodes []Node
+	Edges []Edge
+}
+
+// Connections returns the shortest paths between two cases through shared
+// features (case–term–case…), at most limit of them, each at most maxHops
+// relationships long (2 to 8). Paths through related/recurrence links are
+// not counted: they are not shared features.
+func (db *DB) Connections(ctx context.Context, from, to string, maxHops, limit int) ([]Path, error) {
+	if maxHops < 2 || maxHops > 8 {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "maxHops must be 2 to 8, not %d", maxHops)
+	}
+	if limit < 1 || limit > 100 {
+		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "limit must be 1 to 100, not %d", limit)
+	}
+	if from == to {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "from and to are the same case")
+	}
+	q := fmt.Sprintf(`MATCH (a:Case {id: $from}), (b:Case {id: $to})
+MATCH p = allShortestPaths((a)-[:%s*..%d]-(b))
+WITH p LIMIT $limit
+RETURN nodes(p) AS ns, [r IN relationships(p) | [type(r), startNode(r) = nodes(p)[0]]] AS rs`, allRels(false), maxHops)
+	return read(ctx, db, "finding connections", func(tx neo4j.ManagedTransaction) ([]Path, error) {
+		recs, err := collect(ctx, tx, "MATCH (n:Case) WHERE n.id IN [$from, $to] RETURN n.id AS id", map[string]any{"from": from, "to": to})
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) < 2 {
+			return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q or %q", from, to)
+		}
+		recs, err = collect(ctx, tx, q, map[string]any{"from": from, "to": to, "limit": int64(limit)})
+		if err != nil {
+			return nil, err
+		}
+		var out []Path
+		for _, r := range recs {
+			nsRaw, _ := r.Get("ns")
+			var p Path
+			for _, x := range nsRaw.([]any) {
+				p.Nodes = append(p.Nodes, nodeOf(x.(dbtype.Node)))
+			}
+			rsRaw, _ := r.Get("rs")
+			for i, x := range rsRaw.([]any) {
+				pair := x.([]any)
+				// Relationships always point from a case to a term.
+				a, b := p.Nodes[i], p.Nodes[i+1]
+				if a.Kind != NodeKindCase {
+					a, b = b, a
+				}
+				p.Edges = append(p.Edges, Edge{Source: a.Key, Target: b.Key, Type: pair[0].(string)})
+			}
+			out = append(out, p)
+		}
+		sort.Slice(out, func(i, j int) bool { return pathKey(out[i]) < pathKey(out[j]) })
+		return out, nil
+	})
+}
+
+func pathKey(p Path) string {
+	keys := make([]string, len(p.Nodes))
+	for i, n := range p.Nodes {
+		keys[i] = n.Key
+	}
+	return strings.Join(keys, ">")
+}

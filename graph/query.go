@@ -1,0 +1,385 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// CaseSort orders a case list.
+type CaseSort string
+
+// The orders a case list can have. Ties always break by id ascending.
+const (
+	SortDateDesc  CaseSort = "DATE_DESC"
+	SortDateAsc   CaseSort = "DATE_ASC"
+	SortIDAsc     CaseSort = "ID_ASC"
+	SortIDDesc    CaseSort = "ID_DESC"
+	SortRelevance CaseSort = "RELEVANCE" // full-text score, then date descending; date descending without a text query
+)
+
+func orderBy(s CaseSort) (string, error) {
+	switch s {
+	case SortDateDesc, "":
+		return "n.date DESC, n.id ASC", nil
+	case SortDateAsc:
+		return "n.date ASC, n.id ASC", nil
+	case SortIDAsc:
+		return "n.id ASC", nil
+	case SortIDDesc:
+		return "n.id DESC", nil
+	case SortRelevance:
+		return "score DESC, n.date DESC, n.id ASC", nil
+	}
+	return "", ilgraph.Errorf(ilgraph.EINVALID, "unknown sort %q", s)
+}
+
+// CasePage is one page of a case list.
+type CasePage struct {
+	Cases []*ilgraph.Case
+	Total int
+}
+
+// ListCases returns the cases f selects, sorted, from offset, at most limit,
+// with the total count, in one read transaction.
+func (db *DB) ListCases(ctx context.Context, f ilgraph.CaseFilter, s CaseSort, offset, limit int) (*CasePage, error) {
+	mc, err := compileFilter(f)
+	if err != nil {
+		return nil, err
+	}
+	order, err := orderBy(s)
+	if err != nil {
+		return nil, err
+	}
+	params := with(mc.params, map[string]any{"offset": int64(offset), "limit": int64(limit)})
+	return read(ctx, db, "listing cases", func(tx neo4j.ManagedTransaction) (*CasePage, error) {
+		recs, err := collect(ctx, tx, mc.text+"RETURN count(n) AS total", params)
+		if err != nil {
+			return nil, err
+		}
+		page := &CasePage{}
+		if len(recs) == 1 {
+			page.Total = int(integer(recs[0], "total"))
+		}
+		if limit == 0 || offset >= page.Total {
+			return page, nil
+		}
+		recs, err = collect(ctx, tx, mc.text+"WITH n, score ORDER BY "+order+" SKIP $offset LIMIT $limit\n"+caseReturn, params)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			c, err := recordCase(r)
+			if err != nil {
+				return nil, err
+			}
+			page.Cases = append(page.Cases, c)
+		}
+		return page, nil
+	})
+}
+
+func with(a, b map[string]any) map[string]any {
+	out := make(map[string]any, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+// TermCount is a term with a number of cases.
+type TermCount struct {
+	Kind  ilgraph.Kind
+	ID    string
+	Count int
+}
+
+// YearCount is a year with a number of cases.
+type YearCount struct {
+	Year  int
+	Count int
+}
+
+// Facets counts, among the cases a filter selects, how many have each term
+// of each kind and how many fall in each year.
+type Facets struct {
+	Terms map[ilgraph.Kind][]TermCount // by count descending, then id
+	Years []YearCount                  // by year ascending
+}
+
+// Facets computes the facet counts for f in one read transaction.
+func (db *DB) Facets(ctx context.Context, f ilgraph.CaseFilter) (*Facets, error) {
+	mc, err := compileFilter(f)
+	if err != nil {
+		return nil, err
+	}
+	relKinds := map[string]ilgraph.Kind{}
+	var rels []string
+	for _, m := range kinds {
+		relKinds[m.Rel] = m.Kind
+		rels = append(rels, m.Rel)
+	}
+	return read(ctx, db, "counting facets", func(tx neo4j.ManagedTransaction) (*Facets, error) {
+		out := &Facets{Terms: map[ilgraph.Kind][]TermCount{}}
+		recs, err := collect(ctx, tx, mc.text+"MATCH (n)-[r:"+strings.Join(rels, "|")+"]->(t)\nRETURN type(r) AS rel, t.id AS id, count(DISTINCT n) AS c", mc.params)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			k := relKinds[str(r, "rel")]
+			out.Terms[k] = append(out.Terms[k], TermCount{Kind: k, ID: str(r, "id"), Count: int(integer(r, "c"))})
+		}
+		for _, ts := range out.Terms {
+			sortTermCounts(ts)
+		}
+		recs, err = collect(ctx, tx, mc.text+"RETURN n.year AS year, count(*) AS c ORDER BY year", mc.params)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			out.Years = append(out.Years, YearCount{Year: int(integer(r, "year")), Count: int(integer(r, "c"))})
+		}
+		return out, nil
+	})
+}
+
+func sortTermCounts(ts []TermCount) {
+	sort.Slice(ts, func(i, j int) bool {
+		if ts[i].Count != ts[j].Count {
+			return ts[i].Count > ts[j].Count
+		}
+		return ts[i].ID < ts[j].ID
+	})
+}
+
+// Terms returns every term of kind k (organizations for KindOrg) with its
+// English and Korean label and description, ordered by id.
+func (db *DB) Terms(ctx context.Context, k ilgraph.Kind) ([]ilgraph.Term, error) {
+	m, err := modelOf(k)
+	if err != nil {
+		return nil, err
+	}
+	q := fmt.Sprintf("MATCH (t:%s) RETURN t.id AS id, coalesce(t.en, t.name) AS en, t.ko AS ko, t.description AS description ORDER BY id", m.Label)
+	return read(ctx, db, "reading terms", func(tx neo4j.ManagedTransaction) ([]ilgraph.Term, error) {
+		recs, err := collect(ctx, tx, q, nil)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]ilgraph.Term, len(recs))
+		for i, r := range recs {
+			out[i] = ilgraph.Term{Kind: k, ID: str(r, "id"), En: str(r, "en"), Ko: str(r, "ko"), Description: str(r, "description")}
+		}
+		return out, nil
+	})
+}
+
+// TermKey names one term.
+type TermKey struct {
+	Kind ilgraph.Kind
+	ID   string
+}
+
+// TermsByKey returns the terms asked for in one round trip, in order; a key
+// with no term gives a Term with an empty ID at its place.
+func (db *DB) TermsByKey(ctx context.Context, keys []TermKey) ([]ilgraph.Term, error) {
+	byKind := map[ilgraph.Kind][]string{}
+	for _, k := range keys {
+		if _, err := modelOf(k.Kind); err != nil {
+			return nil, err
+		}
+		byKind[k.Kind] = append(byKind[k.Kind], k.ID)
+	}
+	var parts []string
+	params := map[string]any{}
+	for _, m := range kinds {
+		ids, ok := byKind[m.Kind]
+		if !ok {
+			continue
+		}
+		params["ids_"+string(m.Kind)] = ids
+		parts = append(parts, fmt.Sprintf("MATCH (t:%s) WHERE t.id IN $ids_%s RETURN '%s' AS kind, t.id AS id, coalesce(t.en, t.name) AS en, t.ko AS ko, t.description AS description", m.Label, m.Kind, m.Kind))
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	found, err := read(ctx, db, "reading terms", func(tx neo4j.ManagedTransaction) (map[TermKey]ilgraph.Term, error) {
+		recs, err := collect(ctx, tx, strings.Join(parts, "\nUNION ALL\n"), params)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[TermKey]ilgraph.Term, len(recs))
+		for _, r := range recs {
+			t := ilgraph.Term{Kind: ilgraph.Kind(str(r, "kind")), ID: str(r, "id"), En: str(r, "en"), Ko: str(r, "ko"), Description: str(r, "description")}
+			out[TermKey{t.Kind, t.ID}] = t
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ilgraph.Term, len(keys))
+	for i, k := range keys {
+		out[i] = found[k]
+	}
+	return out, nil
+}
+
+// TermCaseCounts returns how many cases have each of the terms asked for,
+// in one round trip, in order.
+func (db *DB) TermCaseCounts(ctx context.Context, keys []TermKey) ([]int, error) {
+	byKind := map[ilgraph.Kind][]string{}
+	for _, k := range keys {
+		if _, err := modelOf(k.Kind); err != nil {
+			return nil, err
+		}
+		byKind[k.Kind] = append(byKind[k.Kind], k.ID)
+	}
+	var parts []string
+	params := map[string]any{}
+	for _, m := range kinds {
+		ids, ok := byKind[m.Kind]
+		if !ok {
+			continue
+		}
+		params["ids_"+string(m.Kind)] = ids
+		parts = append(parts, fmt.Sprintf("MATCH (t:%s) WHERE t.id IN $ids_%s RETURN '%s' AS kind, t.id AS id, COUNT { (t)<-[:%s]-(:Case) } AS c", m.Label, m.Kind, m.Kind, m.Rel))
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	found, err := read(ctx, db, "counting term cases", func(tx neo4j.ManagedTransaction) (map[TermKey]int, error) {
+		recs, err := collect(ctx, tx, strings.Join(parts, "\nUNION ALL\n"), params)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[TermKey]int, len(recs))
+		for _, r := range recs {
+			out[TermKey{ilgraph.Kind(str(r, "kind")), str(r, "id")}] = int(integer(r, "c"))
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(keys))
+	for i, k := range keys {
+		out[i] = found[k]
+	}
+	return out, nil
+}
+
+// Cooccurring returns, for the cases that have term (k, id), how many of
+// them have each term of kind other, by count descending. other may equal k
+// (the term itself is then left out).
+func (db *DB) Cooccurring(ctx context.Context, k ilgraph.Kind, id string, other ilgraph.Kind, limit int) ([]TermCount, error) {
+	m, err := modelOf(k)
+	if err != nil {
+		return nil, err
+	}
+	o, err := modelOf(other)
+	if err != nil {
+		return nil, err
+	}
+	q := fmt.Sprintf(`MATCH (:%s {id: $id})<-[:%s]-(n:Case)-[:%s]->(t:%s)
+WHERE NOT (t:%s AND t.id = $id)
+RETURN t.id AS id, count(DISTINCT n) AS c ORDER BY c DESC, id ASC LIMIT $limit`, m.Label, m.Rel, o.Rel, o.Label, m.Label)
+	return read(ctx, db, "counting co-occurring terms", func(tx neo4j.ManagedTransaction) ([]TermCount, error) {
+		recs, err := collect(ctx, tx, q, map[string]any{"id": id, "limit": int64(limit)})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]TermCount, len(recs))
+		for i, r := range recs {
+			out[i] = TermCount{Kind: other, ID: str(r, "id"), Count: int(integer(r, "c"))}
+		}
+		return out, nil
+	})
+}
+
+// CrossRef is a case listed beside another because it has the same root
+// cause, with what else the two share.
+type CrossRef struct {
+	Case   *ilgraph.Case
+	Shared map[ilgraph.Kind][]string // shared terms per kind other than the root cause
+}
+
+// SharedCount is how many features besides the root cause the two share.
+func (x CrossRef) SharedCount() int {
+	n := 0
+	for _, ts := range x.Shared {
+		n += len(ts)
+	}
+	return n
+}
+
+// SameRootCause returns the other cases with id's root cause, ordered by how
+// many other features they share with it (domains, components,
+// contributing factors, symptoms, organization), then date descending, then
+// id. It returns ENOTFOUND for an unknown case.
+func (db *DB) SameRootCause(ctx context.Context, id string, offset, limit int) ([]CrossRef, int, error) {
+	var cols []string
+	var shared []ilgraph.Kind
+	for _, m := range kinds {
+		if m.Kind == ilgraph.KindRootCause {
+			continue
+		}
+		shared = append(shared, m.Kind)
+		cols = append(cols, fmt.Sprintf("[(a)-[:%[1]s]->(t:%[2]s)<-[:%[1]s]-(n) | t.id] AS shared_%[3]s", m.Rel, m.Label, m.Kind))
+	}
+	sizes := make([]string, len(shared))
+	names := make([]string, len(shared))
+	for i, k := range shared {
+		names[i] = "shared_" + string(k)
+		sizes[i] = "size(" + names[i] + ")"
+	}
+	q := fmt.Sprintf(`MATCH (a:Case {id: $id})-[:HAS_ROOT_CAUSE]->(:Cause)<-[:HAS_ROOT_CAUSE]-(n:Case)
+WHERE n <> a
+WITH a, n
+WITH n, %s
+WITH n, %s, %s AS shared
+ORDER BY shared DESC, n.date DESC, n.id ASC
+SKIP $offset LIMIT $limit
+%s`, strings.Join(cols, ", "), strings.Join(names, ", "), strings.Join(sizes, " + "), caseReturn+", "+strings.Join(names, ", "))
+	type result struct {
+		refs  []CrossRef
+		total int
+	}
+	res, err := read(ctx, db, "finding same-root-cause cases", func(tx neo4j.ManagedTransaction) (result, error) {
+		recs, err := collect(ctx, tx, `MATCH (a:Case {id: $id})
+RETURN COUNT { (a)-[:HAS_ROOT_CAUSE]->(:Cause)<-[:HAS_ROOT_CAUSE]-(n:Case) WHERE n <> a } AS total`, map[string]any{"id": id})
+		if err != nil {
+			return result{}, err
+		}
+		if len(recs) == 0 {
+			return result{}, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", id)
+		}
+		out := result{total: int(integer(recs[0], "total"))}
+		recs, err = collect(ctx, tx, q, map[string]any{"id": id, "offset": int64(offset), "limit": int64(limit)})
+		if err != nil {
+			return result{}, err
+		}
+		for _, r := range recs {
+			c, err := recordCase(r)
+			if err != nil {
+				return result{}, err
+			}
+			x := CrossRef{Case: c, Shared: map[ilgraph.Kind][]string{}}
+			for _, k := range shared {
+				ids := strs(r, "shared_"+string(k))
+				sort.Strings(ids)
+				x.Shared[k] = ids
+			}
+			out.refs = append(out.refs, x)
+		}
+		return out, nil
+	})
+	return res.refs, res.total, err
+}

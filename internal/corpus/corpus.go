@@ -1,0 +1,137 @@
+// Package corpus reads case files with nothing but encoding/json, so that
+// tests can compute expected answers independently of the loader, the
+// graph store and the API they check.
+package corpus
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// Root returns the repository root (where go.mod is), from a test's
+// working directory.
+func Root(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Fatal("go.mod not found above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// Seeds returns the path of the repository's seeds/ folder.
+func Seeds(tb testing.TB) string { return filepath.Join(Root(tb), "seeds") }
+
+// Cases reads every *.json case file below dir (one case per file), sorted by id.
+func Cases(tb testing.TB, dir string) []*ilgraph.Case {
+	tb.Helper()
+	var cases []*ilgraph.Case
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") || d.Name() == "vocab.json" {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var c ilgraph.Case
+		if err := json.Unmarshal(data, &c); err != nil {
+			tb.Fatalf("%s: %v", p, err)
+		}
+		cases = append(cases, &c)
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sort.Slice(cases, func(i, j int) bool { return cases[i].ID < cases[j].ID })
+	return cases
+}
+
+// Vocab reads a vocabulary file.
+func Vocab(tb testing.TB, path string) *ilgraph.Vocabulary {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var v ilgraph.Vocabulary
+	if err := json.Unmarshal(data, &v); err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return &v
+}
+
+// Expected node and relationship counts of a graph holding exactly these
+// cases and this vocabulary, by label and by relationship type.
+func Counts(cases []*ilgraph.Case, v *ilgraph.Vocabulary) (nodes, rels map[string]int64) {
+	labels := map[ilgraph.Kind]string{
+		ilgraph.KindRootCause: "Cause", ilgraph.KindComponent: "Component", ilgraph.KindSymptom: "Symptom",
+		ilgraph.KindContributing: "Factor", ilgraph.KindDomain: "Domain",
+	}
+	types := map[ilgraph.Kind]string{
+		ilgraph.KindRootCause: "HAS_ROOT_CAUSE", ilgraph.KindComponent: "HAS_COMPONENT", ilgraph.KindSymptom: "HAS_SYMPTOM",
+		ilgraph.KindContributing: "HAS_FACTOR", ilgraph.KindDomain: "IN_DOMAIN", ilgraph.KindOrg: "AT_ORG",
+	}
+	nodes, rels = map[string]int64{}, map[string]int64{}
+	for k, l := range labels {
+		nodes[l] = int64(len(v.Kinds[k]))
+	}
+	orgs := map[string]bool{}
+	for _, c := range cases {
+		nodes["Case"]++
+		orgs[c.OrgSlug] = true
+		for _, k := range ilgraph.AllKinds {
+			rels[types[k]] += int64(len(c.Tags(k)))
+		}
+		rels["RELATED_TO"] += int64(len(c.Related))
+		if c.RecurrenceOf != "" {
+			rels["RECURRENCE_OF"]++
+		}
+	}
+	nodes["Organization"] = int64(len(orgs))
+	for k, n := range rels {
+		if n == 0 {
+			delete(rels, k)
+		}
+	}
+	return nodes, rels
+}
+
+// Normalize makes absent lists empty, so that cases read from files and
+// from the graph compare equal when they hold the same data.
+func Normalize(c *ilgraph.Case) {
+	for _, l := range []*[]string{&c.Components, &c.Symptoms, &c.Contributing, &c.Domain, &c.Related} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	if c.Remediation == nil {
+		c.Remediation = []ilgraph.Item{}
+	}
+	if c.ActionItems == nil {
+		c.ActionItems = []ilgraph.Item{}
+	}
+	if c.Sources == nil {
+		c.Sources = []ilgraph.Source{}
+	}
+	if c.Docs == nil {
+		c.Docs = []json.RawMessage{}
+	}
+}

@@ -1,0 +1,69 @@
+// Package neo4jtest opens the real Neo4j that tests run against.
+//
+// Tests that touch the store call MustOpen. It connects with the same
+// NEO4J_* variables as ilgraph (default bolt://127.0.0.1:7687, which
+// scripts/neo4j starts) and FAILS the test when Neo4j cannot be reached: a
+// test that needs the database never skips. Community edition has one
+// database, so test binaries that use it take a machine-wide lock and run one
+// at a time, and every MustOpen starts from an empty graph.
+package neo4jtest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ilgraph/ilgraph/graph"
+)
+
+var (
+	lockOnce sync.Once
+	lockErr  error
+	// lockFile stays referenced for the life of the process: closing it, or
+	// letting the garbage collector finalize it, would release the lock.
+	lockFile *os.File
+)
+
+// lock takes an exclusive lock that other test processes wait for. It is
+// held until this process exits.
+func lock() error {
+	lockOnce.Do(func() {
+		path := filepath.Join(os.TempDir(), "ilgraph-neo4j-tests.lock")
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+		if err != nil {
+			lockErr = err
+			return
+		}
+		lockErr = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		lockFile = f
+	})
+	return lockErr
+}
+
+// MustOpen returns a connection to an emptied Neo4j with the schema in
+// place, closed when the test ends.
+func MustOpen(tb testing.TB) *graph.DB {
+	tb.Helper()
+	if err := lock(); err != nil {
+		tb.Fatalf("taking the Neo4j test lock: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cfg := graph.ConfigFromEnv()
+	db, err := graph.Open(ctx, cfg)
+	if err != nil {
+		tb.Fatalf("this test needs Neo4j at %s and cannot reach it: %v\n(start one with scripts/neo4j start, or run make test)", cfg.URI, err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	if err := db.Reset(ctx); err != nil {
+		tb.Fatalf("emptying Neo4j: %v", err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		tb.Fatalf("creating the schema: %v", err)
+	}
+	return db
+}

@@ -1,0 +1,276 @@
+package resolvers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/graph"
+)
+
+// Options are the API server's limits and settings.
+type Options struct {
+	MaxBodyBytes   int64         // request body limit (default 1 MiB)
+	MaxDepth       int           // query depth limit (default 12)
+	MaxComplexity  int           // query complexity limit (default 5000)
+	RequestTimeout time.Duration // per-request timeout (default 15s)
+	Logger         *slog.Logger  // default slog.Default()
+}
+
+func (o *Options) defaults() {
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 1 << 20
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = 12
+	}
+	if o.MaxComplexity <= 0 {
+		o.MaxComplexity = 5000
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 15 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// NewHandler returns the whole HTTP API: /graphql (POST and GET), the
+// GraphQL IDE at /, /healthz, /readyz and /metrics.
+func NewHandler(db *graph.DB, opt Options) http.Handler {
+	opt.defaults()
+	metrics := newMetrics()
+	db.SetQueryHook(metrics.observeNeo4j)
+
+	cfg := Config{Resolvers: &Resolver{DB: db}}
+	setComplexity(&cfg.Complexity)
+	srv := handler.New(NewExecutableSchema(cfg))
+	srv.AddTransport(transport.Options{})
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.Use(extension.Introspection{})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(extension.FixedComplexityLimit(opt.MaxComplexity))
+	srv.Use(depthLimit{max: opt.MaxDepth})
+	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		oc := graphql.GetOperationContext(ctx)
+		name := oc.OperationName
+		if name == "" && oc.Operation != nil {
+			name = oc.Operation.Name
+		}
+		if name == "" {
+			name = "anonymous"
+		}
+		setOperation(ctx, name)
+		return next(ctx)
+	})
+	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
+		gerr := graphql.DefaultErrorPresenter(ctx, err)
+		var ie *ilgraph.Error
+		if errors.As(err, &ie) {
+			gerr.Message = ie.Message
+			if gerr.Extensions == nil {
+				gerr.Extensions = map[string]any{}
+			}
+			gerr.Extensions["code"] = strings.ToUpper(ie.Code)
+			if ie.Code == ilgraph.EINTERNAL {
+				opt.Logger.ErrorContext(ctx, "internal error", "err", ie.Error(), "request_id", requestID(ctx))
+				gerr.Message = "internal error"
+			}
+		} else if gerr.Extensions == nil || gerr.Extensions["code"] == nil {
+			// Parse and validation errors carry gqlgen's own codes; anything
+			// else is ours and unexpected.
+			if _, isGQL := err.(*gqlerror.Error); !isGQL {
+				opt.Logger.ErrorContext(ctx, "unexpected error", "err", err, "request_id", requestID(ctx))
+				gerr.Message = "internal error"
+				gerr.Extensions = map[string]any{"code": "INTERNAL"}
+			}
+		}
+		return gerr
+	})
+	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
+		opt.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()), "request_id", requestID(ctx))
+		return ilgraph.Errorf(ilgraph.EINTERNAL, "internal error")
+	})
+
+	mux := http.NewServeMux()
+	gql := WithLoaders(db, http.MaxBytesHandler(srv, opt.MaxBodyBytes))
+	mux.Handle("/graphql", gql)
+	mux.Handle("GET /{$}", playground.Handler("ilgraph", "/graphql"))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if err := db.Ping(ctx); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "not ready:", ilgraph.ErrorMessage(err))
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	mux.Handle("GET /metrics", metrics)
+	return withRequest(opt, metrics, mux)
+}
+
+// withRequest gives each request an id (X-Request-Id, kept from the client
+// when sane), a timeout, a log line and metrics.
+func withRequest(opt Options, m *metrics, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if id == "" || len(id) > 64 || strings.ContainsAny(id, " \t\r\n\"") {
+			var b [8]byte
+			rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		w.Header().Set("X-Request-Id", id)
+		info := &requestInfo{id: id}
+		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), requestKey{}, info), opt.RequestTimeout)
+		defer cancel()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r.WithContext(ctx))
+		elapsed := time.Since(start)
+		if r.URL.Path == "/graphql" {
+			m.observeRequest(info.operation(), sw.status, elapsed)
+		}
+		opt.Logger.LogAttrs(ctx, slog.LevelInfo, "request",
+			slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.String("operation", info.operation()), slog.Int("status", sw.status),
+			slog.Float64("ms", float64(elapsed.Microseconds())/1000))
+	})
+}
+
+type requestKey struct{}
+
+type requestInfo struct {
+	id string
+	op string
+}
+
+func (i *requestInfo) operation() string {
+	if i.op == "" {
+		return "-"
+	}
+	return i.op
+}
+
+func requestID(ctx context.Context) string {
+	if i, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
+		return i.id
+	}
+	return ""
+}
+
+func setOperation(ctx context.Context, name string) {
+	if i, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
+		i.op = name
+	}
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// setComplexity makes list fields cost their page size times their children,
+// so that FixedComplexityLimit bounds the work a query can ask for.
+func setComplexity(c *ComplexityRoot) {
+	pageCost := func(child int, first *int, def int) int {
+		n := def
+		if first != nil && *first > 0 {
+			n = *first
+		}
+		return 1 + n*max(child, 1)
+	}
+	c.Query.Cases = func(child int, _ *CaseFilter, _ *CaseSort, first *int, _ *string) int {
+		return pageCost(child, first, DefaultPageSize)
+	}
+	c.Query.SharedWith = func(child int, _ string, _ ilgraph.Kind, _ *string, _ *CaseFilter, _ *CaseSort, first *int, _ *string) int {
+		return pageCost(child, first, DefaultPageSize)
+	}
+	c.Query.SameRootCause = func(child int, _ string, first *int, _ *string) int {
+		return pageCost(child, first, DefaultPageSize)
+	}
+	c.Term.Cases = func(child int, _ *CaseFilter, _ *CaseSort, first *int, _ *string) int {
+		return pageCost(child, first, DefaultPageSize)
+	}
+	c.Case.SameRootCause = func(child int, first *int) int { return pageCost(child, first, 10) }
+	c.Case.Related = func(child int) int { return 1 + 10*max(child, 1) }
+	c.Case.Recurrences = func(child int) int { return 1 + 10*max(child, 1) }
+	c.Term.Cooccurring = func(child int, _ ilgraph.Kind, first *int) int { return pageCost(child, first, 10) }
+}
+
+// depthLimit rejects operations nested deeper than max selection levels.
+type depthLimit struct{ max int }
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = depthLimit{}
+
+func (depthLimit) ExtensionName() string                   { return "DepthLimit" }
+func (depthLimit) Validate(graphql.ExecutableSchema) error { return nil }
+func (d depthLimit) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if oc.Operation == nil {
+		return nil
+	}
+	if depth := selectionDepth(oc.Operation.SelectionSet, oc.Doc.Fragments, 0); depth > d.max {
+		err := gqlerror.Errorf("query is nested %d levels deep, more than the limit of %d", depth, d.max)
+		err.Extensions = map[string]any{"code": "LIMIT"}
+		return err
+	}
+	return nil
+}
+
+func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, seen int) int {
+	if seen > 100 { // fragment cycles are rejected by validation; stay safe anyway
+		return seen
+	}
+	deepest := 0
+	for _, s := range set {
+		var d int
+		switch s := s.(type) {
+		case *ast.Field:
+			if len(s.SelectionSet) == 0 {
+				d = 1
+			} else {
+				d = 1 + selectionDepth(s.SelectionSet, frags, seen+1)
+			}
+		case *ast.InlineFragment:
+			d = selectionDepth(s.SelectionSet, frags, seen+1)
+		case *ast.FragmentSpread:
+			if f := frags.ForName(s.Name); f != nil {
+				d = selectionDepth(f.SelectionSet, frags, seen+1)
+			}
+		}
+		deepest = max(deepest, d)
+	}
+	return deepest
+}
