@@ -383,3 +383,36 @@ RETURN COUNT { (a)-[:HAS_ROOT_CAUSE]->(:Cause)<-[:HAS_ROOT_CAUSE]-(n:Case) WHERE
 	})
 	return res.refs, res.total, err
 }
+
+// TermInfo is a term with the number of cases that have it.
+type TermInfo struct {
+	ilgraph.Term
+	Cases int
+}
+
+// VocabularyCounts returns every vocabulary term (not organizations) with its
+// case count, in one round trip. The vocabulary is small and bounded, so the
+// API reads it whole, once per request, instead of term by term.
+func (db *DB) VocabularyCounts(ctx context.Context) (map[TermKey]TermInfo, error) {
+	var parts []string
+	for _, m := range kinds {
+		if m.Kind == ilgraph.KindOrg {
+			continue
+		}
+		// COUNT of the pattern without a label on the far end is read from the
+		// node's degree, not by walking the relationships.
+		parts = append(parts, fmt.Sprintf("MATCH (t:%s) RETURN '%s' AS kind, t.id AS id, t.en AS en, t.ko AS ko, t.description AS description, COUNT { (t)<-[:%s]-() } AS c", m.Label, m.Kind, m.Rel))
+	}
+	return read(ctx, db, "reading the vocabulary", func(tx neo4j.ManagedTransaction) (map[TermKey]TermInfo, error) {
+		recs, err := collect(ctx, tx, strings.Join(parts, "\nUNION ALL\n"), nil)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[TermKey]TermInfo, len(recs))
+		for _, r := range recs {
+			k := TermKey{ilgraph.Kind(str(r, "kind")), str(r, "id")}
+			out[k] = TermInfo{Term: ilgraph.Term{Kind: k.Kind, ID: k.ID, En: str(r, "en"), Ko: str(r, "ko"), Description: str(r, "description")}, Cases: int(integer(r, "c"))}
+		}
+		return out, nil
+	})
+}

@@ -43,18 +43,17 @@ func (r *Resolver) listCases(ctx context.Context, f ilgraph.CaseFilter, sort *Ca
 
 // terms resolves term ids of one kind through the request's loader.
 func (r *Resolver) terms(ctx context.Context, k ilgraph.Kind, ids []string) ([]ilgraph.Term, error) {
-	keys := make([]graph.TermKey, len(ids))
+	l := r.loaders(ctx)
+	ts := make([]ilgraph.Term, len(ids))
 	for i, id := range ids {
-		keys[i] = graph.TermKey{Kind: k, ID: id}
-	}
-	ts, err := r.loaders(ctx).Term.LoadAll(ctx, keys)
-	if err != nil {
-		return nil, err
-	}
-	for i := range ts {
-		if ts[i].ID == "" { // a term the graph lacks: show its id
-			ts[i] = ilgraph.Term{Kind: k, ID: ids[i], En: ids[i]}
+		t, err := l.Term(ctx, graph.TermKey{Kind: k, ID: id})
+		if err != nil {
+			return nil, err
 		}
+		if t.ID == "" { // a term the graph lacks: show its id
+			t = ilgraph.Term{Kind: k, ID: id, En: id}
+		}
+		ts[i] = t
 	}
 	return ts, nil
 }

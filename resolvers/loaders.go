@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/vikstrous/dataloadgen"
@@ -13,25 +14,41 @@ import (
 
 // Loaders batch the lookups that field resolvers make, per request, so that
 // a page of cases with their tags, related cases and term counts costs a
-// fixed number of round trips to Neo4j whatever the page size.
+// fixed number of round trips to Neo4j whatever the page size:
+//
+//   - the controlled vocabulary (terms with labels and case counts) is small
+//     and bounded, so it is read whole, once, the first time a request needs
+//     a term;
+//   - organizations, cases and recurrences are batched by dataloaders.
 type Loaders struct {
-	Term        *dataloadgen.Loader[graph.TermKey, ilgraph.Term]
-	CaseCount   *dataloadgen.Loader[graph.TermKey, int]
+	db *graph.DB
+
+	vocabOnce sync.Once
+	vocab     map[graph.TermKey]graph.TermInfo
+	vocabErr  error
+
+	Org         *dataloadgen.Loader[graph.TermKey, ilgraph.Term]
+	OrgCount    *dataloadgen.Loader[graph.TermKey, int]
 	Case        *dataloadgen.Loader[string, *ilgraph.Case]
 	Recurrences *dataloadgen.Loader[string, []string]
 }
 
 type loadersKey struct{}
 
+// batchWait is how long a dataloader gathers keys before it sends a batch.
+// Resolvers of one list level run concurrently and ask within far less.
+const batchWait = 5 * time.Millisecond
+
 // NewLoaders returns fresh loaders over db.
 func NewLoaders(db *graph.DB) *Loaders {
-	wait := dataloadgen.WithWait(time.Millisecond)
+	wait := dataloadgen.WithWait(batchWait)
 	return &Loaders{
-		Term: dataloadgen.NewLoader(func(ctx context.Context, keys []graph.TermKey) ([]ilgraph.Term, []error) {
+		db: db,
+		Org: dataloadgen.NewLoader(func(ctx context.Context, keys []graph.TermKey) ([]ilgraph.Term, []error) {
 			ts, err := db.TermsByKey(ctx, keys)
 			return ts, fill(len(keys), err)
 		}, wait),
-		CaseCount: dataloadgen.NewLoader(func(ctx context.Context, keys []graph.TermKey) ([]int, []error) {
+		OrgCount: dataloadgen.NewLoader(func(ctx context.Context, keys []graph.TermKey) ([]int, []error) {
 			cs, err := db.TermCaseCounts(ctx, keys)
 			return cs, fill(len(keys), err)
 		}, wait),
@@ -44,6 +61,37 @@ func NewLoaders(db *graph.DB) *Loaders {
 			return rs, fill(len(ids), err)
 		}, wait),
 	}
+}
+
+// Term returns one term. Vocabulary terms come from the request's snapshot;
+// organizations from a batch. A term the graph lacks comes back with only
+// its id (ID empty means: not found).
+func (l *Loaders) Term(ctx context.Context, k graph.TermKey) (ilgraph.Term, error) {
+	if k.Kind == ilgraph.KindOrg {
+		return l.Org.Load(ctx, k)
+	}
+	v, err := l.vocabulary(ctx)
+	if err != nil {
+		return ilgraph.Term{}, err
+	}
+	return v[k].Term, nil
+}
+
+// CaseCount returns how many cases have a term.
+func (l *Loaders) CaseCount(ctx context.Context, k graph.TermKey) (int, error) {
+	if k.Kind == ilgraph.KindOrg {
+		return l.OrgCount.Load(ctx, k)
+	}
+	v, err := l.vocabulary(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return v[k].Cases, nil
+}
+
+func (l *Loaders) vocabulary(ctx context.Context) (map[graph.TermKey]graph.TermInfo, error) {
+	l.vocabOnce.Do(func() { l.vocab, l.vocabErr = l.db.VocabularyCounts(ctx) })
+	return l.vocab, l.vocabErr
 }
 
 // fill gives every key of a failed batch the batch's error.
@@ -66,7 +114,7 @@ func WithLoaders(db *graph.DB, next http.Handler) http.Handler {
 	})
 }
 
-// loadersFrom returns the request's loaders (fresh ones if the request has
+// loaders returns the request's loaders (fresh ones if the request has
 // none, e.g. in tests that call resolvers directly).
 func (r *Resolver) loaders(ctx context.Context) *Loaders {
 	if l, ok := ctx.Value(loadersKey{}).(*Loaders); ok {

@@ -202,11 +202,12 @@ func (r *pathResolver) Length(ctx context.Context, obj *graph.Path) (int, error)
 
 // Case is the resolver for the case field.
 func (r *queryResolver) Case(ctx context.Context, id string) (*ilgraph.Case, error) {
-	c, err := r.loaders(ctx).Case.Load(ctx, id)
-	if err != nil || c == nil {
+	cs, err := r.DB.CasesByID(ctx, []string{id})
+	if err != nil || cs[0] == nil {
 		return nil, err
 	}
-	return c, nil
+	r.loaders(ctx).Case.Prime(id, cs[0])
+	return cs[0], nil
 }
 
 // Cases is the resolver for the cases field.
@@ -216,12 +217,9 @@ func (r *queryResolver) Cases(ctx context.Context, filter *CaseFilter, sort *Cas
 
 // SharedWith is the resolver for the sharedWith field.
 func (r *queryResolver) SharedWith(ctx context.Context, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *CaseSort, first *int, after *string) (*CaseConnection, error) {
-	c, err := r.loaders(ctx).Case.Load(ctx, caseID)
+	c, err := r.DB.Case(ctx, caseID)
 	if err != nil {
 		return nil, err
-	}
-	if c == nil {
-		return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", caseID)
 	}
 	f, err := ilgraph.SharedFilter(c, kind, deref(term), toFilter(filter))
 	if err != nil {
@@ -266,11 +264,11 @@ func (r *queryResolver) Vocabulary(ctx context.Context, kind *ilgraph.Kind) ([]i
 
 // Term is the resolver for the term field.
 func (r *queryResolver) Term(ctx context.Context, kind ilgraph.Kind, id string) (*ilgraph.Term, error) {
-	ts, err := r.loaders(ctx).Term.Load(ctx, graph.TermKey{Kind: kind, ID: id})
-	if err != nil || ts.ID == "" {
+	t, err := r.loaders(ctx).Term(ctx, graph.TermKey{Kind: kind, ID: id})
+	if err != nil || t.ID == "" {
 		return nil, err
 	}
-	return &ts, nil
+	return &t, nil
 }
 
 // Neighbourhood is the resolver for the neighbourhood field.
@@ -330,7 +328,7 @@ func (r *termResolver) Description(ctx context.Context, obj *ilgraph.Term) (*str
 
 // CaseCount is the resolver for the caseCount field.
 func (r *termResolver) CaseCount(ctx context.Context, obj *ilgraph.Term) (int, error) {
-	return r.loaders(ctx).CaseCount.Load(ctx, graph.TermKey{Kind: obj.Kind, ID: obj.ID})
+	return r.loaders(ctx).CaseCount(ctx, graph.TermKey{Kind: obj.Kind, ID: obj.ID})
 }
 
 // Cases is the resolver for the cases field.

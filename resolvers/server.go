@@ -112,7 +112,7 @@ func NewHandler(db *graph.DB, opt Options) http.Handler {
 	})
 
 	mux := http.NewServeMux()
-	gql := WithLoaders(db, http.MaxBytesHandler(srv, opt.MaxBodyBytes))
+	gql := WithLoaders(db, limitBody(opt.MaxBodyBytes, srv))
 	mux.Handle("/graphql", gql)
 	mux.Handle("GET /{$}", playground.Handler("ilgraph", "/graphql"))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -273,4 +273,18 @@ func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, seen
 		deepest = max(deepest, d)
 	}
 	return deepest
+}
+
+// limitBody refuses bodies over limit with 413 and a GraphQL-shaped error.
+func limitBody(limit int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > limit {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			fmt.Fprintf(w, `{"errors":[{"message":"request body is larger than %d bytes","extensions":{"code":"LIMIT"}}]}`, limit)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		next.ServeHTTP(w, r)
+	})
 }

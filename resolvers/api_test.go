@@ -1,0 +1,921 @@
+package resolvers_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/internal/corpus"
+	"github.com/ilgraph/ilgraph/internal/neo4jtest"
+	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/resolvers"
+)
+
+// api is a running API over a graph loaded with seeds/, and the same cases
+// read straight from the JSON files to compute expected answers.
+type api struct {
+	t      *testing.T
+	db     *graph.DB
+	url    string
+	cases  []*ilgraph.Case
+	byID   map[string]*ilgraph.Case
+	vocab  *ilgraph.Vocabulary
+	client *http.Client
+}
+
+func mustAPI(t *testing.T) *api {
+	t.Helper()
+	db := neo4jtest.MustOpen(t)
+	seeds := corpus.Seeds(t)
+	if _, err := loader.Load(context.Background(), db, []string{seeds}, loader.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(resolvers.NewHandler(db, resolvers.Options{Logger: quietLogger()}))
+	t.Cleanup(srv.Close)
+	a := &api{t: t, db: db, url: srv.URL, cases: corpus.Cases(t, filepath.Join(seeds, "cases")),
+		vocab: corpus.Vocab(t, filepath.Join(seeds, "vocab.json")), client: srv.Client(), byID: map[string]*ilgraph.Case{}}
+	for _, c := range a.cases {
+		a.byID[c.ID] = c
+	}
+	return a
+}
+
+type gqlError struct {
+	Message    string
+	Extensions map[string]any
+}
+
+// do posts a query and decodes data into out; it returns the errors.
+func (a *api) do(query string, vars map[string]any, out any) []gqlError {
+	a.t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	resp, err := a.client.Post(a.url+"/graphql", "application/json", bytes.NewReader(body))
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 500 {
+		a.t.Fatalf("HTTP %d for %s: %s", resp.StatusCode, query, raw)
+	}
+	var env struct {
+		Data   json.RawMessage
+		Errors []gqlError
+	}
+	if err := json.Unmarshal(raw, &env); err != nil {
+		a.t.Fatalf("bad response %s: %v", raw, err)
+	}
+	if out != nil && len(env.Data) > 0 && string(env.Data) != "null" {
+		if err := json.Unmarshal(env.Data, out); err != nil {
+			a.t.Fatalf("decoding %s: %v", env.Data, err)
+		}
+	}
+	return env.Errors
+}
+
+// must is do that fails on any error.
+func (a *api) must(query string, vars map[string]any, out any) {
+	a.t.Helper()
+	if errs := a.do(query, vars, out); len(errs) > 0 {
+		a.t.Fatalf("query %s: errors %+v", query, errs)
+	}
+}
+
+func ids(cs []*ilgraph.Case) []string {
+	out := []string{}
+	for _, c := range cs {
+		out = append(out, c.ID)
+	}
+	return out
+}
+
+func (a *api) where(keep func(c *ilgraph.Case) bool) []*ilgraph.Case {
+	var out []*ilgraph.Case
+	for _, c := range a.cases {
+		if keep(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func TestCaseByID(t *testing.T) {
+	a := mustAPI(t)
+	var got struct {
+		Case struct {
+			ID           string
+			Organization struct{ ID, En string }
+			Date         string
+			Year         int
+			Title        ilgraph.Text
+			Summary      ilgraph.Text
+			Trigger      ilgraph.Text
+			Lessons      ilgraph.Text
+			Remediation  []ilgraph.Text
+			ActionItems  []ilgraph.Text
+			Impact       ilgraph.Impact
+			Timeline     struct {
+				ResolvedAfter        *string
+				ResolvedAfterMinutes *int
+			}
+			RootCause    struct{ ID, En, Ko string }
+			Components   []struct{ ID string }
+			Symptoms     []struct{ ID string }
+			Contributing []struct{ ID string }
+			Domains      []struct{ ID string }
+			Related      []struct{ ID string }
+			Sources      []ilgraph.Source
+			JSON         string
+		}
+		Missing *struct{ ID string }
+	}
+	a.must(`query($id: ID!) { case(id: $id) {
+		id organization { id en } date year title { en ko } summary { en ko } trigger { en ko } lessons { en ko }
+		remediation { en ko } actionItems { en ko } impact { scope users region }
+		timeline { resolvedAfter resolvedAfterMinutes }
+		rootCause { id en ko } components { id } symptoms { id } contributing { id } domains { id } related { id }
+		sources { url kind archived } json }
+		missing: case(id: "IL-9999") { id } }`, map[string]any{"id": "IL-0384"}, &got)
+	want := a.byID["IL-0384"]
+	c := got.Case
+	termIDs := func(ts []struct{ ID string }) []string {
+		out := []string{}
+		for _, t := range ts {
+			out = append(out, t.ID)
+		}
+		return out
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"id", c.ID, want.ID},
+		{"org", c.Organization.ID + "/" + c.Organization.En, want.OrgSlug + "/" + want.Org},
+		{"date", c.Date, want.Date},
+		{"year", c.Year, want.Year()},
+		{"title", c.Title, want.Title},
+		{"summary", c.Summary, want.Summary},
+		{"trigger", c.Trigger, want.Trigger},
+		{"lessons", c.Lessons, want.Lessons},
+		{"impact", c.Impact, want.Impact},
+		{"sources", c.Sources, want.Sources},
+		{"root cause", c.RootCause.ID, want.RootCause},
+		{"components", termIDs(c.Components), want.Components},
+		{"symptoms", termIDs(c.Symptoms), want.Symptoms},
+		{"contributing", termIDs(c.Contributing), want.Contributing},
+		{"domains", termIDs(c.Domains), want.Domain},
+		{"related", termIDs(c.Related), append([]string{}, want.Related...)},
+		{"remediation count", len(c.Remediation), len(want.Remediation)},
+		{"action items count", len(c.ActionItems), len(want.ActionItems)},
+	}
+	for _, ch := range checks {
+		if !reflect.DeepEqual(ch.got, ch.want) {
+			t.Errorf("%s: got %v, want %v", ch.name, ch.got, ch.want)
+		}
+	}
+	if m, _ := ilgraph.ParseDuration(want.Timeline.ResolvedAfter); c.Timeline.ResolvedAfterMinutes == nil || *c.Timeline.ResolvedAfterMinutes != m {
+		t.Errorf("resolved minutes: got %v, want %d", c.Timeline.ResolvedAfterMinutes, m)
+	}
+	if c.RootCause.En == "" || c.RootCause.Ko == "" {
+		t.Errorf("root cause without labels: %+v", c.RootCause)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(c.JSON), &raw); err != nil || raw["id"] != "IL-0384" {
+		t.Errorf("json field: %v %v", raw["id"], err)
+	}
+	if got.Missing != nil {
+		t.Errorf("unknown id: got %+v, want null", got.Missing)
+	}
+}
+
+// listAll pages through a case list (page size 7, to cross pages) and
+// returns the ids in order and the total.
+func (a *api) listAll(field, args string, vars map[string]any) ([]string, int) {
+	a.t.Helper()
+	var all []string
+	var after *string
+	total := -1
+	for i := 0; i < 100; i++ {
+		v := map[string]any{"after": after}
+		for k, x := range vars {
+			v[k] = x
+		}
+		var got map[string]struct {
+			TotalCount int
+			Nodes      []struct{ ID string }
+			PageInfo   struct {
+				HasNextPage bool
+				EndCursor   *string
+			}
+		}
+		decl := "$after: String"
+		if strings.Contains(args, "$filter") {
+			decl += ", $filter: CaseFilter"
+		}
+		a.must(fmt.Sprintf(`query(%s) { %s(%s first: 7, after: $after) { totalCount nodes { id } pageInfo { hasNextPage endCursor } } }`, decl, field, args), v, &got)
+		page := got[field]
+		if total >= 0 && page.TotalCount != total {
+			a.t.Fatalf("totalCount changed between pages: %d then %d", total, page.TotalCount)
+		}
+		total = page.TotalCount
+		for _, n := range page.Nodes {
+			all = append(all, n.ID)
+		}
+		if !page.PageInfo.HasNextPage {
+			return all, total
+		}
+		after = page.PageInfo.EndCursor
+	}
+	a.t.Fatal("pagination did not end")
+	return nil, 0
+}
+
+func has(list []string, x string) bool { return slices.Contains(list, x) }
+
+func hasAll(list []string, xs []string) bool {
+	for _, x := range xs {
+		if !has(list, x) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasAny(list []string, xs []string) bool {
+	for _, x := range xs {
+		if has(list, x) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCaseListFilters(t *testing.T) {
+	a := mustAPI(t)
+	tests := []struct {
+		name   string
+		filter map[string]any
+		keep   func(c *ilgraph.Case) bool
+	}{
+		{"everything", map[string]any{}, func(c *ilgraph.Case) bool { return true }},
+		{"root cause", map[string]any{"rootCauses": []string{"capacity"}}, func(c *ilgraph.Case) bool { return c.RootCause == "capacity" }},
+		{"two root causes", map[string]any{"rootCauses": []string{"capacity", "software-bug"}}, func(c *ilgraph.Case) bool {
+			return c.RootCause == "capacity" || c.RootCause == "software-bug"
+		}},
+		{"components any-of", map[string]any{"components": map[string]any{"anyOf": []string{"application-database", "message-broker"}}}, func(c *ilgraph.Case) bool {
+			return hasAny(c.Components, []string{"application-database", "message-broker"})
+		}},
+		{"domains all-of", map[string]any{"domains": map[string]any{"allOf": []string{"aws", "database"}}}, func(c *ilgraph.Case) bool {
+			return hasAll(c.Domain, []string{"aws", "database"})
+		}},
+		{"symptoms all-of and any-of", map[string]any{"symptoms": map[string]any{"allOf": []string{"high-latency"}, "anyOf": []string{"high-error-rate", "full-outage"}}}, func(c *ilgraph.Case) bool {
+			return has(c.Symptoms, "high-latency") && hasAny(c.Symptoms, []string{"high-error-rate", "full-outage"})
+		}},
+		{"factor and cause", map[string]any{"contributing": map[string]any{"anyOf": []string{"circular-dependency"}}, "rootCauses": []string{"capacity"}}, func(c *ilgraph.Case) bool {
+			return has(c.Contributing, "circular-dependency") && c.RootCause == "capacity"
+		}},
+		{"org", map[string]any{"orgs": []string{"amazon-web-services", "cloudflare"}}, func(c *ilgraph.Case) bool {
+			return c.OrgSlug == "amazon-web-services" || c.OrgSlug == "cloudflare"
+		}},
+		{"exclude org", map[string]any{"excludeOrgs": []string{"amazon-web-services"}}, func(c *ilgraph.Case) bool { return c.OrgSlug != "amazon-web-services" }},
+		{"date range", map[string]any{"dateFrom": "2019-01-01", "dateTo": "2021-12-31"}, func(c *ilgraph.Case) bool {
+			return c.Date >= "2019-01-01" && c.Date <= "2021-12-31"
+		}},
+		{"severity", map[string]any{"severities": []string{"unknown"}}, func(c *ilgraph.Case) bool { return c.Severity == "unknown" }},
+		{"unknown term matches nothing", map[string]any{"rootCauses": []string{"no-such-term"}}, func(c *ilgraph.Case) bool { return false }},
+		{"everything combined", map[string]any{"domains": map[string]any{"anyOf": []string{"database", "aws"}}, "dateFrom": "2015-01-01", "excludeOrgs": []string{"gitlab"}, "symptoms": map[string]any{"anyOf": []string{"high-latency", "high-error-rate"}}}, func(c *ilgraph.Case) bool {
+			return hasAny(c.Domain, []string{"database", "aws"}) && c.Date >= "2015-01-01" && c.OrgSlug != "gitlab" && hasAny(c.Symptoms, []string{"high-latency", "high-error-rate"})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a.t = t
+			want := ids(a.where(tt.keep))
+			got, total := a.listAll("cases", "filter: $filter, sort: ID_ASC,", map[string]any{"filter": tt.filter})
+			if total != len(want) || !slices.Equal(got, want) {
+				t.Errorf("got %d: %v\nwant %d: %v", total, got, len(want), want)
+			}
+		})
+	}
+	t.Run("date order", func(t *testing.T) {
+		a.t = t
+		want := slices.Clone(a.cases)
+		sort.SliceStable(want, func(i, j int) bool {
+			if want[i].Date != want[j].Date {
+				return want[i].Date > want[j].Date
+			}
+			return want[i].ID < want[j].ID
+		})
+		got, _ := a.listAll("cases", "sort: DATE_DESC,", nil)
+		if !reflect.DeepEqual(got, ids(want)) {
+			t.Errorf("DATE_DESC:\n got %v\nwant %v", got, ids(want))
+		}
+	})
+}
+
+func TestFacets(t *testing.T) {
+	a := mustAPI(t)
+	filter := map[string]any{"domains": map[string]any{"anyOf": []string{"database"}}}
+	var got struct {
+		Cases struct {
+			Facets map[string][]struct {
+				Term  *struct{ ID string }
+				Year  int
+				Count int
+			}
+		}
+	}
+	a.must(`query($filter: CaseFilter) { cases(filter: $filter) { facets {
+		rootCauses { term { id } count } components { term { id } count } symptoms { term { id } count }
+		contributing { term { id } count } domains { term { id } count } orgs { term { id } count } years { year count } } } }`,
+		map[string]any{"filter": filter}, &got)
+	sel := a.where(func(c *ilgraph.Case) bool { return has(c.Domain, "database") })
+	kinds := map[string]ilgraph.Kind{"rootCauses": ilgraph.KindRootCause, "components": ilgraph.KindComponent, "symptoms": ilgraph.KindSymptom,
+		"contributing": ilgraph.KindContributing, "domains": ilgraph.KindDomain, "orgs": ilgraph.KindOrg}
+	for field, k := range kinds {
+		want := map[string]int{}
+		for _, c := range sel {
+			for _, id := range c.Tags(k) {
+				want[id]++
+			}
+		}
+		gotm := map[string]int{}
+		prev := math.MaxInt
+		for _, f := range got.Cases.Facets[field] {
+			gotm[f.Term.ID] = f.Count
+			if f.Count > prev {
+				t.Errorf("%s facets not sorted by count", field)
+			}
+			prev = f.Count
+		}
+		if !reflect.DeepEqual(gotm, want) {
+			t.Errorf("%s facets:\n got %v\nwant %v", field, gotm, want)
+		}
+	}
+	wantYears := map[int]int{}
+	for _, c := range sel {
+		wantYears[c.Year()]++
+	}
+	gotYears := map[int]int{}
+	for _, y := range got.Cases.Facets["years"] {
+		gotYears[y.Year] = y.Count
+	}
+	if !reflect.DeepEqual(gotYears, wantYears) {
+		t.Errorf("year facets: got %v, want %v", gotYears, wantYears)
+	}
+}
+
+var wordRE = regexp.MustCompile(`[\p{L}\p{N}']+`)
+
+// hasWord reports whether text has word as a whole word (case-insensitive),
+// the way the full-text index's tokenizer splits English.
+func hasWord(text, word string) bool {
+	for _, w := range wordRE.FindAllString(strings.ToLower(text), -1) {
+		if strings.Trim(w, "'") == word {
+			return true
+		}
+	}
+	return false
+}
+
+func TestFullTextSearch(t *testing.T) {
+	a := mustAPI(t)
+	tests := []struct {
+		text string
+		keep func(c *ilgraph.Case) bool
+	}{
+		{"Kinesis", func(c *ilgraph.Case) bool {
+			return hasWord(c.Title.En+" "+c.Summary.En+" "+c.Title.Ko+" "+c.Summary.Ko, "kinesis")
+		}},
+		{"kubernetes", func(c *ilgraph.Case) bool {
+			return hasWord(c.Title.En+" "+c.Summary.En+" "+c.Title.Ko+" "+c.Summary.Ko, "kubernetes")
+		}},
+		{"장애", func(c *ilgraph.Case) bool { return strings.Contains(c.Title.Ko+" "+c.Summary.Ko, "장애") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			a.t = t
+			want := ids(a.where(tt.keep))
+			got, total := a.listAll("cases", "filter: $filter, sort: ID_ASC,", map[string]any{"filter": map[string]any{"text": tt.text}})
+			if total != len(want) || !reflect.DeepEqual(got, want) {
+				t.Errorf("text %q:\n got %v\nwant %v", tt.text, got, want)
+			}
+			if len(want) == 0 {
+				t.Errorf("the corpus has no case for %q; the test shows nothing", tt.text)
+			}
+			// Relevance order returns the same set.
+			rel, _ := a.listAll("cases", "filter: $filter, sort: RELEVANCE,", map[string]any{"filter": map[string]any{"text": tt.text}})
+			sort.Strings(rel)
+			if !reflect.DeepEqual(rel, want) {
+				t.Errorf("RELEVANCE returned another set: %v", rel)
+			}
+		})
+	}
+}
+
+func TestSharedWithMissionExample(t *testing.T) {
+	a := mustAPI(t)
+	want := ids(a.where(func(c *ilgraph.Case) bool {
+		return c.ID != "IL-0384" && c.RootCause == "capacity" && has(c.Contributing, "circular-dependency")
+	}))
+	got, total := a.listAll("sharedWith", `caseId: "IL-0384", kind: CONTRIBUTING, term: "circular-dependency", filter: $filter, sort: ID_ASC,`,
+		map[string]any{"filter": map[string]any{"rootCauses": []string{"capacity"}}})
+	if total != len(want) || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+
+	t.Run("any shared component", func(t *testing.T) {
+		a.t = t
+		src := a.byID["IL-0384"]
+		want := ids(a.where(func(c *ilgraph.Case) bool { return c.ID != src.ID && hasAny(c.Components, src.Components) }))
+		got, _ := a.listAll("sharedWith", `caseId: "IL-0384", kind: COMPONENT, filter: $filter, sort: ID_ASC,`, nil)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("got %v, want %v", got, want)
+		}
+	})
+	t.Run("errors", func(t *testing.T) {
+		a.t = t
+		errs := a.do(`{ sharedWith(caseId: "IL-9999", kind: DOMAIN) { totalCount } }`, nil, nil)
+		if len(errs) != 1 || errs[0].Extensions["code"] != "NOT_FOUND" {
+			t.Errorf("unknown case: got %+v, want NOT_FOUND", errs)
+		}
+		errs = a.do(`{ sharedWith(caseId: "IL-0384", kind: DOMAIN, term: "gcp") { totalCount } }`, nil, nil)
+		if len(errs) != 1 || errs[0].Extensions["code"] != "INVALID" {
+			t.Errorf("term the case lacks: got %+v, want INVALID", errs)
+		}
+	})
+}
+
+func TestSameRootCause(t *testing.T) {
+	a := mustAPI(t)
+	src := a.byID["IL-0282"]
+	type ref struct {
+		id     string
+		shared int
+		date   string
+	}
+	var want []ref
+	for _, c := range a.cases {
+		if c.ID == src.ID || c.RootCause != src.RootCause {
+			continue
+		}
+		n := 0
+		for _, k := range ilgraph.AllKinds {
+			if k == ilgraph.KindRootCause {
+				continue
+			}
+			for _, x := range c.Tags(k) {
+				if has(src.Tags(k), x) {
+					n++
+				}
+			}
+		}
+		want = append(want, ref{c.ID, n, c.Date})
+	}
+	sort.Slice(want, func(i, j int) bool {
+		if want[i].shared != want[j].shared {
+			return want[i].shared > want[j].shared
+		}
+		if want[i].date != want[j].date {
+			return want[i].date > want[j].date
+		}
+		return want[i].id < want[j].id
+	})
+	var got struct {
+		SameRootCause struct {
+			TotalCount int
+			Nodes      []struct {
+				Case        struct{ ID string }
+				RootCause   struct{ ID string }
+				SharedCount int
+				Reason      string
+				Shared      []struct {
+					Kind string
+					Term struct{ ID, En string }
+				}
+			}
+		}
+	}
+	a.must(`{ sameRootCause(caseId: "IL-0282", first: 100) { totalCount nodes { case { id } rootCause { id } sharedCount reason shared { kind term { id en } } } } }`, nil, &got)
+	if got.SameRootCause.TotalCount != len(want) || len(got.SameRootCause.Nodes) != len(want) {
+		t.Fatalf("got %d (%d nodes), want %d", got.SameRootCause.TotalCount, len(got.SameRootCause.Nodes), len(want))
+	}
+	for i, n := range got.SameRootCause.Nodes {
+		w := want[i]
+		if n.Case.ID != w.id || n.SharedCount != w.shared || len(n.Shared) != w.shared || n.RootCause.ID != src.RootCause {
+			t.Errorf("#%d: got %s sharing %d (%d listed), want %s sharing %d", i, n.Case.ID, n.SharedCount, len(n.Shared), w.id, w.shared)
+		}
+		c := a.byID[n.Case.ID]
+		wantReason := "same root cause"
+		for _, s := range n.Shared {
+			k := ilgraph.Kind(strings.ToLower(s.Kind))
+			if !has(src.Tags(k), s.Term.ID) || !has(c.Tags(k), s.Term.ID) {
+				t.Errorf("%s: %s %s is not shared", n.Case.ID, s.Kind, s.Term.ID)
+			}
+			if k == ilgraph.KindDomain {
+				wantReason += " · shared " + s.Term.En
+			}
+		}
+		if n.Reason != wantReason {
+			t.Errorf("%s: reason %q, want %q", n.Case.ID, n.Reason, wantReason)
+		}
+	}
+}
+
+func TestVocabularyAndTerms(t *testing.T) {
+	a := mustAPI(t)
+	var got struct {
+		Vocabulary []struct {
+			Kind, ID, En string
+			Ko           *string
+			CaseCount    int
+		}
+		Term struct {
+			ID          string
+			Cases       struct{ TotalCount int }
+			Cooccurring []struct {
+				Term  struct{ ID string }
+				Count int
+			}
+		}
+	}
+	a.must(`{ vocabulary { kind id en ko caseCount }
+		term(kind: ROOT_CAUSE, id: "capacity") { id cases { totalCount } cooccurring(kind: COMPONENT, first: 100) { term { id } count } } }`, nil, &got)
+	wantTerms := 0
+	for _, k := range ilgraph.VocabKinds {
+		wantTerms += len(a.vocab.Kinds[k])
+	}
+	orgs := map[string]int{}
+	for _, c := range a.cases {
+		orgs[c.OrgSlug]++
+	}
+	if len(got.Vocabulary) != wantTerms+len(orgs) {
+		t.Errorf("got %d terms, want %d vocabulary terms and %d organizations", len(got.Vocabulary), wantTerms, len(orgs))
+	}
+	for _, term := range got.Vocabulary {
+		k := ilgraph.Kind(strings.ToLower(term.Kind))
+		want := 0
+		for _, c := range a.cases {
+			if has(c.Tags(k), term.ID) {
+				want++
+			}
+		}
+		if term.CaseCount != want {
+			t.Errorf("%s %s: caseCount %d, want %d", k, term.ID, term.CaseCount, want)
+		}
+		if k != ilgraph.KindOrg && (term.Ko == nil || *term.Ko == "") {
+			t.Errorf("%s %s has no Korean label", k, term.ID)
+		}
+	}
+	capacity := a.where(func(c *ilgraph.Case) bool { return c.RootCause == "capacity" })
+	if got.Term.Cases.TotalCount != len(capacity) {
+		t.Errorf("term cases: got %d, want %d", got.Term.Cases.TotalCount, len(capacity))
+	}
+	want := map[string]int{}
+	for _, c := range capacity {
+		for _, x := range c.Components {
+			want[x]++
+		}
+	}
+	gotm := map[string]int{}
+	for _, x := range got.Term.Cooccurring {
+		gotm[x.Term.ID] = x.Count
+	}
+	if !reflect.DeepEqual(gotm, want) {
+		t.Errorf("co-occurring components of capacity:\n got %v\nwant %v", gotm, want)
+	}
+}
+
+type drawing struct {
+	Nodes []struct {
+		Key, Kind, ID, Label string
+		Count                *int
+	}
+	Edges []struct {
+		Source, Target, Type string
+		Count                *int
+		Lift                 *float64
+	}
+	Truncated bool
+}
+
+func TestNeighbourhood(t *testing.T) {
+	a := mustAPI(t)
+	var got struct{ Neighbourhood drawing }
+	a.must(`{ neighbourhood(node: {kind: CASE, id: "IL-0384"}, depth: 1) { nodes { key kind id label } edges { source target type } truncated } }`, nil, &got)
+	src := a.byID["IL-0384"]
+	want := map[string]bool{"case:IL-0384": true}
+	for _, f := range src.Features() {
+		want[string(f.Kind)+":"+f.ID] = true
+	}
+	for _, r := range src.Related {
+		want["case:"+r] = true
+	}
+	for _, c := range a.cases {
+		if has(c.Related, src.ID) || c.RecurrenceOf == src.ID {
+			want["case:"+c.ID] = true
+		}
+	}
+	gotKeys := map[string]bool{}
+	for _, n := range got.Neighbourhood.Nodes {
+		gotKeys[n.Key] = true
+	}
+	if !reflect.DeepEqual(gotKeys, want) {
+		t.Errorf("depth-1 nodes:\n got %v\nwant %v", gotKeys, want)
+	}
+	for _, e := range got.Neighbourhood.Edges {
+		if !gotKeys[e.Source] || !gotKeys[e.Target] {
+			t.Errorf("edge %v leaves the drawing", e)
+		}
+	}
+	// Every tag of the case is an edge from it.
+	if len(got.Neighbourhood.Edges) < len(src.Features()) {
+		t.Errorf("got %d edges, want at least %d", len(got.Neighbourhood.Edges), len(src.Features()))
+	}
+	var small struct{ Neighbourhood drawing }
+	a.must(`{ neighbourhood(node: {kind: ROOT_CAUSE, id: "capacity"}, depth: 2, limit: 5) { nodes { key } truncated } }`, nil, &small)
+	if len(small.Neighbourhood.Nodes) != 5 || !small.Neighbourhood.Truncated {
+		t.Errorf("limit 5: got %d nodes, truncated %v", len(small.Neighbourhood.Nodes), small.Neighbourhood.Truncated)
+	}
+	errs := a.do(`{ neighbourhood(node: {kind: COMPONENT, id: "no-such"}) { truncated } }`, nil, nil)
+	if len(errs) != 1 || errs[0].Extensions["code"] != "NOT_FOUND" {
+		t.Errorf("unknown node: got %+v", errs)
+	}
+}
+
+func TestCooccurrenceLift(t *testing.T) {
+	a := mustAPI(t)
+	filter := map[string]any{"dateFrom": "2015-01-01"}
+	var got struct{ Cooccurrence drawing }
+	a.must(`query($filter: CaseFilter) { cooccurrence(from: ROOT_CAUSE, to: COMPONENT, filter: $filter) { nodes { key count } edges { source target count lift } } }`,
+		map[string]any{"filter": filter}, &got)
+	sel := a.where(func(c *ilgraph.Case) bool { return c.Date >= "2015-01-01" })
+	n := float64(len(sel))
+	causes, comps, pairs := map[string]int{}, map[string]int{}, map[[2]string]int{}
+	for _, c := range sel {
+		causes[c.RootCause]++
+		for _, x := range c.Components {
+			comps[x]++
+			pairs[[2]string{c.RootCause, x}]++
+		}
+	}
+	if len(got.Cooccurrence.Edges) != len(pairs) {
+		t.Errorf("got %d edges, want %d", len(got.Cooccurrence.Edges), len(pairs))
+	}
+	for _, e := range got.Cooccurrence.Edges {
+		cause, comp := strings.TrimPrefix(e.Source, "root_cause:"), strings.TrimPrefix(e.Target, "component:")
+		want := pairs[[2]string{cause, comp}]
+		lift := float64(want) * n / (float64(causes[cause]) * float64(comps[comp]))
+		if *e.Count != want || math.Abs(*e.Lift-lift) > 1e-9 {
+			t.Errorf("%s→%s: got count %d lift %.4f, want %d and %.4f", cause, comp, *e.Count, *e.Lift, want, lift)
+		}
+	}
+	for _, node := range got.Cooccurrence.Nodes {
+		kind, id, _ := strings.Cut(node.Key, ":")
+		want := causes[id]
+		if kind == "component" {
+			want = comps[id]
+		}
+		if node.Count == nil || *node.Count != want {
+			t.Errorf("node %s: count %v, want %d", node.Key, node.Count, want)
+		}
+	}
+}
+
+func TestConnections(t *testing.T) {
+	a := mustAPI(t)
+	from, to := a.byID["IL-0384"], a.byID["ILG-0002"]
+	var shared []string
+	for _, f := range from.Features() {
+		if has(to.Tags(f.Kind), f.ID) {
+			shared = append(shared, string(f.Kind)+":"+f.ID)
+		}
+	}
+	if len(shared) == 0 {
+		t.Fatal("test cases share nothing")
+	}
+	var got struct {
+		Connections []struct {
+			Length int
+			Nodes  []struct{ Key string }
+		}
+	}
+	a.must(`{ connections(from: "IL-0384", to: "ILG-0002", limit: 100) { length nodes { key } } }`, nil, &got)
+	var middles []string
+	for _, p := range got.Connections {
+		if p.Length != 2 || len(p.Nodes) != 3 || p.Nodes[0].Key != "case:IL-0384" || p.Nodes[2].Key != "case:ILG-0002" {
+			t.Errorf("path %+v is not a two-hop path between the cases", p)
+			continue
+		}
+		middles = append(middles, p.Nodes[1].Key)
+	}
+	sort.Strings(middles)
+	sort.Strings(shared)
+	if !reflect.DeepEqual(middles, shared) {
+		t.Errorf("connections through %v, want through every shared feature %v", middles, shared)
+	}
+}
+
+func TestStats(t *testing.T) {
+	a := mustAPI(t)
+	var got struct {
+		Stats struct {
+			Cases, Organizations int
+			PerYear              []struct{ Year, Count int }
+			PerRootCause         []struct {
+				Term  struct{ ID string }
+				Count int
+			}
+			TimeToResolveByRootCause []struct {
+				Term         struct{ ID string }
+				Distribution struct {
+					Cases, Measured int
+					Median          *int
+				}
+			}
+		}
+	}
+	a.must(`{ stats { cases organizations perYear { year count } perRootCause { term { id } count }
+		timeToResolveByRootCause { term { id } distribution { cases measured median } } } }`, nil, &got)
+	orgs := map[string]bool{}
+	years := map[int]int{}
+	causes := map[string]int{}
+	mins := map[string][]int{}
+	for _, c := range a.cases {
+		orgs[c.OrgSlug] = true
+		years[c.Year()]++
+		causes[c.RootCause]++
+		if m, err := ilgraph.ParseDuration(c.Timeline.ResolvedAfter); err == nil {
+			mins[c.RootCause] = append(mins[c.RootCause], m)
+		}
+	}
+	if got.Stats.Cases != len(a.cases) || got.Stats.Organizations != len(orgs) {
+		t.Errorf("totals: got %d cases %d orgs, want %d and %d", got.Stats.Cases, got.Stats.Organizations, len(a.cases), len(orgs))
+	}
+	gotYears := map[int]int{}
+	for _, y := range got.Stats.PerYear {
+		gotYears[y.Year] = y.Count
+	}
+	if !reflect.DeepEqual(gotYears, years) {
+		t.Errorf("per year: got %v, want %v", gotYears, years)
+	}
+	gotCauses := map[string]int{}
+	for _, c := range got.Stats.PerRootCause {
+		gotCauses[c.Term.ID] = c.Count
+	}
+	if !reflect.DeepEqual(gotCauses, causes) {
+		t.Errorf("per root cause: got %v, want %v", gotCauses, causes)
+	}
+	for _, d := range got.Stats.TimeToResolveByRootCause {
+		ms := mins[d.Term.ID]
+		sort.Ints(ms)
+		if d.Distribution.Cases != causes[d.Term.ID] || d.Distribution.Measured != len(ms) {
+			t.Errorf("%s: %d cases %d measured, want %d and %d", d.Term.ID, d.Distribution.Cases, d.Distribution.Measured, causes[d.Term.ID], len(ms))
+		}
+		if len(ms) > 0 {
+			median := ms[int(math.Ceil(0.5*float64(len(ms))))-1]
+			if d.Distribution.Median == nil || *d.Distribution.Median != median {
+				t.Errorf("%s: median %v, want %d", d.Term.ID, d.Distribution.Median, median)
+			}
+		}
+	}
+}
+
+// TestNoNPlusOne counts the transactions sent to Neo4j for a page of cases
+// with their tags, related cases and term counts: the count must not grow
+// with the page size.
+func TestNoNPlusOne(t *testing.T) {
+	a := mustAPI(t)
+	var n atomic.Int64
+	a.db.SetQueryHook(func(string, time.Duration) { n.Add(1) })
+	defer a.db.SetQueryHook(nil)
+	count := func(first int) int64 {
+		n.Store(0)
+		a.must(fmt.Sprintf(`{ cases(first: %d) { nodes { id organization { en } rootCause { id en caseCount } components { id en caseCount }
+			symptoms { id } contributing { id } domains { id } related { id title { en } rootCause { id } } recurrences { id } } } }`, first), nil, nil)
+		return n.Load()
+	}
+	small, large := count(2), count(len(a.cases))
+	// The large page may need fewer: its related cases are often on the
+	// page already. It must never need more.
+	if large > small {
+		t.Errorf("%d round trips for 2 cases, %d for %d: round trips grow with the page", small, large, len(a.cases))
+	}
+	if small > 5 || large > 5 {
+		t.Errorf("%d and %d round trips for one page, want at most 5 (list, vocabulary, related, recurrences)", small, large)
+	}
+}
+
+func TestLimitsAndBadInput(t *testing.T) {
+	a := mustAPI(t)
+	code := func(errs []gqlError) string {
+		if len(errs) == 0 {
+			return ""
+		}
+		c, _ := errs[0].Extensions["code"].(string)
+		return c
+	}
+	tests := []struct {
+		name, query string
+		wantCode    string
+	}{
+		{"page too large", `{ cases(first: 101) { totalCount } }`, "LIMIT"},
+		{"negative page", `{ cases(first: -1) { totalCount } }`, "INVALID"},
+		{"bad cursor", `{ cases(after: "nonsense") { totalCount } }`, "INVALID"},
+		{"bad date", `{ cases(filter: {dateFrom: "2020-13-45"}) { totalCount } }`, "INVALID"},
+		{"reversed dates", `{ cases(filter: {dateFrom: "2021-01-01", dateTo: "2020-01-01"}) { totalCount } }`, "INVALID"},
+		{"relevance without text", `{ cases(sort: RELEVANCE) { totalCount } }`, "INVALID"},
+		{"too deep", `{ case(id: "IL-0384") { rootCause { cases(first: 1) { nodes { rootCause { cases(first: 1) { nodes { rootCause { cases(first: 1) { nodes { rootCause { cases(first: 1) { nodes { id } } } } } } } } } } } } } }`, "LIMIT"},
+		{"too complex", `{ cases(first: 100) { nodes { sameRootCause(first: 100) { case { related { id } } } } } }`, "COMPLEXITY_LIMIT_EXCEEDED"},
+		{"depth out of range", `{ neighbourhood(node: {kind: CASE, id: "IL-0384"}, depth: 9) { truncated } }`, "INVALID"},
+		{"unknown field", `{ case(id: "IL-0384") { nope } }`, "GRAPHQL_VALIDATION_FAILED"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a.t = t
+			if got := code(a.do(tt.query, nil, nil)); got != tt.wantCode {
+				t.Errorf("got code %q, want %q", got, tt.wantCode)
+			}
+		})
+	}
+	t.Run("hostile strings are data, never Cypher", func(t *testing.T) {
+		a.t = t
+		before, _ := a.db.Checksum(context.Background())
+		for _, s := range []string{`'`, `"`, "`", `}) MATCH (n) DETACH DELETE n //`, `\`, `" OR 1=1 --`, strings.Repeat("가", 400), `*:*`, `AND OR NOT`, `title_en:(x)`} {
+			vars := map[string]any{"s": s, "f": map[string]any{"text": s, "rootCauses": []string{s}, "orgs": []string{s}}}
+			errs := a.do(`query($s: ID!, $f: CaseFilter) { case(id: $s) { id } cases(filter: $f) { totalCount facets { years { year } } }
+				term(kind: COMPONENT, id: $s) { id } }`, vars, nil)
+			for _, e := range errs {
+				if e.Extensions["code"] == "INTERNAL" {
+					t.Errorf("%q: internal error %+v", s, e)
+				}
+			}
+		}
+		after, _ := a.db.Checksum(context.Background())
+		if before != after {
+			t.Error("the graph changed")
+		}
+	})
+	t.Run("body size limit", func(t *testing.T) {
+		a.t = t
+		big := `{"query":"{ cases { totalCount } }","variables":{"x":"` + strings.Repeat("a", 2<<20) + `"}}`
+		resp, err := a.client.Post(a.url+"/graphql", "application/json", strings.NewReader(big))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode < 400 || resp.StatusCode >= 500 {
+			t.Errorf("2 MiB body: HTTP %d, want a 4xx", resp.StatusCode)
+		}
+	})
+}
+
+func TestHTTPEndpoints(t *testing.T) {
+	a := mustAPI(t)
+	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready", "/": "<html", "/metrics": "ilgraph_graphql_requests_total"} {
+		resp, err := a.client.Get(a.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(strings.ToLower(string(body)), strings.ToLower(want)) {
+			t.Errorf("%s: HTTP %d %.80q", path, resp.StatusCode, body)
+		}
+	}
+	// GET /graphql follows GraphQL over HTTP.
+	resp, err := a.client.Get(a.url + `/graphql?query=` + urlQuery(`{ case(id: "IL-0384") { id } }`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"IL-0384"`) {
+		t.Errorf("GET /graphql: %s", body)
+	}
+	// Metrics count operations by name.
+	a.must(`query CasePage { cases { totalCount } }`, nil, nil)
+	resp, _ = a.client.Get(a.url + "/metrics")
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `ilgraph_graphql_requests_total{operation="CasePage",status="200"} 1`) ||
+		!strings.Contains(string(body), `ilgraph_neo4j_duration_seconds_count{query="listing cases"}`) {
+		t.Errorf("metrics lack the operation:\n%s", body)
+	}
+}
