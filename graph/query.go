@@ -416,3 +416,27 @@ func (db *DB) VocabularyCounts(ctx context.Context) (map[TermKey]TermInfo, error
 		return out, nil
 	})
 }
+
+// MaxMatchingIDs bounds CaseIDsMatching.
+const MaxMatchingIDs = 100_000
+
+// CaseIDsMatching returns the ids of the cases f selects (at most
+// MaxMatchingIDs), for filters the similarity index cannot evaluate itself
+// (full-text search).
+func (db *DB) CaseIDsMatching(ctx context.Context, f ilgraph.CaseFilter) ([]string, error) {
+	mc, err := compileFilter(f)
+	if err != nil {
+		return nil, err
+	}
+	return read(ctx, db, "selecting case ids", func(tx neo4j.ManagedTransaction) ([]string, error) {
+		recs, err := collect(ctx, tx, mc.text+"RETURN n.id AS id LIMIT $max", with(mc.params, map[string]any{"max": int64(MaxMatchingIDs)}))
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, len(recs))
+		for i, r := range recs {
+			out[i] = str(r, "id")
+		}
+		return out, nil
+	})
+}

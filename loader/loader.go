@@ -17,6 +17,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/internal/simindex"
 )
 
 // VocabFileName is the name of a vocabulary file inside a loaded folder.
@@ -33,6 +34,10 @@ type Options struct {
 	Progress io.Writer
 	// Now is the clock for date checks (default time.Now).
 	Now func() time.Time
+	// SimilarK is how many most-similar cases to store per case as
+	// SIMILAR_TO relationships after a load that changed anything (default
+	// weights, no rarity weighting); 0 stores none and removes old ones.
+	SimilarK int
 }
 
 // Report says what a load did.
@@ -42,6 +47,7 @@ type Report struct {
 	Cases                   int  // valid cases read
 	New, Changed, Unchanged int
 	Skipped                 Problems // invalid cases left out (SkipInvalid)
+	SimilarLinks            int      // SIMILAR_TO relationships rewritten (0: left as they were)
 	graph.Counters                   // what the writes changed
 	Elapsed                 time.Duration
 }
@@ -250,8 +256,47 @@ func Load(ctx context.Context, db *graph.DB, paths []string, opt Options) (*Repo
 	}
 	rep.Counters.Add(cnt)
 	bar.done()
+	if rep.New+rep.Changed > 0 {
+		cnt, err := db.BumpCorpusVersion(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rep.Counters.Add(cnt)
+	}
+	if err := writeSimilar(ctx, db, rep, opt); err != nil {
+		return nil, err
+	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
+}
+
+// writeSimilar stores each case's opt.SimilarK most similar cases when the
+// cases or k changed since the last write-back.
+func writeSimilar(ctx context.Context, db *graph.DB, rep *Report, opt Options) error {
+	stored, err := db.StoredSimilarK(ctx)
+	if err != nil {
+		return err
+	}
+	if rep.New+rep.Changed == 0 && stored == opt.SimilarK {
+		return nil
+	}
+	if rep.New+rep.Changed == 0 && stored == -1 && opt.SimilarK == 0 {
+		return nil
+	}
+	ix, err := simindex.Load(ctx, db)
+	if err != nil {
+		return err
+	}
+	links := simindex.TopKAll(ix, opt.SimilarK, ilgraph.SimilarityOptions{Weights: ilgraph.DefaultWeights()})
+	cnt, err := db.ReplaceSimilar(ctx, links, true, opt.BatchSize*4)
+	if err != nil {
+		return err
+	}
+	rep.Counters.Add(cnt)
+	rep.SimilarLinks = len(links)
+	cnt, err = db.SetStoredSimilarK(ctx, opt.SimilarK)
+	rep.Counters.Add(cnt)
+	return err
 }
 
 // checkDuplicates marks every case whose id appears more than once.

@@ -23,6 +23,7 @@ version, tags included.`, stderr)
 	skip := fs.Bool("skip-invalid", false, "load the valid cases and report the invalid ones")
 	batch := fs.Int("batch", 500, "cases per write transaction")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	similarK := fs.Int("similar-k", 5, "store each case's k most similar cases as SIMILAR_TO relationships (0: none)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -35,7 +36,7 @@ version, tags included.`, stderr)
 		return err
 	}
 	defer db.Close()
-	opt := loader.Options{SkipInvalid: *skip, BatchSize: *batch}
+	opt := loader.Options{SkipInvalid: *skip, BatchSize: *batch, SimilarK: *similarK}
 	if !*quiet {
 		opt.Progress = os.Stderr
 	}

@@ -22,6 +22,9 @@ Usage:
 Commands:
   load    validate case files and load them into Neo4j
   serve   serve the GraphQL API
+  similar rank the cases most like a case
+  stats   corpus statistics
+  gen     write a synthetic corpus for benchmarks
   help    show this text (or: ilgraph <command> --help)
 
 Neo4j is reached through NEO4J_URI (default bolt://127.0.0.1:7687), NEO4J_USER,
@@ -55,6 +58,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runLoad(ctx, args[1:], stdout, stderr)
 	case "serve":
 		err = runServe(ctx, args[1:], stdout, stderr)
+	case "similar":
+		err = runSimilar(ctx, args[1:], stdout, stderr)
+	case "stats":
+		err = runStats(ctx, args[1:], stdout, stderr)
+	case "gen":
+		err = runGen(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -106,6 +106,9 @@ func Counts(cases []*ilgraph.Case, v *ilgraph.Vocabulary) (nodes, rels map[strin
 		}
 	}
 	nodes["Organization"] = int64(len(orgs))
+	if len(cases) > 0 {
+		nodes["IlgraphMeta"] = 1 // the corpus version
+	}
 	for k, n := range rels {
 		if n == 0 {
 			delete(rels, k)
@@ -134,4 +137,48 @@ func Normalize(c *ilgraph.Case) {
 	if c.Docs == nil {
 		c.Docs = []json.RawMessage{}
 	}
+}
+
+// Similar ranks, by brute force over every case, the cases most like c
+// under the definition (ilgraph.Score): positive scores only, score
+// descending then id, at most k.
+func Similar(cases []*ilgraph.Case, c *ilgraph.Case, k int, w ilgraph.Weights, rarity bool, keep func(*ilgraph.Case) bool) []ilgraph.Match {
+	return SimilarToFeatures(cases, c.Features(), c.ID, k, w, rarity, keep)
+}
+
+// SimilarToFeatures is Similar for an ad-hoc feature set.
+func SimilarToFeatures(cases []*ilgraph.Case, query []ilgraph.Feature, exclude string, k int, w ilgraph.Weights, rarity bool, keep func(*ilgraph.Case) bool) []ilgraph.Match {
+	df := map[ilgraph.Feature]int{}
+	for _, x := range cases {
+		seen := map[ilgraph.Feature]bool{}
+		for _, f := range x.Features() {
+			if !seen[f] {
+				df[f]++
+				seen[f] = true
+			}
+		}
+	}
+	weight := func(f ilgraph.Feature) float64 {
+		v := w[f.Kind]
+		if rarity {
+			v *= ilgraph.Rarity(len(cases), df[f])
+		}
+		return v
+	}
+	var ms []ilgraph.Match
+	for _, x := range cases {
+		if x.ID == exclude || (keep != nil && !keep(x)) {
+			continue
+		}
+		m := ilgraph.Score(query, x.Features(), weight)
+		if m.Score > 0 {
+			m.ID = x.ID
+			ms = append(ms, m)
+		}
+	}
+	ilgraph.RankMatches(ms)
+	if len(ms) > k {
+		ms = ms[:k]
+	}
+	return ms
 }

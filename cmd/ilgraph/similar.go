@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/internal/simindex"
+)
+
+func runSimilar(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("similar", `Usage: ilgraph similar CASE-ID [--k N] [--weights kind=w,...] [--rarity] [--json]
+
+Ranks the cases most like a case by weighted Jaccard similarity (see
+docs/similarity.md). Kinds: root_cause, component, symptom, contributing,
+domain, org; omitted kinds keep their defaults (`+ilgraph.DefaultWeights().String()+`).`, stderr)
+	k := fs.Int("k", 10, "how many cases")
+	weights := fs.String("weights", "", "weights per kind, e.g. root_cause=3,component=1.5")
+	rarity := fs.Bool("rarity", false, "weight rare features more: each weight times "+ilgraph.RarityFormula)
+	minScore := fs.Float64("min-score", 0, "leave out cases scoring below this")
+	asJSON := fs.Bool("json", false, `print a JSON array of {"id", "score", "shared": [{"kind", "id", "contribution"}]}`)
+	// Flags may follow the case id.
+	var id string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		id, args = args[0], args[1:]
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if id == "" && fs.NArg() == 1 {
+		id = fs.Arg(0)
+	}
+	if id == "" {
+		fmt.Fprintln(stderr, "ilgraph similar: name one case id")
+		return errUsage
+	}
+	w, err := ilgraph.ParseWeights(*weights)
+	if err != nil {
+		return err
+	}
+	if *k < 1 || *k > 1000 {
+		return ilgraph.Errorf(ilgraph.EINVALID, "--k must be 1 to 1000")
+	}
+	db, err := graph.Open(ctx, graph.ConfigFromEnv())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	matches, err := simindex.NewService(db).Similar(ctx, id, ilgraph.SimilarityOptions{K: *k, Weights: w, Rarity: *rarity, MinScore: *minScore})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		type shared struct {
+			Kind         string  `json:"kind"`
+			ID           string  `json:"id"`
+			Contribution float64 `json:"contribution"`
+		}
+		type result struct {
+			ID     string   `json:"id"`
+			Score  float64  `json:"score"`
+			Shared []shared `json:"shared"`
+		}
+		out := []result{}
+		for _, m := range matches {
+			r := result{ID: m.ID, Score: m.Score, Shared: []shared{}}
+			for _, s := range m.Shared {
+				r.Shared = append(r.Shared, shared{Kind: string(s.Kind), ID: s.ID, Contribution: ilgraph.RoundScore(s.Contribution)})
+			}
+			out = append(out, r)
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "rank\tcase\tscore\tshared")
+	for i, m := range matches {
+		var parts []string
+		for _, s := range m.Shared {
+			parts = append(parts, fmt.Sprintf("%s:%s (%.3f)", s.Kind, s.ID, s.Contribution))
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\n", i+1, m.ID, m.Score, strings.Join(parts, ", "))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,172 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// The corpus version lives on one node, (:IlgraphMeta {id: 'corpus'}). Every
+// load that changes a case bumps it, so that similarity indexes in every API
+// instance can tell that they are stale.
+const RelSimilar = "SIMILAR_TO"
+
+// CorpusVersion returns the corpus version (0 before the first load).
+func (db *DB) CorpusVersion(ctx context.Context) (int64, error) {
+	return read(ctx, db, "reading the corpus version", func(tx neo4j.ManagedTransaction) (int64, error) {
+		recs, err := collect(ctx, tx, "MATCH (m:IlgraphMeta {id: 'corpus'}) RETURN m.version AS v", nil)
+		if err != nil || len(recs) == 0 {
+			return 0, err
+		}
+		return integer(recs[0], "v"), nil
+	})
+}
+
+// StoredSimilarK returns how many similar cases per case the last write-back
+// stored (-1 when none was made).
+func (db *DB) StoredSimilarK(ctx context.Context) (int, error) {
+	return read(ctx, db, "reading the corpus version", func(tx neo4j.ManagedTransaction) (int, error) {
+		recs, err := collect(ctx, tx, "MATCH (m:IlgraphMeta {id: 'corpus'}) RETURN coalesce(m.similar_k, -1) AS k", nil)
+		if err != nil || len(recs) == 0 {
+			return -1, err
+		}
+		return int(integer(recs[0], "k")), nil
+	})
+}
+
+// SetStoredSimilarK records the k of the write-back just made.
+func (db *DB) SetStoredSimilarK(ctx context.Context, k int) (Counters, error) {
+	return write(ctx, db, "recording the similarity write-back", func(tx neo4j.ManagedTransaction) (Counters, error) {
+		return exec(ctx, tx, "MERGE (m:IlgraphMeta {id: 'corpus'}) SET m.similar_k = $k", map[string]any{"k": int64(k)})
+	})
+}
+
+// BumpCorpusVersion records that the cases changed.
+func (db *DB) BumpCorpusVersion(ctx context.Context) (Counters, error) {
+	return write(ctx, db, "bumping the corpus version", func(tx neo4j.ManagedTransaction) (Counters, error) {
+		return exec(ctx, tx, "MERGE (m:IlgraphMeta {id: 'corpus'}) SET m.version = coalesce(m.version, 0) + 1", nil)
+	})
+}
+
+// SimilarityRow is one case's features, for building a similarity index.
+type SimilarityRow struct {
+	ID, Date, Severity string
+	Features           []ilgraph.Feature
+}
+
+// SimilarityRows reads every case's features in one streaming read
+// transaction, calling fn for each.
+func (db *DB) SimilarityRows(ctx context.Context, fn func(SimilarityRow)) error {
+	var cols []string
+	for _, m := range kinds {
+		cols = append(cols, fmt.Sprintf("[(n)-[:%s]->(t:%s) | t.id] AS %s", m.Rel, m.Label, m.Kind))
+	}
+	q := "MATCH (n:Case) RETURN n.id AS id, n.date AS date, n.severity AS severity, " + strings.Join(cols, ", ")
+	_, err := read(ctx, db, "reading case features", func(tx neo4j.ManagedTransaction) (struct{}, error) {
+		res, err := tx.Run(ctx, q, nil)
+		if err != nil {
+			return struct{}{}, err
+		}
+		for res.Next(ctx) {
+			r := res.Record()
+			row := SimilarityRow{ID: str(r, "id"), Severity: str(r, "severity")}
+			if d, ok := r.AsMap()["date"].(dbtype.Date); ok {
+				row.Date = d.Time().Format(ilgraph.DateLayout)
+			}
+			for _, m := range kinds {
+				for _, id := range strs(r, string(m.Kind)) {
+					row.Features = append(row.Features, ilgraph.Feature{Kind: m.Kind, ID: id})
+				}
+			}
+			fn(row)
+		}
+		return struct{}{}, res.Err()
+	})
+	return err
+}
+
+// SimilarLink is one stored similarity: From's rank-th most similar case.
+type SimilarLink struct {
+	From, To string
+	Score    float64
+	Rank     int
+}
+
+// ReplaceSimilar replaces every case's stored SIMILAR_TO relationships with
+// links (given for some cases; cases not named keep theirs), in batches.
+func (db *DB) ReplaceSimilar(ctx context.Context, links []SimilarLink, clearAll bool, batch int) (Counters, error) {
+	var total Counters
+	if clearAll {
+		s := db.session(ctx, neo4j.AccessModeWrite)
+		res, err := s.Run(ctx, "MATCH ()-[r:SIMILAR_TO]->() CALL (r) { DELETE r } IN TRANSACTIONS OF 10000 ROWS", nil)
+		if err == nil {
+			var sum neo4j.ResultSummary
+			sum, err = res.Consume(ctx)
+			if err == nil {
+				total.RelationshipsDeleted += sum.Counters().RelationshipsDeleted()
+			}
+		}
+		s.Close(context.Background())
+		if err != nil {
+			return total, db.wrap(err, "clearing similarity links")
+		}
+	}
+	for i := 0; i < len(links); i += batch {
+		part := links[i:min(i+batch, len(links))]
+		rows := make([]map[string]any, len(part))
+		for j, l := range part {
+			rows[j] = map[string]any{"from": l.From, "to": l.To, "score": l.Score, "rank": int64(l.Rank)}
+		}
+		c, err := write(ctx, db, "writing similarity links", func(tx neo4j.ManagedTransaction) (Counters, error) {
+			return exec(ctx, tx, `UNWIND $rows AS row
+MATCH (a:Case {id: row.from}), (b:Case {id: row.to})
+MERGE (a)-[r:SIMILAR_TO]->(b)
+SET r.score = row.score, r.rank = row.rank`, map[string]any{"rows": rows})
+		})
+		if err != nil {
+			return total, err
+		}
+		total.Add(c)
+	}
+	return total, nil
+}
+
+// SimilarByCypher computes the top k cases most similar to a case with
+// plain Cypher, scanning every case that shares a feature with it: the
+// weighted Jaccard index without rarity weighting. It is the baseline the
+// similarity index is measured against, not what the API serves.
+func (db *DB) SimilarByCypher(ctx context.Context, id string, w ilgraph.Weights, k int) ([]ilgraph.Match, error) {
+	weights := map[string]any{}
+	var rels []string
+	for _, m := range kinds {
+		weights[m.Rel] = w[m.Kind]
+		rels = append(rels, m.Rel)
+	}
+	rel := strings.Join(rels, "|")
+	q := fmt.Sprintf(`MATCH (a:Case {id: $id})
+CALL (a) { MATCH (a)-[r:%[1]s]->() RETURN sum($w[type(r)]) AS wa }
+MATCH (a)-[r1:%[1]s]->(f)<-[r2:%[1]s]-(b:Case)
+WHERE b <> a AND type(r1) = type(r2)
+WITH a, wa, b, sum($w[type(r1)]) AS shared
+CALL (b) { MATCH (b)-[r:%[1]s]->() RETURN sum($w[type(r)]) AS wb }
+WITH b, round(shared / (wa + wb - shared), 12) AS score
+WHERE score > 0
+RETURN b.id AS id, score ORDER BY score DESC, id ASC LIMIT $k`, rel)
+	return read(ctx, db, "similarity by Cypher", func(tx neo4j.ManagedTransaction) ([]ilgraph.Match, error) {
+		recs, err := collect(ctx, tx, q, map[string]any{"id": id, "w": weights, "k": int64(k)})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]ilgraph.Match, len(recs))
+		for i, r := range recs {
+			s, _, _ := neo4j.GetRecordValue[float64](r, "score")
+			out[i] = ilgraph.Match{ID: str(r, "id"), Score: ilgraph.RoundScore(s)}
+		}
+		return out, nil
+	})
+}

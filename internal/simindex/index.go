@@ -1,0 +1,327 @@
+// Package simindex is the similarity service's in-memory index: an inverted
+// index from features to cases that ranks the cases most like a case or an
+// ad-hoc profile by the weighted Jaccard index defined in the ilgraph
+// package (ilgraph.Score), touching only the cases that share a feature with
+// the query.
+package simindex
+
+import (
+	"container/heap"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/graph"
+)
+
+// Row is one case as the index needs it.
+type Row struct {
+	ID       string
+	Date     string // YYYY-MM-DD
+	Severity string
+	Features []ilgraph.Feature
+}
+
+// kinds in a fixed order; kindIndex maps a kind to its slot.
+var kinds = ilgraph.AllKinds
+
+func kindIndex(k ilgraph.Kind) int {
+	for i, x := range kinds {
+		if x == k {
+			return i
+		}
+	}
+	return -1
+}
+
+const nKinds = 6
+
+// Index is immutable once built; it is safe for concurrent use.
+type Index struct {
+	ids      []string
+	byID     map[string]int32
+	date     []int32 // days since 1970-01-01
+	severity []string
+	org      []int32 // feature id of each case's organization, -1 if none
+
+	features []ilgraph.Feature         // by feature id
+	featID   map[ilgraph.Feature]int32 // feature -> id
+	postings [][]int32                 // feature id -> cases with it, ascending
+	rarity   []float64                 // feature id -> ilgraph.Rarity factor
+	caseFeat [][]int32                 // case -> its feature ids, ascending
+	count    [][nKinds]float64         // case -> number of features per kind
+	rare     [][nKinds]float64         // case -> summed rarity factors per kind
+
+	// Version is the corpus version the index was built from.
+	Version int64
+	// Built is when the index was built.
+	Built time.Time
+}
+
+// Build makes an index of rows.
+func Build(rows []Row, version int64) *Index {
+	ix := &Index{
+		ids: make([]string, len(rows)), byID: make(map[string]int32, len(rows)),
+		date: make([]int32, len(rows)), severity: make([]string, len(rows)), org: make([]int32, len(rows)),
+		featID: map[ilgraph.Feature]int32{}, caseFeat: make([][]int32, len(rows)),
+		count: make([][nKinds]float64, len(rows)), rare: make([][nKinds]float64, len(rows)),
+		Version: version, Built: time.Now(),
+	}
+	for i, r := range rows {
+		ix.ids[i] = r.ID
+		ix.byID[r.ID] = int32(i)
+		ix.severity[i] = r.Severity
+		ix.org[i] = -1
+		if d, err := time.Parse(ilgraph.DateLayout, r.Date); err == nil {
+			ix.date[i] = int32(d.Unix() / 86400)
+		}
+		fs := make([]int32, 0, len(r.Features))
+		for _, f := range r.Features {
+			id, ok := ix.featID[f]
+			if !ok {
+				id = int32(len(ix.features))
+				ix.featID[f] = id
+				ix.features = append(ix.features, f)
+				ix.postings = append(ix.postings, nil)
+			}
+			fs = append(fs, id)
+		}
+		slices.Sort(fs)
+		fs = slices.Compact(fs)
+		ix.caseFeat[i] = fs
+		for _, f := range fs {
+			ix.postings[f] = append(ix.postings[f], int32(i))
+			if ix.features[f].Kind == ilgraph.KindOrg {
+				ix.org[i] = f
+			}
+		}
+	}
+	n := len(rows)
+	ix.rarity = make([]float64, len(ix.features))
+	for f, p := range ix.postings {
+		ix.rarity[f] = ilgraph.Rarity(n, len(p))
+	}
+	for i, fs := range ix.caseFeat {
+		for _, f := range fs {
+			k := kindIndex(ix.features[f].Kind)
+			ix.count[i][k]++
+			ix.rare[i][k] += ix.rarity[f]
+		}
+	}
+	return ix
+}
+
+// Len is the number of cases.
+func (ix *Index) Len() int { return len(ix.ids) }
+
+// Has reports whether the index has a case.
+func (ix *Index) Has(id string) bool { _, ok := ix.byID[id]; return ok }
+
+// Features returns a case's features (nil for an unknown case).
+func (ix *Index) Features(id string) []ilgraph.Feature {
+	i, ok := ix.byID[id]
+	if !ok {
+		return nil
+	}
+	out := make([]ilgraph.Feature, len(ix.caseFeat[i]))
+	for j, f := range ix.caseFeat[i] {
+		out[j] = ix.features[f]
+	}
+	return out
+}
+
+// DF returns how many cases have a feature.
+func (ix *Index) DF(f ilgraph.Feature) int {
+	if id, ok := ix.featID[f]; ok {
+		return len(ix.postings[id])
+	}
+	return 0
+}
+
+// weightOf is a feature's weight under the options.
+func (ix *Index) weightOf(f ilgraph.Feature, w ilgraph.Weights, rarity bool) float64 {
+	v := w[f.Kind]
+	if rarity {
+		v *= ilgraph.Rarity(len(ix.ids), ix.DF(f))
+	}
+	return v
+}
+
+// Weight returns the weight function the options define, for explanations
+// and brute-force checks.
+func (ix *Index) Weight(opt ilgraph.SimilarityOptions) func(ilgraph.Feature) float64 {
+	return func(f ilgraph.Feature) float64 { return ix.weightOf(f, opt.Weights, opt.Rarity) }
+}
+
+// Similar ranks the cases most like the query features, leaving out the case
+// named exclude (the queried case itself). It returns at most opt.K matches
+// with a positive score of at least opt.MinScore that pass opt.Filter
+// (whose Text must already be resolved into IDs), by score descending then
+// id ascending, each with its explanation.
+func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.SimilarityOptions) []ilgraph.Match {
+	if opt.K <= 0 || len(ix.ids) == 0 {
+		return nil
+	}
+	// The query's distinct features with their weights.
+	seen := map[ilgraph.Feature]bool{}
+	var qw float64
+	type qf struct {
+		id int32
+		w  float64
+	}
+	var qs []qf
+	for _, f := range query {
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		w := ix.weightOf(f, opt.Weights, opt.Rarity)
+		qw += w
+		if id, ok := ix.featID[f]; ok && w > 0 {
+			qs = append(qs, qf{id, w})
+		}
+	}
+	excl := int32(-1)
+	if i, ok := ix.byID[exclude]; ok {
+		excl = i
+	}
+	acc := make(map[int32]float64, 256)
+	for _, q := range qs {
+		for _, c := range ix.postings[q.id] {
+			acc[c] += q.w
+		}
+	}
+	var wk [nKinds]float64
+	for i, k := range kinds {
+		wk[i] = opt.Weights[k]
+	}
+	flt := ix.compile(opt.Filter)
+	h := &topK{k: opt.K}
+	for c, shared := range acc {
+		if c == excl || shared <= 0 {
+			continue
+		}
+		var cw float64
+		for k := 0; k < nKinds; k++ {
+			if opt.Rarity {
+				cw += wk[k] * ix.rare[c][k]
+			} else {
+				cw += wk[k] * ix.count[c][k]
+			}
+		}
+		score := ilgraph.RoundScore(shared / (qw + cw - shared))
+		if score < opt.MinScore || !h.wants(score, ix.ids[c]) || !flt.match(ix, c) {
+			continue
+		}
+		h.add(scored{c, score, ix.ids[c]})
+	}
+	out := h.sorted()
+	matches := make([]ilgraph.Match, len(out))
+	weight := ix.Weight(opt)
+	for i, id := range out {
+		m := ilgraph.Score(query, ix.Features(id), weight)
+		m.ID = id
+		// The explanation's score is the definition's, computed afresh; it
+		// equals the ranking score (both rounded).
+		matches[i] = m
+	}
+	return matches
+}
+
+type scored struct {
+	c     int32
+	score float64
+	id    string
+}
+
+// topK keeps the k best by score descending, id ascending.
+type topK struct {
+	k  int
+	xs []scored // a min-heap: the worst kept at xs[0]
+}
+
+func worse(a, b scored) bool { // a ranks below b
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return a.id > b.id
+}
+
+func (h *topK) Len() int           { return len(h.xs) }
+func (h *topK) Less(i, j int) bool { return worse(h.xs[i], h.xs[j]) }
+func (h *topK) Swap(i, j int)      { h.xs[i], h.xs[j] = h.xs[j], h.xs[i] }
+func (h *topK) Push(x any)         { h.xs = append(h.xs, x.(scored)) }
+func (h *topK) Pop() any {
+	x := h.xs[len(h.xs)-1]
+	h.xs = h.xs[:len(h.xs)-1]
+	return x
+}
+
+// wants reports whether a candidate could enter the top k (cheap, before
+// the filter is checked).
+func (h *topK) wants(score float64, id string) bool {
+	return len(h.xs) < h.k || worse(h.xs[0], scored{score: score, id: id})
+}
+
+func (h *topK) add(s scored) {
+	if len(h.xs) < h.k {
+		heap.Push(h, s)
+		return
+	}
+	if worse(h.xs[0], s) {
+		h.xs[0] = s
+		heap.Fix(h, 0)
+	}
+}
+
+func (h *topK) sorted() []string {
+	xs := slices.Clone(h.xs)
+	sort.Slice(xs, func(i, j int) bool { return worse(xs[j], xs[i]) })
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = x.id
+	}
+	return out
+}
+
+// IDs returns every case id in the index.
+func (ix *Index) IDs() []string { return slices.Clone(ix.ids) }
+
+// TopKAll computes every case's k most similar cases, on every core, for
+// storing in the graph. opt.K is replaced by k.
+func TopKAll(ix *Index, k int, opt ilgraph.SimilarityOptions) []graph.SimilarLink {
+	if k <= 0 {
+		return nil
+	}
+	opt.K = k
+	n := ix.Len()
+	workers := runtime.GOMAXPROCS(0)
+	per := make([][]graph.SimilarLink, n)
+	var wg sync.WaitGroup
+	next := make(chan int, 256)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				id := ix.ids[i]
+				for r, m := range ix.Similar(ix.Features(id), id, opt) {
+					per[i] = append(per[i], graph.SimilarLink{From: id, To: m.ID, Score: m.Score, Rank: r + 1})
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var out []graph.SimilarLink
+	for _, ls := range per {
+		out = append(out, ls...)
+	}
+	return out
+}

@@ -1,0 +1,207 @@
+package ilgraph
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Weights give each feature kind its weight in similarity scores.
+type Weights map[Kind]float64
+
+// DefaultWeights are the weights used when a request gives none: a shared
+// root cause says most, then shared contributing factors and components.
+func DefaultWeights() Weights {
+	return Weights{
+		KindRootCause: 3, KindComponent: 1.5, KindSymptom: 1, KindContributing: 2, KindDomain: 0.5, KindOrg: 0.5,
+	}
+}
+
+// MaxWeight bounds one kind's weight.
+const MaxWeight = 1000
+
+// WithDefaults returns w with every kind it lacks set to its default, after
+// checking that every weight is a finite number from 0 to MaxWeight and that
+// at least one is positive.
+func (w Weights) WithDefaults() (Weights, error) {
+	out := DefaultWeights()
+	for k, v := range w {
+		if !k.Valid() {
+			return nil, Errorf(EINVALID, "weights: unknown kind %q (want root_cause, component, symptom, contributing, domain, org)", k)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > MaxWeight {
+			return nil, Errorf(EINVALID, "weights: %s=%v is not a number from 0 to %d", k, v, MaxWeight)
+		}
+		out[k] = v
+	}
+	positive := false
+	for _, v := range out {
+		positive = positive || v > 0
+	}
+	if !positive {
+		return nil, Errorf(EINVALID, "weights: at least one kind must weigh more than 0")
+	}
+	return out, nil
+}
+
+// ParseWeights reads "root_cause=3,component=1.5,…" (kinds as in Kind).
+func ParseWeights(s string) (Weights, error) {
+	w := Weights{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			return nil, Errorf(EINVALID, "weights: %q is not kind=number", part)
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return nil, Errorf(EINVALID, "weights: %q is not a number", v)
+		}
+		w[Kind(strings.TrimSpace(k))] = f
+	}
+	return w.WithDefaults()
+}
+
+func (w Weights) String() string {
+	var parts []string
+	for _, k := range AllKinds {
+		parts = append(parts, fmt.Sprintf("%s=%g", k, w[k]))
+	}
+	return strings.Join(parts, ",")
+}
+
+// Rarity is the factor by which rarity weighting multiplies a feature's
+// weight: 1 + ln((N+1)/(df+1)), where N is the number of cases and df the
+// number of them with the feature. A feature every case has keeps its
+// weight (factor 1); the rarer a feature, the more it counts.
+func Rarity(n, df int) float64 {
+	return 1 + math.Log(float64(n+1)/float64(df+1))
+}
+
+// RarityFormula describes Rarity for documentation and the API.
+const RarityFormula = "1 + ln((N + 1) / (df + 1)), N = number of cases, df = cases with the feature"
+
+// Contribution is one shared feature's part of a score: its weight over the
+// summed weights of the features either case has. Contributions of a match
+// add up to its score.
+type Contribution struct {
+	Feature
+	Weight       float64
+	Contribution float64
+}
+
+// Difference is a feature only one of the two cases has.
+type Difference struct {
+	Feature
+	Weight float64
+	// InQuery is true when the queried case (or profile) has the feature
+	// and the match does not; false for the other way round.
+	InQuery bool
+}
+
+// Match is one similar case with its score and why.
+type Match struct {
+	ID        string
+	Score     float64
+	Shared    []Contribution // by contribution descending, then kind, then id
+	Different []Difference   // by weight descending, then kind, then id
+}
+
+// SimilarityOptions say how to rank.
+type SimilarityOptions struct {
+	K        int
+	Weights  Weights // complete (see WithDefaults)
+	Rarity   bool
+	MinScore float64
+	Filter   CaseFilter
+}
+
+// Score is the definition of similarity, written for clarity rather than
+// speed: the weighted Jaccard index of two feature sets. weight gives each
+// feature's weight (its kind's weight, times its rarity factor when rarity
+// weighting is on). It returns the score with its explanation.
+func Score(a, b []Feature, weight func(Feature) float64) Match {
+	inA, inB := map[Feature]bool{}, map[Feature]bool{}
+	for _, f := range a {
+		inA[f] = true
+	}
+	for _, f := range b {
+		inB[f] = true
+	}
+	var shared, union float64
+	var m Match
+	for f := range inA {
+		w := weight(f)
+		union += w
+		if inB[f] {
+			shared += w
+			m.Shared = append(m.Shared, Contribution{Feature: f, Weight: w})
+		} else {
+			m.Different = append(m.Different, Difference{Feature: f, Weight: w, InQuery: true})
+		}
+	}
+	for f := range inB {
+		if !inA[f] {
+			w := weight(f)
+			union += w
+			m.Different = append(m.Different, Difference{Feature: f, Weight: w})
+		}
+	}
+	if union > 0 {
+		m.Score = RoundScore(shared / union)
+		for i := range m.Shared {
+			m.Shared[i].Contribution = m.Shared[i].Weight / union
+		}
+	}
+	SortExplanation(&m)
+	return m
+}
+
+// SortExplanation puts a match's shared features by contribution and its
+// differences by weight, both descending, ties by kind order then id.
+func SortExplanation(m *Match) {
+	kindOrder := func(k Kind) int {
+		for i, x := range AllKinds {
+			if x == k {
+				return i
+			}
+		}
+		return len(AllKinds)
+	}
+	less := func(wa, wb float64, fa, fb Feature) bool {
+		if wa != wb {
+			return wa > wb
+		}
+		if fa.Kind != fb.Kind {
+			return kindOrder(fa.Kind) < kindOrder(fb.Kind)
+		}
+		return fa.ID < fb.ID
+	}
+	sort.Slice(m.Shared, func(i, j int) bool {
+		return less(m.Shared[i].Contribution, m.Shared[j].Contribution, m.Shared[i].Feature, m.Shared[j].Feature)
+	})
+	sort.Slice(m.Different, func(i, j int) bool {
+		return less(m.Different[i].Weight, m.Different[j].Weight, m.Different[i].Feature, m.Different[j].Feature)
+	})
+}
+
+// RankMatches orders matches by score descending, then id ascending.
+func RankMatches(ms []Match) {
+	sort.Slice(ms, func(i, j int) bool {
+		if ms[i].Score != ms[j].Score {
+			return ms[i].Score > ms[j].Score
+		}
+		return ms[i].ID < ms[j].ID
+	})
+}
+
+// RoundScore rounds a score to 12 decimal places. Scores are sums of
+// floating-point weights, and different summation orders differ in the last
+// bits; rounding makes mathematically equal scores equal, so ties rank by id
+// whichever way a score was computed.
+func RoundScore(x float64) float64 { return math.Round(x*1e12) / 1e12 }
