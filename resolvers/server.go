@@ -29,7 +29,7 @@ import (
 type Options struct {
 	MaxBodyBytes   int64         // request body limit (default 1 MiB)
 	MaxDepth       int           // query depth limit (default 12)
-	MaxComplexity  int           // query complexity limit (default 5000)
+	MaxComplexity  int           // query complexity limit (default 20000)
 	RequestTimeout time.Duration // per-request timeout (default 15s)
 	Logger         *slog.Logger  // default slog.Default()
 }
@@ -42,7 +42,7 @@ func (o *Options) defaults() {
 		o.MaxDepth = 12
 	}
 	if o.MaxComplexity <= 0 {
-		o.MaxComplexity = 5000
+		o.MaxComplexity = 20000
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 15 * time.Second

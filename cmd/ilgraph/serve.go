@@ -25,7 +25,7 @@ gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
 	timeout := fs.Duration("timeout", 15*time.Second, "per-request timeout")
 	maxBody := fs.Int64("max-body", 1<<20, "request body limit in bytes")
 	maxDepth := fs.Int("max-depth", 12, "query depth limit")
-	maxComplexity := fs.Int("max-complexity", 5000, "query complexity limit")
+	maxComplexity := fs.Int("max-complexity", 20000, "query complexity limit")
 	grace := fs.Duration("shutdown-grace", 20*time.Second, "how long requests in flight may take to finish at shutdown")
 	logJSON := fs.Bool("log-json", false, "log as JSON lines instead of text")
 	if err := parseFlags(fs, args); err != nil {
