@@ -139,34 +139,45 @@ func Normalize(c *ilgraph.Case) {
 	}
 }
 
-// Similar ranks, by brute force over every case, the cases most like c
-// under the definition (ilgraph.Score): positive scores only, score
-// descending then id, at most k.
-func Similar(cases []*ilgraph.Case, c *ilgraph.Case, k int, w ilgraph.Weights, rarity bool, keep func(*ilgraph.Case) bool) []ilgraph.Match {
-	return SimilarToFeatures(cases, c.Features(), c.ID, k, w, rarity, keep)
+// Brute ranks cases by similarity by brute force, straight from the
+// definition (ilgraph.Score): every case scored, positive scores kept,
+// score descending then id.
+type Brute struct {
+	cases []*ilgraph.Case
+	df    map[ilgraph.Feature]int
 }
 
-// SimilarToFeatures is Similar for an ad-hoc feature set.
-func SimilarToFeatures(cases []*ilgraph.Case, query []ilgraph.Feature, exclude string, k int, w ilgraph.Weights, rarity bool, keep func(*ilgraph.Case) bool) []ilgraph.Match {
-	df := map[ilgraph.Feature]int{}
+// NewBrute prepares brute-force ranking over cases.
+func NewBrute(cases []*ilgraph.Case) *Brute {
+	b := &Brute{cases: cases, df: map[ilgraph.Feature]int{}}
 	for _, x := range cases {
 		seen := map[ilgraph.Feature]bool{}
 		for _, f := range x.Features() {
 			if !seen[f] {
-				df[f]++
+				b.df[f]++
 				seen[f] = true
 			}
 		}
 	}
+	return b
+}
+
+// Similar returns the k cases most like c (c left out) that keep accepts.
+func (b *Brute) Similar(c *ilgraph.Case, k int, w ilgraph.Weights, rarity bool, keep func(*ilgraph.Case) bool) []ilgraph.Match {
+	return b.ToFeatures(c.Features(), c.ID, k, w, rarity, keep)
+}
+
+// ToFeatures ranks against an ad-hoc feature set.
+func (b *Brute) ToFeatures(query []ilgraph.Feature, exclude string, k int, w ilgraph.Weights, rarity bool, keep func(*ilgraph.Case) bool) []ilgraph.Match {
 	weight := func(f ilgraph.Feature) float64 {
 		v := w[f.Kind]
 		if rarity {
-			v *= ilgraph.Rarity(len(cases), df[f])
+			v *= ilgraph.Rarity(len(b.cases), b.df[f])
 		}
 		return v
 	}
 	var ms []ilgraph.Match
-	for _, x := range cases {
+	for _, x := range b.cases {
 		if x.ID == exclude || (keep != nil && !keep(x)) {
 			continue
 		}

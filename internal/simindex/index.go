@@ -55,6 +55,8 @@ type Index struct {
 	count    [][nKinds]float64         // case -> number of features per kind
 	rare     [][nKinds]float64         // case -> summed rarity factors per kind
 
+	scratch sync.Pool // *scratch, one per concurrent query
+
 	// Version is the corpus version the index was built from.
 	Version int64
 	// Built is when the index was built.
@@ -100,6 +102,7 @@ func Build(rows []Row, version int64) *Index {
 		}
 	}
 	n := len(rows)
+	ix.scratch.New = func() any { return &scratch{acc: make([]float64, n)} }
 	ix.rarity = make([]float64, len(ix.features))
 	for f, p := range ix.postings {
 		ix.rarity[f] = ilgraph.Rarity(n, len(p))
@@ -188,19 +191,32 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 	if i, ok := ix.byID[exclude]; ok {
 		excl = i
 	}
-	acc := make(map[int32]float64, 256)
+	// Dense accumulator: shared weight per case, and the cases touched.
+	sc := ix.scratch.Get().(*scratch)
+	defer ix.scratch.Put(sc)
+	acc, touched := sc.acc, sc.touched[:0]
 	for _, q := range qs {
 		for _, c := range ix.postings[q.id] {
+			if acc[c] == 0 {
+				touched = append(touched, c)
+			}
 			acc[c] += q.w
 		}
 	}
+	defer func() {
+		for _, c := range touched {
+			acc[c] = 0
+		}
+		sc.touched = touched
+	}()
 	var wk [nKinds]float64
 	for i, k := range kinds {
 		wk[i] = opt.Weights[k]
 	}
 	flt := ix.compile(opt.Filter)
 	h := &topK{k: opt.K}
-	for c, shared := range acc {
+	for _, c := range touched {
+		shared := acc[c]
 		if c == excl || shared <= 0 {
 			continue
 		}
@@ -229,6 +245,12 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 		matches[i] = m
 	}
 	return matches
+}
+
+// scratch is the per-query working memory, reused across queries.
+type scratch struct {
+	acc     []float64
+	touched []int32
 }
 
 type scored struct {
