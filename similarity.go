@@ -200,8 +200,8 @@ func RankMatches(ms []Match) {
 	})
 }
 
-// RoundScore rounds a score to 12 decimal places. Scores are sums of
+// RoundScore rounds a score to 9 decimal places. Scores are sums of
 // floating-point weights, and different summation orders differ in the last
-// bits; rounding makes mathematically equal scores equal, so ties rank by id
-// whichever way a score was computed.
-func RoundScore(x float64) float64 { return math.Round(x*1e12) / 1e12 }
+// bits (around 1e-15); rounding makes mathematically equal scores equal, so
+// ties rank by id whichever way a score was computed.
+func RoundScore(x float64) float64 { return math.Round(x*1e9) / 1e9 }

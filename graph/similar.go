@@ -154,7 +154,7 @@ MATCH (a)-[r1:%[1]s]->(f)<-[r2:%[1]s]-(b:Case)
 WHERE b <> a AND type(r1) = type(r2)
 WITH a, wa, b, sum($w[type(r1)]) AS shared
 CALL (b) { MATCH (b)-[r:%[1]s]->() RETURN sum($w[type(r)]) AS wb }
-WITH b, round(shared / (wa + wb - shared), 12) AS score
+WITH b, round(shared / (wa + wb - shared), 9) AS score
 WHERE score > 0
 RETURN b.id AS id, score ORDER BY score DESC, id ASC LIMIT $k`, rel)
 	return read(ctx, db, "similarity by Cypher", func(tx neo4j.ManagedTransaction) ([]ilgraph.Match, error) {
