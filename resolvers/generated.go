@@ -70,6 +70,7 @@ type ComplexityRoot struct {
 		RootCause     func(childComplexity int) int
 		SameRootCause func(childComplexity int, first *int) int
 		Severity      func(childComplexity int) int
+		Similar       func(childComplexity int, k *int) int
 		Sources       func(childComplexity int) int
 		Summary       func(childComplexity int) int
 		Symptoms      func(childComplexity int) int
@@ -113,6 +114,13 @@ type ComplexityRoot struct {
 	CrossReferenceEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	DifferingFeature struct {
+		Kind   func(childComplexity int) int
+		Side   func(childComplexity int) int
+		Term   func(childComplexity int) int
+		Weight func(childComplexity int) int
 	}
 
 	Distribution struct {
@@ -159,6 +167,13 @@ type ComplexityRoot struct {
 		Years        func(childComplexity int) int
 	}
 
+	FeatureContribution struct {
+		Contribution func(childComplexity int) int
+		Kind         func(childComplexity int) int
+		Term         func(childComplexity int) int
+		Weight       func(childComplexity int) int
+	}
+
 	Impact struct {
 		Region func(childComplexity int) int
 		Scope  func(childComplexity int) int
@@ -184,17 +199,34 @@ type ComplexityRoot struct {
 		Nodes  func(childComplexity int) int
 	}
 
+	ProfileMatch struct {
+		Contributing func(childComplexity int) int
+		Matches      func(childComplexity int) int
+		Remedies     func(childComplexity int) int
+		RootCauses   func(childComplexity int) int
+	}
+
 	Query struct {
-		Case          func(childComplexity int, id string) int
-		Cases         func(childComplexity int, filter *CaseFilter, sort *CaseSort, first *int, after *string) int
-		Connections   func(childComplexity int, from string, to string, maxHops *int, limit *int) int
-		Cooccurrence  func(childComplexity int, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) int
-		Neighbourhood func(childComplexity int, node NodeInput, depth *int, limit *int) int
-		SameRootCause func(childComplexity int, caseID string, first *int, after *string) int
-		SharedWith    func(childComplexity int, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *CaseSort, first *int, after *string) int
-		Stats         func(childComplexity int, filter *CaseFilter) int
-		Term          func(childComplexity int, kind ilgraph.Kind, id string) int
-		Vocabulary    func(childComplexity int, kind *ilgraph.Kind) int
+		Case               func(childComplexity int, id string) int
+		Cases              func(childComplexity int, filter *CaseFilter, sort *CaseSort, first *int, after *string) int
+		Connections        func(childComplexity int, from string, to string, maxHops *int, limit *int) int
+		Cooccurrence       func(childComplexity int, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) int
+		Neighbourhood      func(childComplexity int, node NodeInput, depth *int, limit *int) int
+		SameRootCause      func(childComplexity int, caseID string, first *int, after *string) int
+		SharedWith         func(childComplexity int, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *CaseSort, first *int, after *string) int
+		SimilarCases       func(childComplexity int, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) int
+		SimilarToProfile   func(childComplexity int, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) int
+		SimilarityDefaults func(childComplexity int) int
+		Stats              func(childComplexity int, filter *CaseFilter) int
+		Term               func(childComplexity int, kind ilgraph.Kind, id string) int
+		Vocabulary         func(childComplexity int, kind *ilgraph.Kind) int
+	}
+
+	Remedy struct {
+		ActionItems func(childComplexity int) int
+		Case        func(childComplexity int) int
+		Remediation func(childComplexity int) int
+		Score       func(childComplexity int) int
 	}
 
 	Review struct {
@@ -206,6 +238,19 @@ type ComplexityRoot struct {
 	SharedFeature struct {
 		Kind func(childComplexity int) int
 		Term func(childComplexity int) int
+	}
+
+	SimilarCase struct {
+		Case      func(childComplexity int) int
+		Differing func(childComplexity int) int
+		Score     func(childComplexity int) int
+		Shared    func(childComplexity int) int
+	}
+
+	SimilarityDefaults struct {
+		Rarity        func(childComplexity int) int
+		RarityFormula func(childComplexity int) int
+		Weights       func(childComplexity int) int
 	}
 
 	Source struct {
@@ -259,6 +304,21 @@ type ComplexityRoot struct {
 		ResolvedAfterMinutes func(childComplexity int) int
 	}
 
+	WeightedTerm struct {
+		Matches func(childComplexity int) int
+		Term    func(childComplexity int) int
+		Weight  func(childComplexity int) int
+	}
+
+	Weights struct {
+		Component    func(childComplexity int) int
+		Contributing func(childComplexity int) int
+		Domain       func(childComplexity int) int
+		Org          func(childComplexity int) int
+		RootCause    func(childComplexity int) int
+		Symptom      func(childComplexity int) int
+	}
+
 	YearCount struct {
 		Count func(childComplexity int) int
 		Year  func(childComplexity int) int
@@ -290,6 +350,7 @@ type CaseResolver interface {
 
 	JSON(ctx context.Context, obj *ilgraph.Case) (string, error)
 	SameRootCause(ctx context.Context, obj *ilgraph.Case, first *int) ([]CrossReference, error)
+	Similar(ctx context.Context, obj *ilgraph.Case, k *int) ([]SimilarCase, error)
 }
 type CaseConnectionResolver interface {
 	Facets(ctx context.Context, obj *CaseConnection) (*Facets, error)
@@ -328,6 +389,9 @@ type QueryResolver interface {
 	Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) (*graph.Drawing, error)
 	Connections(ctx context.Context, from string, to string, maxHops *int, limit *int) ([]graph.Path, error)
 	Stats(ctx context.Context, filter *CaseFilter) (*graph.Stats, error)
+	SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]SimilarCase, error)
+	SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*ProfileMatch, error)
+	SimilarityDefaults(ctx context.Context) (*SimilarityDefaults, error)
 }
 type StatsResolver interface {
 	PerOrganization(ctx context.Context, obj *graph.Stats) ([]graph.TermCount, error)
@@ -508,6 +572,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Case.Severity(childComplexity), true
+	case "Case.similar":
+		if e.ComplexityRoot.Case.Similar == nil {
+			break
+		}
+
+		args, err := ec.field_Case_similar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Case.Similar(childComplexity, args["k"].(*int)), true
 	case "Case.sources":
 		if e.ComplexityRoot.Case.Sources == nil {
 			break
@@ -681,6 +756,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CrossReferenceEdge.Node(childComplexity), true
+
+	case "DifferingFeature.kind":
+		if e.ComplexityRoot.DifferingFeature.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DifferingFeature.Kind(childComplexity), true
+	case "DifferingFeature.side":
+		if e.ComplexityRoot.DifferingFeature.Side == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DifferingFeature.Side(childComplexity), true
+	case "DifferingFeature.term":
+		if e.ComplexityRoot.DifferingFeature.Term == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DifferingFeature.Term(childComplexity), true
+	case "DifferingFeature.weight":
+		if e.ComplexityRoot.DifferingFeature.Weight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DifferingFeature.Weight(childComplexity), true
 
 	case "Distribution.cases":
 		if e.ComplexityRoot.Distribution.Cases == nil {
@@ -861,6 +961,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Facets.Years(childComplexity), true
 
+	case "FeatureContribution.contribution":
+		if e.ComplexityRoot.FeatureContribution.Contribution == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeatureContribution.Contribution(childComplexity), true
+	case "FeatureContribution.kind":
+		if e.ComplexityRoot.FeatureContribution.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeatureContribution.Kind(childComplexity), true
+	case "FeatureContribution.term":
+		if e.ComplexityRoot.FeatureContribution.Term == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeatureContribution.Term(childComplexity), true
+	case "FeatureContribution.weight":
+		if e.ComplexityRoot.FeatureContribution.Weight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeatureContribution.Weight(childComplexity), true
+
 	case "Impact.region":
 		if e.ComplexityRoot.Impact.Region == nil {
 			break
@@ -943,6 +1068,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Path.Nodes(childComplexity), true
 
+	case "ProfileMatch.contributing":
+		if e.ComplexityRoot.ProfileMatch.Contributing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProfileMatch.Contributing(childComplexity), true
+	case "ProfileMatch.matches":
+		if e.ComplexityRoot.ProfileMatch.Matches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProfileMatch.Matches(childComplexity), true
+	case "ProfileMatch.remedies":
+		if e.ComplexityRoot.ProfileMatch.Remedies == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProfileMatch.Remedies(childComplexity), true
+	case "ProfileMatch.rootCauses":
+		if e.ComplexityRoot.ProfileMatch.RootCauses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProfileMatch.RootCauses(childComplexity), true
+
 	case "Query.case":
 		if e.ComplexityRoot.Query.Case == nil {
 			break
@@ -1021,6 +1171,34 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.SharedWith(childComplexity, args["caseId"].(string), args["kind"].(ilgraph.Kind), args["term"].(*string), args["filter"].(*CaseFilter), args["sort"].(*CaseSort), args["first"].(*int), args["after"].(*string)), true
+	case "Query.similarCases":
+		if e.ComplexityRoot.Query.SimilarCases == nil {
+			break
+		}
+
+		args, err := ec.field_Query_similarCases_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SimilarCases(childComplexity, args["caseId"].(string), args["k"].(*int), args["weights"].(*WeightsInput), args["rarity"].(*bool), args["filter"].(*CaseFilter), args["minScore"].(*float64)), true
+	case "Query.similarToProfile":
+		if e.ComplexityRoot.Query.SimilarToProfile == nil {
+			break
+		}
+
+		args, err := ec.field_Query_similarToProfile_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SimilarToProfile(childComplexity, args["profile"].(ProfileInput), args["k"].(*int), args["weights"].(*WeightsInput), args["rarity"].(*bool), args["filter"].(*CaseFilter), args["minScore"].(*float64)), true
+	case "Query.similarityDefaults":
+		if e.ComplexityRoot.Query.SimilarityDefaults == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.SimilarityDefaults(childComplexity), true
 	case "Query.stats":
 		if e.ComplexityRoot.Query.Stats == nil {
 			break
@@ -1055,6 +1233,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Vocabulary(childComplexity, args["kind"].(*ilgraph.Kind)), true
 
+	case "Remedy.actionItems":
+		if e.ComplexityRoot.Remedy.ActionItems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Remedy.ActionItems(childComplexity), true
+	case "Remedy.case":
+		if e.ComplexityRoot.Remedy.Case == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Remedy.Case(childComplexity), true
+	case "Remedy.remediation":
+		if e.ComplexityRoot.Remedy.Remediation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Remedy.Remediation(childComplexity), true
+	case "Remedy.score":
+		if e.ComplexityRoot.Remedy.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Remedy.Score(childComplexity), true
+
 	case "Review.reviewedAt":
 		if e.ComplexityRoot.Review.ReviewedAt == nil {
 			break
@@ -1086,6 +1289,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SharedFeature.Term(childComplexity), true
+
+	case "SimilarCase.case":
+		if e.ComplexityRoot.SimilarCase.Case == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarCase.Case(childComplexity), true
+	case "SimilarCase.differing":
+		if e.ComplexityRoot.SimilarCase.Differing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarCase.Differing(childComplexity), true
+	case "SimilarCase.score":
+		if e.ComplexityRoot.SimilarCase.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarCase.Score(childComplexity), true
+	case "SimilarCase.shared":
+		if e.ComplexityRoot.SimilarCase.Shared == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarCase.Shared(childComplexity), true
+
+	case "SimilarityDefaults.rarity":
+		if e.ComplexityRoot.SimilarityDefaults.Rarity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityDefaults.Rarity(childComplexity), true
+	case "SimilarityDefaults.rarityFormula":
+		if e.ComplexityRoot.SimilarityDefaults.RarityFormula == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityDefaults.RarityFormula(childComplexity), true
+	case "SimilarityDefaults.weights":
+		if e.ComplexityRoot.SimilarityDefaults.Weights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityDefaults.Weights(childComplexity), true
 
 	case "Source.archived":
 		if e.ComplexityRoot.Source.Archived == nil {
@@ -1284,6 +1531,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Timeline.ResolvedAfterMinutes(childComplexity), true
 
+	case "WeightedTerm.matches":
+		if e.ComplexityRoot.WeightedTerm.Matches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightedTerm.Matches(childComplexity), true
+	case "WeightedTerm.term":
+		if e.ComplexityRoot.WeightedTerm.Term == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightedTerm.Term(childComplexity), true
+	case "WeightedTerm.weight":
+		if e.ComplexityRoot.WeightedTerm.Weight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WeightedTerm.Weight(childComplexity), true
+
+	case "Weights.component":
+		if e.ComplexityRoot.Weights.Component == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Weights.Component(childComplexity), true
+	case "Weights.contributing":
+		if e.ComplexityRoot.Weights.Contributing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Weights.Contributing(childComplexity), true
+	case "Weights.domain":
+		if e.ComplexityRoot.Weights.Domain == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Weights.Domain(childComplexity), true
+	case "Weights.org":
+		if e.ComplexityRoot.Weights.Org == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Weights.Org(childComplexity), true
+	case "Weights.rootCause":
+		if e.ComplexityRoot.Weights.RootCause == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Weights.RootCause(childComplexity), true
+	case "Weights.symptom":
+		if e.ComplexityRoot.Weights.Symptom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Weights.Symptom(childComplexity), true
+
 	case "YearCount.count":
 		if e.ComplexityRoot.YearCount.Count == nil {
 			break
@@ -1308,7 +1611,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("CaseFilter", ec.unmarshalInputCaseFilter),
 			graphql.NewInputUnmarshaler("NodeInput", ec.unmarshalInputNodeInput),
+			graphql.NewInputUnmarshaler("ProfileInput", ec.unmarshalInputProfileInput),
 			graphql.NewInputUnmarshaler("TermMatch", ec.unmarshalInputTermMatch),
+			graphql.NewInputUnmarshaler("WeightsInput", ec.unmarshalInputWeightsInput),
 		)
 	}
 	first := true
@@ -1427,6 +1732,116 @@ type Query {
 
   "Corpus statistics over the cases a filter selects."
   stats(filter: CaseFilter): Stats!
+
+  """
+  The k cases most like a case (k ≤ 100), by weighted Jaccard similarity over
+  root cause, components, symptoms, contributing factors, domains and
+  organization (see docs/similarity.md), each with why. Cases sharing nothing
+  are never listed. Ordered by score, then id.
+  """
+  similarCases(caseId: ID!, k: Int = 10, weights: WeightsInput, rarity: Boolean = false, filter: CaseFilter, minScore: Float = 0): [SimilarCase!]!
+
+  """
+  The cases most like an incident that is not a stored case — one in
+  progress — and what they suggest: their root causes and contributing
+  factors weighted by score, and what resolved them.
+  """
+  similarToProfile(profile: ProfileInput!, k: Int = 10, weights: WeightsInput, rarity: Boolean = false, filter: CaseFilter, minScore: Float = 0): ProfileMatch!
+
+  "The default weights and the rarity formula."
+  similarityDefaults: SimilarityDefaults!
+}
+
+"Weight per kind; omitted kinds keep their defaults (see similarityDefaults)."
+input WeightsInput {
+  rootCause: Float
+  component: Float
+  symptom: Float
+  contributing: Float
+  domain: Float
+  org: Float
+}
+
+type Weights {
+  rootCause: Float!
+  component: Float!
+  symptom: Float!
+  contributing: Float!
+  domain: Float!
+  org: Float!
+}
+
+type SimilarityDefaults {
+  weights: Weights!
+  rarity: Boolean!
+  "The factor rarity weighting multiplies each feature's weight by."
+  rarityFormula: String!
+}
+
+"An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case."
+input ProfileInput {
+  rootCause: ID
+  components: [ID!]
+  symptoms: [ID!]
+  contributing: [ID!]
+  domains: [ID!]
+  org: ID
+}
+
+type SimilarCase {
+  case: Case!
+  "From 0 to 1: the summed weights of shared features over those of the features either has."
+  score: Float!
+  "Every shared feature with its share of the score; the shares add up to the score."
+  shared: [FeatureContribution!]!
+  "The strongest features only one side has (at most 5)."
+  differing: [DifferingFeature!]!
+}
+
+type FeatureContribution {
+  kind: Kind!
+  term: Term!
+  weight: Float!
+  contribution: Float!
+}
+
+enum Side {
+  "The queried case or profile has it; the match does not."
+  QUERY
+  "The match has it; the queried case or profile does not."
+  MATCH
+}
+
+type DifferingFeature {
+  kind: Kind!
+  term: Term!
+  weight: Float!
+  side: Side!
+}
+
+type ProfileMatch {
+  matches: [SimilarCase!]!
+  "Root causes of the matches, each weighted by the summed scores of the matches with it."
+  rootCauses: [WeightedTerm!]!
+  "Contributing factors of the matches, weighted the same way: what to check next."
+  contributing: [WeightedTerm!]!
+  "What resolved the matches: their remediation steps and action items, best match first."
+  remedies: [Remedy!]!
+}
+
+type WeightedTerm {
+  term: Term!
+  "Summed scores of the matches with this term."
+  weight: Float!
+  "How many of the matches have it."
+  matches: Int!
+}
+
+type Remedy {
+  case: Case!
+  score: Float!
+  remediation: [Text!]!
+  actionItems: [Text!]!
 }
 
 "The kinds of feature a case is tagged with."
@@ -1565,6 +1980,8 @@ type Case {
   json: String!
   "The other cases with this case's root cause (see Query.sameRootCause)."
   sameRootCause(first: Int = 10): [CrossReference!]!
+  "The cases most like this one, with the default weights (see Query.similarCases)."
+  similar(k: Int = 5): [SimilarCase!]!
 }
 
 type Term {
@@ -1792,6 +2209,8 @@ func (ec *executionContext) childFields_Case(ctx context.Context, field graphql.
 		return ec.fieldContext_Case_json(ctx, field)
 	case "sameRootCause":
 		return ec.fieldContext_Case_sameRootCause(ctx, field)
+	case "similar":
+		return ec.fieldContext_Case_similar(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Case", field.Name)
 }
@@ -1860,6 +2279,20 @@ func (ec *executionContext) childFields_CrossReferenceEdge(ctx context.Context, 
 		return ec.fieldContext_CrossReferenceEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CrossReferenceEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_DifferingFeature(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_DifferingFeature_kind(ctx, field)
+	case "term":
+		return ec.fieldContext_DifferingFeature_term(ctx, field)
+	case "weight":
+		return ec.fieldContext_DifferingFeature_weight(ctx, field)
+	case "side":
+		return ec.fieldContext_DifferingFeature_side(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DifferingFeature", field.Name)
 }
 
 func (ec *executionContext) childFields_Distribution(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1950,6 +2383,20 @@ func (ec *executionContext) childFields_Facets(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Facets", field.Name)
 }
 
+func (ec *executionContext) childFields_FeatureContribution(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_FeatureContribution_kind(ctx, field)
+	case "term":
+		return ec.fieldContext_FeatureContribution_term(ctx, field)
+	case "weight":
+		return ec.fieldContext_FeatureContribution_weight(ctx, field)
+	case "contribution":
+		return ec.fieldContext_FeatureContribution_contribution(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FeatureContribution", field.Name)
+}
+
 func (ec *executionContext) childFields_Impact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "scope":
@@ -2000,6 +2447,34 @@ func (ec *executionContext) childFields_Path(ctx context.Context, field graphql.
 	return nil, fmt.Errorf("no field named %q was found under type Path", field.Name)
 }
 
+func (ec *executionContext) childFields_ProfileMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "matches":
+		return ec.fieldContext_ProfileMatch_matches(ctx, field)
+	case "rootCauses":
+		return ec.fieldContext_ProfileMatch_rootCauses(ctx, field)
+	case "contributing":
+		return ec.fieldContext_ProfileMatch_contributing(ctx, field)
+	case "remedies":
+		return ec.fieldContext_ProfileMatch_remedies(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProfileMatch", field.Name)
+}
+
+func (ec *executionContext) childFields_Remedy(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "case":
+		return ec.fieldContext_Remedy_case(ctx, field)
+	case "score":
+		return ec.fieldContext_Remedy_score(ctx, field)
+	case "remediation":
+		return ec.fieldContext_Remedy_remediation(ctx, field)
+	case "actionItems":
+		return ec.fieldContext_Remedy_actionItems(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Remedy", field.Name)
+}
+
 func (ec *executionContext) childFields_Review(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "writtenBy":
@@ -2020,6 +2495,32 @@ func (ec *executionContext) childFields_SharedFeature(ctx context.Context, field
 		return ec.fieldContext_SharedFeature_term(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SharedFeature", field.Name)
+}
+
+func (ec *executionContext) childFields_SimilarCase(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "case":
+		return ec.fieldContext_SimilarCase_case(ctx, field)
+	case "score":
+		return ec.fieldContext_SimilarCase_score(ctx, field)
+	case "shared":
+		return ec.fieldContext_SimilarCase_shared(ctx, field)
+	case "differing":
+		return ec.fieldContext_SimilarCase_differing(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SimilarCase", field.Name)
+}
+
+func (ec *executionContext) childFields_SimilarityDefaults(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "weights":
+		return ec.fieldContext_SimilarityDefaults_weights(ctx, field)
+	case "rarity":
+		return ec.fieldContext_SimilarityDefaults_rarity(ctx, field)
+	case "rarityFormula":
+		return ec.fieldContext_SimilarityDefaults_rarityFormula(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SimilarityDefaults", field.Name)
 }
 
 func (ec *executionContext) childFields_Source(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2122,6 +2623,36 @@ func (ec *executionContext) childFields_Timeline(ctx context.Context, field grap
 		return ec.fieldContext_Timeline_resolvedAfterMinutes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Timeline", field.Name)
+}
+
+func (ec *executionContext) childFields_WeightedTerm(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "term":
+		return ec.fieldContext_WeightedTerm_term(ctx, field)
+	case "weight":
+		return ec.fieldContext_WeightedTerm_weight(ctx, field)
+	case "matches":
+		return ec.fieldContext_WeightedTerm_matches(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WeightedTerm", field.Name)
+}
+
+func (ec *executionContext) childFields_Weights(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "rootCause":
+		return ec.fieldContext_Weights_rootCause(ctx, field)
+	case "component":
+		return ec.fieldContext_Weights_component(ctx, field)
+	case "symptom":
+		return ec.fieldContext_Weights_symptom(ctx, field)
+	case "contributing":
+		return ec.fieldContext_Weights_contributing(ctx, field)
+	case "domain":
+		return ec.fieldContext_Weights_domain(ctx, field)
+	case "org":
+		return ec.fieldContext_Weights_org(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Weights", field.Name)
 }
 
 func (ec *executionContext) childFields_YearCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2261,6 +2792,20 @@ func (ec *executionContext) field_Case_sameRootCause_args(ctx context.Context, r
 		return nil, err
 	}
 	args["first"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Case_similar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "k",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["k"] = arg0
 	return args, nil
 }
 
@@ -2525,6 +3070,114 @@ func (ec *executionContext) field_Query_sharedWith_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["after"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_similarCases_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "k",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["k"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "weights",
+		func(ctx context.Context, v any) (*WeightsInput, error) {
+			return ec.unmarshalOWeightsInput2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["weights"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "rarity",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rarity"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*CaseFilter, error) {
+			return ec.unmarshalOCaseFilter2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "minScore",
+		func(ctx context.Context, v any) (*float64, error) {
+			return ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["minScore"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_similarToProfile_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "profile",
+		func(ctx context.Context, v any) (ProfileInput, error) {
+			return ec.unmarshalNProfileInput2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐProfileInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["profile"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "k",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["k"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "weights",
+		func(ctx context.Context, v any) (*WeightsInput, error) {
+			return ec.unmarshalOWeightsInput2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["weights"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "rarity",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rarity"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*CaseFilter, error) {
+			return ec.unmarshalOCaseFilter2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "minScore",
+		func(ctx context.Context, v any) (*float64, error) {
+			return ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["minScore"] = arg5
 	return args, nil
 }
 
@@ -3635,6 +4288,50 @@ func (ec *executionContext) fieldContext_Case_sameRootCause(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Case_similar(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_similar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Case().Similar(ctx, obj, fc.Args["k"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []SimilarCase) graphql.Marshaler {
+			return ec.marshalNSimilarCase2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarCaseᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_similar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Case",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimilarCase(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Case_similar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CaseConnection_edges(ctx context.Context, field graphql.CollectedField, obj *CaseConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4155,6 +4852,107 @@ func (ec *executionContext) fieldContext_CrossReferenceEdge_node(_ context.Conte
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _DifferingFeature_kind(ctx context.Context, field graphql.CollectedField, obj *DifferingFeature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DifferingFeature_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
+			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DifferingFeature_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DifferingFeature", field, false, false, "Kind")
+}
+
+func (ec *executionContext) _DifferingFeature_term(ctx context.Context, field graphql.CollectedField, obj *DifferingFeature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DifferingFeature_term(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Term, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DifferingFeature_term(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DifferingFeature",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DifferingFeature_weight(ctx context.Context, field graphql.CollectedField, obj *DifferingFeature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DifferingFeature_weight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DifferingFeature_weight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DifferingFeature", field, false, false, "Float")
+}
+
+func (ec *executionContext) _DifferingFeature_side(ctx context.Context, field graphql.CollectedField, obj *DifferingFeature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DifferingFeature_side(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Side, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v Side) graphql.Marshaler {
+			return ec.marshalNSide2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSide(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DifferingFeature_side(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DifferingFeature", field, false, false, "Side")
 }
 
 func (ec *executionContext) _Distribution_cases(ctx context.Context, field graphql.CollectedField, obj *graph.Distribution) (ret graphql.Marshaler) {
@@ -4905,6 +5703,107 @@ func (ec *executionContext) fieldContext_Facets_years(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _FeatureContribution_kind(ctx context.Context, field graphql.CollectedField, obj *FeatureContribution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeatureContribution_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
+			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeatureContribution_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeatureContribution", field, false, false, "Kind")
+}
+
+func (ec *executionContext) _FeatureContribution_term(ctx context.Context, field graphql.CollectedField, obj *FeatureContribution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeatureContribution_term(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Term, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeatureContribution_term(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FeatureContribution",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FeatureContribution_weight(ctx context.Context, field graphql.CollectedField, obj *FeatureContribution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeatureContribution_weight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeatureContribution_weight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeatureContribution", field, false, false, "Float")
+}
+
+func (ec *executionContext) _FeatureContribution_contribution(ctx context.Context, field graphql.CollectedField, obj *FeatureContribution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeatureContribution_contribution(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contribution, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeatureContribution_contribution(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeatureContribution", field, false, false, "Float")
+}
+
 func (ec *executionContext) _Impact_scope(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Impact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5238,6 +6137,134 @@ func (ec *executionContext) _Path_length(ctx context.Context, field graphql.Coll
 }
 func (ec *executionContext) fieldContext_Path_length(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Path", field, true, true, "Int")
+}
+
+func (ec *executionContext) _ProfileMatch_matches(ctx context.Context, field graphql.CollectedField, obj *ProfileMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProfileMatch_matches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Matches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []SimilarCase) graphql.Marshaler {
+			return ec.marshalNSimilarCase2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarCaseᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProfileMatch_matches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProfileMatch",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimilarCase(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProfileMatch_rootCauses(ctx context.Context, field graphql.CollectedField, obj *ProfileMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProfileMatch_rootCauses(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RootCauses, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []WeightedTerm) graphql.Marshaler {
+			return ec.marshalNWeightedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightedTermᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProfileMatch_rootCauses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProfileMatch",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WeightedTerm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProfileMatch_contributing(ctx context.Context, field graphql.CollectedField, obj *ProfileMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProfileMatch_contributing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contributing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []WeightedTerm) graphql.Marshaler {
+			return ec.marshalNWeightedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightedTermᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProfileMatch_contributing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProfileMatch",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WeightedTerm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ProfileMatch_remedies(ctx context.Context, field graphql.CollectedField, obj *ProfileMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ProfileMatch_remedies(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Remedies, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []Remedy) graphql.Marshaler {
+			return ec.marshalNRemedy2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐRemedyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ProfileMatch_remedies(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ProfileMatch",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Remedy(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Query_case(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -5680,6 +6707,126 @@ func (ec *executionContext) fieldContext_Query_stats(ctx context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_similarCases(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_similarCases(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SimilarCases(ctx, fc.Args["caseId"].(string), fc.Args["k"].(*int), fc.Args["weights"].(*WeightsInput), fc.Args["rarity"].(*bool), fc.Args["filter"].(*CaseFilter), fc.Args["minScore"].(*float64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []SimilarCase) graphql.Marshaler {
+			return ec.marshalNSimilarCase2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarCaseᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_similarCases(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimilarCase(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_similarCases_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_similarToProfile(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_similarToProfile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SimilarToProfile(ctx, fc.Args["profile"].(ProfileInput), fc.Args["k"].(*int), fc.Args["weights"].(*WeightsInput), fc.Args["rarity"].(*bool), fc.Args["filter"].(*CaseFilter), fc.Args["minScore"].(*float64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ProfileMatch) graphql.Marshaler {
+			return ec.marshalNProfileMatch2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐProfileMatch(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_similarToProfile(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProfileMatch(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_similarToProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_similarityDefaults(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_similarityDefaults(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().SimilarityDefaults(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *SimilarityDefaults) graphql.Marshaler {
+			return ec.marshalNSimilarityDefaults2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarityDefaults(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_similarityDefaults(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimilarityDefaults(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5751,6 +6898,125 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___Schema(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Remedy_case(ctx context.Context, field graphql.CollectedField, obj *Remedy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Remedy_case(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Case, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Remedy_case(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Remedy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Remedy_score(ctx context.Context, field graphql.CollectedField, obj *Remedy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Remedy_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Remedy_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Remedy", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Remedy_remediation(ctx context.Context, field graphql.CollectedField, obj *Remedy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Remedy_remediation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Remediation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Text) graphql.Marshaler {
+			return ec.marshalNText2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTextᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Remedy_remediation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Remedy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Text(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Remedy_actionItems(ctx context.Context, field graphql.CollectedField, obj *Remedy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Remedy_actionItems(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActionItems, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Text) graphql.Marshaler {
+			return ec.marshalNText2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTextᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Remedy_actionItems(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Remedy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Text(ctx, field)
 		},
 	}
 	return fc, nil
@@ -5878,6 +7144,203 @@ func (ec *executionContext) fieldContext_SharedFeature_term(_ context.Context, f
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SimilarCase_case(ctx context.Context, field graphql.CollectedField, obj *SimilarCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarCase_case(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Case, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarCase_case(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarCase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarCase_score(ctx context.Context, field graphql.CollectedField, obj *SimilarCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarCase_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarCase_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarCase", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SimilarCase_shared(ctx context.Context, field graphql.CollectedField, obj *SimilarCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarCase_shared(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shared, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []FeatureContribution) graphql.Marshaler {
+			return ec.marshalNFeatureContribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐFeatureContributionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarCase_shared(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarCase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FeatureContribution(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarCase_differing(ctx context.Context, field graphql.CollectedField, obj *SimilarCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarCase_differing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Differing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []DifferingFeature) graphql.Marshaler {
+			return ec.marshalNDifferingFeature2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐDifferingFeatureᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarCase_differing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarCase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DifferingFeature(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityDefaults_weights(ctx context.Context, field graphql.CollectedField, obj *SimilarityDefaults) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityDefaults_weights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weights, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Weights) graphql.Marshaler {
+			return ec.marshalNWeights2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeights(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityDefaults_weights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityDefaults",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Weights(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityDefaults_rarity(ctx context.Context, field graphql.CollectedField, obj *SimilarityDefaults) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityDefaults_rarity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rarity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityDefaults_rarity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarityDefaults", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _SimilarityDefaults_rarityFormula(ctx context.Context, field graphql.CollectedField, obj *SimilarityDefaults) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityDefaults_rarityFormula(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RarityFormula, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityDefaults_rarityFormula(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarityDefaults", field, false, false, "String")
 }
 
 func (ec *executionContext) _Source_url(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Source) (ret graphql.Marshaler) {
@@ -6700,6 +8163,222 @@ func (ec *executionContext) _Timeline_resolvedAfterMinutes(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_Timeline_resolvedAfterMinutes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Timeline", field, true, true, "Int")
+}
+
+func (ec *executionContext) _WeightedTerm_term(ctx context.Context, field graphql.CollectedField, obj *WeightedTerm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightedTerm_term(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Term, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightedTerm_term(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "WeightedTerm",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _WeightedTerm_weight(ctx context.Context, field graphql.CollectedField, obj *WeightedTerm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightedTerm_weight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightedTerm_weight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightedTerm", field, false, false, "Float")
+}
+
+func (ec *executionContext) _WeightedTerm_matches(ctx context.Context, field graphql.CollectedField, obj *WeightedTerm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WeightedTerm_matches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Matches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WeightedTerm_matches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WeightedTerm", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Weights_rootCause(ctx context.Context, field graphql.CollectedField, obj *Weights) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Weights_rootCause(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RootCause, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Weights_rootCause(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Weights_component(ctx context.Context, field graphql.CollectedField, obj *Weights) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Weights_component(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Component, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Weights_component(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Weights_symptom(ctx context.Context, field graphql.CollectedField, obj *Weights) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Weights_symptom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Symptom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Weights_symptom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Weights_contributing(ctx context.Context, field graphql.CollectedField, obj *Weights) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Weights_contributing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contributing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Weights_contributing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Weights_domain(ctx context.Context, field graphql.CollectedField, obj *Weights) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Weights_domain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Domain, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Weights_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Weights_org(ctx context.Context, field graphql.CollectedField, obj *Weights) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Weights_org(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Org, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Weights_org(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
 }
 
 func (ec *executionContext) _YearCount_year(ctx context.Context, field graphql.CollectedField, obj *graph.YearCount) (ret graphql.Marshaler) {
@@ -7982,6 +9661,83 @@ func UnmarshalNodeInput(ctx context.Context, raw any) (NodeInput, error) {
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputProfileInput(ctx context.Context, obj any) (ProfileInput, error) {
+	var it ProfileInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"rootCause", "components", "symptoms", "contributing", "domains", "org"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "rootCause":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rootCause"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RootCause = data
+		case "components":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("components"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Components = data
+		case "symptoms":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("symptoms"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Symptoms = data
+		case "contributing":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contributing"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Contributing = data
+		case "domains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("domains"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Domains = data
+		case "org":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("org"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Org = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalProfileInput unmarshals raw into the ProfileInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalProfileInput(ctx context.Context, raw any) (ProfileInput, error) {
+	var out ProfileInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ProfileInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputTermMatch(ctx context.Context, obj any) (TermMatch, error) {
 	var it TermMatch
 	if obj == nil {
@@ -8028,6 +9784,83 @@ func (ec *executionContext) unmarshalInputTermMatch(ctx context.Context, obj any
 func UnmarshalTermMatch(ctx context.Context, raw any) (TermMatch, error) {
 	var out TermMatch
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "TermMatch", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputWeightsInput(ctx context.Context, obj any) (WeightsInput, error) {
+	var it WeightsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"rootCause", "component", "symptom", "contributing", "domain", "org"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "rootCause":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rootCause"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RootCause = data
+		case "component":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("component"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Component = data
+		case "symptom":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("symptom"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Symptom = data
+		case "contributing":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contributing"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Contributing = data
+		case "domain":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("domain"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Domain = data
+		case "org":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("org"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Org = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalWeightsInput unmarshals raw into the WeightsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalWeightsInput(ctx context.Context, raw any) (WeightsInput, error) {
+	var out WeightsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "WeightsInput", raw, &out)
 	return out, err
 }
 
@@ -8219,6 +10052,12 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Case_sameRootCause(ctx, field, obj)
+				})
+		case "similar":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_similar(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -8448,6 +10287,54 @@ func (ec *executionContext) _CrossReferenceEdge(ctx context.Context, sel ast.Sel
 			}
 		case "node":
 			out.Values[i] = ec._CrossReferenceEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var differingFeatureImplementors = []string{"DifferingFeature"}
+
+func (ec *executionContext) _DifferingFeature(ctx context.Context, sel ast.SelectionSet, obj *DifferingFeature) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, differingFeatureImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DifferingFeature")
+		case "kind":
+			out.Values[i] = ec._DifferingFeature_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "term":
+			out.Values[i] = ec._DifferingFeature_term(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "weight":
+			out.Values[i] = ec._DifferingFeature_weight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "side":
+			out.Values[i] = ec._DifferingFeature_side(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -8763,6 +10650,54 @@ func (ec *executionContext) _Facets(ctx context.Context, sel ast.SelectionSet, o
 	return out
 }
 
+var featureContributionImplementors = []string{"FeatureContribution"}
+
+func (ec *executionContext) _FeatureContribution(ctx context.Context, sel ast.SelectionSet, obj *FeatureContribution) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, featureContributionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FeatureContribution")
+		case "kind":
+			out.Values[i] = ec._FeatureContribution_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "term":
+			out.Values[i] = ec._FeatureContribution_term(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "weight":
+			out.Values[i] = ec._FeatureContribution_weight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contribution":
+			out.Values[i] = ec._FeatureContribution_contribution(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var impactImplementors = []string{"Impact"}
 
 func (ec *executionContext) _Impact(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Impact) graphql.Marshaler {
@@ -8943,6 +10878,54 @@ func (ec *executionContext) _Path(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var profileMatchImplementors = []string{"ProfileMatch"}
+
+func (ec *executionContext) _ProfileMatch(ctx context.Context, sel ast.SelectionSet, obj *ProfileMatch) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, profileMatchImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ProfileMatch")
+		case "matches":
+			out.Values[i] = ec._ProfileMatch_matches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rootCauses":
+			out.Values[i] = ec._ProfileMatch_rootCauses(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contributing":
+			out.Values[i] = ec._ProfileMatch_contributing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "remedies":
+			out.Values[i] = ec._ProfileMatch_remedies(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -9022,6 +11005,24 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_stats(ctx, field)
 				})
+		case "similarCases":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_similarCases(ctx, field)
+				})
+		case "similarToProfile":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_similarToProfile(ctx, field)
+				})
+		case "similarityDefaults":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_similarityDefaults(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -9035,6 +11036,54 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var remedyImplementors = []string{"Remedy"}
+
+func (ec *executionContext) _Remedy(ctx context.Context, sel ast.SelectionSet, obj *Remedy) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, remedyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Remedy")
+		case "case":
+			out.Values[i] = ec._Remedy_case(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._Remedy_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "remediation":
+			out.Values[i] = ec._Remedy_remediation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "actionItems":
+			out.Values[i] = ec._Remedy_actionItems(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -9114,6 +11163,97 @@ func (ec *executionContext) _SharedFeature(ctx context.Context, sel ast.Selectio
 			}
 		case "term":
 			out.Values[i] = ec._SharedFeature_term(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var similarCaseImplementors = []string{"SimilarCase"}
+
+func (ec *executionContext) _SimilarCase(ctx context.Context, sel ast.SelectionSet, obj *SimilarCase) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, similarCaseImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SimilarCase")
+		case "case":
+			out.Values[i] = ec._SimilarCase_case(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._SimilarCase_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "shared":
+			out.Values[i] = ec._SimilarCase_shared(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "differing":
+			out.Values[i] = ec._SimilarCase_differing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var similarityDefaultsImplementors = []string{"SimilarityDefaults"}
+
+func (ec *executionContext) _SimilarityDefaults(ctx context.Context, sel ast.SelectionSet, obj *SimilarityDefaults) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, similarityDefaultsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SimilarityDefaults")
+		case "weights":
+			out.Values[i] = ec._SimilarityDefaults_weights(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rarity":
+			out.Values[i] = ec._SimilarityDefaults_rarity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rarityFormula":
+			out.Values[i] = ec._SimilarityDefaults_rarityFormula(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -9479,6 +11619,107 @@ func (ec *executionContext) _Timeline(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Timeline_resolvedAfterMinutes(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var weightedTermImplementors = []string{"WeightedTerm"}
+
+func (ec *executionContext) _WeightedTerm(ctx context.Context, sel ast.SelectionSet, obj *WeightedTerm) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, weightedTermImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WeightedTerm")
+		case "term":
+			out.Values[i] = ec._WeightedTerm_term(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "weight":
+			out.Values[i] = ec._WeightedTerm_weight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "matches":
+			out.Values[i] = ec._WeightedTerm_matches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var weightsImplementors = []string{"Weights"}
+
+func (ec *executionContext) _Weights(ctx context.Context, sel ast.SelectionSet, obj *Weights) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, weightsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Weights")
+		case "rootCause":
+			out.Values[i] = ec._Weights_rootCause(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "component":
+			out.Values[i] = ec._Weights_component(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "symptom":
+			out.Values[i] = ec._Weights_symptom(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contributing":
+			out.Values[i] = ec._Weights_contributing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "domain":
+			out.Values[i] = ec._Weights_domain(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "org":
+			out.Values[i] = ec._Weights_org(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -10022,6 +12263,26 @@ func (ec *executionContext) marshalNCrossReferenceEdge2ᚕgithubᚗcomᚋilgraph
 	return ret
 }
 
+func (ec *executionContext) marshalNDifferingFeature2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐDifferingFeature(ctx context.Context, sel ast.SelectionSet, v DifferingFeature) graphql.Marshaler {
+	return ec._DifferingFeature(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDifferingFeature2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐDifferingFeatureᚄ(ctx context.Context, sel ast.SelectionSet, v []DifferingFeature) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDifferingFeature2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐDifferingFeature(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNDistribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐDistribution(ctx context.Context, sel ast.SelectionSet, v *graph.Distribution) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Distribution!")
@@ -10084,6 +12345,40 @@ func (ec *executionContext) marshalNFacets2ᚖgithubᚗcomᚋilgraphᚋilgraph�
 		return graphql.Null
 	}
 	return ec._Facets(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFeatureContribution2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐFeatureContribution(ctx context.Context, sel ast.SelectionSet, v FeatureContribution) graphql.Marshaler {
+	return ec._FeatureContribution(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFeatureContribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐFeatureContributionᚄ(ctx context.Context, sel ast.SelectionSet, v []FeatureContribution) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFeatureContribution2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐFeatureContribution(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.SelectionSet, v float64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalFloatContext(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Float!")
+	}
+	return graphql.WrapContextMarshaler(ctx, res)
 }
 
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
@@ -10215,6 +12510,39 @@ func (ec *executionContext) marshalNPath2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋg
 	return ret
 }
 
+func (ec *executionContext) unmarshalNProfileInput2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐProfileInput(ctx context.Context, v any) (ProfileInput, error) {
+	res, err := ec.unmarshalInputProfileInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNProfileMatch2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐProfileMatch(ctx context.Context, sel ast.SelectionSet, v *ProfileMatch) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ProfileMatch!")
+		return graphql.Null
+	}
+	return ec._ProfileMatch(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRemedy2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐRemedy(ctx context.Context, sel ast.SelectionSet, v Remedy) graphql.Marshaler {
+	return ec._Remedy(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRemedy2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐRemedyᚄ(ctx context.Context, sel ast.SelectionSet, v []Remedy) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRemedy2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐRemedy(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNReview2githubᚗcomᚋilgraphᚋilgraphᚐReview(ctx context.Context, sel ast.SelectionSet, v ilgraph.Review) graphql.Marshaler {
 	return ec._Review(ctx, sel, &v)
 }
@@ -10237,6 +12565,44 @@ func (ec *executionContext) marshalNSharedFeature2ᚕgithubᚗcomᚋilgraphᚋil
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalNSide2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSide(ctx context.Context, v any) (Side, error) {
+	var res Side
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSide2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSide(ctx context.Context, sel ast.SelectionSet, v Side) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNSimilarCase2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarCase(ctx context.Context, sel ast.SelectionSet, v SimilarCase) graphql.Marshaler {
+	return ec._SimilarCase(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSimilarCase2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarCaseᚄ(ctx context.Context, sel ast.SelectionSet, v []SimilarCase) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSimilarCase2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarCase(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSimilarityDefaults2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarityDefaults(ctx context.Context, sel ast.SelectionSet, v *SimilarityDefaults) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SimilarityDefaults!")
+		return graphql.Null
+	}
+	return ec._SimilarityDefaults(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSource2githubᚗcomᚋilgraphᚋilgraphᚐSource(ctx context.Context, sel ast.SelectionSet, v ilgraph.Source) graphql.Marshaler {
@@ -10400,6 +12766,34 @@ func (ec *executionContext) marshalNText2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐT
 
 func (ec *executionContext) marshalNTimeline2githubᚗcomᚋilgraphᚋilgraphᚐTimeline(ctx context.Context, sel ast.SelectionSet, v ilgraph.Timeline) graphql.Marshaler {
 	return ec._Timeline(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWeightedTerm2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightedTerm(ctx context.Context, sel ast.SelectionSet, v WeightedTerm) graphql.Marshaler {
+	return ec._WeightedTerm(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWeightedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightedTermᚄ(ctx context.Context, sel ast.SelectionSet, v []WeightedTerm) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWeightedTerm2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightedTerm(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNWeights2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeights(ctx context.Context, sel ast.SelectionSet, v *Weights) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Weights!")
+		return graphql.Null
+	}
+	return ec._Weights(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNYearCount2githubᚗcomᚋilgraphᚋilgraphᚋgraphᚐYearCount(ctx context.Context, sel ast.SelectionSet, v graph.YearCount) graphql.Marshaler {
@@ -10828,6 +13222,14 @@ func (ec *executionContext) unmarshalOTermMatch2ᚖgithubᚗcomᚋilgraphᚋilgr
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputTermMatch(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOWeightsInput2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightsInput(ctx context.Context, v any) (*WeightsInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputWeightsInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 

@@ -63,6 +63,13 @@ type CrossReferenceEdge struct {
 	Node   *CrossReference `json:"node"`
 }
 
+type DifferingFeature struct {
+	Kind   ilgraph.Kind  `json:"kind"`
+	Term   *ilgraph.Term `json:"term"`
+	Weight float64       `json:"weight"`
+	Side   Side          `json:"side"`
+}
+
 type Facets struct {
 	RootCauses   []graph.TermCount `json:"rootCauses"`
 	Components   []graph.TermCount `json:"components"`
@@ -71,6 +78,13 @@ type Facets struct {
 	Domains      []graph.TermCount `json:"domains"`
 	Orgs         []graph.TermCount `json:"orgs"`
 	Years        []graph.YearCount `json:"years"`
+}
+
+type FeatureContribution struct {
+	Kind         ilgraph.Kind  `json:"kind"`
+	Term         *ilgraph.Term `json:"term"`
+	Weight       float64       `json:"weight"`
+	Contribution float64       `json:"contribution"`
 }
 
 type NodeInput struct {
@@ -86,12 +100,56 @@ type PageInfo struct {
 	EndCursor       *string `json:"endCursor,omitempty"`
 }
 
+// An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case.
+type ProfileInput struct {
+	RootCause    *string  `json:"rootCause,omitempty"`
+	Components   []string `json:"components,omitempty"`
+	Symptoms     []string `json:"symptoms,omitempty"`
+	Contributing []string `json:"contributing,omitempty"`
+	Domains      []string `json:"domains,omitempty"`
+	Org          *string  `json:"org,omitempty"`
+}
+
+type ProfileMatch struct {
+	Matches []SimilarCase `json:"matches"`
+	// Root causes of the matches, each weighted by the summed scores of the matches with it.
+	RootCauses []WeightedTerm `json:"rootCauses"`
+	// Contributing factors of the matches, weighted the same way: what to check next.
+	Contributing []WeightedTerm `json:"contributing"`
+	// What resolved the matches: their remediation steps and action items, best match first.
+	Remedies []Remedy `json:"remedies"`
+}
+
 type Query struct {
+}
+
+type Remedy struct {
+	Case        *ilgraph.Case  `json:"case"`
+	Score       float64        `json:"score"`
+	Remediation []ilgraph.Text `json:"remediation"`
+	ActionItems []ilgraph.Text `json:"actionItems"`
 }
 
 type SharedFeature struct {
 	Kind ilgraph.Kind  `json:"kind"`
 	Term *ilgraph.Term `json:"term"`
+}
+
+type SimilarCase struct {
+	Case *ilgraph.Case `json:"case"`
+	// From 0 to 1: the summed weights of shared features over those of the features either has.
+	Score float64 `json:"score"`
+	// Every shared feature with its share of the score; the shares add up to the score.
+	Shared []FeatureContribution `json:"shared"`
+	// The strongest features only one side has (at most 5).
+	Differing []DifferingFeature `json:"differing"`
+}
+
+type SimilarityDefaults struct {
+	Weights *Weights `json:"weights"`
+	Rarity  bool     `json:"rarity"`
+	// The factor rarity weighting multiplies each feature's weight by.
+	RarityFormula string `json:"rarityFormula"`
 }
 
 // Selects cases by their terms of one kind.
@@ -100,6 +158,33 @@ type TermMatch struct {
 	AnyOf []string `json:"anyOf,omitempty"`
 	// Cases with every one of these.
 	AllOf []string `json:"allOf,omitempty"`
+}
+
+type WeightedTerm struct {
+	Term *ilgraph.Term `json:"term"`
+	// Summed scores of the matches with this term.
+	Weight float64 `json:"weight"`
+	// How many of the matches have it.
+	Matches int `json:"matches"`
+}
+
+type Weights struct {
+	RootCause    float64 `json:"rootCause"`
+	Component    float64 `json:"component"`
+	Symptom      float64 `json:"symptom"`
+	Contributing float64 `json:"contributing"`
+	Domain       float64 `json:"domain"`
+	Org          float64 `json:"org"`
+}
+
+// Weight per kind; omitted kinds keep their defaults (see similarityDefaults).
+type WeightsInput struct {
+	RootCause    *float64 `json:"rootCause,omitempty"`
+	Component    *float64 `json:"component,omitempty"`
+	Symptom      *float64 `json:"symptom,omitempty"`
+	Contributing *float64 `json:"contributing,omitempty"`
+	Domain       *float64 `json:"domain,omitempty"`
+	Org          *float64 `json:"org,omitempty"`
 }
 
 type CaseSort string
@@ -224,6 +309,63 @@ func (e *NodeKind) UnmarshalJSON(b []byte) error {
 }
 
 func (e NodeKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type Side string
+
+const (
+	// The queried case or profile has it; the match does not.
+	SideQuery Side = "QUERY"
+	// The match has it; the queried case or profile does not.
+	SideMatch Side = "MATCH"
+)
+
+var AllSide = []Side{
+	SideQuery,
+	SideMatch,
+}
+
+func (e Side) IsValid() bool {
+	switch e {
+	case SideQuery, SideMatch:
+		return true
+	}
+	return false
+}
+
+func (e Side) String() string {
+	return string(e)
+}
+
+func (e *Side) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = Side(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid Side", str)
+	}
+	return nil
+}
+
+func (e Side) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *Side) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e Side) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -9,10 +9,12 @@ package resolvers
 
 import (
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/internal/simindex"
 )
 
 // Resolver is the root resolver. It holds no per-request state; request
 // scoped loaders come from the context (see loaders.go).
 type Resolver struct {
-	DB *graph.DB
+	DB         *graph.DB
+	Similarity *simindex.Service
 }

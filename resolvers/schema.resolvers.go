@@ -106,6 +106,19 @@ func (r *caseResolver) SameRootCause(ctx context.Context, obj *ilgraph.Case, fir
 	return refs, err
 }
 
+// Similar is the resolver for the similar field.
+func (r *caseResolver) Similar(ctx context.Context, obj *ilgraph.Case, k *int) ([]SimilarCase, error) {
+	opt, err := similarityOptions(k, nil, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := r.Similarity.Similar(ctx, obj.ID, opt)
+	if err != nil {
+		return nil, err
+	}
+	return r.similarCases(ctx, ms)
+}
+
 // Facets is the resolver for the facets field.
 func (r *caseConnectionResolver) Facets(ctx context.Context, obj *CaseConnection) (*Facets, error) {
 	f, err := r.DB.Facets(ctx, obj.filter)
@@ -289,6 +302,48 @@ func (r *queryResolver) Connections(ctx context.Context, from string, to string,
 // Stats is the resolver for the stats field.
 func (r *queryResolver) Stats(ctx context.Context, filter *CaseFilter) (*graph.Stats, error) {
 	return r.DB.Stats(ctx, toFilter(filter))
+}
+
+// SimilarCases is the resolver for the similarCases field.
+func (r *queryResolver) SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]SimilarCase, error) {
+	opt, err := similarityOptions(k, weights, rarity, filter, minScore)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := r.Similarity.Similar(ctx, caseID, opt)
+	if err != nil {
+		return nil, err
+	}
+	return r.similarCases(ctx, ms)
+}
+
+// SimilarToProfile is the resolver for the similarToProfile field.
+func (r *queryResolver) SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*ProfileMatch, error) {
+	opt, err := similarityOptions(k, weights, rarity, filter, minScore)
+	if err != nil {
+		return nil, err
+	}
+	features := profileFeatures(profile)
+	if len(features) == 0 {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "profile: give at least one feature")
+	}
+	if len(features) > ilgraph.MaxFilterTerms {
+		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "profile: more than %d features", ilgraph.MaxFilterTerms)
+	}
+	ms, err := r.Similarity.SimilarToProfile(ctx, features, opt)
+	if err != nil {
+		return nil, err
+	}
+	scs, err := r.similarCases(ctx, ms)
+	if err != nil {
+		return nil, err
+	}
+	return r.profileMatch(ctx, scs)
+}
+
+// SimilarityDefaults is the resolver for the similarityDefaults field.
+func (r *queryResolver) SimilarityDefaults(ctx context.Context) (*SimilarityDefaults, error) {
+	return &SimilarityDefaults{Weights: weightsOut(ilgraph.DefaultWeights()), Rarity: false, RarityFormula: ilgraph.RarityFormula}, nil
 }
 
 // PerOrganization is the resolver for the perOrganization field.

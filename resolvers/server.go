@@ -23,6 +23,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/internal/simindex"
 )
 
 // Options are the API server's limits and settings.
@@ -59,7 +60,7 @@ func NewHandler(db *graph.DB, opt Options) http.Handler {
 	metrics := newMetrics()
 	db.SetQueryHook(metrics.observeNeo4j)
 
-	cfg := Config{Resolvers: &Resolver{DB: db}}
+	cfg := Config{Resolvers: &Resolver{DB: db, Similarity: simindex.NewService(db)}}
 	setComplexity(&cfg.Complexity)
 	srv := handler.New(NewExecutableSchema(cfg))
 	srv.AddTransport(transport.Options{})
@@ -225,6 +226,13 @@ func setComplexity(c *ComplexityRoot) {
 	c.Case.Related = func(child int) int { return 1 + 10*max(child, 1) }
 	c.Case.Recurrences = func(child int) int { return 1 + 10*max(child, 1) }
 	c.Term.Cooccurring = func(child int, _ ilgraph.Kind, first *int) int { return pageCost(child, first, 10) }
+	c.Query.SimilarCases = func(child int, _ string, k *int, _ *WeightsInput, _ *bool, _ *CaseFilter, _ *float64) int {
+		return pageCost(child, k, 10)
+	}
+	c.Query.SimilarToProfile = func(child int, _ ProfileInput, k *int, _ *WeightsInput, _ *bool, _ *CaseFilter, _ *float64) int {
+		return pageCost(child, k, 10)
+	}
+	c.Case.Similar = func(child int, k *int) int { return pageCost(child, k, 5) }
 }
 
 // depthLimit rejects operations nested deeper than max selection levels.

@@ -1,0 +1,192 @@
+package resolvers_test
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/internal/corpus"
+)
+
+type similarResult struct {
+	Case   struct{ ID string }
+	Score  float64
+	Shared []struct {
+		Kind         string
+		Term         struct{ ID string }
+		Contribution float64
+	}
+	Differing []struct {
+		Kind   string
+		Term   struct{ ID string }
+		Weight float64
+		Side   string
+	}
+}
+
+func checkSimilar(t *testing.T, label string, got []similarResult, want []ilgraph.Match) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: got %d results, want %d", label, len(got), len(want))
+	}
+	for i, g := range got {
+		w := want[i]
+		if g.Case.ID != w.ID || math.Abs(g.Score-w.Score) > 1.5e-9 {
+			t.Errorf("%s #%d: got %s %.9f, want %s %.9f", label, i, g.Case.ID, g.Score, w.ID, w.Score)
+			continue
+		}
+		if len(g.Shared) != len(w.Shared) {
+			t.Errorf("%s #%d: %d shared features, want %d", label, i, len(g.Shared), len(w.Shared))
+			continue
+		}
+		for j, s := range g.Shared {
+			if ilgraph.Kind(strings.ToLower(s.Kind)) != w.Shared[j].Kind || s.Term.ID != w.Shared[j].ID || math.Abs(s.Contribution-w.Shared[j].Contribution) > 1e-9 {
+				t.Errorf("%s #%d shared %d: got %+v, want %+v", label, i, j, s, w.Shared[j])
+			}
+		}
+		for j, d := range g.Differing {
+			wd := w.Different[j]
+			side := "MATCH"
+			if wd.InQuery {
+				side = "QUERY"
+			}
+			if d.Term.ID != wd.ID || d.Side != side || math.Abs(d.Weight-wd.Weight) > 1e-9 {
+				t.Errorf("%s #%d differing %d: got %+v, want %+v", label, i, j, d, wd)
+			}
+		}
+	}
+}
+
+const similarFields = `case { id } score shared { kind term { id } contribution } differing { kind term { id } weight side }`
+
+func TestSimilarCases(t *testing.T) {
+	a := mustAPI(t)
+	brute := corpus.NewBrute(a.cases)
+	w := ilgraph.Weights{ilgraph.KindRootCause: 3, ilgraph.KindComponent: 1.5, ilgraph.KindSymptom: 1, ilgraph.KindContributing: 2, ilgraph.KindDomain: 0.5, ilgraph.KindOrg: 0.5}
+	for _, id := range []string{"IL-0384", "IL-0282", "ILG-0002"} {
+		for _, rarity := range []bool{false, true} {
+			var got struct{ SimilarCases []similarResult }
+			a.must(`query($id: ID!, $rarity: Boolean) { similarCases(caseId: $id, k: 10, rarity: $rarity,
+				weights: {rootCause: 3, component: 1.5, symptom: 1, contributing: 2, domain: 0.5, org: 0.5}) { `+similarFields+` } }`,
+				map[string]any{"id": id, "rarity": rarity}, &got)
+			checkSimilar(t, id, got.SimilarCases, brute.Similar(a.byID[id], 10, w, rarity, nil))
+		}
+	}
+	t.Run("filter: other organizations, since 2015, min score", func(t *testing.T) {
+		a.t = t
+		src := a.byID["IL-0384"]
+		var got struct{ SimilarCases []similarResult }
+		a.must(`{ similarCases(caseId: "IL-0384", k: 20, minScore: 0.1, filter: {excludeOrgs: ["amazon-web-services"], dateFrom: "2015-01-01"}) { `+similarFields+` } }`, nil, &got)
+		var want []ilgraph.Match
+		for _, m := range brute.Similar(src, 1000, ilgraph.DefaultWeights(), false, func(c *ilgraph.Case) bool {
+			return c.OrgSlug != "amazon-web-services" && c.Date >= "2015-01-01"
+		}) {
+			if m.Score >= 0.1 && len(want) < 20 {
+				want = append(want, m)
+			}
+		}
+		checkSimilar(t, "filtered", got.SimilarCases, want)
+	})
+	t.Run("the case's own similar field uses the defaults", func(t *testing.T) {
+		a.t = t
+		var got struct {
+			Case struct{ Similar []similarResult }
+		}
+		a.must(`{ case(id: "IL-0282") { similar(k: 3) { `+similarFields+` } } }`, nil, &got)
+		checkSimilar(t, "case.similar", got.Case.Similar, brute.Similar(a.byID["IL-0282"], 3, ilgraph.DefaultWeights(), false, nil))
+	})
+	t.Run("bad arguments", func(t *testing.T) {
+		a.t = t
+		for q, code := range map[string]string{
+			`{ similarCases(caseId: "IL-9999") { score } }`:                                                                                        "NOT_FOUND",
+			`{ similarCases(caseId: "IL-0384", k: 0) { score } }`:                                                                                  "LIMIT",
+			`{ similarCases(caseId: "IL-0384", k: 101) { score } }`:                                                                                "LIMIT",
+			`{ similarCases(caseId: "IL-0384", weights: {symptom: -1}) { score } }`:                                                                "INVALID",
+			`{ similarCases(caseId: "IL-0384", minScore: 2) { score } }`:                                                                           "INVALID",
+			`{ similarToProfile(profile: {}) { matches { score } } }`:                                                                              "INVALID",
+			`{ similarCases(caseId: "IL-0384", weights: {rootCause: 0, component: 0, symptom: 0, contributing: 0, domain: 0, org: 0}) { score } }`: "INVALID",
+		} {
+			errs := a.do(q, nil, nil)
+			if len(errs) == 0 || errs[0].Extensions["code"] != code {
+				t.Errorf("%s: got %+v, want %s", q, errs, code)
+			}
+		}
+	})
+}
+
+func TestSimilarToProfile(t *testing.T) {
+	a := mustAPI(t)
+	brute := corpus.NewBrute(a.cases)
+	// "High latency and error rate on the message broker, we suspect a limit."
+	profile := []ilgraph.Feature{
+		{Kind: ilgraph.KindComponent, ID: "message-broker"},
+		{Kind: ilgraph.KindSymptom, ID: "high-latency"}, {Kind: ilgraph.KindSymptom, ID: "high-error-rate"},
+		{Kind: ilgraph.KindContributing, ID: "limit-unknown"},
+	}
+	var got struct {
+		SimilarToProfile struct {
+			Matches    []similarResult
+			RootCauses []struct {
+				Term    struct{ ID string }
+				Weight  float64
+				Matches int
+			}
+			Contributing []struct {
+				Term    struct{ ID string }
+				Weight  float64
+				Matches int
+			}
+			Remedies []struct {
+				Case        struct{ ID string }
+				Remediation []ilgraph.Text
+				ActionItems []ilgraph.Text
+			}
+		}
+	}
+	a.must(`{ similarToProfile(k: 8, profile: {components: ["message-broker"], symptoms: ["high-latency", "high-error-rate"], contributing: ["limit-unknown"]}) {
+		matches { `+similarFields+` } rootCauses { term { id } weight matches } contributing { term { id } weight matches }
+		remedies { case { id } remediation { en } actionItems { en } } } }`, nil, &got)
+	want := brute.ToFeatures(profile, "", 8, ilgraph.DefaultWeights(), false, nil)
+	checkSimilar(t, "profile", got.SimilarToProfile.Matches, want)
+	if len(want) == 0 {
+		t.Fatal("the profile matches nothing in the seed corpus")
+	}
+	causes, factors := map[string]float64{}, map[string]float64{}
+	for _, m := range want {
+		c := a.byID[m.ID]
+		causes[c.RootCause] += m.Score
+		for _, f := range c.Contributing {
+			factors[f] += m.Score
+		}
+	}
+	for name, pair := range map[string]struct {
+		want map[string]float64
+		got  []struct {
+			Term    struct{ ID string }
+			Weight  float64
+			Matches int
+		}
+	}{"root causes": {causes, got.SimilarToProfile.RootCauses}, "factors": {factors, got.SimilarToProfile.Contributing}} {
+		if len(pair.got) != len(pair.want) {
+			t.Errorf("%s: got %d, want %d", name, len(pair.got), len(pair.want))
+		}
+		weights := []float64{}
+		for _, g := range pair.got {
+			if math.Abs(g.Weight-pair.want[g.Term.ID]) > 1e-8 {
+				t.Errorf("%s %s: weight %.6f, want %.6f", name, g.Term.ID, g.Weight, pair.want[g.Term.ID])
+			}
+			weights = append(weights, g.Weight)
+		}
+		if !sort.IsSorted(sort.Reverse(sort.Float64Slice(weights))) {
+			t.Errorf("%s not ordered by weight: %v", name, weights)
+		}
+	}
+	for i, r := range got.SimilarToProfile.Remedies {
+		c := a.byID[r.Case.ID]
+		if r.Case.ID != want[i].ID || len(r.Remediation) != len(c.Remediation) || len(r.ActionItems) != len(c.ActionItems) {
+			t.Errorf("remedy %d: %s with %d steps, want %s with %d", i, r.Case.ID, len(r.Remediation), want[i].ID, len(c.Remediation))
+		}
+	}
+}
