@@ -67,3 +67,21 @@ func MustOpen(tb testing.TB) *graph.DB {
 	}
 	return db
 }
+
+// MustOpenKeep is MustOpen without emptying the graph, for benchmarks that
+// reuse a large corpus loaded by an earlier run.
+func MustOpenKeep(tb testing.TB) *graph.DB {
+	tb.Helper()
+	if err := lock(); err != nil {
+		tb.Fatalf("taking the Neo4j test lock: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cfg := graph.ConfigFromEnv()
+	db, err := graph.Open(ctx, cfg)
+	if err != nil {
+		tb.Fatalf("this benchmark needs Neo4j at %s and cannot reach it: %v", cfg.URI, err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
