@@ -22,6 +22,9 @@ neo4j-stop:
 neo4j-status:
 	scripts/neo4j status
 
+neo4j-test-stop:
+	scripts/neo4j-test stop
+
 # Regenerate the GraphQL executor from schema.graphqls.
 generate:
 	go generate ./...
