@@ -1,0 +1,50 @@
+package graph_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/internal/neo4jtest"
+)
+
+// TestAuthentication checks how the app meets Neo4j's authentication. With
+// a password configured (the test server runs with auth on), a wrong one is
+// refused with a message that says so; with none (auth off), connecting
+// without credentials works.
+func TestAuthentication(t *testing.T) {
+	neo4jtest.MustOpen(t)
+	cfg := graph.ConfigFromEnv()
+	ctx := context.Background()
+	if os.Getenv("NEO4J_PASSWORD") != "" {
+		bad := cfg
+		bad.Password += "-wrong"
+		_, err := graph.Open(ctx, bad)
+		if ilgraph.ErrorCode(err) != ilgraph.EUNAVAILABLE || !strings.Contains(ilgraph.ErrorMessage(err), "refused the credentials") {
+			t.Errorf("wrong password: got %v, want a clear credentials error", err)
+		}
+		if strings.Contains(err.Error(), bad.Password) {
+			t.Error("the error shows the password")
+		}
+		return
+	}
+	none := cfg
+	none.User, none.Password = "", ""
+	db, err := graph.Open(ctx, none)
+	if err != nil {
+		t.Fatalf("auth off: connecting without credentials: %v", err)
+	}
+	db.Close()
+}
+
+func TestUnreachableIsAClearError(t *testing.T) {
+	cfg := graph.ConfigFromEnv()
+	cfg.URI = "bolt://127.0.0.1:1" // nothing listens there
+	_, err := graph.Open(context.Background(), cfg)
+	if ilgraph.ErrorCode(err) != ilgraph.EUNAVAILABLE || !strings.Contains(ilgraph.ErrorMessage(err), "unreachable") {
+		t.Errorf("got %v, want an unavailable error saying Neo4j is unreachable", err)
+	}
+}
