@@ -2,7 +2,7 @@
 #   make run    start Neo4j (unless NEO4J_URI is set), load seeds/, serve the API
 #   make test   start Neo4j (unless NEO4J_URI is set) and run every test
 
-.PHONY: run test build neo4j-start neo4j-stop neo4j-status generate fuzz bench clean
+.PHONY: run test build neo4j-start neo4j-stop neo4j-status neo4j-test-stop generate fuzz bench clean
 
 run:
 	scripts/run
@@ -33,6 +33,10 @@ generate:
 FUZZTIME ?= 20s
 fuzz:
 	go test ./loader/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
+
+# End-to-end benchmark: BENCH_CASES=100000 make bench for the full run.
+bench:
+	scripts/bench
 
 clean:
 	rm -rf bin

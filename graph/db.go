@@ -28,6 +28,11 @@ type Config struct {
 	User     string // empty: no authentication
 	Password string
 	Database string // empty: the server's default database
+	// RetryTime bounds how long a transaction is retried on transient
+	// errors (a leader switch, a dropped connection). The loader waits
+	// (default 30s); the API fails fast (it sets a few seconds) so that
+	// clients see an outage at once instead of hanging.
+	RetryTime time.Duration
 }
 
 // DefaultURI is the Neo4j that scripts/neo4j starts.
@@ -81,7 +86,10 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		c.MaxConnectionPoolSize = 100
 		c.ConnectionAcquisitionTimeout = 10 * time.Second
 		c.SocketConnectTimeout = 5 * time.Second
-		c.MaxTransactionRetryTime = 15 * time.Second
+		c.MaxTransactionRetryTime = cfg.RetryTime
+		if c.MaxTransactionRetryTime <= 0 {
+			c.MaxTransactionRetryTime = 30 * time.Second
+		}
 	})
 	if err != nil {
 		return nil, ilgraph.WrapError(ilgraph.EINVALID, err, "bad Neo4j settings for %s", cfg.URI)
@@ -116,10 +124,36 @@ func unavailable(err error, uri string) error {
 	return ilgraph.WrapError(ilgraph.EUNAVAILABLE, err, "Neo4j at %s is unreachable (start one with scripts/neo4j start, or set NEO4J_URI)", uri)
 }
 
+// wrapCtx is wrap for an error of work done under ctx: when ctx has expired
+// the driver reports it in several ways, all of which mean a timeout.
+func (db *DB) wrapCtx(ctx context.Context, err error, what string) error {
+	var ie *ilgraph.Error
+	if errors.As(err, &ie) {
+		return err
+	}
+	// The driver may fail on a socket deadline taken from ctx a moment
+	// before ctx itself reports that it expired: look at the deadline too.
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) || ctx.Err() == context.DeadlineExceeded {
+		return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "%s: timed out", what)
+	}
+	if ctx.Err() == context.Canceled {
+		return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "%s: cancelled", what)
+	}
+	return db.wrap(err, what)
+}
+
 // wrap turns driver errors into coded errors.
 func (db *DB) wrap(err error, what string) error {
 	if err == nil {
 		return nil
+	}
+	// A transaction retried until its time ran out: what matters is why
+	// the last attempt failed (Neo4j unreachable, most often).
+	var limit *neo4j.TransactionExecutionLimit
+	if errors.As(err, &limit) && len(limit.Errors) > 0 {
+		if last := db.wrap(limit.Errors[len(limit.Errors)-1], what); ilgraph.ErrorCode(last) != ilgraph.EINTERNAL {
+			return last
+		}
 	}
 	var ie *ilgraph.Error
 	if errors.As(err, &ie) {
@@ -164,7 +198,7 @@ func read[T any](ctx context.Context, db *DB, what string, work func(tx neo4j.Ma
 	db.hook(what, start)
 	if err != nil {
 		var zero T
-		return zero, db.wrap(err, what)
+		return zero, db.wrapCtx(ctx, err, what)
 	}
 	return v, nil
 }
@@ -179,7 +213,7 @@ func write[T any](ctx context.Context, db *DB, what string, work func(tx neo4j.M
 	db.hook(what, start)
 	if err != nil {
 		var zero T
-		return zero, db.wrap(err, what)
+		return zero, db.wrapCtx(ctx, err, what)
 	}
 	return v, nil
 }

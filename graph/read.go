@@ -361,3 +361,23 @@ RETURN id, collect(r.id) AS rs`, map[string]any{"ids": ids})
 		return out, nil
 	})
 }
+
+// CaseWithTerms reads a case with the labels of its terms in one query: the
+// floor the benchmark compares the API's case page with.
+func (db *DB) CaseWithTerms(ctx context.Context, id string) (map[string]any, error) {
+	var cols []string
+	for _, m := range kinds {
+		cols = append(cols, fmt.Sprintf("[(n)-[:%s]->(t:%s) | t {.id, .en}] AS %s", m.Rel, m.Label, m.Kind))
+	}
+	q := "MATCH (n:Case {id: $id}) RETURN n {.id, .date, .title_en, .org} AS n, " + strings.Join(cols, ", ")
+	return read(ctx, db, "reading a case page", func(tx neo4j.ManagedTransaction) (map[string]any, error) {
+		recs, err := collect(ctx, tx, q, map[string]any{"id": id})
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) == 0 {
+			return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", id)
+		}
+		return recs[0].AsMap(), nil
+	})
+}

@@ -21,7 +21,8 @@ import (
 //     a term;
 //   - organizations, cases and recurrences are batched by dataloaders.
 type Loaders struct {
-	db *graph.DB
+	db    *graph.DB
+	cache *vocabCache // shared by the server's requests; nil: no sharing
 
 	vocabOnce sync.Once
 	vocab     map[graph.TermKey]graph.TermInfo
@@ -39,11 +40,11 @@ type loadersKey struct{}
 // Resolvers of one list level run concurrently and ask within far less.
 const batchWait = 5 * time.Millisecond
 
-// NewLoaders returns fresh loaders over db.
-func NewLoaders(db *graph.DB) *Loaders {
+// NewLoaders returns fresh loaders over db, sharing cache (which may be nil).
+func NewLoaders(db *graph.DB, cache *vocabCache) *Loaders {
 	wait := dataloadgen.WithWait(batchWait)
 	return &Loaders{
-		db: db,
+		db: db, cache: cache,
 		Org: dataloadgen.NewLoader(func(ctx context.Context, keys []graph.TermKey) ([]ilgraph.Term, []error) {
 			ts, err := db.TermsByKey(ctx, keys)
 			return ts, fill(len(keys), err)
@@ -90,8 +91,38 @@ func (l *Loaders) CaseCount(ctx context.Context, k graph.TermKey) (int, error) {
 }
 
 func (l *Loaders) vocabulary(ctx context.Context) (map[graph.TermKey]graph.TermInfo, error) {
-	l.vocabOnce.Do(func() { l.vocab, l.vocabErr = l.db.VocabularyCounts(ctx) })
+	l.vocabOnce.Do(func() { l.vocab, l.vocabErr = l.cache.get(ctx, l.db) })
 	return l.vocab, l.vocabErr
+}
+
+// VocabularyTTL is how long the process reuses the vocabulary it read (term
+// labels and case counts): they change only when a load runs, and reading
+// them is a round trip that a case page would otherwise pay every time. A
+// load shows in term counts at most this much later.
+const VocabularyTTL = 2 * time.Second
+
+// vocabCache shares the vocabulary between the requests of one server.
+type vocabCache struct {
+	mu      sync.Mutex
+	data    map[graph.TermKey]graph.TermInfo
+	fetched time.Time
+}
+
+func (c *vocabCache) get(ctx context.Context, db *graph.DB) (map[graph.TermKey]graph.TermInfo, error) {
+	if c == nil {
+		return db.VocabularyCounts(ctx)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.data != nil && time.Since(c.fetched) < VocabularyTTL {
+		return c.data, nil
+	}
+	data, err := db.VocabularyCounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.data, c.fetched = data, time.Now()
+	return data, nil
 }
 
 // fill gives every key of a failed batch the batch's error.
@@ -108,8 +139,9 @@ func fill(n int, err error) []error {
 
 // WithLoaders puts fresh loaders into each request's context.
 func WithLoaders(db *graph.DB, next http.Handler) http.Handler {
+	cache := &vocabCache{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := context.WithValue(r.Context(), loadersKey{}, NewLoaders(db))
+		ctx := context.WithValue(r.Context(), loadersKey{}, NewLoaders(db, cache))
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
@@ -120,5 +152,5 @@ func (r *Resolver) loaders(ctx context.Context) *Loaders {
 	if l, ok := ctx.Value(loadersKey{}).(*Loaders); ok {
 		return l
 	}
-	return NewLoaders(r.DB)
+	return NewLoaders(r.DB, nil)
 }

@@ -33,6 +33,9 @@ type Options struct {
 	MaxComplexity  int           // query complexity limit (default 20000)
 	RequestTimeout time.Duration // per-request timeout (default 15s)
 	Logger         *slog.Logger  // default slog.Default()
+	// CORSOrigins are the browser origins allowed to call the API; none by
+	// default (browsers then refuse cross-origin calls).
+	CORSOrigins []string
 }
 
 func (o *Options) defaults() {
@@ -86,7 +89,10 @@ func NewHandler(db *graph.DB, opt Options) http.Handler {
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		gerr := graphql.DefaultErrorPresenter(ctx, err)
 		var ie *ilgraph.Error
-		if errors.As(err, &ie) {
+		if !errors.As(err, &ie) && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+			ie = ilgraph.WrapError(ilgraph.ETIMEOUT, err, "the request took longer than its time limit")
+		}
+		if ie != nil {
 			gerr.Message = ie.Message
 			if gerr.Extensions == nil {
 				gerr.Extensions = map[string]any{}
@@ -132,7 +138,31 @@ func NewHandler(db *graph.DB, opt Options) http.Handler {
 		fmt.Fprintln(w, "ready")
 	})
 	mux.Handle("GET /metrics", metrics)
-	return withRequest(opt, metrics, mux)
+	return withRequest(opt, metrics, withCORS(opt.CORSOrigins, mux))
+}
+
+// withCORS answers browsers from the allowed origins, and only them.
+func withCORS(origins []string, next http.Handler) http.Handler {
+	allowed := map[string]bool{}
+	for _, o := range origins {
+		allowed[o] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && allowed[origin] {
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Content-Type, X-Request-Id")
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // withRequest gives each request an id (X-Request-Id, kept from the client

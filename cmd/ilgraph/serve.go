@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/ilgraph/ilgraph"
@@ -28,6 +29,8 @@ gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
 	maxComplexity := fs.Int("max-complexity", 20000, "query complexity limit")
 	grace := fs.Duration("shutdown-grace", 20*time.Second, "how long requests in flight may take to finish at shutdown")
 	logJSON := fs.Bool("log-json", false, "log as JSON lines instead of text")
+	retry := fs.Duration("neo4j-retry", 2*time.Second, "how long to retry a Neo4j transaction on transient errors before answering UNAVAILABLE")
+	cors := fs.String("cors-origins", "", "comma-separated origins allowed to call the API from a browser (none by default)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -38,6 +41,7 @@ gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	cfg := graph.ConfigFromEnv()
+	cfg.RetryTime = *retry
 	db, err := graph.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -52,7 +56,7 @@ gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
 	}
 	h := resolvers.NewHandler(db, resolvers.Options{
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
-		RequestTimeout: *timeout, Logger: logger,
+		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors),
 	})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
 	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (IDE at http://%s/), Neo4j at %s\n", ln.Addr(), ln.Addr(), cfg.URI)
@@ -71,4 +75,14 @@ gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -44,10 +44,28 @@ func lock() error {
 	return lockErr
 }
 
+// useTestServer points the process at the test server of
+// scripts/neo4j-test when NEO4J_URI is not set, so that tests, which empty
+// the database, never reach the server `make run` serves on the default
+// port. Code under test reads the same variables.
+func useTestServer() {
+	if os.Getenv("NEO4J_URI") != "" {
+		return
+	}
+	os.Setenv("NEO4J_URI", "bolt://127.0.0.1:7688")
+	os.Setenv("NEO4J_HTTP_PORT", "7475")
+	os.Setenv("NEO4J_USER", "neo4j")
+	if os.Getenv("NEO4J_PASSWORD") == "" {
+		os.Setenv("NEO4J_PASSWORD", "ilgraph-test")
+	}
+}
+
 // MustOpen returns a connection to an emptied Neo4j with the schema in
-// place, closed when the test ends.
+// place, closed when the test ends. Without NEO4J_URI it uses the test
+// server (scripts/neo4j-test), never the default one.
 func MustOpen(tb testing.TB) *graph.DB {
 	tb.Helper()
+	useTestServer()
 	if err := lock(); err != nil {
 		tb.Fatalf("taking the Neo4j test lock: %v", err)
 	}
@@ -56,7 +74,7 @@ func MustOpen(tb testing.TB) *graph.DB {
 	cfg := graph.ConfigFromEnv()
 	db, err := graph.Open(ctx, cfg)
 	if err != nil {
-		tb.Fatalf("this test needs Neo4j at %s and cannot reach it: %v\n(start one with scripts/neo4j start, or run make test)", cfg.URI, err)
+		tb.Fatalf("this test needs Neo4j at %s and cannot reach it: %v\n(start it with scripts/neo4j-test start, or run make test)", cfg.URI, err)
 	}
 	tb.Cleanup(func() { db.Close() })
 	if err := db.Reset(ctx); err != nil {
@@ -72,6 +90,7 @@ func MustOpen(tb testing.TB) *graph.DB {
 // reuse a large corpus loaded by an earlier run.
 func MustOpenKeep(tb testing.TB) *graph.DB {
 	tb.Helper()
+	useTestServer()
 	if err := lock(); err != nil {
 		tb.Fatalf("taking the Neo4j test lock: %v", err)
 	}

@@ -1,0 +1,196 @@
+//go:build faults
+
+// Fault tests stop and start the test Neo4j, so they run on their own:
+// scripts/test runs them after the main suite with -tags faults, against
+// the server scripts/neo4j-test controls.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/internal/corpus"
+	"github.com/ilgraph/ilgraph/internal/gen"
+	"github.com/ilgraph/ilgraph/internal/neo4jtest"
+	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/resolvers"
+)
+
+// neo4jCtl runs scripts/neo4j-test with a verb.
+func neo4jCtl(t *testing.T, verb string) {
+	t.Helper()
+	if err := ctl(corpus.Root(t), verb); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ctl(root, verb string) error {
+	if os.Getenv("NEO4J_URI") != "bolt://127.0.0.1:7688" {
+		return fmt.Errorf("fault tests stop and start the server of scripts/neo4j-test; NEO4J_URI is %q", os.Getenv("NEO4J_URI"))
+	}
+	cmd := exec.Command(filepath.Join(root, "scripts", "neo4j-test"), verb)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("scripts/neo4j-test %s: %v\n%s", verb, err, out)
+	}
+	return nil
+}
+
+// TestLoadAcrossNeo4jStop stops Neo4j in the middle of a load: the load
+// fails with a clear message; once Neo4j is back, the same load completes
+// and the graph holds exactly the corpus, every case whole.
+func TestLoadAcrossNeo4jStop(t *testing.T) {
+	db := neo4jtest.MustOpen(t)
+	ctx := context.Background()
+	seeds := corpus.Seeds(t)
+	path := filepath.Join(t.TempDir(), "gen.jsonl")
+	if err := gen.WriteFile(path, seeds, 4000, 3); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{filepath.Join(seeds, "vocab.json"), path}
+	var writes atomic.Int64
+	stopped := make(chan error, 1)
+	root := corpus.Root(t)
+	db.SetQueryHook(func(what string, _ time.Duration) {
+		if what == "writing cases" && writes.Add(1) == 3 {
+			go func() { stopped <- ctl(root, "stop") }()
+		}
+	})
+	_, err := loader.Load(ctx, db, paths, loader.Options{BatchSize: 100})
+	if cerr := <-stopped; cerr != nil {
+		t.Fatal(cerr)
+	}
+	db.SetQueryHook(nil)
+	if err == nil {
+		t.Fatal("the load succeeded although Neo4j stopped under it")
+	}
+	if code := ilgraph.ErrorCode(err); code != ilgraph.EUNAVAILABLE {
+		t.Errorf("error code %q (%v), want %q", code, err, ilgraph.EUNAVAILABLE)
+	}
+	if !strings.Contains(ilgraph.ErrorMessage(err), "unreachable") {
+		t.Errorf("unclear message: %q", ilgraph.ErrorMessage(err))
+	}
+	neo4jCtl(t, "start")
+	db2, err := graph.Open(ctx, graph.ConfigFromEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	rep, err := loader.Load(ctx, db2, paths, loader.Options{BatchSize: 100})
+	if err != nil {
+		t.Fatalf("the load after the restart: %v", err)
+	}
+	var cases []*ilgraph.Case
+	loader.ParseFile(path, func(p loader.Parsed) error { cases = append(cases, p.Case); return nil })
+	wantNodes, wantRels := corpus.Counts(cases, corpus.Vocab(t, paths[0]))
+	counts, err := db2.Count(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(counts.Nodes, wantNodes) || !reflect.DeepEqual(counts.Relationships, wantRels) {
+		t.Errorf("after the completed load:\n got %v %v\nwant %v %v", counts.Nodes, counts.Relationships, wantNodes, wantRels)
+	}
+	// The cases the cut load had written are found unfinished (no content
+	// hash yet) and rewritten; the rest are new.
+	if rep.Changed == 0 || rep.Changed+rep.New != len(cases) {
+		t.Errorf("the second load: %d changed, %d new, %d unchanged; want the cut load's cases changed and the rest new", rep.Changed, rep.New, rep.Unchanged)
+	}
+	// Every case is whole: a content hash means its links were written.
+	hashes, err := db2.CaseHashes(ctx, []string{gen.ID(1), gen.ID(2000), gen.ID(4000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, h := range hashes {
+		if h == "" {
+			t.Errorf("%s has no content hash after the completed load", id)
+		}
+	}
+}
+
+// TestAPIAcrossNeo4jRestart: while Neo4j is down the API answers fast with
+// UNAVAILABLE and /readyz says not ready; when it is back, the same server
+// answers again without a restart.
+func TestAPIAcrossNeo4jRestart(t *testing.T) {
+	neo4jtest.MustOpen(t)
+	ctx := context.Background()
+	if _, err := loader.Load(ctx, mustDB(t), []string{corpus.Seeds(t)}, loader.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := graph.ConfigFromEnv()
+	cfg.RetryTime = 2 * time.Second // as ilgraph serve
+	db, err := graph.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	srv := httptest.NewServer(resolvers.NewHandler(db, resolvers.Options{Logger: quietLogger()}))
+	defer srv.Close()
+	ask := func() (code string, ready int, took time.Duration) {
+		start := time.Now()
+		body := []byte(`{"query":"{ cases(filter: {rootCauses: [\"capacity\"]}) { totalCount } }"}`)
+		resp, err := http.Post(srv.URL+"/graphql", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Errors []struct{ Extensions map[string]any }
+		}
+		json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		took = time.Since(start)
+		if len(out.Errors) > 0 {
+			code, _ = out.Errors[0].Extensions["code"].(string)
+		}
+		r, err := http.Get(srv.URL + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		return code, r.StatusCode, took
+	}
+	if code, ready, _ := ask(); code != "" || ready != 200 {
+		t.Fatalf("before: code %q ready %d", code, ready)
+	}
+	neo4jCtl(t, "stop")
+	code, ready, took := ask()
+	if code != "UNAVAILABLE" || ready != 503 {
+		t.Errorf("during the outage: code %q, readyz %d; want UNAVAILABLE and 503", code, ready)
+	}
+	if took > 8*time.Second {
+		t.Errorf("a request during the outage took %v; it must fail fast", took)
+	}
+	neo4jCtl(t, "start")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, ready, _ = ask()
+		if code == "" && ready == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the API did not recover: code %q readyz %d", code, ready)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+func mustDB(t *testing.T) *graph.DB {
+	db, err := graph.Open(context.Background(), graph.ConfigFromEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
