@@ -33,6 +33,7 @@ generate:
 FUZZTIME ?= 20s
 fuzz:
 	go test ./loader/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
+	go test ./graph/ -run '^$$' -fuzz FuzzCompileFilter -fuzztime $(FUZZTIME)
 
 # End-to-end benchmark: BENCH_CASES=100000 make bench for the full run.
 bench:

@@ -34,6 +34,8 @@ type Options struct {
 	Progress io.Writer
 	// Now is the clock for date checks (default time.Now).
 	Now func() time.Time
+	// CheckOnly validates and reports without writing anything.
+	CheckOnly bool
 	// SimilarK is how many most-similar cases to store per case as
 	// SIMILAR_TO relationships after a load that changed anything (default
 	// weights, no rarity weighting); 0 stores none and removes old ones.
@@ -42,6 +44,7 @@ type Options struct {
 
 // Report says what a load did.
 type Report struct {
+	CheckOnly               bool // validated only, nothing written
 	Files                   int  // case files read
 	Vocabulary              bool // whether a vocabulary file was loaded
 	Cases                   int  // valid cases read
@@ -54,6 +57,13 @@ type Report struct {
 
 // Summary is the one-line summary printed at the end of a load.
 func (r *Report) Summary() string {
+	if r.CheckOnly {
+		s := fmt.Sprintf("checked %d files: %d valid cases", r.Files, r.Cases)
+		if len(r.Skipped) > 0 {
+			s += fmt.Sprintf(", %d invalid", skippedCases(r.Skipped))
+		}
+		return s + fmt.Sprintf("; nothing written; %.2fs", r.Elapsed.Seconds())
+	}
 	s := fmt.Sprintf("loaded %d cases from %d files (%d new, %d changed, %d unchanged", r.Cases, r.Files, r.New, r.Changed, r.Unchanged)
 	if len(r.Skipped) > 0 {
 		s += fmt.Sprintf(", %d invalid skipped", skippedCases(r.Skipped))
@@ -105,7 +115,7 @@ func Load(ctx context.Context, db *graph.DB, paths []string, opt Options) (*Repo
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Files: len(files)}
+	rep := &Report{Files: len(files), CheckOnly: opt.CheckOnly}
 
 	var vocab *ilgraph.Vocabulary
 	if vocabPath != "" {
@@ -166,6 +176,10 @@ func Load(ctx context.Context, db *graph.DB, paths []string, opt Options) (*Repo
 	}
 	rep.Cases = len(valid)
 	cases = nil
+	if opt.CheckOnly {
+		rep.Elapsed = time.Since(start)
+		return rep, nil
+	}
 
 	// Write: schema, vocabulary, then cases in two phases.
 	if err := db.Migrate(ctx); err != nil {

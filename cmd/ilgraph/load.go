@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/loader"
 )
@@ -23,6 +24,7 @@ version, tags included.`, stderr)
 	skip := fs.Bool("skip-invalid", false, "load the valid cases and report the invalid ones")
 	batch := fs.Int("batch", 500, "cases per write transaction")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	check := fs.Bool("check", false, "validate only: report problems, write nothing")
 	similarK := fs.Int("similar-k", 5, "store each case's k most similar cases as SIMILAR_TO relationships (0: none)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -36,7 +38,7 @@ version, tags included.`, stderr)
 		return err
 	}
 	defer db.Close()
-	opt := loader.Options{SkipInvalid: *skip, BatchSize: *batch, SimilarK: *similarK}
+	opt := loader.Options{SkipInvalid: *skip || *check, BatchSize: *batch, SimilarK: *similarK, CheckOnly: *check}
 	if !*quiet {
 		opt.Progress = os.Stderr
 	}
@@ -44,10 +46,17 @@ version, tags included.`, stderr)
 	if err != nil {
 		return err
 	}
+	label := "skipped"
+	if *check {
+		label = "invalid"
+	}
 	for _, p := range rep.Skipped {
-		fmt.Fprintf(stderr, "skipped: %s\n", p.Error())
+		fmt.Fprintf(stderr, "%s: %s\n", label, p.Error())
 	}
 	fmt.Fprintln(stdout, rep.Summary())
+	if *check && len(rep.Skipped) > 0 {
+		return ilgraph.Errorf(ilgraph.EINVALID, "%d problem(s) found", len(rep.Skipped))
+	}
 	return nil
 }
 

@@ -44,6 +44,35 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("got exit %d, stderr %q", code, errb.String())
 		}
 	})
+	t.Run("check validates and writes nothing", func(t *testing.T) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "new.json"), []byte(`{"id":"ILG-9998","org":"E","org_slug":"e","date":"2024-02-03","title":{"en":"t"},"summary":{"en":"s"},"root_cause":"capacity"}`), 0o644)
+		var out, errb bytes.Buffer
+		if code := run(ctx, []string{"load", "--check", dir}, &out, &errb); code != exitOK || !strings.HasPrefix(out.String(), "checked 1 files: 1 valid cases") {
+			t.Errorf("got exit %d, %q %q", code, out.String(), errb.String())
+		}
+		out.Reset()
+		if code := run(ctx, []string{"similar", "ILG-9998"}, &out, &errb); code != exitFailure {
+			t.Errorf("a checked case was written: similar exit %d", code)
+		}
+	})
+	t.Run("similar prints JSON", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		if code := run(ctx, []string{"similar", "IL-0384", "--k", "3", "--json"}, &out, &errb); code != exitOK {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		var got []struct {
+			ID     string  `json:"id"`
+			Score  float64 `json:"score"`
+			Shared []struct {
+				Kind, ID     string
+				Contribution float64
+			} `json:"shared"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil || len(got) != 3 || got[0].Score <= 0 || len(got[0].Shared) == 0 {
+			t.Errorf("similar --json: %v %s", err, out.String())
+		}
+	})
 	t.Run("usage errors exit 2", func(t *testing.T) {
 		var out, errb bytes.Buffer
 		if code := run(ctx, []string{"load"}, &out, &errb); code != exitUsage {

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -31,6 +33,7 @@ gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
 	logJSON := fs.Bool("log-json", false, "log as JSON lines instead of text")
 	retry := fs.Duration("neo4j-retry", 2*time.Second, "how long to retry a Neo4j transaction on transient errors before answering UNAVAILABLE")
 	cors := fs.String("cors-origins", "", "comma-separated origins allowed to call the API from a browser (none by default)")
+	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -39,6 +42,9 @@ gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
 		logger = slog.New(slog.NewJSONHandler(stderr, nil))
 	} else {
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(*memLimit << 20)
 	}
 	cfg := graph.ConfigFromEnv()
 	cfg.RetryTime = *retry
