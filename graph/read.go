@@ -60,16 +60,27 @@ func propStrs(n dbtype.Node, key string) []string {
 
 // caseReturn is the RETURN clause that reads a whole case: the node and its
 // links in rank order. It expects the case bound to n.
-var caseReturn = func() string {
+// It leaves out the case's raw JSON, which only the API's json field needs
+// (see RawJSON); caseReturnRaw includes it.
+var (
+	caseReturn    = caseReturnWith(false)
+	caseReturnRaw = caseReturnWith(true)
+)
+
+func caseReturnWith(raw bool) string {
 	var b strings.Builder
-	b.WriteString("RETURN n")
+	if raw {
+		b.WriteString("RETURN n")
+	} else {
+		b.WriteString("RETURN n {.*, raw: null} AS n")
+	}
 	for _, m := range kinds {
 		fmt.Fprintf(&b, ",\n  [(n)-[r:%s]->(t:%s) | [coalesce(r.rank, 0), t.id]] AS %s", m.Rel, m.Label, m.Kind)
 	}
 	fmt.Fprintf(&b, ",\n  [(n)-[r:%s]->(t:Case) | [coalesce(r.rank, 0), t.id]] AS related", RelRelated)
 	fmt.Fprintf(&b, ",\n  [(n)-[:%s]->(t:Case) | [0, t.id]] AS recurrence", RelRecurrence)
 	return b.String()
-}()
+}
 
 // ranked sorts [rank, id] pairs by rank and returns the ids.
 func ranked(r *neo4j.Record, key string) []string {
@@ -99,9 +110,14 @@ func ranked(r *neo4j.Record, key string) []string {
 
 // recordCase rebuilds a case from a record shaped by caseReturn.
 func recordCase(r *neo4j.Record) (*ilgraph.Case, error) {
-	n, _, err := neo4j.GetRecordValue[dbtype.Node](r, "n")
-	if err != nil {
-		return nil, err
+	var n dbtype.Node
+	switch v, _ := r.Get("n"); v := v.(type) {
+	case dbtype.Node:
+		n = v
+	case map[string]any: // a projection of the node's properties
+		n = dbtype.Node{Labels: []string{LabelCase}, Props: v}
+	default:
+		return nil, fmt.Errorf("case record holds %T", v)
 	}
 	c := &ilgraph.Case{
 		ID:        prop[string](n, "id"),
@@ -175,9 +191,10 @@ func recordCase(r *neo4j.Record) (*ilgraph.Case, error) {
 	return c, nil
 }
 
-// Case returns one case by id, or an ENOTFOUND error.
+// Case returns one whole case by id, its raw JSON included, or an
+// ENOTFOUND error.
 func (db *DB) Case(ctx context.Context, id string) (*ilgraph.Case, error) {
-	cs, err := db.CasesByID(ctx, []string{id})
+	cs, err := db.casesByID(ctx, []string{id}, caseReturnRaw)
 	if err != nil {
 		return nil, err
 	}
@@ -188,10 +205,15 @@ func (db *DB) Case(ctx context.Context, id string) (*ilgraph.Case, error) {
 }
 
 // CasesByID returns the cases with the given ids in one round trip, in the
-// order asked; an id with no case gives nil at its place.
+// order asked, without their raw JSON (see RawJSON); an id with no case
+// gives nil at its place.
 func (db *DB) CasesByID(ctx context.Context, ids []string) ([]*ilgraph.Case, error) {
+	return db.casesByID(ctx, ids, caseReturn)
+}
+
+func (db *DB) casesByID(ctx context.Context, ids []string, ret string) ([]*ilgraph.Case, error) {
 	return read(ctx, db, "reading cases", func(tx neo4j.ManagedTransaction) ([]*ilgraph.Case, error) {
-		recs, err := collect(ctx, tx, "UNWIND $ids AS id MATCH (n:Case {id: id}) "+caseReturn, map[string]any{"ids": ids})
+		recs, err := collect(ctx, tx, "UNWIND $ids AS id MATCH (n:Case {id: id}) "+ret, map[string]any{"ids": ids})
 		if err != nil {
 			return nil, err
 		}
@@ -379,5 +401,25 @@ func (db *DB) CaseWithTerms(ctx context.Context, id string) (map[string]any, err
 			return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", id)
 		}
 		return recs[0].AsMap(), nil
+	})
+}
+
+// RawJSON returns each case's JSON as loaded, in one round trip, in order
+// ("" for an unknown id).
+func (db *DB) RawJSON(ctx context.Context, ids []string) ([]string, error) {
+	return read(ctx, db, "reading raw cases", func(tx neo4j.ManagedTransaction) ([]string, error) {
+		recs, err := collect(ctx, tx, "UNWIND $ids AS id MATCH (n:Case {id: id}) RETURN n.id AS id, n.raw AS raw", map[string]any{"ids": ids})
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[string]string, len(recs))
+		for _, r := range recs {
+			byID[str(r, "id")] = str(r, "raw")
+		}
+		out := make([]string, len(ids))
+		for i, id := range ids {
+			out[i] = byID[id]
+		}
+		return out, nil
 	})
 }

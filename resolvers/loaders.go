@@ -32,6 +32,7 @@ type Loaders struct {
 	OrgCount    *dataloadgen.Loader[graph.TermKey, int]
 	Case        *dataloadgen.Loader[string, *ilgraph.Case]
 	Recurrences *dataloadgen.Loader[string, []string]
+	RawJSON     *dataloadgen.Loader[string, string]
 }
 
 type loadersKey struct{}
@@ -59,6 +60,10 @@ func NewLoaders(db *graph.DB, cache *vocabCache) *Loaders {
 		}, wait),
 		Recurrences: dataloadgen.NewLoader(func(ctx context.Context, ids []string) ([][]string, []error) {
 			rs, err := db.RecurrencesOf(ctx, ids)
+			return rs, fill(len(ids), err)
+		}, wait),
+		RawJSON: dataloadgen.NewLoader(func(ctx context.Context, ids []string) ([]string, []error) {
+			rs, err := db.RawJSON(ctx, ids)
 			return rs, fill(len(ids), err)
 		}, wait),
 	}

@@ -93,7 +93,11 @@ func (r *caseResolver) Docs(ctx context.Context, obj *ilgraph.Case) ([]string, e
 
 // JSON is the resolver for the json field.
 func (r *caseResolver) JSON(ctx context.Context, obj *ilgraph.Case) (string, error) {
-	return string(obj.Raw), nil
+	if len(obj.Raw) > 0 {
+		return string(obj.Raw), nil
+	}
+	// Cases are read without their raw JSON; fetch it only when asked.
+	return r.loaders(ctx).RawJSON.Load(ctx, obj.ID)
 }
 
 // SameRootCause is the resolver for the sameRootCause field.

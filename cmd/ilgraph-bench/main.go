@@ -79,12 +79,24 @@ func main() {
 	naiveN := flag.Int("naive", 300, "cases in the naive load")
 	bin := flag.String("bin", "bin/ilgraph", "the ilgraph binary")
 	out := flag.String("out", "bench/results", "folder for the JSON result")
+	flag.BoolVar(&queriesOnly, "queries-only", false, "skip generating and loading: measure the queries over the corpus already loaded (of --cases cases)")
+	only := flag.String("only", "", "comma-separated query names to run (default: all)")
 	flag.Parse()
+	for _, q := range strings.Split(*only, ",") {
+		if q != "" {
+			onlyQueries[q] = true
+		}
+	}
 	if err := run(*n, *reqs, *naiveN, *bin, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "ilgraph-bench:", err)
 		os.Exit(1)
 	}
 }
+
+var (
+	queriesOnly bool
+	onlyQueries = map[string]bool{}
+)
 
 func envInt(name string, def int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
@@ -101,6 +113,9 @@ func run(n, reqs, naiveN int, bin, outDir string) error {
 		return err
 	}
 	defer db.Close()
+	if queriesOnly {
+		return measureQueries(ctx, db, res, n, reqs, bin, outDir)
+	}
 	fmt.Fprintf(os.Stderr, "emptying Neo4j at %s\n", graph.ConfigFromEnv().URI)
 	if err := db.Reset(ctx); err != nil {
 		return err
@@ -161,7 +176,11 @@ func run(n, reqs, naiveN int, bin, outDir string) error {
 		return err
 	}
 	res.Loader.SimilarKSeconds = time.Since(start).Seconds()
+	return measureQueries(ctx, db, res, n, reqs, bin, outDir)
+}
 
+// measureQueries runs the server and the query set, then writes the result.
+func measureQueries(ctx context.Context, db *graph.DB, res *Result, n, reqs int, bin, outDir string) error {
 	// The server, as a user runs it.
 	port, err := freePort()
 	if err != nil {
@@ -177,7 +196,12 @@ func run(n, reqs, naiveN int, bin, outDir string) error {
 	if err := waitReady(base); err != nil {
 		return err
 	}
-	qs := queries(n)
+	var qs []query
+	for _, q := range queries(n) {
+		if len(onlyQueries) == 0 || onlyQueries[q.name] {
+			qs = append(qs, q)
+		}
+	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 120 * time.Second}
 	// Warm up: the similarity index builds on its first request; caches fill.
 	for _, q := range qs {
