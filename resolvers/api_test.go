@@ -858,13 +858,32 @@ func TestLimitsAndBadInput(t *testing.T) {
 	t.Run("hostile strings are data, never Cypher", func(t *testing.T) {
 		a.t = t
 		before, _ := a.db.Checksum(context.Background())
-		for _, s := range []string{`'`, `"`, "`", `}) MATCH (n) DETACH DELETE n //`, `\`, `" OR 1=1 --`, strings.Repeat("가", 400), `*:*`, `AND OR NOT`, `title_en:(x)`} {
-			vars := map[string]any{"s": s, "f": map[string]any{"text": s, "rootCauses": []string{s}, "orgs": []string{s}}}
-			errs := a.do(`query($s: ID!, $f: CaseFilter) { case(id: $s) { id } cases(filter: $f) { totalCount facets { years { year } } }
-				term(kind: COMPONENT, id: $s) { id } }`, vars, nil)
-			for _, e := range errs {
-				if e.Extensions["code"] == "INTERNAL" {
-					t.Errorf("%q: internal error %+v", s, e)
+		// Every string argument of the schema, each given the hostile value.
+		queries := []string{
+			`query($s: ID!) { case(id: $s) { id } }`,
+			`query($s: String!) { cases(filter: {text: $s, rootCauses: [$s], orgs: [$s], excludeOrgs: [$s], severities: [$s], dateFrom: $s,
+				components: {anyOf: [$s]}, symptoms: {allOf: [$s]}, contributing: {anyOf: [$s]}, domains: {allOf: [$s]}}) { totalCount } }`,
+			`query($s: String!) { cases(filter: {text: $s}, sort: RELEVANCE) { totalCount nodes { id } facets { years { year } } } }`,
+			`query($s: String!) { cases(after: $s) { totalCount } }`,
+			`query($s: ID!) { sharedWith(caseId: $s, kind: COMPONENT) { totalCount } }`,
+			`query($s: ID!) { sharedWith(caseId: "IL-0384", kind: COMPONENT, term: $s) { totalCount } }`,
+			`query($s: ID!) { sameRootCause(caseId: $s) { totalCount } }`,
+			`query($s: ID!) { term(kind: COMPONENT, id: $s) { id cases { totalCount } cooccurring(kind: SYMPTOM) { count } } }`,
+			`query($s: ID!) { neighbourhood(node: {kind: CASE, id: $s}) { truncated } }`,
+			`query($s: ID!) { neighbourhood(node: {kind: ORG, id: $s}) { truncated } }`,
+			`query($s: String!) { cooccurrence(from: ROOT_CAUSE, to: COMPONENT, filter: {text: $s, orgs: [$s]}) { edges { lift } } }`,
+			`query($s: ID!) { connections(from: $s, to: "IL-0384") { length } }`,
+			`query($s: String!) { stats(filter: {text: $s, rootCauses: [$s]}) { cases } }`,
+			`query($s: ID!) { similarCases(caseId: $s) { score } }`,
+			`query($s: String!) { similarCases(caseId: "IL-0384", filter: {text: $s, excludeOrgs: [$s]}) { score } }`,
+			`query($s: ID!) { similarToProfile(profile: {rootCause: $s, components: [$s], symptoms: [$s], contributing: [$s], domains: [$s], org: $s}) { matches { score } } }`,
+		}
+		for _, s := range []string{`'`, `"`, "`", `}) MATCH (n) DETACH DELETE n //`, `\`, `" OR 1=1 --`, strings.Repeat("가", 400), strings.Repeat("x", 5000), `*:*`, `AND OR NOT`, `title_en:(x)`, "\u0000", `$id`, `IL-0384' OR '1'='1`} {
+			for _, q := range queries {
+				for _, e := range a.do(q, map[string]any{"s": s}, nil) {
+					if code := e.Extensions["code"]; code == "INTERNAL" || code == nil {
+						t.Errorf("%.40q in %.60s: %+v", s, q, e)
+					}
 				}
 			}
 		}
