@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -125,7 +127,33 @@ func TestEndToEnd(t *testing.T) {
 	if got.Data.Cases.TotalCount != len(cases) || got.Data.Case.ID != "IL-0384" || got.Data.Case.RootCause.ID != "capacity" {
 		t.Errorf("got %+v, want %d cases and IL-0384 rooted in capacity", got.Data, len(cases))
 	}
-	stop()
+	// Graceful shutdown: a request in flight when the signal comes (here:
+	// its body half sent) is still answered, and only then does serve exit.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	q := `{"query":"{ case(id: \"IL-0384\") { id } }"}`
+	fmt.Fprintf(conn, "POST /graphql HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(q), q[:10])
+	time.Sleep(200 * time.Millisecond)
+	stop() // what SIGTERM does
+	select {
+	case code := <-done:
+		t.Fatalf("serve exited (%d) with a request in flight", code)
+	case <-time.After(500 * time.Millisecond):
+	}
+	io.WriteString(conn, q[10:])
+	resp, err = http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the request in flight got no answer: %v", err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(answer), `"IL-0384"`) {
+		t.Errorf("the request in flight: HTTP %d %s", resp.StatusCode, answer)
+	}
+	conn.Close()
 	select {
 	case code := <-done:
 		if code != exitOK {
