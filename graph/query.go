@@ -187,13 +187,14 @@ type TermKey struct {
 	ID   string
 }
 
-// TermsByKey returns the terms asked for in one round trip, in order; a key
-// with no term gives a Term with an empty ID at its place.
-func (db *DB) TermsByKey(ctx context.Context, keys []TermKey) ([]ilgraph.Term, error) {
+// termsQuery builds one query over the terms keys name, kind by kind (a
+// UNION ALL of per-label matches), each part returning the columns ret
+// gives for its kind model (which binds the term as t).
+func termsQuery(keys []TermKey, ret func(m kindModel) string) (string, map[string]any, error) {
 	byKind := map[ilgraph.Kind][]string{}
 	for _, k := range keys {
 		if _, err := modelOf(k.Kind); err != nil {
-			return nil, err
+			return "", nil, err
 		}
 		byKind[k.Kind] = append(byKind[k.Kind], k.ID)
 	}
@@ -205,75 +206,57 @@ func (db *DB) TermsByKey(ctx context.Context, keys []TermKey) ([]ilgraph.Term, e
 			continue
 		}
 		params["ids_"+string(m.Kind)] = ids
-		parts = append(parts, fmt.Sprintf("MATCH (t:%s) WHERE t.id IN $ids_%s RETURN '%s' AS kind, t.id AS id, coalesce(t.en, t.name) AS en, t.ko AS ko, t.description AS description", m.Label, m.Kind, m.Kind))
+		parts = append(parts, fmt.Sprintf("MATCH (t:%s) WHERE t.id IN $ids_%s RETURN '%s' AS kind, t.id AS id, %s", m.Label, m.Kind, m.Kind, ret(m)))
 	}
-	if len(parts) == 0 {
-		return nil, nil
+	return strings.Join(parts, "\nUNION ALL\n"), params, nil
+}
+
+// byTerm runs a termsQuery and returns one value per key, in order (the
+// zero value for a key the graph lacks).
+func byTerm[V any](ctx context.Context, db *DB, what string, keys []TermKey, ret func(m kindModel) string, value func(r *neo4j.Record) V) ([]V, error) {
+	q, params, err := termsQuery(keys, ret)
+	if err != nil || q == "" {
+		return nil, err
 	}
-	found, err := read(ctx, db, "reading terms", func(tx neo4j.ManagedTransaction) (map[TermKey]ilgraph.Term, error) {
-		recs, err := collect(ctx, tx, strings.Join(parts, "\nUNION ALL\n"), params)
+	found, err := read(ctx, db, what, func(tx neo4j.ManagedTransaction) (map[TermKey]V, error) {
+		recs, err := collect(ctx, tx, q, params)
 		if err != nil {
 			return nil, err
 		}
-		out := make(map[TermKey]ilgraph.Term, len(recs))
+		out := make(map[TermKey]V, len(recs))
 		for _, r := range recs {
-			t := ilgraph.Term{Kind: ilgraph.Kind(str(r, "kind")), ID: str(r, "id"), En: str(r, "en"), Ko: str(r, "ko"), Description: str(r, "description")}
-			out[TermKey{t.Kind, t.ID}] = t
+			out[TermKey{ilgraph.Kind(str(r, "kind")), str(r, "id")}] = value(r)
 		}
 		return out, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ilgraph.Term, len(keys))
+	out := make([]V, len(keys))
 	for i, k := range keys {
 		out[i] = found[k]
 	}
 	return out, nil
 }
 
+// TermsByKey returns the terms asked for in one round trip, in order; a key
+// with no term gives a Term with an empty ID at its place.
+func (db *DB) TermsByKey(ctx context.Context, keys []TermKey) ([]ilgraph.Term, error) {
+	return byTerm(ctx, db, "reading terms", keys,
+		func(kindModel) string {
+			return "coalesce(t.en, t.name) AS en, t.ko AS ko, t.description AS description"
+		},
+		func(r *neo4j.Record) ilgraph.Term {
+			return ilgraph.Term{Kind: ilgraph.Kind(str(r, "kind")), ID: str(r, "id"), En: str(r, "en"), Ko: str(r, "ko"), Description: str(r, "description")}
+		})
+}
+
 // TermCaseCounts returns how many cases have each of the terms asked for,
 // in one round trip, in order.
 func (db *DB) TermCaseCounts(ctx context.Context, keys []TermKey) ([]int, error) {
-	byKind := map[ilgraph.Kind][]string{}
-	for _, k := range keys {
-		if _, err := modelOf(k.Kind); err != nil {
-			return nil, err
-		}
-		byKind[k.Kind] = append(byKind[k.Kind], k.ID)
-	}
-	var parts []string
-	params := map[string]any{}
-	for _, m := range kinds {
-		ids, ok := byKind[m.Kind]
-		if !ok {
-			continue
-		}
-		params["ids_"+string(m.Kind)] = ids
-		parts = append(parts, fmt.Sprintf("MATCH (t:%s) WHERE t.id IN $ids_%s RETURN '%s' AS kind, t.id AS id, COUNT { (t)<-[:%s]-(:Case) } AS c", m.Label, m.Kind, m.Kind, m.Rel))
-	}
-	if len(parts) == 0 {
-		return nil, nil
-	}
-	found, err := read(ctx, db, "counting term cases", func(tx neo4j.ManagedTransaction) (map[TermKey]int, error) {
-		recs, err := collect(ctx, tx, strings.Join(parts, "\nUNION ALL\n"), params)
-		if err != nil {
-			return nil, err
-		}
-		out := make(map[TermKey]int, len(recs))
-		for _, r := range recs {
-			out[TermKey{ilgraph.Kind(str(r, "kind")), str(r, "id")}] = int(integer(r, "c"))
-		}
-		return out, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]int, len(keys))
-	for i, k := range keys {
-		out[i] = found[k]
-	}
-	return out, nil
+	return byTerm(ctx, db, "counting term cases", keys,
+		func(m kindModel) string { return fmt.Sprintf("COUNT { (t)<-[:%s]-(:Case) } AS c", m.Rel) },
+		func(r *neo4j.Record) int { return int(integer(r, "c")) })
 }
 
 // Cooccurring returns, for the cases that have term (k, id), how many of

@@ -65,18 +65,9 @@ func useTestServer() {
 // server (scripts/neo4j-test), never the default one.
 func MustOpen(tb testing.TB) *graph.DB {
 	tb.Helper()
-	useTestServer()
-	if err := lock(); err != nil {
-		tb.Fatalf("taking the Neo4j test lock: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	db := open(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cfg := graph.ConfigFromEnv()
-	db, err := graph.Open(ctx, cfg)
-	if err != nil {
-		tb.Fatalf("this test needs Neo4j at %s and cannot reach it: %v\n(start it with scripts/neo4j-test start, or run make test)", cfg.URI, err)
-	}
-	tb.Cleanup(func() { db.Close() })
 	if err := db.Reset(ctx); err != nil {
 		tb.Fatalf("emptying Neo4j: %v", err)
 	}
@@ -90,6 +81,13 @@ func MustOpen(tb testing.TB) *graph.DB {
 // reuse a large corpus loaded by an earlier run.
 func MustOpenKeep(tb testing.TB) *graph.DB {
 	tb.Helper()
+	return open(tb)
+}
+
+// open takes the lock and connects; it fails the test, never skips it,
+// when Neo4j cannot be reached.
+func open(tb testing.TB) *graph.DB {
+	tb.Helper()
 	useTestServer()
 	if err := lock(); err != nil {
 		tb.Fatalf("taking the Neo4j test lock: %v", err)
@@ -99,7 +97,7 @@ func MustOpenKeep(tb testing.TB) *graph.DB {
 	cfg := graph.ConfigFromEnv()
 	db, err := graph.Open(ctx, cfg)
 	if err != nil {
-		tb.Fatalf("this benchmark needs Neo4j at %s and cannot reach it: %v", cfg.URI, err)
+		tb.Fatalf("this test needs Neo4j at %s and cannot reach it: %v\n(start it with scripts/neo4j-test start, or run make test)", cfg.URI, err)
 	}
 	tb.Cleanup(func() { db.Close() })
 	return db
