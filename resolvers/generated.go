@@ -85,7 +85,7 @@ type ComplexityRoot struct {
 
 	CaseConnection struct {
 		Edges      func(childComplexity int) int
-		Facets     func(childComplexity int) int
+		Facets     func(childComplexity int, top *int) int
 		Nodes      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
@@ -353,7 +353,7 @@ type CaseResolver interface {
 	Similar(ctx context.Context, obj *ilgraph.Case, k *int) ([]SimilarCase, error)
 }
 type CaseConnectionResolver interface {
-	Facets(ctx context.Context, obj *CaseConnection) (*Facets, error)
+	Facets(ctx context.Context, obj *CaseConnection, top *int) (*Facets, error)
 }
 type DistributionResolver interface {
 	Min(ctx context.Context, obj *graph.Distribution) (*int, error)
@@ -655,7 +655,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.CaseConnection.Facets(childComplexity), true
+		args, err := ec.field_CaseConnection_facets_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.CaseConnection.Facets(childComplexity, args["top"].(*int)), true
 	case "CaseConnection.nodes":
 		if e.ComplexityRoot.CaseConnection.Nodes == nil {
 			break
@@ -2023,8 +2028,8 @@ type CaseConnection {
   nodes: [Case!]!
   pageInfo: PageInfo!
   totalCount: Int!
-  "Counts of matching cases per term and year, for filter chips."
-  facets: Facets!
+  "Counts of matching cases per term and year, for filter chips: the top terms of each kind by count (top ≤ 1000)."
+  facets(top: Int = 50): Facets!
 }
 
 type Facets {
@@ -2780,6 +2785,20 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_CaseConnection_facets_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "top",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["top"] = arg0
+	return args, nil
+}
 
 func (ec *executionContext) field_Case_sameRootCause_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -4460,7 +4479,8 @@ func (ec *executionContext) _CaseConnection_facets(ctx context.Context, field gr
 			return ec.fieldContext_CaseConnection_facets(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.CaseConnection().Facets(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.CaseConnection().Facets(ctx, obj, fc.Args["top"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *Facets) graphql.Marshaler {
@@ -4470,7 +4490,7 @@ func (ec *executionContext) _CaseConnection_facets(ctx context.Context, field gr
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_CaseConnection_facets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_CaseConnection_facets(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "CaseConnection",
 		Field:      field,
@@ -4479,6 +4499,17 @@ func (ec *executionContext) fieldContext_CaseConnection_facets(_ context.Context
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Facets(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_CaseConnection_facets_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }

@@ -124,18 +124,24 @@ func (r *caseResolver) Similar(ctx context.Context, obj *ilgraph.Case, k *int) (
 }
 
 // Facets is the resolver for the facets field.
-func (r *caseConnectionResolver) Facets(ctx context.Context, obj *CaseConnection) (*Facets, error) {
+func (r *caseConnectionResolver) Facets(ctx context.Context, obj *CaseConnection, top *int) (*Facets, error) {
+	n := intOr(top, 50)
+	if n < 1 || n > 1000 {
+		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "facets: top must be 1 to 1000, not %d", n)
+	}
 	f, err := r.DB.Facets(ctx, obj.filter)
 	if err != nil {
 		return nil, err
 	}
+	// Each kind's counts come sorted by count; keep the top n.
+	cut := func(ts []graph.TermCount) []graph.TermCount { return nonNilCounts(ts[:min(n, len(ts))]) }
 	return &Facets{
-		RootCauses:   nonNilCounts(f.Terms[ilgraph.KindRootCause]),
-		Components:   nonNilCounts(f.Terms[ilgraph.KindComponent]),
-		Symptoms:     nonNilCounts(f.Terms[ilgraph.KindSymptom]),
-		Contributing: nonNilCounts(f.Terms[ilgraph.KindContributing]),
-		Domains:      nonNilCounts(f.Terms[ilgraph.KindDomain]),
-		Orgs:         nonNilCounts(f.Terms[ilgraph.KindOrg]),
+		RootCauses:   cut(f.Terms[ilgraph.KindRootCause]),
+		Components:   cut(f.Terms[ilgraph.KindComponent]),
+		Symptoms:     cut(f.Terms[ilgraph.KindSymptom]),
+		Contributing: cut(f.Terms[ilgraph.KindContributing]),
+		Domains:      cut(f.Terms[ilgraph.KindDomain]),
+		Orgs:         cut(f.Terms[ilgraph.KindOrg]),
 		Years:        append([]graph.YearCount{}, f.Years...),
 	}, nil
 }
