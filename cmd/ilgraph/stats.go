@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/ilgraph/ilgraph"
@@ -43,7 +44,7 @@ func writeStats(w io.Writer, st *graph.Stats, md bool) {
 	}
 	table := func(header string, rows [][]any) {
 		if md {
-			fmt.Fprintf(w, "| %s |\n", replaceTabs(header, " | "))
+			fmt.Fprintf(w, "| %s |\n", strings.ReplaceAll(header, "\t", " | "))
 			n := 1
 			for _, c := range header {
 				if c == '\t' {
@@ -111,16 +112,4 @@ func writeStats(w io.Writer, st *graph.Stats, md bool) {
 	}
 	section("Time to resolve by root cause")
 	table("root cause\tcases\twith a resolution time\tmedian", rows)
-}
-
-func replaceTabs(s, sep string) string {
-	out := ""
-	for _, c := range s {
-		if c == '\t' {
-			out += sep
-		} else {
-			out += string(c)
-		}
-	}
-	return out
 }

@@ -148,7 +148,11 @@ func (ix *Index) DF(f ilgraph.Feature) int {
 func (ix *Index) weightOf(f ilgraph.Feature, w ilgraph.Weights, rarity bool) float64 {
 	v := w[f.Kind]
 	if rarity {
-		v *= ilgraph.Rarity(len(ix.ids), ix.DF(f))
+		if id, ok := ix.featID[f]; ok {
+			v *= ix.rarity[id] // computed once at build
+		} else {
+			v *= ilgraph.Rarity(len(ix.ids), 0) // a term no case has
+		}
 	}
 	return v
 }
