@@ -12,38 +12,7 @@ import (
 	"github.com/ilgraph/ilgraph"
 )
 
-// NodeKind is what a drawn node is: a case, or a term of a feature kind.
-const NodeKindCase = "case"
-
-// Node is a node ready to draw. Key is unique in a graph: "case:IL-0384",
-// "component:message-broker".
-type Node struct {
-	Key   string
-	Kind  string // "case" or a feature kind
-	ID    string
-	Label string // English title or label
-	Count int    // for co-occurrence graphs: cases with this term
-}
-
-// Edge is a relationship ready to draw.
-type Edge struct {
-	Source, Target string // node keys
-	Type           string // relationship type, or "COOCCURS"
-	Count          int    // co-occurrence: cases with both
-	Lift           float64
-}
-
-// Drawing is a set of nodes and edges. Truncated says a size cap cut it.
-type Drawing struct {
-	Nodes     []Node
-	Edges     []Edge
-	Truncated bool
-}
-
-// MaxDrawingNodes caps how many nodes one exploration returns.
-const MaxDrawingNodes = 2000
-
-func nodeOf(n dbtype.Node) Node {
+func nodeOf(n dbtype.Node) ilgraph.Node {
 	for _, m := range kinds {
 		for _, l := range n.Labels {
 			if l == m.Label {
@@ -52,17 +21,17 @@ func nodeOf(n dbtype.Node) Node {
 				if m.Kind == ilgraph.KindOrg {
 					label = prop[string](n, "name")
 				}
-				return Node{Key: string(m.Kind) + ":" + id, Kind: string(m.Kind), ID: id, Label: label}
+				return ilgraph.Node{Key: string(m.Kind) + ":" + id, Kind: string(m.Kind), ID: id, Label: label}
 			}
 		}
 	}
 	id := prop[string](n, "id")
-	return Node{Key: NodeKindCase + ":" + id, Kind: NodeKindCase, ID: id, Label: prop[string](n, "title_en")}
+	return ilgraph.Node{Key: ilgraph.NodeKindCase + ":" + id, Kind: ilgraph.NodeKindCase, ID: id, Label: prop[string](n, "title_en")}
 }
 
 // startClause matches the start node of an exploration, bound to s.
 func startClause(kind, id string) (string, error) {
-	if kind == NodeKindCase {
+	if kind == ilgraph.NodeKindCase {
 		return "MATCH (s:Case {id: $id})", nil
 	}
 	m, err := modelOf(ilgraph.Kind(kind))
@@ -88,7 +57,7 @@ func allRels(withCaseLinks bool) string {
 // term, and every model relationship among them: a breadth-first walk, one
 // query per hop, that stops at limit nodes (Truncated is then set). It
 // returns ENOTFOUND when the start node does not exist.
-func (db *DB) Neighbourhood(ctx context.Context, kind, id string, depth, limit int) (*Drawing, error) {
+func (db *DB) Neighbourhood(ctx context.Context, kind, id string, depth, limit int) (*ilgraph.Drawing, error) {
 	start, err := startClause(kind, id)
 	if err != nil {
 		return nil, err
@@ -96,8 +65,8 @@ func (db *DB) Neighbourhood(ctx context.Context, kind, id string, depth, limit i
 	if depth < 1 || depth > 4 {
 		return nil, ilgraph.Errorf(ilgraph.EINVALID, "depth must be 1 to 4, not %d", depth)
 	}
-	if limit < 1 || limit > MaxDrawingNodes {
-		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "limit must be 1 to %d, not %d", MaxDrawingNodes, limit)
+	if limit < 1 || limit > ilgraph.MaxDrawingNodes {
+		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "limit must be 1 to %d, not %d", ilgraph.MaxDrawingNodes, limit)
 	}
 	rels := allRels(true)
 	hop := fmt.Sprintf(`UNWIND $frontier AS eid
@@ -109,7 +78,7 @@ RETURN DISTINCT elementId(y) AS eid, y LIMIT $room`, rels)
 MATCH (a) WHERE elementId(a) = eid
 MATCH (a)-[r:%s]->(b) WHERE elementId(b) IN $seen
 RETURN elementId(a) AS a, type(r) AS type, elementId(b) AS b`, rels)
-	return read(ctx, db, "exploring a neighbourhood", func(tx neo4j.ManagedTransaction) (*Drawing, error) {
+	return read(ctx, db, "exploring a neighbourhood", func(tx neo4j.ManagedTransaction) (*ilgraph.Drawing, error) {
 		recs, err := collect(ctx, tx, start+" RETURN elementId(s) AS eid, s", map[string]any{"id": id})
 		if err != nil {
 			return nil, err
@@ -117,7 +86,7 @@ RETURN elementId(a) AS a, type(r) AS type, elementId(b) AS b`, rels)
 		if len(recs) == 0 {
 			return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no %s with id %q", kind, id)
 		}
-		d := &Drawing{}
+		d := &ilgraph.Drawing{}
 		keys := map[string]string{} // elementId -> node key
 		var seen []string
 		addNode := func(r *neo4j.Record, key string) string {
@@ -153,14 +122,14 @@ RETURN elementId(a) AS a, type(r) AS type, elementId(b) AS b`, rels)
 			return nil, err
 		}
 		for _, r := range recs {
-			d.Edges = append(d.Edges, Edge{Source: keys[str(r, "a")], Target: keys[str(r, "b")], Type: str(r, "type")})
+			d.Edges = append(d.Edges, ilgraph.Edge{Source: keys[str(r, "a")], Target: keys[str(r, "b")], Type: str(r, "type")})
 		}
 		sortDrawing(d)
 		return d, nil
 	})
 }
 
-func sortDrawing(d *Drawing) {
+func sortDrawing(d *ilgraph.Drawing) {
 	sort.Slice(d.Nodes, func(i, j int) bool { return d.Nodes[i].Key < d.Nodes[j].Key })
 	sort.Slice(d.Edges, func(i, j int) bool {
 		a, b := d.Edges[i], d.Edges[j]
@@ -180,7 +149,7 @@ func sortDrawing(d *Drawing) {
 // and its lift, count·N / (count(a)·count(b)), where N is the number of
 // selected cases and count(x) the number of them with x. A lift above 1
 // means the pair occurs together more often than chance.
-func (db *DB) Cooccurrence(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter, minCount int) (*Drawing, error) {
+func (db *DB) Cooccurrence(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter, minCount int) (*ilgraph.Drawing, error) {
 	mf, err := modelOf(from)
 	if err != nil {
 		return nil, err
@@ -203,7 +172,7 @@ func (db *DB) Cooccurrence(ctx context.Context, from, to ilgraph.Kind, f ilgraph
 WHERE (type(r) = $fromRel AND t:%s) OR (type(r) = $toRel AND t:%s)
 RETURN type(r) AS rel, t.id AS id, coalesce(t.en, t.name) AS label, count(DISTINCT n) AS c`, mc.text, mf.Rel, mt.Rel, mf.Label, mt.Label)
 	params := with(mc.params, map[string]any{"fromRel": mf.Rel, "toRel": mt.Rel})
-	return read(ctx, db, "building a co-occurrence graph", func(tx neo4j.ManagedTransaction) (*Drawing, error) {
+	return read(ctx, db, "building a co-occurrence graph", func(tx neo4j.ManagedTransaction) (*ilgraph.Drawing, error) {
 		recs, err := collect(ctx, tx, mc.text+"RETURN count(n) AS total", mc.params)
 		if err != nil {
 			return nil, err
@@ -231,7 +200,7 @@ RETURN type(r) AS rel, t.id AS id, coalesce(t.en, t.name) AS label, count(DISTIN
 		if err != nil {
 			return nil, err
 		}
-		d := &Drawing{}
+		d := &ilgraph.Drawing{}
 		used := map[string]bool{}
 		for _, r := range recs {
 			c := int(integer(r, "c"))
@@ -240,33 +209,26 @@ RETURN type(r) AS rel, t.id AS id, coalesce(t.en, t.name) AS label, count(DISTIN
 			}
 			a, b := string(from)+":"+str(r, "a"), string(to)+":"+str(r, "b")
 			lift := float64(c) * float64(total) / (float64(counts[a]) * float64(counts[b]))
-			d.Edges = append(d.Edges, Edge{Source: a, Target: b, Type: "COOCCURS", Count: c, Lift: lift})
+			d.Edges = append(d.Edges, ilgraph.Edge{Source: a, Target: b, Type: "COOCCURS", Count: c, Lift: lift})
 			used[a], used[b] = true, true
 		}
 		for key := range used {
 			kind, id, _ := strings.Cut(key, ":")
-			d.Nodes = append(d.Nodes, Node{Key: key, Kind: kind, ID: id, Label: labels[key], Count: counts[key]})
+			d.Nodes = append(d.Nodes, ilgraph.Node{Key: key, Kind: kind, ID: id, Label: labels[key], Count: counts[key]})
 		}
-		if len(d.Nodes) > MaxDrawingNodes {
-			return nil, ilgraph.Errorf(ilgraph.ELIMIT, "the co-occurrence graph has %d nodes, more than %d: narrow the filter or raise minCount", len(d.Nodes), MaxDrawingNodes)
+		if len(d.Nodes) > ilgraph.MaxDrawingNodes {
+			return nil, ilgraph.Errorf(ilgraph.ELIMIT, "the co-occurrence graph has %d nodes, more than %d: narrow the filter or raise minCount", len(d.Nodes), ilgraph.MaxDrawingNodes)
 		}
 		sortDrawing(d)
 		return d, nil
 	})
 }
 
-// Path is one connection between two cases: nodes and the relationships
-// between consecutive ones.
-type Path struct {
-	Nodes []Node
-	Edges []Edge
-}
-
 // Connections returns the shortest paths between two cases through shared
 // features (case–term–case…), at most limit of them, each at most maxHops
 // relationships long (2 to 8). Paths through related/recurrence links are
 // not counted: they are not shared features.
-func (db *DB) Connections(ctx context.Context, from, to string, maxHops, limit int) ([]Path, error) {
+func (db *DB) Connections(ctx context.Context, from, to string, maxHops, limit int) ([]ilgraph.Path, error) {
 	if maxHops < 2 || maxHops > 8 {
 		return nil, ilgraph.Errorf(ilgraph.EINVALID, "maxHops must be 2 to 8, not %d", maxHops)
 	}
@@ -280,7 +242,7 @@ func (db *DB) Connections(ctx context.Context, from, to string, maxHops, limit i
 MATCH p = allShortestPaths((a)-[:%s*..%d]-(b))
 WITH p LIMIT $limit
 RETURN nodes(p) AS ns, [r IN relationships(p) | [type(r), startNode(r) = nodes(p)[0]]] AS rs`, allRels(false), maxHops)
-	return read(ctx, db, "finding connections", func(tx neo4j.ManagedTransaction) ([]Path, error) {
+	return read(ctx, db, "finding connections", func(tx neo4j.ManagedTransaction) ([]ilgraph.Path, error) {
 		recs, err := collect(ctx, tx, "MATCH (n:Case) WHERE n.id IN [$from, $to] RETURN n.id AS id", map[string]any{"from": from, "to": to})
 		if err != nil {
 			return nil, err
@@ -292,10 +254,10 @@ RETURN nodes(p) AS ns, [r IN relationships(p) | [type(r), startNode(r) = nodes(p
 		if err != nil {
 			return nil, err
 		}
-		var out []Path
+		var out []ilgraph.Path
 		for _, r := range recs {
 			nsRaw, _ := r.Get("ns")
-			var p Path
+			var p ilgraph.Path
 			for _, x := range nsRaw.([]any) {
 				p.Nodes = append(p.Nodes, nodeOf(x.(dbtype.Node)))
 			}
@@ -304,10 +266,10 @@ RETURN nodes(p) AS ns, [r IN relationships(p) | [type(r), startNode(r) = nodes(p
 				pair := x.([]any)
 				// Relationships always point from a case to a term.
 				a, b := p.Nodes[i], p.Nodes[i+1]
-				if a.Kind != NodeKindCase {
+				if a.Kind != ilgraph.NodeKindCase {
 					a, b = b, a
 				}
-				p.Edges = append(p.Edges, Edge{Source: a.Key, Target: b.Key, Type: pair[0].(string)})
+				p.Edges = append(p.Edges, ilgraph.Edge{Source: a.Key, Target: b.Key, Type: pair[0].(string)})
 			}
 			out = append(out, p)
 		}
@@ -316,7 +278,7 @@ RETURN nodes(p) AS ns, [r IN relationships(p) | [type(r), startNode(r) = nodes(p
 	})
 }
 
-func pathKey(p Path) string {
+func pathKey(p ilgraph.Path) string {
 	keys := make([]string, len(p.Nodes))
 	for i, n := range p.Nodes {
 		keys[i] = n.Key

@@ -11,43 +11,25 @@ import (
 	"github.com/ilgraph/ilgraph"
 )
 
-// CaseSort orders a case list.
-type CaseSort string
-
-// The orders a case list can have. Ties always break by id ascending.
-const (
-	SortDateDesc  CaseSort = "DATE_DESC"
-	SortDateAsc   CaseSort = "DATE_ASC"
-	SortIDAsc     CaseSort = "ID_ASC"
-	SortIDDesc    CaseSort = "ID_DESC"
-	SortRelevance CaseSort = "RELEVANCE" // full-text score, then date descending; date descending without a text query
-)
-
-func orderBy(s CaseSort) (string, error) {
+func orderBy(s ilgraph.CaseSort) (string, error) {
 	switch s {
-	case SortDateDesc, "":
+	case ilgraph.SortDateDesc, "":
 		return "n.date DESC, n.id ASC", nil
-	case SortDateAsc:
+	case ilgraph.SortDateAsc:
 		return "n.date ASC, n.id ASC", nil
-	case SortIDAsc:
+	case ilgraph.SortIDAsc:
 		return "n.id ASC", nil
-	case SortIDDesc:
+	case ilgraph.SortIDDesc:
 		return "n.id DESC", nil
-	case SortRelevance:
+	case ilgraph.SortRelevance:
 		return "score DESC, n.date DESC, n.id ASC", nil
 	}
 	return "", ilgraph.Errorf(ilgraph.EINVALID, "unknown sort %q", s)
 }
 
-// CasePage is one page of a case list.
-type CasePage struct {
-	Cases []*ilgraph.Case
-	Total int
-}
-
 // ListCases returns the cases f selects, sorted, from offset, at most limit,
 // with the total count, in one read transaction.
-func (db *DB) ListCases(ctx context.Context, f ilgraph.CaseFilter, s CaseSort, offset, limit int) (*CasePage, error) {
+func (db *DB) ListCases(ctx context.Context, f ilgraph.CaseFilter, s ilgraph.CaseSort, offset, limit int) (*ilgraph.CasePage, error) {
 	mc, err := compileFilter(f)
 	if err != nil {
 		return nil, err
@@ -57,12 +39,12 @@ func (db *DB) ListCases(ctx context.Context, f ilgraph.CaseFilter, s CaseSort, o
 		return nil, err
 	}
 	params := with(mc.params, map[string]any{"offset": int64(offset), "limit": int64(limit)})
-	return read(ctx, db, "listing cases", func(tx neo4j.ManagedTransaction) (*CasePage, error) {
+	return read(ctx, db, "listing cases", func(tx neo4j.ManagedTransaction) (*ilgraph.CasePage, error) {
 		recs, err := collect(ctx, tx, mc.text+"RETURN count(n) AS total", params)
 		if err != nil {
 			return nil, err
 		}
-		page := &CasePage{}
+		page := &ilgraph.CasePage{}
 		if len(recs) == 1 {
 			page.Total = int(integer(recs[0], "total"))
 		}
@@ -95,28 +77,8 @@ func with(a, b map[string]any) map[string]any {
 	return out
 }
 
-// TermCount is a term with a number of cases.
-type TermCount struct {
-	Kind  ilgraph.Kind
-	ID    string
-	Count int
-}
-
-// YearCount is a year with a number of cases.
-type YearCount struct {
-	Year  int
-	Count int
-}
-
-// Facets counts, among the cases a filter selects, how many have each term
-// of each kind and how many fall in each year.
-type Facets struct {
-	Terms map[ilgraph.Kind][]TermCount // by count descending, then id
-	Years []YearCount                  // by year ascending
-}
-
 // Facets computes the facet counts for f in one read transaction.
-func (db *DB) Facets(ctx context.Context, f ilgraph.CaseFilter) (*Facets, error) {
+func (db *DB) Facets(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Facets, error) {
 	mc, err := compileFilter(f)
 	if err != nil {
 		return nil, err
@@ -127,36 +89,27 @@ func (db *DB) Facets(ctx context.Context, f ilgraph.CaseFilter) (*Facets, error)
 		relKinds[m.Rel] = m.Kind
 		rels = append(rels, m.Rel)
 	}
-	return read(ctx, db, "counting facets", func(tx neo4j.ManagedTransaction) (*Facets, error) {
-		out := &Facets{Terms: map[ilgraph.Kind][]TermCount{}}
+	return read(ctx, db, "counting facets", func(tx neo4j.ManagedTransaction) (*ilgraph.Facets, error) {
+		out := &ilgraph.Facets{Terms: map[ilgraph.Kind][]ilgraph.TermCount{}}
 		recs, err := collect(ctx, tx, mc.text+"MATCH (n)-[r:"+strings.Join(rels, "|")+"]->(t)\nRETURN type(r) AS rel, t.id AS id, count(DISTINCT n) AS c", mc.params)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range recs {
 			k := relKinds[str(r, "rel")]
-			out.Terms[k] = append(out.Terms[k], TermCount{Kind: k, ID: str(r, "id"), Count: int(integer(r, "c"))})
+			out.Terms[k] = append(out.Terms[k], ilgraph.TermCount{Kind: k, ID: str(r, "id"), Count: int(integer(r, "c"))})
 		}
 		for _, ts := range out.Terms {
-			sortTermCounts(ts)
+			ilgraph.SortTermCounts(ts)
 		}
 		recs, err = collect(ctx, tx, mc.text+"RETURN n.year AS year, count(*) AS c ORDER BY year", mc.params)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range recs {
-			out.Years = append(out.Years, YearCount{Year: int(integer(r, "year")), Count: int(integer(r, "c"))})
+			out.Years = append(out.Years, ilgraph.YearCount{Year: int(integer(r, "year")), Count: int(integer(r, "c"))})
 		}
 		return out, nil
-	})
-}
-
-func sortTermCounts(ts []TermCount) {
-	sort.Slice(ts, func(i, j int) bool {
-		if ts[i].Count != ts[j].Count {
-			return ts[i].Count > ts[j].Count
-		}
-		return ts[i].ID < ts[j].ID
 	})
 }
 
@@ -181,16 +134,10 @@ func (db *DB) Terms(ctx context.Context, k ilgraph.Kind) ([]ilgraph.Term, error)
 	})
 }
 
-// TermKey names one term.
-type TermKey struct {
-	Kind ilgraph.Kind
-	ID   string
-}
-
 // termsQuery builds one query over the terms keys name, kind by kind (a
 // UNION ALL of per-label matches), each part returning the columns ret
 // gives for its kind model (which binds the term as t).
-func termsQuery(keys []TermKey, ret func(m kindModel) string) (string, map[string]any, error) {
+func termsQuery(keys []ilgraph.TermKey, ret func(m kindModel) string) (string, map[string]any, error) {
 	byKind := map[ilgraph.Kind][]string{}
 	for _, k := range keys {
 		if _, err := modelOf(k.Kind); err != nil {
@@ -213,19 +160,19 @@ func termsQuery(keys []TermKey, ret func(m kindModel) string) (string, map[strin
 
 // byTerm runs a termsQuery and returns one value per key, in order (the
 // zero value for a key the graph lacks).
-func byTerm[V any](ctx context.Context, db *DB, what string, keys []TermKey, ret func(m kindModel) string, value func(r *neo4j.Record) V) ([]V, error) {
+func byTerm[V any](ctx context.Context, db *DB, what string, keys []ilgraph.TermKey, ret func(m kindModel) string, value func(r *neo4j.Record) V) ([]V, error) {
 	q, params, err := termsQuery(keys, ret)
 	if err != nil || q == "" {
 		return nil, err
 	}
-	found, err := read(ctx, db, what, func(tx neo4j.ManagedTransaction) (map[TermKey]V, error) {
+	found, err := read(ctx, db, what, func(tx neo4j.ManagedTransaction) (map[ilgraph.TermKey]V, error) {
 		recs, err := collect(ctx, tx, q, params)
 		if err != nil {
 			return nil, err
 		}
-		out := make(map[TermKey]V, len(recs))
+		out := make(map[ilgraph.TermKey]V, len(recs))
 		for _, r := range recs {
-			out[TermKey{ilgraph.Kind(str(r, "kind")), str(r, "id")}] = value(r)
+			out[ilgraph.TermKey{Kind: ilgraph.Kind(str(r, "kind")), ID: str(r, "id")}] = value(r)
 		}
 		return out, nil
 	})
@@ -241,7 +188,7 @@ func byTerm[V any](ctx context.Context, db *DB, what string, keys []TermKey, ret
 
 // TermsByKey returns the terms asked for in one round trip, in order; a key
 // with no term gives a Term with an empty ID at its place.
-func (db *DB) TermsByKey(ctx context.Context, keys []TermKey) ([]ilgraph.Term, error) {
+func (db *DB) TermsByKey(ctx context.Context, keys []ilgraph.TermKey) ([]ilgraph.Term, error) {
 	return byTerm(ctx, db, "reading terms", keys,
 		func(kindModel) string {
 			return "coalesce(t.en, t.name) AS en, t.ko AS ko, t.description AS description"
@@ -253,7 +200,7 @@ func (db *DB) TermsByKey(ctx context.Context, keys []TermKey) ([]ilgraph.Term, e
 
 // TermCaseCounts returns how many cases have each of the terms asked for,
 // in one round trip, in order.
-func (db *DB) TermCaseCounts(ctx context.Context, keys []TermKey) ([]int, error) {
+func (db *DB) TermCaseCounts(ctx context.Context, keys []ilgraph.TermKey) ([]int, error) {
 	return byTerm(ctx, db, "counting term cases", keys,
 		func(m kindModel) string { return fmt.Sprintf("COUNT { (t)<-[:%s]-(:Case) } AS c", m.Rel) },
 		func(r *neo4j.Record) int { return int(integer(r, "c")) })
@@ -262,7 +209,7 @@ func (db *DB) TermCaseCounts(ctx context.Context, keys []TermKey) ([]int, error)
 // Cooccurring returns, for the cases that have term (k, id), how many of
 // them have each term of kind other, by count descending. other may equal k
 // (the term itself is then left out).
-func (db *DB) Cooccurring(ctx context.Context, k ilgraph.Kind, id string, other ilgraph.Kind, limit int) ([]TermCount, error) {
+func (db *DB) Cooccurring(ctx context.Context, k ilgraph.Kind, id string, other ilgraph.Kind, limit int) ([]ilgraph.TermCount, error) {
 	m, err := modelOf(k)
 	if err != nil {
 		return nil, err
@@ -274,40 +221,24 @@ func (db *DB) Cooccurring(ctx context.Context, k ilgraph.Kind, id string, other 
 	q := fmt.Sprintf(`MATCH (:%s {id: $id})<-[:%s]-(n:Case)-[:%s]->(t:%s)
 WHERE NOT (t:%s AND t.id = $id)
 RETURN t.id AS id, count(DISTINCT n) AS c ORDER BY c DESC, id ASC LIMIT $limit`, m.Label, m.Rel, o.Rel, o.Label, m.Label)
-	return read(ctx, db, "counting co-occurring terms", func(tx neo4j.ManagedTransaction) ([]TermCount, error) {
+	return read(ctx, db, "counting co-occurring terms", func(tx neo4j.ManagedTransaction) ([]ilgraph.TermCount, error) {
 		recs, err := collect(ctx, tx, q, map[string]any{"id": id, "limit": int64(limit)})
 		if err != nil {
 			return nil, err
 		}
-		out := make([]TermCount, len(recs))
+		out := make([]ilgraph.TermCount, len(recs))
 		for i, r := range recs {
-			out[i] = TermCount{Kind: other, ID: str(r, "id"), Count: int(integer(r, "c"))}
+			out[i] = ilgraph.TermCount{Kind: other, ID: str(r, "id"), Count: int(integer(r, "c"))}
 		}
 		return out, nil
 	})
-}
-
-// CrossRef is a case listed beside another because it has the same root
-// cause, with what else the two share.
-type CrossRef struct {
-	Case   *ilgraph.Case
-	Shared map[ilgraph.Kind][]string // shared terms per kind other than the root cause
-}
-
-// SharedCount is how many features besides the root cause the two share.
-func (x CrossRef) SharedCount() int {
-	n := 0
-	for _, ts := range x.Shared {
-		n += len(ts)
-	}
-	return n
 }
 
 // SameRootCause returns the other cases with id's root cause, ordered by how
 // many other features they share with it (domains, components,
 // contributing factors, symptoms, organization), then date descending, then
 // id. It returns ENOTFOUND for an unknown case.
-func (db *DB) SameRootCause(ctx context.Context, id string, offset, limit int) ([]CrossRef, int, error) {
+func (db *DB) SameRootCause(ctx context.Context, id string, offset, limit int) ([]ilgraph.CrossRef, int, error) {
 	var cols []string
 	var shared []ilgraph.Kind
 	for _, m := range kinds {
@@ -332,7 +263,7 @@ ORDER BY shared DESC, n.date DESC, n.id ASC
 SKIP $offset LIMIT $limit
 %s`, strings.Join(cols, ", "), strings.Join(names, ", "), strings.Join(sizes, " + "), caseReturn+", "+strings.Join(names, ", "))
 	type result struct {
-		refs  []CrossRef
+		refs  []ilgraph.CrossRef
 		total int
 	}
 	res, err := read(ctx, db, "finding same-root-cause cases", func(tx neo4j.ManagedTransaction) (result, error) {
@@ -354,7 +285,7 @@ RETURN COUNT { (a)-[:HAS_ROOT_CAUSE]->(:Cause)<-[:HAS_ROOT_CAUSE]-(n:Case) WHERE
 			if err != nil {
 				return result{}, err
 			}
-			x := CrossRef{Case: c, Shared: map[ilgraph.Kind][]string{}}
+			x := ilgraph.CrossRef{Case: c, Shared: map[ilgraph.Kind][]string{}}
 			for _, k := range shared {
 				ids := strs(r, "shared_"+string(k))
 				sort.Strings(ids)
@@ -367,16 +298,10 @@ RETURN COUNT { (a)-[:HAS_ROOT_CAUSE]->(:Cause)<-[:HAS_ROOT_CAUSE]-(n:Case) WHERE
 	return res.refs, res.total, err
 }
 
-// TermInfo is a term with the number of cases that have it.
-type TermInfo struct {
-	ilgraph.Term
-	Cases int
-}
-
 // VocabularyCounts returns every vocabulary term (not organizations) with its
 // case count, in one round trip. The vocabulary is small and bounded, so the
 // API reads it whole, once per request, instead of term by term.
-func (db *DB) VocabularyCounts(ctx context.Context) (map[TermKey]TermInfo, error) {
+func (db *DB) VocabularyCounts(ctx context.Context) (map[ilgraph.TermKey]ilgraph.TermInfo, error) {
 	var parts []string
 	for _, m := range kinds {
 		if m.Kind == ilgraph.KindOrg {
@@ -386,15 +311,15 @@ func (db *DB) VocabularyCounts(ctx context.Context) (map[TermKey]TermInfo, error
 		// node's degree, not by walking the relationships.
 		parts = append(parts, fmt.Sprintf("MATCH (t:%s) RETURN '%s' AS kind, t.id AS id, t.en AS en, t.ko AS ko, t.description AS description, COUNT { (t)<-[:%s]-() } AS c", m.Label, m.Kind, m.Rel))
 	}
-	return read(ctx, db, "reading the vocabulary", func(tx neo4j.ManagedTransaction) (map[TermKey]TermInfo, error) {
+	return read(ctx, db, "reading the vocabulary", func(tx neo4j.ManagedTransaction) (map[ilgraph.TermKey]ilgraph.TermInfo, error) {
 		recs, err := collect(ctx, tx, strings.Join(parts, "\nUNION ALL\n"), nil)
 		if err != nil {
 			return nil, err
 		}
-		out := make(map[TermKey]TermInfo, len(recs))
+		out := make(map[ilgraph.TermKey]ilgraph.TermInfo, len(recs))
 		for _, r := range recs {
-			k := TermKey{ilgraph.Kind(str(r, "kind")), str(r, "id")}
-			out[k] = TermInfo{Term: ilgraph.Term{Kind: k.Kind, ID: k.ID, En: str(r, "en"), Ko: str(r, "ko"), Description: str(r, "description")}, Cases: int(integer(r, "c"))}
+			k := ilgraph.TermKey{Kind: ilgraph.Kind(str(r, "kind")), ID: str(r, "id")}
+			out[k] = ilgraph.TermInfo{Term: ilgraph.Term{Kind: k.Kind, ID: k.ID, En: str(r, "en"), Ko: str(r, "ko"), Description: str(r, "description")}, Cases: int(integer(r, "c"))}
 		}
 		return out, nil
 	})

@@ -53,15 +53,9 @@ func (db *DB) BumpCorpusVersion(ctx context.Context) (Counters, error) {
 	})
 }
 
-// SimilarityRow is one case's features, for building a similarity index.
-type SimilarityRow struct {
-	ID, Date, Severity string
-	Features           []ilgraph.Feature
-}
-
 // SimilarityRows reads every case's features in one streaming read
 // transaction, calling fn for each.
-func (db *DB) SimilarityRows(ctx context.Context, fn func(SimilarityRow)) error {
+func (db *DB) SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures)) error {
 	var cols []string
 	for _, m := range kinds {
 		cols = append(cols, fmt.Sprintf("[(n)-[:%s]->(t:%s) | t.id] AS %s", m.Rel, m.Label, m.Kind))
@@ -74,7 +68,7 @@ func (db *DB) SimilarityRows(ctx context.Context, fn func(SimilarityRow)) error 
 		}
 		for res.Next(ctx) {
 			r := res.Record()
-			row := SimilarityRow{ID: str(r, "id"), Severity: str(r, "severity")}
+			row := ilgraph.CaseFeatures{ID: str(r, "id"), Severity: str(r, "severity")}
 			if d, ok := r.AsMap()["date"].(dbtype.Date); ok {
 				row.Date = d.Time().Format(ilgraph.DateLayout)
 			}
@@ -90,16 +84,9 @@ func (db *DB) SimilarityRows(ctx context.Context, fn func(SimilarityRow)) error 
 	return err
 }
 
-// SimilarLink is one stored similarity: From's rank-th most similar case.
-type SimilarLink struct {
-	From, To string
-	Score    float64
-	Rank     int
-}
-
 // ReplaceSimilar replaces every case's stored SIMILAR_TO relationships with
 // links (given for some cases; cases not named keep theirs), in batches.
-func (db *DB) ReplaceSimilar(ctx context.Context, links []SimilarLink, clearAll bool, batch int) (Counters, error) {
+func (db *DB) ReplaceSimilar(ctx context.Context, links []ilgraph.SimilarLink, clearAll bool, batch int) (Counters, error) {
 	var total Counters
 	if clearAll {
 		s := db.session(ctx, neo4j.AccessModeWrite)

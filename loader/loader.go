@@ -17,7 +17,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
-	"github.com/ilgraph/ilgraph/internal/simindex"
+	"github.com/ilgraph/ilgraph/similarity"
 )
 
 // VocabFileName is the name of a vocabulary file inside a loaded folder.
@@ -297,11 +297,11 @@ func writeSimilar(ctx context.Context, db *graph.DB, rep *Report, opt Options) e
 	if rep.New+rep.Changed == 0 && stored == -1 && opt.SimilarK == 0 {
 		return nil
 	}
-	ix, err := simindex.Load(ctx, db)
+	ix, err := similarity.Load(ctx, db)
 	if err != nil {
 		return err
 	}
-	links := simindex.TopKAll(ix, opt.SimilarK, ilgraph.SimilarityOptions{Weights: ilgraph.DefaultWeights()})
+	links := similarity.TopKAll(ix, opt.SimilarK, ilgraph.SimilarityOptions{Weights: ilgraph.DefaultWeights()})
 	cnt, err := db.ReplaceSimilar(ctx, links, true, opt.BatchSize*4)
 	if err != nil {
 		return err

@@ -13,7 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/ilgraph/ilgraph"
-	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/explore"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -30,18 +30,26 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Case() CaseResolver
 	CaseConnection() CaseConnectionResolver
+	CrossReference() CrossReferenceResolver
+	CrossReferenceConnection() CrossReferenceConnectionResolver
+	DifferingFeature() DifferingFeatureResolver
 	Distribution() DistributionResolver
 	DrawEdge() DrawEdgeResolver
 	DrawNode() DrawNodeResolver
+	FeatureContribution() FeatureContributionResolver
+	PageInfo() PageInfoResolver
 	PairCount() PairCountResolver
 	Path() PathResolver
 	Query() QueryResolver
+	SharedFeature() SharedFeatureResolver
+	SimilarityDefaults() SimilarityDefaultsResolver
 	Stats() StatsResolver
 	Term() TermResolver
 	TermCount() TermCountResolver
 	TermDistribution() TermDistributionResolver
 	Text() TextResolver
 	Timeline() TimelineResolver
+	WeightedTerm() WeightedTermResolver
 }
 
 type DirectiveRoot struct {
@@ -208,12 +216,12 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Case               func(childComplexity int, id string) int
-		Cases              func(childComplexity int, filter *CaseFilter, sort *CaseSort, first *int, after *string) int
+		Cases              func(childComplexity int, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
 		Connections        func(childComplexity int, from string, to string, maxHops *int, limit *int) int
 		Cooccurrence       func(childComplexity int, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) int
 		Neighbourhood      func(childComplexity int, node NodeInput, depth *int, limit *int) int
 		SameRootCause      func(childComplexity int, caseID string, first *int, after *string) int
-		SharedWith         func(childComplexity int, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *CaseSort, first *int, after *string) int
+		SharedWith         func(childComplexity int, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
 		SimilarCases       func(childComplexity int, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) int
 		SimilarToProfile   func(childComplexity int, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) int
 		SimilarityDefaults func(childComplexity int) int
@@ -273,7 +281,7 @@ type ComplexityRoot struct {
 
 	Term struct {
 		CaseCount   func(childComplexity int) int
-		Cases       func(childComplexity int, filter *CaseFilter, sort *CaseSort, first *int, after *string) int
+		Cases       func(childComplexity int, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
 		Cooccurring func(childComplexity int, kind ilgraph.Kind, first *int) int
 		Description func(childComplexity int) int
 		En          func(childComplexity int) int
@@ -349,70 +357,98 @@ type CaseResolver interface {
 	Docs(ctx context.Context, obj *ilgraph.Case) ([]string, error)
 
 	JSON(ctx context.Context, obj *ilgraph.Case) (string, error)
-	SameRootCause(ctx context.Context, obj *ilgraph.Case, first *int) ([]CrossReference, error)
-	Similar(ctx context.Context, obj *ilgraph.Case, k *int) ([]SimilarCase, error)
+	SameRootCause(ctx context.Context, obj *ilgraph.Case, first *int) ([]explore.CrossReference, error)
+	Similar(ctx context.Context, obj *ilgraph.Case, k *int) ([]explore.SimilarCase, error)
 }
 type CaseConnectionResolver interface {
-	Facets(ctx context.Context, obj *CaseConnection, top *int) (*Facets, error)
+	Edges(ctx context.Context, obj *explore.CaseList) ([]CaseEdge, error)
+	Nodes(ctx context.Context, obj *explore.CaseList) ([]ilgraph.Case, error)
+
+	Facets(ctx context.Context, obj *explore.CaseList, top *int) (*Facets, error)
+}
+type CrossReferenceResolver interface {
+	RootCause(ctx context.Context, obj *explore.CrossReference) (*ilgraph.Term, error)
+}
+type CrossReferenceConnectionResolver interface {
+	Edges(ctx context.Context, obj *explore.CrossReferenceList) ([]CrossReferenceEdge, error)
+	Nodes(ctx context.Context, obj *explore.CrossReferenceList) ([]explore.CrossReference, error)
+}
+type DifferingFeatureResolver interface {
+	Term(ctx context.Context, obj *ilgraph.Difference) (*ilgraph.Term, error)
+
+	Side(ctx context.Context, obj *ilgraph.Difference) (Side, error)
 }
 type DistributionResolver interface {
-	Min(ctx context.Context, obj *graph.Distribution) (*int, error)
-	P25(ctx context.Context, obj *graph.Distribution) (*int, error)
-	Median(ctx context.Context, obj *graph.Distribution) (*int, error)
-	P75(ctx context.Context, obj *graph.Distribution) (*int, error)
-	P90(ctx context.Context, obj *graph.Distribution) (*int, error)
-	Max(ctx context.Context, obj *graph.Distribution) (*int, error)
-	Mean(ctx context.Context, obj *graph.Distribution) (*float64, error)
+	Min(ctx context.Context, obj *ilgraph.Distribution) (*int, error)
+	P25(ctx context.Context, obj *ilgraph.Distribution) (*int, error)
+	Median(ctx context.Context, obj *ilgraph.Distribution) (*int, error)
+	P75(ctx context.Context, obj *ilgraph.Distribution) (*int, error)
+	P90(ctx context.Context, obj *ilgraph.Distribution) (*int, error)
+	Max(ctx context.Context, obj *ilgraph.Distribution) (*int, error)
+	Mean(ctx context.Context, obj *ilgraph.Distribution) (*float64, error)
 }
 type DrawEdgeResolver interface {
-	Count(ctx context.Context, obj *graph.Edge) (*int, error)
-	Lift(ctx context.Context, obj *graph.Edge) (*float64, error)
+	Count(ctx context.Context, obj *ilgraph.Edge) (*int, error)
+	Lift(ctx context.Context, obj *ilgraph.Edge) (*float64, error)
 }
 type DrawNodeResolver interface {
-	Count(ctx context.Context, obj *graph.Node) (*int, error)
+	Count(ctx context.Context, obj *ilgraph.Node) (*int, error)
+}
+type FeatureContributionResolver interface {
+	Term(ctx context.Context, obj *ilgraph.Contribution) (*ilgraph.Term, error)
+}
+type PageInfoResolver interface {
+	StartCursor(ctx context.Context, obj *explore.PageInfo) (*string, error)
+	EndCursor(ctx context.Context, obj *explore.PageInfo) (*string, error)
 }
 type PairCountResolver interface {
-	A(ctx context.Context, obj *graph.PairCount) (*ilgraph.Term, error)
-	B(ctx context.Context, obj *graph.PairCount) (*ilgraph.Term, error)
+	A(ctx context.Context, obj *ilgraph.PairCount) (*ilgraph.Term, error)
+	B(ctx context.Context, obj *ilgraph.PairCount) (*ilgraph.Term, error)
 }
 type PathResolver interface {
-	Length(ctx context.Context, obj *graph.Path) (int, error)
+	Length(ctx context.Context, obj *ilgraph.Path) (int, error)
 }
 type QueryResolver interface {
 	Case(ctx context.Context, id string) (*ilgraph.Case, error)
-	Cases(ctx context.Context, filter *CaseFilter, sort *CaseSort, first *int, after *string) (*CaseConnection, error)
-	SharedWith(ctx context.Context, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *CaseSort, first *int, after *string) (*CaseConnection, error)
-	SameRootCause(ctx context.Context, caseID string, first *int, after *string) (*CrossReferenceConnection, error)
+	Cases(ctx context.Context, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) (*explore.CaseList, error)
+	SharedWith(ctx context.Context, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) (*explore.CaseList, error)
+	SameRootCause(ctx context.Context, caseID string, first *int, after *string) (*explore.CrossReferenceList, error)
 	Vocabulary(ctx context.Context, kind *ilgraph.Kind) ([]ilgraph.Term, error)
 	Term(ctx context.Context, kind ilgraph.Kind, id string) (*ilgraph.Term, error)
-	Neighbourhood(ctx context.Context, node NodeInput, depth *int, limit *int) (*graph.Drawing, error)
-	Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) (*graph.Drawing, error)
-	Connections(ctx context.Context, from string, to string, maxHops *int, limit *int) ([]graph.Path, error)
-	Stats(ctx context.Context, filter *CaseFilter) (*graph.Stats, error)
-	SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]SimilarCase, error)
-	SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*ProfileMatch, error)
-	SimilarityDefaults(ctx context.Context) (*SimilarityDefaults, error)
+	Neighbourhood(ctx context.Context, node NodeInput, depth *int, limit *int) (*ilgraph.Drawing, error)
+	Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) (*ilgraph.Drawing, error)
+	Connections(ctx context.Context, from string, to string, maxHops *int, limit *int) ([]ilgraph.Path, error)
+	Stats(ctx context.Context, filter *CaseFilter) (*ilgraph.Stats, error)
+	SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]explore.SimilarCase, error)
+	SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.ProfileMatch, error)
+	SimilarityDefaults(ctx context.Context) (*explore.Defaults, error)
+}
+type SharedFeatureResolver interface {
+	Term(ctx context.Context, obj *ilgraph.Feature) (*ilgraph.Term, error)
+}
+type SimilarityDefaultsResolver interface {
+	Weights(ctx context.Context, obj *explore.Defaults) (*Weights, error)
 }
 type StatsResolver interface {
-	PerOrganization(ctx context.Context, obj *graph.Stats) ([]graph.TermCount, error)
-	TopCauseComponentPairs(ctx context.Context, obj *graph.Stats) ([]graph.PairCount, error)
-	TimeToResolve(ctx context.Context, obj *graph.Stats) (*graph.Distribution, error)
-	TimeToResolveByRootCause(ctx context.Context, obj *graph.Stats) ([]graph.GroupDistribution, error)
-	TimeToResolveByFactor(ctx context.Context, obj *graph.Stats) ([]graph.GroupDistribution, error)
+	PerOrganization(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.TermCount, error)
+	TopCauseComponentPairs(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.PairCount, error)
+	TimeToResolve(ctx context.Context, obj *ilgraph.Stats) (*ilgraph.Distribution, error)
+	TimeToResolveByRootCause(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.GroupDistribution, error)
+	TimeToResolveByFactor(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.GroupDistribution, error)
 }
 type TermResolver interface {
 	Ko(ctx context.Context, obj *ilgraph.Term) (*string, error)
 	Description(ctx context.Context, obj *ilgraph.Term) (*string, error)
 	CaseCount(ctx context.Context, obj *ilgraph.Term) (int, error)
-	Cases(ctx context.Context, obj *ilgraph.Term, filter *CaseFilter, sort *CaseSort, first *int, after *string) (*CaseConnection, error)
-	Cooccurring(ctx context.Context, obj *ilgraph.Term, kind ilgraph.Kind, first *int) ([]graph.TermCount, error)
+	Cases(ctx context.Context, obj *ilgraph.Term, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) (*explore.CaseList, error)
+	Cooccurring(ctx context.Context, obj *ilgraph.Term, kind ilgraph.Kind, first *int) ([]ilgraph.TermCount, error)
 }
 type TermCountResolver interface {
-	Term(ctx context.Context, obj *graph.TermCount) (*ilgraph.Term, error)
+	Term(ctx context.Context, obj *ilgraph.TermCount) (*ilgraph.Term, error)
 }
 type TermDistributionResolver interface {
-	Term(ctx context.Context, obj *graph.GroupDistribution) (*ilgraph.Term, error)
-	Distribution(ctx context.Context, obj *graph.GroupDistribution) (*graph.Distribution, error)
+	Term(ctx context.Context, obj *ilgraph.GroupDistribution) (*ilgraph.Term, error)
+	Distribution(ctx context.Context, obj *ilgraph.GroupDistribution) (*ilgraph.Distribution, error)
 }
 type TextResolver interface {
 	Ko(ctx context.Context, obj *ilgraph.Text) (*string, error)
@@ -421,6 +457,9 @@ type TimelineResolver interface {
 	DetectedAfterMinutes(ctx context.Context, obj *ilgraph.Timeline) (*int, error)
 
 	ResolvedAfterMinutes(ctx context.Context, obj *ilgraph.Timeline) (*int, error)
+}
+type WeightedTermResolver interface {
+	Term(ctx context.Context, obj *explore.WeightedTerm) (*ilgraph.Term, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1119,7 +1158,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Cases(childComplexity, args["filter"].(*CaseFilter), args["sort"].(*CaseSort), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Cases(childComplexity, args["filter"].(*CaseFilter), args["sort"].(*ilgraph.CaseSort), args["first"].(*int), args["after"].(*string)), true
 	case "Query.connections":
 		if e.ComplexityRoot.Query.Connections == nil {
 			break
@@ -1175,7 +1214,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.SharedWith(childComplexity, args["caseId"].(string), args["kind"].(ilgraph.Kind), args["term"].(*string), args["filter"].(*CaseFilter), args["sort"].(*CaseSort), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.SharedWith(childComplexity, args["caseId"].(string), args["kind"].(ilgraph.Kind), args["term"].(*string), args["filter"].(*CaseFilter), args["sort"].(*ilgraph.CaseSort), args["first"].(*int), args["after"].(*string)), true
 	case "Query.similarCases":
 		if e.ComplexityRoot.Query.SimilarCases == nil {
 			break
@@ -1429,7 +1468,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Term.Cases(childComplexity, args["filter"].(*CaseFilter), args["sort"].(*CaseSort), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Term.Cases(childComplexity, args["filter"].(*CaseFilter), args["sort"].(*ilgraph.CaseSort), args["first"].(*int), args["after"].(*string)), true
 	case "Term.cooccurring":
 		if e.ComplexityRoot.Term.Cooccurring == nil {
 			break
@@ -2868,8 +2907,8 @@ func (ec *executionContext) field_Query_cases_args(ctx context.Context, rawArgs 
 	}
 	args["filter"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "sort",
-		func(ctx context.Context, v any) (*CaseSort, error) {
-			return ec.unmarshalOCaseSort2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseSort(ctx, v)
+		func(ctx context.Context, v any) (*ilgraph.CaseSort, error) {
+			return ec.unmarshalOCaseSort2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCaseSort(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3066,8 +3105,8 @@ func (ec *executionContext) field_Query_sharedWith_args(ctx context.Context, raw
 	}
 	args["filter"] = arg3
 	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "sort",
-		func(ctx context.Context, v any) (*CaseSort, error) {
-			return ec.unmarshalOCaseSort2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseSort(ctx, v)
+		func(ctx context.Context, v any) (*ilgraph.CaseSort, error) {
+			return ec.unmarshalOCaseSort2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCaseSort(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3262,8 +3301,8 @@ func (ec *executionContext) field_Term_cases_args(ctx context.Context, rawArgs m
 	}
 	args["filter"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "sort",
-		func(ctx context.Context, v any) (*CaseSort, error) {
-			return ec.unmarshalOCaseSort2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseSort(ctx, v)
+		func(ctx context.Context, v any) (*ilgraph.CaseSort, error) {
+			return ec.unmarshalOCaseSort2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCaseSort(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -4276,8 +4315,8 @@ func (ec *executionContext) _Case_sameRootCause(ctx context.Context, field graph
 			return ec.Resolvers.Case().SameRootCause(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []CrossReference) graphql.Marshaler {
-			return ec.marshalNCrossReference2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCrossReferenceᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.CrossReference) graphql.Marshaler {
+			return ec.marshalNCrossReference2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐCrossReferenceᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4320,8 +4359,8 @@ func (ec *executionContext) _Case_similar(ctx context.Context, field graphql.Col
 			return ec.Resolvers.Case().Similar(ctx, obj, fc.Args["k"].(*int))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []SimilarCase) graphql.Marshaler {
-			return ec.marshalNSimilarCase2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarCaseᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.SimilarCase) graphql.Marshaler {
+			return ec.marshalNSimilarCase2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSimilarCaseᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4351,7 +4390,7 @@ func (ec *executionContext) fieldContext_Case_similar(ctx context.Context, field
 	return fc, nil
 }
 
-func (ec *executionContext) _CaseConnection_edges(ctx context.Context, field graphql.CollectedField, obj *CaseConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _CaseConnection_edges(ctx context.Context, field graphql.CollectedField, obj *explore.CaseList) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4360,7 +4399,7 @@ func (ec *executionContext) _CaseConnection_edges(ctx context.Context, field gra
 			return ec.fieldContext_CaseConnection_edges(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Edges, nil
+			return ec.Resolvers.CaseConnection().Edges(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []CaseEdge) graphql.Marshaler {
@@ -4374,8 +4413,8 @@ func (ec *executionContext) fieldContext_CaseConnection_edges(_ context.Context,
 	fc = &graphql.FieldContext{
 		Object:     "CaseConnection",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CaseEdge(ctx, field)
 		},
@@ -4383,7 +4422,7 @@ func (ec *executionContext) fieldContext_CaseConnection_edges(_ context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _CaseConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *CaseConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _CaseConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *explore.CaseList) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4392,7 +4431,7 @@ func (ec *executionContext) _CaseConnection_nodes(ctx context.Context, field gra
 			return ec.fieldContext_CaseConnection_nodes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Nodes, nil
+			return ec.Resolvers.CaseConnection().Nodes(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Case) graphql.Marshaler {
@@ -4406,8 +4445,8 @@ func (ec *executionContext) fieldContext_CaseConnection_nodes(_ context.Context,
 	fc = &graphql.FieldContext{
 		Object:     "CaseConnection",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Case(ctx, field)
 		},
@@ -4415,7 +4454,7 @@ func (ec *executionContext) fieldContext_CaseConnection_nodes(_ context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _CaseConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *CaseConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _CaseConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *explore.CaseList) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4427,8 +4466,8 @@ func (ec *executionContext) _CaseConnection_pageInfo(ctx context.Context, field 
 			return obj.PageInfo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
-			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐPageInfo(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v explore.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐPageInfo(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4447,7 +4486,7 @@ func (ec *executionContext) fieldContext_CaseConnection_pageInfo(_ context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _CaseConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *CaseConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _CaseConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *explore.CaseList) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4470,7 +4509,7 @@ func (ec *executionContext) fieldContext_CaseConnection_totalCount(_ context.Con
 	return graphql.NewScalarFieldContext("CaseConnection", field, false, false, "Int")
 }
 
-func (ec *executionContext) _CaseConnection_facets(ctx context.Context, field graphql.CollectedField, obj *CaseConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _CaseConnection_facets(ctx context.Context, field graphql.CollectedField, obj *explore.CaseList) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4569,7 +4608,7 @@ func (ec *executionContext) fieldContext_CaseEdge_node(_ context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _CrossReference_case(ctx context.Context, field graphql.CollectedField, obj *CrossReference) (ret graphql.Marshaler) {
+func (ec *executionContext) _CrossReference_case(ctx context.Context, field graphql.CollectedField, obj *explore.CrossReference) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4601,7 +4640,7 @@ func (ec *executionContext) fieldContext_CrossReference_case(_ context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _CrossReference_rootCause(ctx context.Context, field graphql.CollectedField, obj *CrossReference) (ret graphql.Marshaler) {
+func (ec *executionContext) _CrossReference_rootCause(ctx context.Context, field graphql.CollectedField, obj *explore.CrossReference) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4610,7 +4649,7 @@ func (ec *executionContext) _CrossReference_rootCause(ctx context.Context, field
 			return ec.fieldContext_CrossReference_rootCause(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.RootCause, nil
+			return ec.Resolvers.CrossReference().RootCause(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
@@ -4624,8 +4663,8 @@ func (ec *executionContext) fieldContext_CrossReference_rootCause(_ context.Cont
 	fc = &graphql.FieldContext{
 		Object:     "CrossReference",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Term(ctx, field)
 		},
@@ -4633,7 +4672,7 @@ func (ec *executionContext) fieldContext_CrossReference_rootCause(_ context.Cont
 	return fc, nil
 }
 
-func (ec *executionContext) _CrossReference_shared(ctx context.Context, field graphql.CollectedField, obj *CrossReference) (ret graphql.Marshaler) {
+func (ec *executionContext) _CrossReference_shared(ctx context.Context, field graphql.CollectedField, obj *explore.CrossReference) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4645,8 +4684,8 @@ func (ec *executionContext) _CrossReference_shared(ctx context.Context, field gr
 			return obj.Shared, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []SharedFeature) graphql.Marshaler {
-			return ec.marshalNSharedFeature2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSharedFeatureᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Feature) graphql.Marshaler {
+			return ec.marshalNSharedFeature2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐFeatureᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4665,7 +4704,7 @@ func (ec *executionContext) fieldContext_CrossReference_shared(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _CrossReference_sharedCount(ctx context.Context, field graphql.CollectedField, obj *CrossReference) (ret graphql.Marshaler) {
+func (ec *executionContext) _CrossReference_sharedCount(ctx context.Context, field graphql.CollectedField, obj *explore.CrossReference) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4688,7 +4727,7 @@ func (ec *executionContext) fieldContext_CrossReference_sharedCount(_ context.Co
 	return graphql.NewScalarFieldContext("CrossReference", field, false, false, "Int")
 }
 
-func (ec *executionContext) _CrossReference_reason(ctx context.Context, field graphql.CollectedField, obj *CrossReference) (ret graphql.Marshaler) {
+func (ec *executionContext) _CrossReference_reason(ctx context.Context, field graphql.CollectedField, obj *explore.CrossReference) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4711,7 +4750,7 @@ func (ec *executionContext) fieldContext_CrossReference_reason(_ context.Context
 	return graphql.NewScalarFieldContext("CrossReference", field, false, false, "String")
 }
 
-func (ec *executionContext) _CrossReferenceConnection_edges(ctx context.Context, field graphql.CollectedField, obj *CrossReferenceConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _CrossReferenceConnection_edges(ctx context.Context, field graphql.CollectedField, obj *explore.CrossReferenceList) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4720,7 +4759,7 @@ func (ec *executionContext) _CrossReferenceConnection_edges(ctx context.Context,
 			return ec.fieldContext_CrossReferenceConnection_edges(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Edges, nil
+			return ec.Resolvers.CrossReferenceConnection().Edges(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []CrossReferenceEdge) graphql.Marshaler {
@@ -4734,8 +4773,8 @@ func (ec *executionContext) fieldContext_CrossReferenceConnection_edges(_ contex
 	fc = &graphql.FieldContext{
 		Object:     "CrossReferenceConnection",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CrossReferenceEdge(ctx, field)
 		},
@@ -4743,7 +4782,7 @@ func (ec *executionContext) fieldContext_CrossReferenceConnection_edges(_ contex
 	return fc, nil
 }
 
-func (ec *executionContext) _CrossReferenceConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *CrossReferenceConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _CrossReferenceConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *explore.CrossReferenceList) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4752,11 +4791,11 @@ func (ec *executionContext) _CrossReferenceConnection_nodes(ctx context.Context,
 			return ec.fieldContext_CrossReferenceConnection_nodes(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Nodes, nil
+			return ec.Resolvers.CrossReferenceConnection().Nodes(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []CrossReference) graphql.Marshaler {
-			return ec.marshalNCrossReference2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCrossReferenceᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.CrossReference) graphql.Marshaler {
+			return ec.marshalNCrossReference2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐCrossReferenceᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4766,8 +4805,8 @@ func (ec *executionContext) fieldContext_CrossReferenceConnection_nodes(_ contex
 	fc = &graphql.FieldContext{
 		Object:     "CrossReferenceConnection",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CrossReference(ctx, field)
 		},
@@ -4775,7 +4814,7 @@ func (ec *executionContext) fieldContext_CrossReferenceConnection_nodes(_ contex
 	return fc, nil
 }
 
-func (ec *executionContext) _CrossReferenceConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *CrossReferenceConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _CrossReferenceConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *explore.CrossReferenceList) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4787,8 +4826,8 @@ func (ec *executionContext) _CrossReferenceConnection_pageInfo(ctx context.Conte
 			return obj.PageInfo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
-			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐPageInfo(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v explore.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐPageInfo(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4807,7 +4846,7 @@ func (ec *executionContext) fieldContext_CrossReferenceConnection_pageInfo(_ con
 	return fc, nil
 }
 
-func (ec *executionContext) _CrossReferenceConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *CrossReferenceConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _CrossReferenceConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *explore.CrossReferenceList) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4865,8 +4904,8 @@ func (ec *executionContext) _CrossReferenceEdge_node(ctx context.Context, field 
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *CrossReference) graphql.Marshaler {
-			return ec.marshalNCrossReference2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCrossReference(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.CrossReference) graphql.Marshaler {
+			return ec.marshalNCrossReference2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐCrossReference(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4885,7 +4924,7 @@ func (ec *executionContext) fieldContext_CrossReferenceEdge_node(_ context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _DifferingFeature_kind(ctx context.Context, field graphql.CollectedField, obj *DifferingFeature) (ret graphql.Marshaler) {
+func (ec *executionContext) _DifferingFeature_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Difference) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4908,7 +4947,7 @@ func (ec *executionContext) fieldContext_DifferingFeature_kind(_ context.Context
 	return graphql.NewScalarFieldContext("DifferingFeature", field, false, false, "Kind")
 }
 
-func (ec *executionContext) _DifferingFeature_term(ctx context.Context, field graphql.CollectedField, obj *DifferingFeature) (ret graphql.Marshaler) {
+func (ec *executionContext) _DifferingFeature_term(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Difference) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4917,7 +4956,7 @@ func (ec *executionContext) _DifferingFeature_term(ctx context.Context, field gr
 			return ec.fieldContext_DifferingFeature_term(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Term, nil
+			return ec.Resolvers.DifferingFeature().Term(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
@@ -4931,8 +4970,8 @@ func (ec *executionContext) fieldContext_DifferingFeature_term(_ context.Context
 	fc = &graphql.FieldContext{
 		Object:     "DifferingFeature",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Term(ctx, field)
 		},
@@ -4940,7 +4979,7 @@ func (ec *executionContext) fieldContext_DifferingFeature_term(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _DifferingFeature_weight(ctx context.Context, field graphql.CollectedField, obj *DifferingFeature) (ret graphql.Marshaler) {
+func (ec *executionContext) _DifferingFeature_weight(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Difference) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4963,7 +5002,7 @@ func (ec *executionContext) fieldContext_DifferingFeature_weight(_ context.Conte
 	return graphql.NewScalarFieldContext("DifferingFeature", field, false, false, "Float")
 }
 
-func (ec *executionContext) _DifferingFeature_side(ctx context.Context, field graphql.CollectedField, obj *DifferingFeature) (ret graphql.Marshaler) {
+func (ec *executionContext) _DifferingFeature_side(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Difference) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4972,7 +5011,7 @@ func (ec *executionContext) _DifferingFeature_side(ctx context.Context, field gr
 			return ec.fieldContext_DifferingFeature_side(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Side, nil
+			return ec.Resolvers.DifferingFeature().Side(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v Side) graphql.Marshaler {
@@ -4983,10 +5022,10 @@ func (ec *executionContext) _DifferingFeature_side(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_DifferingFeature_side(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DifferingFeature", field, false, false, "Side")
+	return graphql.NewScalarFieldContext("DifferingFeature", field, true, true, "Side")
 }
 
-func (ec *executionContext) _Distribution_cases(ctx context.Context, field graphql.CollectedField, obj *graph.Distribution) (ret graphql.Marshaler) {
+func (ec *executionContext) _Distribution_cases(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Distribution) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5009,7 +5048,7 @@ func (ec *executionContext) fieldContext_Distribution_cases(_ context.Context, f
 	return graphql.NewScalarFieldContext("Distribution", field, false, false, "Int")
 }
 
-func (ec *executionContext) _Distribution_measured(ctx context.Context, field graphql.CollectedField, obj *graph.Distribution) (ret graphql.Marshaler) {
+func (ec *executionContext) _Distribution_measured(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Distribution) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5032,7 +5071,7 @@ func (ec *executionContext) fieldContext_Distribution_measured(_ context.Context
 	return graphql.NewScalarFieldContext("Distribution", field, false, false, "Int")
 }
 
-func (ec *executionContext) _Distribution_min(ctx context.Context, field graphql.CollectedField, obj *graph.Distribution) (ret graphql.Marshaler) {
+func (ec *executionContext) _Distribution_min(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Distribution) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5055,7 +5094,7 @@ func (ec *executionContext) fieldContext_Distribution_min(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Distribution", field, true, true, "Int")
 }
 
-func (ec *executionContext) _Distribution_p25(ctx context.Context, field graphql.CollectedField, obj *graph.Distribution) (ret graphql.Marshaler) {
+func (ec *executionContext) _Distribution_p25(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Distribution) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5078,7 +5117,7 @@ func (ec *executionContext) fieldContext_Distribution_p25(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Distribution", field, true, true, "Int")
 }
 
-func (ec *executionContext) _Distribution_median(ctx context.Context, field graphql.CollectedField, obj *graph.Distribution) (ret graphql.Marshaler) {
+func (ec *executionContext) _Distribution_median(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Distribution) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5101,7 +5140,7 @@ func (ec *executionContext) fieldContext_Distribution_median(_ context.Context, 
 	return graphql.NewScalarFieldContext("Distribution", field, true, true, "Int")
 }
 
-func (ec *executionContext) _Distribution_p75(ctx context.Context, field graphql.CollectedField, obj *graph.Distribution) (ret graphql.Marshaler) {
+func (ec *executionContext) _Distribution_p75(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Distribution) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5124,7 +5163,7 @@ func (ec *executionContext) fieldContext_Distribution_p75(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Distribution", field, true, true, "Int")
 }
 
-func (ec *executionContext) _Distribution_p90(ctx context.Context, field graphql.CollectedField, obj *graph.Distribution) (ret graphql.Marshaler) {
+func (ec *executionContext) _Distribution_p90(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Distribution) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5147,7 +5186,7 @@ func (ec *executionContext) fieldContext_Distribution_p90(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Distribution", field, true, true, "Int")
 }
 
-func (ec *executionContext) _Distribution_max(ctx context.Context, field graphql.CollectedField, obj *graph.Distribution) (ret graphql.Marshaler) {
+func (ec *executionContext) _Distribution_max(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Distribution) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5170,7 +5209,7 @@ func (ec *executionContext) fieldContext_Distribution_max(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Distribution", field, true, true, "Int")
 }
 
-func (ec *executionContext) _Distribution_mean(ctx context.Context, field graphql.CollectedField, obj *graph.Distribution) (ret graphql.Marshaler) {
+func (ec *executionContext) _Distribution_mean(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Distribution) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5193,7 +5232,7 @@ func (ec *executionContext) fieldContext_Distribution_mean(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Distribution", field, true, true, "Float")
 }
 
-func (ec *executionContext) _DrawEdge_source(ctx context.Context, field graphql.CollectedField, obj *graph.Edge) (ret graphql.Marshaler) {
+func (ec *executionContext) _DrawEdge_source(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5216,7 +5255,7 @@ func (ec *executionContext) fieldContext_DrawEdge_source(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("DrawEdge", field, false, false, "ID")
 }
 
-func (ec *executionContext) _DrawEdge_target(ctx context.Context, field graphql.CollectedField, obj *graph.Edge) (ret graphql.Marshaler) {
+func (ec *executionContext) _DrawEdge_target(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5239,7 +5278,7 @@ func (ec *executionContext) fieldContext_DrawEdge_target(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("DrawEdge", field, false, false, "ID")
 }
 
-func (ec *executionContext) _DrawEdge_type(ctx context.Context, field graphql.CollectedField, obj *graph.Edge) (ret graphql.Marshaler) {
+func (ec *executionContext) _DrawEdge_type(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5262,7 +5301,7 @@ func (ec *executionContext) fieldContext_DrawEdge_type(_ context.Context, field 
 	return graphql.NewScalarFieldContext("DrawEdge", field, false, false, "String")
 }
 
-func (ec *executionContext) _DrawEdge_count(ctx context.Context, field graphql.CollectedField, obj *graph.Edge) (ret graphql.Marshaler) {
+func (ec *executionContext) _DrawEdge_count(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5285,7 +5324,7 @@ func (ec *executionContext) fieldContext_DrawEdge_count(_ context.Context, field
 	return graphql.NewScalarFieldContext("DrawEdge", field, true, true, "Int")
 }
 
-func (ec *executionContext) _DrawEdge_lift(ctx context.Context, field graphql.CollectedField, obj *graph.Edge) (ret graphql.Marshaler) {
+func (ec *executionContext) _DrawEdge_lift(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5308,7 +5347,7 @@ func (ec *executionContext) fieldContext_DrawEdge_lift(_ context.Context, field 
 	return graphql.NewScalarFieldContext("DrawEdge", field, true, true, "Float")
 }
 
-func (ec *executionContext) _DrawNode_key(ctx context.Context, field graphql.CollectedField, obj *graph.Node) (ret graphql.Marshaler) {
+func (ec *executionContext) _DrawNode_key(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Node) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5331,7 +5370,7 @@ func (ec *executionContext) fieldContext_DrawNode_key(_ context.Context, field g
 	return graphql.NewScalarFieldContext("DrawNode", field, false, false, "ID")
 }
 
-func (ec *executionContext) _DrawNode_kind(ctx context.Context, field graphql.CollectedField, obj *graph.Node) (ret graphql.Marshaler) {
+func (ec *executionContext) _DrawNode_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Node) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5354,7 +5393,7 @@ func (ec *executionContext) fieldContext_DrawNode_kind(_ context.Context, field 
 	return graphql.NewScalarFieldContext("DrawNode", field, false, false, "String")
 }
 
-func (ec *executionContext) _DrawNode_id(ctx context.Context, field graphql.CollectedField, obj *graph.Node) (ret graphql.Marshaler) {
+func (ec *executionContext) _DrawNode_id(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Node) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5377,7 +5416,7 @@ func (ec *executionContext) fieldContext_DrawNode_id(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("DrawNode", field, false, false, "ID")
 }
 
-func (ec *executionContext) _DrawNode_label(ctx context.Context, field graphql.CollectedField, obj *graph.Node) (ret graphql.Marshaler) {
+func (ec *executionContext) _DrawNode_label(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Node) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5400,7 +5439,7 @@ func (ec *executionContext) fieldContext_DrawNode_label(_ context.Context, field
 	return graphql.NewScalarFieldContext("DrawNode", field, false, false, "String")
 }
 
-func (ec *executionContext) _DrawNode_count(ctx context.Context, field graphql.CollectedField, obj *graph.Node) (ret graphql.Marshaler) {
+func (ec *executionContext) _DrawNode_count(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Node) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5423,7 +5462,7 @@ func (ec *executionContext) fieldContext_DrawNode_count(_ context.Context, field
 	return graphql.NewScalarFieldContext("DrawNode", field, true, true, "Int")
 }
 
-func (ec *executionContext) _Drawing_nodes(ctx context.Context, field graphql.CollectedField, obj *graph.Drawing) (ret graphql.Marshaler) {
+func (ec *executionContext) _Drawing_nodes(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Drawing) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5435,8 +5474,8 @@ func (ec *executionContext) _Drawing_nodes(ctx context.Context, field graphql.Co
 			return obj.Nodes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.Node) graphql.Marshaler {
-			return ec.marshalNDrawNode2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐNodeᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Node) graphql.Marshaler {
+			return ec.marshalNDrawNode2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐNodeᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5455,7 +5494,7 @@ func (ec *executionContext) fieldContext_Drawing_nodes(_ context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _Drawing_edges(ctx context.Context, field graphql.CollectedField, obj *graph.Drawing) (ret graphql.Marshaler) {
+func (ec *executionContext) _Drawing_edges(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Drawing) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5467,8 +5506,8 @@ func (ec *executionContext) _Drawing_edges(ctx context.Context, field graphql.Co
 			return obj.Edges, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.Edge) graphql.Marshaler {
-			return ec.marshalNDrawEdge2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐEdgeᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Edge) graphql.Marshaler {
+			return ec.marshalNDrawEdge2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐEdgeᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5487,7 +5526,7 @@ func (ec *executionContext) fieldContext_Drawing_edges(_ context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _Drawing_truncated(ctx context.Context, field graphql.CollectedField, obj *graph.Drawing) (ret graphql.Marshaler) {
+func (ec *executionContext) _Drawing_truncated(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Drawing) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5522,8 +5561,8 @@ func (ec *executionContext) _Facets_rootCauses(ctx context.Context, field graphq
 			return obj.RootCauses, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.TermCount) graphql.Marshaler {
-			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐTermCountᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.TermCount) graphql.Marshaler {
+			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5554,8 +5593,8 @@ func (ec *executionContext) _Facets_components(ctx context.Context, field graphq
 			return obj.Components, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.TermCount) graphql.Marshaler {
-			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐTermCountᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.TermCount) graphql.Marshaler {
+			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5586,8 +5625,8 @@ func (ec *executionContext) _Facets_symptoms(ctx context.Context, field graphql.
 			return obj.Symptoms, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.TermCount) graphql.Marshaler {
-			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐTermCountᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.TermCount) graphql.Marshaler {
+			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5618,8 +5657,8 @@ func (ec *executionContext) _Facets_contributing(ctx context.Context, field grap
 			return obj.Contributing, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.TermCount) graphql.Marshaler {
-			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐTermCountᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.TermCount) graphql.Marshaler {
+			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5650,8 +5689,8 @@ func (ec *executionContext) _Facets_domains(ctx context.Context, field graphql.C
 			return obj.Domains, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.TermCount) graphql.Marshaler {
-			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐTermCountᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.TermCount) graphql.Marshaler {
+			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5682,8 +5721,8 @@ func (ec *executionContext) _Facets_orgs(ctx context.Context, field graphql.Coll
 			return obj.Orgs, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.TermCount) graphql.Marshaler {
-			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐTermCountᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.TermCount) graphql.Marshaler {
+			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5714,8 +5753,8 @@ func (ec *executionContext) _Facets_years(ctx context.Context, field graphql.Col
 			return obj.Years, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.YearCount) graphql.Marshaler {
-			return ec.marshalNYearCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐYearCountᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.YearCount) graphql.Marshaler {
+			return ec.marshalNYearCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐYearCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5734,7 +5773,7 @@ func (ec *executionContext) fieldContext_Facets_years(_ context.Context, field g
 	return fc, nil
 }
 
-func (ec *executionContext) _FeatureContribution_kind(ctx context.Context, field graphql.CollectedField, obj *FeatureContribution) (ret graphql.Marshaler) {
+func (ec *executionContext) _FeatureContribution_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Contribution) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5757,7 +5796,7 @@ func (ec *executionContext) fieldContext_FeatureContribution_kind(_ context.Cont
 	return graphql.NewScalarFieldContext("FeatureContribution", field, false, false, "Kind")
 }
 
-func (ec *executionContext) _FeatureContribution_term(ctx context.Context, field graphql.CollectedField, obj *FeatureContribution) (ret graphql.Marshaler) {
+func (ec *executionContext) _FeatureContribution_term(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Contribution) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5766,7 +5805,7 @@ func (ec *executionContext) _FeatureContribution_term(ctx context.Context, field
 			return ec.fieldContext_FeatureContribution_term(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Term, nil
+			return ec.Resolvers.FeatureContribution().Term(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
@@ -5780,8 +5819,8 @@ func (ec *executionContext) fieldContext_FeatureContribution_term(_ context.Cont
 	fc = &graphql.FieldContext{
 		Object:     "FeatureContribution",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Term(ctx, field)
 		},
@@ -5789,7 +5828,7 @@ func (ec *executionContext) fieldContext_FeatureContribution_term(_ context.Cont
 	return fc, nil
 }
 
-func (ec *executionContext) _FeatureContribution_weight(ctx context.Context, field graphql.CollectedField, obj *FeatureContribution) (ret graphql.Marshaler) {
+func (ec *executionContext) _FeatureContribution_weight(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Contribution) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5812,7 +5851,7 @@ func (ec *executionContext) fieldContext_FeatureContribution_weight(_ context.Co
 	return graphql.NewScalarFieldContext("FeatureContribution", field, false, false, "Float")
 }
 
-func (ec *executionContext) _FeatureContribution_contribution(ctx context.Context, field graphql.CollectedField, obj *FeatureContribution) (ret graphql.Marshaler) {
+func (ec *executionContext) _FeatureContribution_contribution(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Contribution) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5904,7 +5943,7 @@ func (ec *executionContext) fieldContext_Impact_region(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Impact", field, false, false, "String")
 }
 
-func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *explore.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5927,7 +5966,7 @@ func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context,
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
-func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *explore.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5950,7 +5989,7 @@ func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Cont
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
-func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *explore.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5959,7 +5998,7 @@ func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field gra
 			return ec.fieldContext_PageInfo_startCursor(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.StartCursor, nil
+			return ec.Resolvers.PageInfo().StartCursor(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -5970,10 +6009,10 @@ func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+	return graphql.NewScalarFieldContext("PageInfo", field, true, true, "String")
 }
 
-func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *explore.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -5982,7 +6021,7 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 			return ec.fieldContext_PageInfo_endCursor(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.EndCursor, nil
+			return ec.Resolvers.PageInfo().EndCursor(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -5993,10 +6032,10 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+	return graphql.NewScalarFieldContext("PageInfo", field, true, true, "String")
 }
 
-func (ec *executionContext) _PairCount_a(ctx context.Context, field graphql.CollectedField, obj *graph.PairCount) (ret graphql.Marshaler) {
+func (ec *executionContext) _PairCount_a(ctx context.Context, field graphql.CollectedField, obj *ilgraph.PairCount) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6028,7 +6067,7 @@ func (ec *executionContext) fieldContext_PairCount_a(_ context.Context, field gr
 	return fc, nil
 }
 
-func (ec *executionContext) _PairCount_b(ctx context.Context, field graphql.CollectedField, obj *graph.PairCount) (ret graphql.Marshaler) {
+func (ec *executionContext) _PairCount_b(ctx context.Context, field graphql.CollectedField, obj *ilgraph.PairCount) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6060,7 +6099,7 @@ func (ec *executionContext) fieldContext_PairCount_b(_ context.Context, field gr
 	return fc, nil
 }
 
-func (ec *executionContext) _PairCount_count(ctx context.Context, field graphql.CollectedField, obj *graph.PairCount) (ret graphql.Marshaler) {
+func (ec *executionContext) _PairCount_count(ctx context.Context, field graphql.CollectedField, obj *ilgraph.PairCount) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6083,7 +6122,7 @@ func (ec *executionContext) fieldContext_PairCount_count(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("PairCount", field, false, false, "Int")
 }
 
-func (ec *executionContext) _Path_nodes(ctx context.Context, field graphql.CollectedField, obj *graph.Path) (ret graphql.Marshaler) {
+func (ec *executionContext) _Path_nodes(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Path) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6095,8 +6134,8 @@ func (ec *executionContext) _Path_nodes(ctx context.Context, field graphql.Colle
 			return obj.Nodes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.Node) graphql.Marshaler {
-			return ec.marshalNDrawNode2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐNodeᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Node) graphql.Marshaler {
+			return ec.marshalNDrawNode2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐNodeᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6115,7 +6154,7 @@ func (ec *executionContext) fieldContext_Path_nodes(_ context.Context, field gra
 	return fc, nil
 }
 
-func (ec *executionContext) _Path_edges(ctx context.Context, field graphql.CollectedField, obj *graph.Path) (ret graphql.Marshaler) {
+func (ec *executionContext) _Path_edges(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Path) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6127,8 +6166,8 @@ func (ec *executionContext) _Path_edges(ctx context.Context, field graphql.Colle
 			return obj.Edges, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.Edge) graphql.Marshaler {
-			return ec.marshalNDrawEdge2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐEdgeᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Edge) graphql.Marshaler {
+			return ec.marshalNDrawEdge2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐEdgeᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6147,7 +6186,7 @@ func (ec *executionContext) fieldContext_Path_edges(_ context.Context, field gra
 	return fc, nil
 }
 
-func (ec *executionContext) _Path_length(ctx context.Context, field graphql.CollectedField, obj *graph.Path) (ret graphql.Marshaler) {
+func (ec *executionContext) _Path_length(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Path) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6170,7 +6209,7 @@ func (ec *executionContext) fieldContext_Path_length(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Path", field, true, true, "Int")
 }
 
-func (ec *executionContext) _ProfileMatch_matches(ctx context.Context, field graphql.CollectedField, obj *ProfileMatch) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProfileMatch_matches(ctx context.Context, field graphql.CollectedField, obj *explore.ProfileMatch) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6182,8 +6221,8 @@ func (ec *executionContext) _ProfileMatch_matches(ctx context.Context, field gra
 			return obj.Matches, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []SimilarCase) graphql.Marshaler {
-			return ec.marshalNSimilarCase2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarCaseᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.SimilarCase) graphql.Marshaler {
+			return ec.marshalNSimilarCase2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSimilarCaseᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6202,7 +6241,7 @@ func (ec *executionContext) fieldContext_ProfileMatch_matches(_ context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _ProfileMatch_rootCauses(ctx context.Context, field graphql.CollectedField, obj *ProfileMatch) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProfileMatch_rootCauses(ctx context.Context, field graphql.CollectedField, obj *explore.ProfileMatch) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6214,8 +6253,8 @@ func (ec *executionContext) _ProfileMatch_rootCauses(ctx context.Context, field 
 			return obj.RootCauses, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []WeightedTerm) graphql.Marshaler {
-			return ec.marshalNWeightedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightedTermᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.WeightedTerm) graphql.Marshaler {
+			return ec.marshalNWeightedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐWeightedTermᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6234,7 +6273,7 @@ func (ec *executionContext) fieldContext_ProfileMatch_rootCauses(_ context.Conte
 	return fc, nil
 }
 
-func (ec *executionContext) _ProfileMatch_contributing(ctx context.Context, field graphql.CollectedField, obj *ProfileMatch) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProfileMatch_contributing(ctx context.Context, field graphql.CollectedField, obj *explore.ProfileMatch) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6246,8 +6285,8 @@ func (ec *executionContext) _ProfileMatch_contributing(ctx context.Context, fiel
 			return obj.Contributing, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []WeightedTerm) graphql.Marshaler {
-			return ec.marshalNWeightedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightedTermᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.WeightedTerm) graphql.Marshaler {
+			return ec.marshalNWeightedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐWeightedTermᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6266,7 +6305,7 @@ func (ec *executionContext) fieldContext_ProfileMatch_contributing(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _ProfileMatch_remedies(ctx context.Context, field graphql.CollectedField, obj *ProfileMatch) (ret graphql.Marshaler) {
+func (ec *executionContext) _ProfileMatch_remedies(ctx context.Context, field graphql.CollectedField, obj *explore.ProfileMatch) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6278,8 +6317,8 @@ func (ec *executionContext) _ProfileMatch_remedies(ctx context.Context, field gr
 			return obj.Remedies, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []Remedy) graphql.Marshaler {
-			return ec.marshalNRemedy2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐRemedyᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.Remedy) graphql.Marshaler {
+			return ec.marshalNRemedy2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐRemedyᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6352,11 +6391,11 @@ func (ec *executionContext) _Query_cases(ctx context.Context, field graphql.Coll
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Cases(ctx, fc.Args["filter"].(*CaseFilter), fc.Args["sort"].(*CaseSort), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Cases(ctx, fc.Args["filter"].(*CaseFilter), fc.Args["sort"].(*ilgraph.CaseSort), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *CaseConnection) graphql.Marshaler {
-			return ec.marshalNCaseConnection2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.CaseList) graphql.Marshaler {
+			return ec.marshalNCaseConnection2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐCaseList(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6396,11 +6435,11 @@ func (ec *executionContext) _Query_sharedWith(ctx context.Context, field graphql
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().SharedWith(ctx, fc.Args["caseId"].(string), fc.Args["kind"].(ilgraph.Kind), fc.Args["term"].(*string), fc.Args["filter"].(*CaseFilter), fc.Args["sort"].(*CaseSort), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().SharedWith(ctx, fc.Args["caseId"].(string), fc.Args["kind"].(ilgraph.Kind), fc.Args["term"].(*string), fc.Args["filter"].(*CaseFilter), fc.Args["sort"].(*ilgraph.CaseSort), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *CaseConnection) graphql.Marshaler {
-			return ec.marshalNCaseConnection2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.CaseList) graphql.Marshaler {
+			return ec.marshalNCaseConnection2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐCaseList(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6443,8 +6482,8 @@ func (ec *executionContext) _Query_sameRootCause(ctx context.Context, field grap
 			return ec.Resolvers.Query().SameRootCause(ctx, fc.Args["caseId"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *CrossReferenceConnection) graphql.Marshaler {
-			return ec.marshalNCrossReferenceConnection2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCrossReferenceConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.CrossReferenceList) graphql.Marshaler {
+			return ec.marshalNCrossReferenceConnection2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐCrossReferenceList(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6575,8 +6614,8 @@ func (ec *executionContext) _Query_neighbourhood(ctx context.Context, field grap
 			return ec.Resolvers.Query().Neighbourhood(ctx, fc.Args["node"].(NodeInput), fc.Args["depth"].(*int), fc.Args["limit"].(*int))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *graph.Drawing) graphql.Marshaler {
-			return ec.marshalNDrawing2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐDrawing(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Drawing) graphql.Marshaler {
+			return ec.marshalNDrawing2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐDrawing(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6619,8 +6658,8 @@ func (ec *executionContext) _Query_cooccurrence(ctx context.Context, field graph
 			return ec.Resolvers.Query().Cooccurrence(ctx, fc.Args["from"].(ilgraph.Kind), fc.Args["to"].(ilgraph.Kind), fc.Args["filter"].(*CaseFilter), fc.Args["minCount"].(*int))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *graph.Drawing) graphql.Marshaler {
-			return ec.marshalNDrawing2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐDrawing(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Drawing) graphql.Marshaler {
+			return ec.marshalNDrawing2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐDrawing(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6663,8 +6702,8 @@ func (ec *executionContext) _Query_connections(ctx context.Context, field graphq
 			return ec.Resolvers.Query().Connections(ctx, fc.Args["from"].(string), fc.Args["to"].(string), fc.Args["maxHops"].(*int), fc.Args["limit"].(*int))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.Path) graphql.Marshaler {
-			return ec.marshalNPath2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐPathᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Path) graphql.Marshaler {
+			return ec.marshalNPath2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐPathᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6707,8 +6746,8 @@ func (ec *executionContext) _Query_stats(ctx context.Context, field graphql.Coll
 			return ec.Resolvers.Query().Stats(ctx, fc.Args["filter"].(*CaseFilter))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *graph.Stats) graphql.Marshaler {
-			return ec.marshalNStats2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐStats(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Stats) graphql.Marshaler {
+			return ec.marshalNStats2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐStats(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6751,8 +6790,8 @@ func (ec *executionContext) _Query_similarCases(ctx context.Context, field graph
 			return ec.Resolvers.Query().SimilarCases(ctx, fc.Args["caseId"].(string), fc.Args["k"].(*int), fc.Args["weights"].(*WeightsInput), fc.Args["rarity"].(*bool), fc.Args["filter"].(*CaseFilter), fc.Args["minScore"].(*float64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []SimilarCase) graphql.Marshaler {
-			return ec.marshalNSimilarCase2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarCaseᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.SimilarCase) graphql.Marshaler {
+			return ec.marshalNSimilarCase2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSimilarCaseᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6795,8 +6834,8 @@ func (ec *executionContext) _Query_similarToProfile(ctx context.Context, field g
 			return ec.Resolvers.Query().SimilarToProfile(ctx, fc.Args["profile"].(ProfileInput), fc.Args["k"].(*int), fc.Args["weights"].(*WeightsInput), fc.Args["rarity"].(*bool), fc.Args["filter"].(*CaseFilter), fc.Args["minScore"].(*float64))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ProfileMatch) graphql.Marshaler {
-			return ec.marshalNProfileMatch2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐProfileMatch(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.ProfileMatch) graphql.Marshaler {
+			return ec.marshalNProfileMatch2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐProfileMatch(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6838,8 +6877,8 @@ func (ec *executionContext) _Query_similarityDefaults(ctx context.Context, field
 			return ec.Resolvers.Query().SimilarityDefaults(ctx)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *SimilarityDefaults) graphql.Marshaler {
-			return ec.marshalNSimilarityDefaults2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarityDefaults(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.Defaults) graphql.Marshaler {
+			return ec.marshalNSimilarityDefaults2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDefaults(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6934,7 +6973,7 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 	return fc, nil
 }
 
-func (ec *executionContext) _Remedy_case(ctx context.Context, field graphql.CollectedField, obj *Remedy) (ret graphql.Marshaler) {
+func (ec *executionContext) _Remedy_case(ctx context.Context, field graphql.CollectedField, obj *explore.Remedy) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6966,7 +7005,7 @@ func (ec *executionContext) fieldContext_Remedy_case(_ context.Context, field gr
 	return fc, nil
 }
 
-func (ec *executionContext) _Remedy_score(ctx context.Context, field graphql.CollectedField, obj *Remedy) (ret graphql.Marshaler) {
+func (ec *executionContext) _Remedy_score(ctx context.Context, field graphql.CollectedField, obj *explore.Remedy) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -6989,7 +7028,7 @@ func (ec *executionContext) fieldContext_Remedy_score(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Remedy", field, false, false, "Float")
 }
 
-func (ec *executionContext) _Remedy_remediation(ctx context.Context, field graphql.CollectedField, obj *Remedy) (ret graphql.Marshaler) {
+func (ec *executionContext) _Remedy_remediation(ctx context.Context, field graphql.CollectedField, obj *explore.Remedy) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7021,7 +7060,7 @@ func (ec *executionContext) fieldContext_Remedy_remediation(_ context.Context, f
 	return fc, nil
 }
 
-func (ec *executionContext) _Remedy_actionItems(ctx context.Context, field graphql.CollectedField, obj *Remedy) (ret graphql.Marshaler) {
+func (ec *executionContext) _Remedy_actionItems(ctx context.Context, field graphql.CollectedField, obj *explore.Remedy) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7122,7 +7161,7 @@ func (ec *executionContext) fieldContext_Review_reviewedBy(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Review", field, false, false, "String")
 }
 
-func (ec *executionContext) _SharedFeature_kind(ctx context.Context, field graphql.CollectedField, obj *SharedFeature) (ret graphql.Marshaler) {
+func (ec *executionContext) _SharedFeature_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Feature) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7145,7 +7184,7 @@ func (ec *executionContext) fieldContext_SharedFeature_kind(_ context.Context, f
 	return graphql.NewScalarFieldContext("SharedFeature", field, false, false, "Kind")
 }
 
-func (ec *executionContext) _SharedFeature_term(ctx context.Context, field graphql.CollectedField, obj *SharedFeature) (ret graphql.Marshaler) {
+func (ec *executionContext) _SharedFeature_term(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Feature) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7154,7 +7193,7 @@ func (ec *executionContext) _SharedFeature_term(ctx context.Context, field graph
 			return ec.fieldContext_SharedFeature_term(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Term, nil
+			return ec.Resolvers.SharedFeature().Term(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
@@ -7168,8 +7207,8 @@ func (ec *executionContext) fieldContext_SharedFeature_term(_ context.Context, f
 	fc = &graphql.FieldContext{
 		Object:     "SharedFeature",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Term(ctx, field)
 		},
@@ -7177,7 +7216,7 @@ func (ec *executionContext) fieldContext_SharedFeature_term(_ context.Context, f
 	return fc, nil
 }
 
-func (ec *executionContext) _SimilarCase_case(ctx context.Context, field graphql.CollectedField, obj *SimilarCase) (ret graphql.Marshaler) {
+func (ec *executionContext) _SimilarCase_case(ctx context.Context, field graphql.CollectedField, obj *explore.SimilarCase) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7209,7 +7248,7 @@ func (ec *executionContext) fieldContext_SimilarCase_case(_ context.Context, fie
 	return fc, nil
 }
 
-func (ec *executionContext) _SimilarCase_score(ctx context.Context, field graphql.CollectedField, obj *SimilarCase) (ret graphql.Marshaler) {
+func (ec *executionContext) _SimilarCase_score(ctx context.Context, field graphql.CollectedField, obj *explore.SimilarCase) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7232,7 +7271,7 @@ func (ec *executionContext) fieldContext_SimilarCase_score(_ context.Context, fi
 	return graphql.NewScalarFieldContext("SimilarCase", field, false, false, "Float")
 }
 
-func (ec *executionContext) _SimilarCase_shared(ctx context.Context, field graphql.CollectedField, obj *SimilarCase) (ret graphql.Marshaler) {
+func (ec *executionContext) _SimilarCase_shared(ctx context.Context, field graphql.CollectedField, obj *explore.SimilarCase) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7244,8 +7283,8 @@ func (ec *executionContext) _SimilarCase_shared(ctx context.Context, field graph
 			return obj.Shared, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []FeatureContribution) graphql.Marshaler {
-			return ec.marshalNFeatureContribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐFeatureContributionᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Contribution) graphql.Marshaler {
+			return ec.marshalNFeatureContribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐContributionᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7264,7 +7303,7 @@ func (ec *executionContext) fieldContext_SimilarCase_shared(_ context.Context, f
 	return fc, nil
 }
 
-func (ec *executionContext) _SimilarCase_differing(ctx context.Context, field graphql.CollectedField, obj *SimilarCase) (ret graphql.Marshaler) {
+func (ec *executionContext) _SimilarCase_differing(ctx context.Context, field graphql.CollectedField, obj *explore.SimilarCase) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7276,8 +7315,8 @@ func (ec *executionContext) _SimilarCase_differing(ctx context.Context, field gr
 			return obj.Differing, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []DifferingFeature) graphql.Marshaler {
-			return ec.marshalNDifferingFeature2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐDifferingFeatureᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Difference) graphql.Marshaler {
+			return ec.marshalNDifferingFeature2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐDifferenceᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7296,7 +7335,7 @@ func (ec *executionContext) fieldContext_SimilarCase_differing(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _SimilarityDefaults_weights(ctx context.Context, field graphql.CollectedField, obj *SimilarityDefaults) (ret graphql.Marshaler) {
+func (ec *executionContext) _SimilarityDefaults_weights(ctx context.Context, field graphql.CollectedField, obj *explore.Defaults) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7305,7 +7344,7 @@ func (ec *executionContext) _SimilarityDefaults_weights(ctx context.Context, fie
 			return ec.fieldContext_SimilarityDefaults_weights(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Weights, nil
+			return ec.Resolvers.SimilarityDefaults().Weights(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *Weights) graphql.Marshaler {
@@ -7319,8 +7358,8 @@ func (ec *executionContext) fieldContext_SimilarityDefaults_weights(_ context.Co
 	fc = &graphql.FieldContext{
 		Object:     "SimilarityDefaults",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Weights(ctx, field)
 		},
@@ -7328,7 +7367,7 @@ func (ec *executionContext) fieldContext_SimilarityDefaults_weights(_ context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _SimilarityDefaults_rarity(ctx context.Context, field graphql.CollectedField, obj *SimilarityDefaults) (ret graphql.Marshaler) {
+func (ec *executionContext) _SimilarityDefaults_rarity(ctx context.Context, field graphql.CollectedField, obj *explore.Defaults) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7351,7 +7390,7 @@ func (ec *executionContext) fieldContext_SimilarityDefaults_rarity(_ context.Con
 	return graphql.NewScalarFieldContext("SimilarityDefaults", field, false, false, "Boolean")
 }
 
-func (ec *executionContext) _SimilarityDefaults_rarityFormula(ctx context.Context, field graphql.CollectedField, obj *SimilarityDefaults) (ret graphql.Marshaler) {
+func (ec *executionContext) _SimilarityDefaults_rarityFormula(ctx context.Context, field graphql.CollectedField, obj *explore.Defaults) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7443,7 +7482,7 @@ func (ec *executionContext) fieldContext_Source_archived(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Source", field, false, false, "String")
 }
 
-func (ec *executionContext) _Stats_cases(ctx context.Context, field graphql.CollectedField, obj *graph.Stats) (ret graphql.Marshaler) {
+func (ec *executionContext) _Stats_cases(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7466,7 +7505,7 @@ func (ec *executionContext) fieldContext_Stats_cases(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Stats", field, false, false, "Int")
 }
 
-func (ec *executionContext) _Stats_organizations(ctx context.Context, field graphql.CollectedField, obj *graph.Stats) (ret graphql.Marshaler) {
+func (ec *executionContext) _Stats_organizations(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7489,7 +7528,7 @@ func (ec *executionContext) fieldContext_Stats_organizations(_ context.Context, 
 	return graphql.NewScalarFieldContext("Stats", field, false, false, "Int")
 }
 
-func (ec *executionContext) _Stats_perYear(ctx context.Context, field graphql.CollectedField, obj *graph.Stats) (ret graphql.Marshaler) {
+func (ec *executionContext) _Stats_perYear(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7501,8 +7540,8 @@ func (ec *executionContext) _Stats_perYear(ctx context.Context, field graphql.Co
 			return obj.PerYear, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.YearCount) graphql.Marshaler {
-			return ec.marshalNYearCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐYearCountᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.YearCount) graphql.Marshaler {
+			return ec.marshalNYearCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐYearCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7521,7 +7560,7 @@ func (ec *executionContext) fieldContext_Stats_perYear(_ context.Context, field 
 	return fc, nil
 }
 
-func (ec *executionContext) _Stats_perRootCause(ctx context.Context, field graphql.CollectedField, obj *graph.Stats) (ret graphql.Marshaler) {
+func (ec *executionContext) _Stats_perRootCause(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7533,8 +7572,8 @@ func (ec *executionContext) _Stats_perRootCause(ctx context.Context, field graph
 			return obj.PerRootCause, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.TermCount) graphql.Marshaler {
-			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐTermCountᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.TermCount) graphql.Marshaler {
+			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7553,7 +7592,7 @@ func (ec *executionContext) fieldContext_Stats_perRootCause(_ context.Context, f
 	return fc, nil
 }
 
-func (ec *executionContext) _Stats_perOrganization(ctx context.Context, field graphql.CollectedField, obj *graph.Stats) (ret graphql.Marshaler) {
+func (ec *executionContext) _Stats_perOrganization(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7565,8 +7604,8 @@ func (ec *executionContext) _Stats_perOrganization(ctx context.Context, field gr
 			return ec.Resolvers.Stats().PerOrganization(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.TermCount) graphql.Marshaler {
-			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐTermCountᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.TermCount) graphql.Marshaler {
+			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7585,7 +7624,7 @@ func (ec *executionContext) fieldContext_Stats_perOrganization(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _Stats_topCauseComponentPairs(ctx context.Context, field graphql.CollectedField, obj *graph.Stats) (ret graphql.Marshaler) {
+func (ec *executionContext) _Stats_topCauseComponentPairs(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7597,8 +7636,8 @@ func (ec *executionContext) _Stats_topCauseComponentPairs(ctx context.Context, f
 			return ec.Resolvers.Stats().TopCauseComponentPairs(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.PairCount) graphql.Marshaler {
-			return ec.marshalNPairCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐPairCountᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.PairCount) graphql.Marshaler {
+			return ec.marshalNPairCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐPairCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7617,7 +7656,7 @@ func (ec *executionContext) fieldContext_Stats_topCauseComponentPairs(_ context.
 	return fc, nil
 }
 
-func (ec *executionContext) _Stats_timeToResolve(ctx context.Context, field graphql.CollectedField, obj *graph.Stats) (ret graphql.Marshaler) {
+func (ec *executionContext) _Stats_timeToResolve(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7629,8 +7668,8 @@ func (ec *executionContext) _Stats_timeToResolve(ctx context.Context, field grap
 			return ec.Resolvers.Stats().TimeToResolve(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *graph.Distribution) graphql.Marshaler {
-			return ec.marshalNDistribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐDistribution(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Distribution) graphql.Marshaler {
+			return ec.marshalNDistribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐDistribution(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7649,7 +7688,7 @@ func (ec *executionContext) fieldContext_Stats_timeToResolve(_ context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _Stats_timeToResolveByRootCause(ctx context.Context, field graphql.CollectedField, obj *graph.Stats) (ret graphql.Marshaler) {
+func (ec *executionContext) _Stats_timeToResolveByRootCause(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7661,8 +7700,8 @@ func (ec *executionContext) _Stats_timeToResolveByRootCause(ctx context.Context,
 			return ec.Resolvers.Stats().TimeToResolveByRootCause(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.GroupDistribution) graphql.Marshaler {
-			return ec.marshalNTermDistribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐGroupDistributionᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.GroupDistribution) graphql.Marshaler {
+			return ec.marshalNTermDistribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐGroupDistributionᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7681,7 +7720,7 @@ func (ec *executionContext) fieldContext_Stats_timeToResolveByRootCause(_ contex
 	return fc, nil
 }
 
-func (ec *executionContext) _Stats_timeToResolveByFactor(ctx context.Context, field graphql.CollectedField, obj *graph.Stats) (ret graphql.Marshaler) {
+func (ec *executionContext) _Stats_timeToResolveByFactor(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7693,8 +7732,8 @@ func (ec *executionContext) _Stats_timeToResolveByFactor(ctx context.Context, fi
 			return ec.Resolvers.Stats().TimeToResolveByFactor(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.GroupDistribution) graphql.Marshaler {
-			return ec.marshalNTermDistribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐGroupDistributionᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.GroupDistribution) graphql.Marshaler {
+			return ec.marshalNTermDistribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐGroupDistributionᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7861,11 +7900,11 @@ func (ec *executionContext) _Term_cases(ctx context.Context, field graphql.Colle
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Term().Cases(ctx, obj, fc.Args["filter"].(*CaseFilter), fc.Args["sort"].(*CaseSort), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Term().Cases(ctx, obj, fc.Args["filter"].(*CaseFilter), fc.Args["sort"].(*ilgraph.CaseSort), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *CaseConnection) graphql.Marshaler {
-			return ec.marshalNCaseConnection2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.CaseList) graphql.Marshaler {
+			return ec.marshalNCaseConnection2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐCaseList(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7908,8 +7947,8 @@ func (ec *executionContext) _Term_cooccurring(ctx context.Context, field graphql
 			return ec.Resolvers.Term().Cooccurring(ctx, obj, fc.Args["kind"].(ilgraph.Kind), fc.Args["first"].(*int))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []graph.TermCount) graphql.Marshaler {
-			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐTermCountᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.TermCount) graphql.Marshaler {
+			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7939,7 +7978,7 @@ func (ec *executionContext) fieldContext_Term_cooccurring(ctx context.Context, f
 	return fc, nil
 }
 
-func (ec *executionContext) _TermCount_term(ctx context.Context, field graphql.CollectedField, obj *graph.TermCount) (ret graphql.Marshaler) {
+func (ec *executionContext) _TermCount_term(ctx context.Context, field graphql.CollectedField, obj *ilgraph.TermCount) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7971,7 +8010,7 @@ func (ec *executionContext) fieldContext_TermCount_term(_ context.Context, field
 	return fc, nil
 }
 
-func (ec *executionContext) _TermCount_count(ctx context.Context, field graphql.CollectedField, obj *graph.TermCount) (ret graphql.Marshaler) {
+func (ec *executionContext) _TermCount_count(ctx context.Context, field graphql.CollectedField, obj *ilgraph.TermCount) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -7994,7 +8033,7 @@ func (ec *executionContext) fieldContext_TermCount_count(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("TermCount", field, false, false, "Int")
 }
 
-func (ec *executionContext) _TermDistribution_term(ctx context.Context, field graphql.CollectedField, obj *graph.GroupDistribution) (ret graphql.Marshaler) {
+func (ec *executionContext) _TermDistribution_term(ctx context.Context, field graphql.CollectedField, obj *ilgraph.GroupDistribution) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8026,7 +8065,7 @@ func (ec *executionContext) fieldContext_TermDistribution_term(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _TermDistribution_distribution(ctx context.Context, field graphql.CollectedField, obj *graph.GroupDistribution) (ret graphql.Marshaler) {
+func (ec *executionContext) _TermDistribution_distribution(ctx context.Context, field graphql.CollectedField, obj *ilgraph.GroupDistribution) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8038,8 +8077,8 @@ func (ec *executionContext) _TermDistribution_distribution(ctx context.Context, 
 			return ec.Resolvers.TermDistribution().Distribution(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *graph.Distribution) graphql.Marshaler {
-			return ec.marshalNDistribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐDistribution(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Distribution) graphql.Marshaler {
+			return ec.marshalNDistribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐDistribution(ctx, selections, v)
 		},
 		true,
 		true,
@@ -8196,7 +8235,7 @@ func (ec *executionContext) fieldContext_Timeline_resolvedAfterMinutes(_ context
 	return graphql.NewScalarFieldContext("Timeline", field, true, true, "Int")
 }
 
-func (ec *executionContext) _WeightedTerm_term(ctx context.Context, field graphql.CollectedField, obj *WeightedTerm) (ret graphql.Marshaler) {
+func (ec *executionContext) _WeightedTerm_term(ctx context.Context, field graphql.CollectedField, obj *explore.WeightedTerm) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8205,7 +8244,7 @@ func (ec *executionContext) _WeightedTerm_term(ctx context.Context, field graphq
 			return ec.fieldContext_WeightedTerm_term(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Term, nil
+			return ec.Resolvers.WeightedTerm().Term(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
@@ -8219,8 +8258,8 @@ func (ec *executionContext) fieldContext_WeightedTerm_term(_ context.Context, fi
 	fc = &graphql.FieldContext{
 		Object:     "WeightedTerm",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Term(ctx, field)
 		},
@@ -8228,7 +8267,7 @@ func (ec *executionContext) fieldContext_WeightedTerm_term(_ context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _WeightedTerm_weight(ctx context.Context, field graphql.CollectedField, obj *WeightedTerm) (ret graphql.Marshaler) {
+func (ec *executionContext) _WeightedTerm_weight(ctx context.Context, field graphql.CollectedField, obj *explore.WeightedTerm) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8251,7 +8290,7 @@ func (ec *executionContext) fieldContext_WeightedTerm_weight(_ context.Context, 
 	return graphql.NewScalarFieldContext("WeightedTerm", field, false, false, "Float")
 }
 
-func (ec *executionContext) _WeightedTerm_matches(ctx context.Context, field graphql.CollectedField, obj *WeightedTerm) (ret graphql.Marshaler) {
+func (ec *executionContext) _WeightedTerm_matches(ctx context.Context, field graphql.CollectedField, obj *explore.WeightedTerm) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8412,7 +8451,7 @@ func (ec *executionContext) fieldContext_Weights_org(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
 }
 
-func (ec *executionContext) _YearCount_year(ctx context.Context, field graphql.CollectedField, obj *graph.YearCount) (ret graphql.Marshaler) {
+func (ec *executionContext) _YearCount_year(ctx context.Context, field graphql.CollectedField, obj *ilgraph.YearCount) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -8435,7 +8474,7 @@ func (ec *executionContext) fieldContext_YearCount_year(_ context.Context, field
 	return graphql.NewScalarFieldContext("YearCount", field, false, false, "Int")
 }
 
-func (ec *executionContext) _YearCount_count(ctx context.Context, field graphql.CollectedField, obj *graph.YearCount) (ret graphql.Marshaler) {
+func (ec *executionContext) _YearCount_count(ctx context.Context, field graphql.CollectedField, obj *ilgraph.YearCount) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10109,7 +10148,7 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 
 var caseConnectionImplementors = []string{"CaseConnection"}
 
-func (ec *executionContext) _CaseConnection(ctx context.Context, sel ast.SelectionSet, obj *CaseConnection) graphql.Marshaler {
+func (ec *executionContext) _CaseConnection(ctx context.Context, sel ast.SelectionSet, obj *explore.CaseList) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, caseConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -10119,15 +10158,17 @@ func (ec *executionContext) _CaseConnection(ctx context.Context, sel ast.Selecti
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("CaseConnection")
 		case "edges":
-			out.Values[i] = ec._CaseConnection_edges(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CaseConnection_edges(ctx, field, obj)
+				})
 		case "nodes":
-			out.Values[i] = ec._CaseConnection_nodes(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CaseConnection_nodes(ctx, field, obj)
+				})
 		case "pageInfo":
 			out.Values[i] = ec._CaseConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -10201,7 +10242,7 @@ func (ec *executionContext) _CaseEdge(ctx context.Context, sel ast.SelectionSet,
 
 var crossReferenceImplementors = []string{"CrossReference"}
 
-func (ec *executionContext) _CrossReference(ctx context.Context, sel ast.SelectionSet, obj *CrossReference) graphql.Marshaler {
+func (ec *executionContext) _CrossReference(ctx context.Context, sel ast.SelectionSet, obj *explore.CrossReference) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, crossReferenceImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -10213,27 +10254,28 @@ func (ec *executionContext) _CrossReference(ctx context.Context, sel ast.Selecti
 		case "case":
 			out.Values[i] = ec._CrossReference_case(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "rootCause":
-			out.Values[i] = ec._CrossReference_rootCause(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CrossReference_rootCause(ctx, field, obj)
+				})
 		case "shared":
 			out.Values[i] = ec._CrossReference_shared(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "sharedCount":
 			out.Values[i] = ec._CrossReference_sharedCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "reason":
 			out.Values[i] = ec._CrossReference_reason(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -10254,7 +10296,7 @@ func (ec *executionContext) _CrossReference(ctx context.Context, sel ast.Selecti
 
 var crossReferenceConnectionImplementors = []string{"CrossReferenceConnection"}
 
-func (ec *executionContext) _CrossReferenceConnection(ctx context.Context, sel ast.SelectionSet, obj *CrossReferenceConnection) graphql.Marshaler {
+func (ec *executionContext) _CrossReferenceConnection(ctx context.Context, sel ast.SelectionSet, obj *explore.CrossReferenceList) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, crossReferenceConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -10264,24 +10306,26 @@ func (ec *executionContext) _CrossReferenceConnection(ctx context.Context, sel a
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("CrossReferenceConnection")
 		case "edges":
-			out.Values[i] = ec._CrossReferenceConnection_edges(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CrossReferenceConnection_edges(ctx, field, obj)
+				})
 		case "nodes":
-			out.Values[i] = ec._CrossReferenceConnection_nodes(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CrossReferenceConnection_nodes(ctx, field, obj)
+				})
 		case "pageInfo":
 			out.Values[i] = ec._CrossReferenceConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "totalCount":
 			out.Values[i] = ec._CrossReferenceConnection_totalCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -10340,7 +10384,7 @@ func (ec *executionContext) _CrossReferenceEdge(ctx context.Context, sel ast.Sel
 
 var differingFeatureImplementors = []string{"DifferingFeature"}
 
-func (ec *executionContext) _DifferingFeature(ctx context.Context, sel ast.SelectionSet, obj *DifferingFeature) graphql.Marshaler {
+func (ec *executionContext) _DifferingFeature(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Difference) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, differingFeatureImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -10352,23 +10396,25 @@ func (ec *executionContext) _DifferingFeature(ctx context.Context, sel ast.Selec
 		case "kind":
 			out.Values[i] = ec._DifferingFeature_kind(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "term":
-			out.Values[i] = ec._DifferingFeature_term(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DifferingFeature_term(ctx, field, obj)
+				})
 		case "weight":
 			out.Values[i] = ec._DifferingFeature_weight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "side":
-			out.Values[i] = ec._DifferingFeature_side(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DifferingFeature_side(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -10388,7 +10434,7 @@ func (ec *executionContext) _DifferingFeature(ctx context.Context, sel ast.Selec
 
 var distributionImplementors = []string{"Distribution"}
 
-func (ec *executionContext) _Distribution(ctx context.Context, sel ast.SelectionSet, obj *graph.Distribution) graphql.Marshaler {
+func (ec *executionContext) _Distribution(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Distribution) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, distributionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -10468,7 +10514,7 @@ func (ec *executionContext) _Distribution(ctx context.Context, sel ast.Selection
 
 var drawEdgeImplementors = []string{"DrawEdge"}
 
-func (ec *executionContext) _DrawEdge(ctx context.Context, sel ast.SelectionSet, obj *graph.Edge) graphql.Marshaler {
+func (ec *executionContext) _DrawEdge(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Edge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, drawEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -10523,7 +10569,7 @@ func (ec *executionContext) _DrawEdge(ctx context.Context, sel ast.SelectionSet,
 
 var drawNodeImplementors = []string{"DrawNode"}
 
-func (ec *executionContext) _DrawNode(ctx context.Context, sel ast.SelectionSet, obj *graph.Node) graphql.Marshaler {
+func (ec *executionContext) _DrawNode(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Node) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, drawNodeImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -10577,7 +10623,7 @@ func (ec *executionContext) _DrawNode(ctx context.Context, sel ast.SelectionSet,
 
 var drawingImplementors = []string{"Drawing"}
 
-func (ec *executionContext) _Drawing(ctx context.Context, sel ast.SelectionSet, obj *graph.Drawing) graphql.Marshaler {
+func (ec *executionContext) _Drawing(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Drawing) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, drawingImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -10683,7 +10729,7 @@ func (ec *executionContext) _Facets(ctx context.Context, sel ast.SelectionSet, o
 
 var featureContributionImplementors = []string{"FeatureContribution"}
 
-func (ec *executionContext) _FeatureContribution(ctx context.Context, sel ast.SelectionSet, obj *FeatureContribution) graphql.Marshaler {
+func (ec *executionContext) _FeatureContribution(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Contribution) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, featureContributionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -10695,22 +10741,23 @@ func (ec *executionContext) _FeatureContribution(ctx context.Context, sel ast.Se
 		case "kind":
 			out.Values[i] = ec._FeatureContribution_kind(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "term":
-			out.Values[i] = ec._FeatureContribution_term(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._FeatureContribution_term(ctx, field, obj)
+				})
 		case "weight":
 			out.Values[i] = ec._FeatureContribution_weight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "contribution":
 			out.Values[i] = ec._FeatureContribution_contribution(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -10774,7 +10821,7 @@ func (ec *executionContext) _Impact(ctx context.Context, sel ast.SelectionSet, o
 
 var pageInfoImplementors = []string{"PageInfo"}
 
-func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *PageInfo) graphql.Marshaler {
+func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *explore.PageInfo) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -10786,23 +10833,25 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		case "hasNextPage":
 			out.Values[i] = ec._PageInfo_hasNextPage(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "hasPreviousPage":
 			out.Values[i] = ec._PageInfo_hasPreviousPage(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "startCursor":
-			out.Values[i] = ec._PageInfo_startCursor(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PageInfo_startCursor(ctx, field, obj)
+				})
 		case "endCursor":
-			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PageInfo_endCursor(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -10822,7 +10871,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 
 var pairCountImplementors = []string{"PairCount"}
 
-func (ec *executionContext) _PairCount(ctx context.Context, sel ast.SelectionSet, obj *graph.PairCount) graphql.Marshaler {
+func (ec *executionContext) _PairCount(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.PairCount) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, pairCountImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -10867,7 +10916,7 @@ func (ec *executionContext) _PairCount(ctx context.Context, sel ast.SelectionSet
 
 var pathImplementors = []string{"Path"}
 
-func (ec *executionContext) _Path(ctx context.Context, sel ast.SelectionSet, obj *graph.Path) graphql.Marshaler {
+func (ec *executionContext) _Path(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Path) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, pathImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -10911,7 +10960,7 @@ func (ec *executionContext) _Path(ctx context.Context, sel ast.SelectionSet, obj
 
 var profileMatchImplementors = []string{"ProfileMatch"}
 
-func (ec *executionContext) _ProfileMatch(ctx context.Context, sel ast.SelectionSet, obj *ProfileMatch) graphql.Marshaler {
+func (ec *executionContext) _ProfileMatch(ctx context.Context, sel ast.SelectionSet, obj *explore.ProfileMatch) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, profileMatchImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -11087,7 +11136,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 var remedyImplementors = []string{"Remedy"}
 
-func (ec *executionContext) _Remedy(ctx context.Context, sel ast.SelectionSet, obj *Remedy) graphql.Marshaler {
+func (ec *executionContext) _Remedy(ctx context.Context, sel ast.SelectionSet, obj *explore.Remedy) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, remedyImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -11178,7 +11227,7 @@ func (ec *executionContext) _Review(ctx context.Context, sel ast.SelectionSet, o
 
 var sharedFeatureImplementors = []string{"SharedFeature"}
 
-func (ec *executionContext) _SharedFeature(ctx context.Context, sel ast.SelectionSet, obj *SharedFeature) graphql.Marshaler {
+func (ec *executionContext) _SharedFeature(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Feature) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, sharedFeatureImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -11190,13 +11239,14 @@ func (ec *executionContext) _SharedFeature(ctx context.Context, sel ast.Selectio
 		case "kind":
 			out.Values[i] = ec._SharedFeature_kind(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "term":
-			out.Values[i] = ec._SharedFeature_term(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SharedFeature_term(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -11216,7 +11266,7 @@ func (ec *executionContext) _SharedFeature(ctx context.Context, sel ast.Selectio
 
 var similarCaseImplementors = []string{"SimilarCase"}
 
-func (ec *executionContext) _SimilarCase(ctx context.Context, sel ast.SelectionSet, obj *SimilarCase) graphql.Marshaler {
+func (ec *executionContext) _SimilarCase(ctx context.Context, sel ast.SelectionSet, obj *explore.SimilarCase) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, similarCaseImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -11264,7 +11314,7 @@ func (ec *executionContext) _SimilarCase(ctx context.Context, sel ast.SelectionS
 
 var similarityDefaultsImplementors = []string{"SimilarityDefaults"}
 
-func (ec *executionContext) _SimilarityDefaults(ctx context.Context, sel ast.SelectionSet, obj *SimilarityDefaults) graphql.Marshaler {
+func (ec *executionContext) _SimilarityDefaults(ctx context.Context, sel ast.SelectionSet, obj *explore.Defaults) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, similarityDefaultsImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -11274,19 +11324,20 @@ func (ec *executionContext) _SimilarityDefaults(ctx context.Context, sel ast.Sel
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("SimilarityDefaults")
 		case "weights":
-			out.Values[i] = ec._SimilarityDefaults_weights(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimilarityDefaults_weights(ctx, field, obj)
+				})
 		case "rarity":
 			out.Values[i] = ec._SimilarityDefaults_rarity(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "rarityFormula":
 			out.Values[i] = ec._SimilarityDefaults_rarityFormula(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -11350,7 +11401,7 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 
 var statsImplementors = []string{"Stats"}
 
-func (ec *executionContext) _Stats(ctx context.Context, sel ast.SelectionSet, obj *graph.Stats) graphql.Marshaler {
+func (ec *executionContext) _Stats(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Stats) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, statsImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -11501,7 +11552,7 @@ func (ec *executionContext) _Term(ctx context.Context, sel ast.SelectionSet, obj
 
 var termCountImplementors = []string{"TermCount"}
 
-func (ec *executionContext) _TermCount(ctx context.Context, sel ast.SelectionSet, obj *graph.TermCount) graphql.Marshaler {
+func (ec *executionContext) _TermCount(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.TermCount) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, termCountImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -11540,7 +11591,7 @@ func (ec *executionContext) _TermCount(ctx context.Context, sel ast.SelectionSet
 
 var termDistributionImplementors = []string{"TermDistribution"}
 
-func (ec *executionContext) _TermDistribution(ctx context.Context, sel ast.SelectionSet, obj *graph.GroupDistribution) graphql.Marshaler {
+func (ec *executionContext) _TermDistribution(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.GroupDistribution) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, termDistributionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -11669,7 +11720,7 @@ func (ec *executionContext) _Timeline(ctx context.Context, sel ast.SelectionSet,
 
 var weightedTermImplementors = []string{"WeightedTerm"}
 
-func (ec *executionContext) _WeightedTerm(ctx context.Context, sel ast.SelectionSet, obj *WeightedTerm) graphql.Marshaler {
+func (ec *executionContext) _WeightedTerm(ctx context.Context, sel ast.SelectionSet, obj *explore.WeightedTerm) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, weightedTermImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -11679,19 +11730,20 @@ func (ec *executionContext) _WeightedTerm(ctx context.Context, sel ast.Selection
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("WeightedTerm")
 		case "term":
-			out.Values[i] = ec._WeightedTerm_term(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._WeightedTerm_term(ctx, field, obj)
+				})
 		case "weight":
 			out.Values[i] = ec._WeightedTerm_weight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "matches":
 			out.Values[i] = ec._WeightedTerm_matches(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -11770,7 +11822,7 @@ func (ec *executionContext) _Weights(ctx context.Context, sel ast.SelectionSet, 
 
 var yearCountImplementors = []string{"YearCount"}
 
-func (ec *executionContext) _YearCount(ctx context.Context, sel ast.SelectionSet, obj *graph.YearCount) graphql.Marshaler {
+func (ec *executionContext) _YearCount(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.YearCount) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, yearCountImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -12210,7 +12262,7 @@ func (ec *executionContext) marshalNCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐC
 	return ec._Case(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNCaseConnection2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseConnection(ctx context.Context, sel ast.SelectionSet, v *CaseConnection) graphql.Marshaler {
+func (ec *executionContext) marshalNCaseConnection2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐCaseList(ctx context.Context, sel ast.SelectionSet, v *explore.CaseList) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "CaseConnection!")
 		return graphql.Null
@@ -12238,15 +12290,15 @@ func (ec *executionContext) marshalNCaseEdge2ᚕgithubᚗcomᚋilgraphᚋilgraph
 	return ret
 }
 
-func (ec *executionContext) marshalNCrossReference2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCrossReference(ctx context.Context, sel ast.SelectionSet, v CrossReference) graphql.Marshaler {
+func (ec *executionContext) marshalNCrossReference2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐCrossReference(ctx context.Context, sel ast.SelectionSet, v explore.CrossReference) graphql.Marshaler {
 	return ec._CrossReference(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNCrossReference2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCrossReferenceᚄ(ctx context.Context, sel ast.SelectionSet, v []CrossReference) graphql.Marshaler {
+func (ec *executionContext) marshalNCrossReference2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐCrossReferenceᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.CrossReference) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNCrossReference2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCrossReference(ctx, sel, v[i])
+		return ec.marshalNCrossReference2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐCrossReference(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -12258,7 +12310,7 @@ func (ec *executionContext) marshalNCrossReference2ᚕgithubᚗcomᚋilgraphᚋi
 	return ret
 }
 
-func (ec *executionContext) marshalNCrossReference2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCrossReference(ctx context.Context, sel ast.SelectionSet, v *CrossReference) graphql.Marshaler {
+func (ec *executionContext) marshalNCrossReference2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐCrossReference(ctx context.Context, sel ast.SelectionSet, v *explore.CrossReference) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "CrossReference!")
 		return graphql.Null
@@ -12266,7 +12318,7 @@ func (ec *executionContext) marshalNCrossReference2ᚖgithubᚗcomᚋilgraphᚋi
 	return ec._CrossReference(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNCrossReferenceConnection2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCrossReferenceConnection(ctx context.Context, sel ast.SelectionSet, v *CrossReferenceConnection) graphql.Marshaler {
+func (ec *executionContext) marshalNCrossReferenceConnection2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐCrossReferenceList(ctx context.Context, sel ast.SelectionSet, v *explore.CrossReferenceList) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "CrossReferenceConnection!")
 		return graphql.Null
@@ -12294,15 +12346,15 @@ func (ec *executionContext) marshalNCrossReferenceEdge2ᚕgithubᚗcomᚋilgraph
 	return ret
 }
 
-func (ec *executionContext) marshalNDifferingFeature2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐDifferingFeature(ctx context.Context, sel ast.SelectionSet, v DifferingFeature) graphql.Marshaler {
+func (ec *executionContext) marshalNDifferingFeature2githubᚗcomᚋilgraphᚋilgraphᚐDifference(ctx context.Context, sel ast.SelectionSet, v ilgraph.Difference) graphql.Marshaler {
 	return ec._DifferingFeature(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNDifferingFeature2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐDifferingFeatureᚄ(ctx context.Context, sel ast.SelectionSet, v []DifferingFeature) graphql.Marshaler {
+func (ec *executionContext) marshalNDifferingFeature2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐDifferenceᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Difference) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNDifferingFeature2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐDifferingFeature(ctx, sel, v[i])
+		return ec.marshalNDifferingFeature2githubᚗcomᚋilgraphᚋilgraphᚐDifference(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -12314,7 +12366,7 @@ func (ec *executionContext) marshalNDifferingFeature2ᚕgithubᚗcomᚋilgraph�
 	return ret
 }
 
-func (ec *executionContext) marshalNDistribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐDistribution(ctx context.Context, sel ast.SelectionSet, v *graph.Distribution) graphql.Marshaler {
+func (ec *executionContext) marshalNDistribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐDistribution(ctx context.Context, sel ast.SelectionSet, v *ilgraph.Distribution) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Distribution!")
 		return graphql.Null
@@ -12322,15 +12374,15 @@ func (ec *executionContext) marshalNDistribution2ᚖgithubᚗcomᚋilgraphᚋilg
 	return ec._Distribution(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNDrawEdge2githubᚗcomᚋilgraphᚋilgraphᚋgraphᚐEdge(ctx context.Context, sel ast.SelectionSet, v graph.Edge) graphql.Marshaler {
+func (ec *executionContext) marshalNDrawEdge2githubᚗcomᚋilgraphᚋilgraphᚐEdge(ctx context.Context, sel ast.SelectionSet, v ilgraph.Edge) graphql.Marshaler {
 	return ec._DrawEdge(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNDrawEdge2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []graph.Edge) graphql.Marshaler {
+func (ec *executionContext) marshalNDrawEdge2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Edge) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNDrawEdge2githubᚗcomᚋilgraphᚋilgraphᚋgraphᚐEdge(ctx, sel, v[i])
+		return ec.marshalNDrawEdge2githubᚗcomᚋilgraphᚋilgraphᚐEdge(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -12342,15 +12394,15 @@ func (ec *executionContext) marshalNDrawEdge2ᚕgithubᚗcomᚋilgraphᚋilgraph
 	return ret
 }
 
-func (ec *executionContext) marshalNDrawNode2githubᚗcomᚋilgraphᚋilgraphᚋgraphᚐNode(ctx context.Context, sel ast.SelectionSet, v graph.Node) graphql.Marshaler {
+func (ec *executionContext) marshalNDrawNode2githubᚗcomᚋilgraphᚋilgraphᚐNode(ctx context.Context, sel ast.SelectionSet, v ilgraph.Node) graphql.Marshaler {
 	return ec._DrawNode(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNDrawNode2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []graph.Node) graphql.Marshaler {
+func (ec *executionContext) marshalNDrawNode2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Node) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNDrawNode2githubᚗcomᚋilgraphᚋilgraphᚋgraphᚐNode(ctx, sel, v[i])
+		return ec.marshalNDrawNode2githubᚗcomᚋilgraphᚋilgraphᚐNode(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -12362,7 +12414,7 @@ func (ec *executionContext) marshalNDrawNode2ᚕgithubᚗcomᚋilgraphᚋilgraph
 	return ret
 }
 
-func (ec *executionContext) marshalNDrawing2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐDrawing(ctx context.Context, sel ast.SelectionSet, v *graph.Drawing) graphql.Marshaler {
+func (ec *executionContext) marshalNDrawing2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐDrawing(ctx context.Context, sel ast.SelectionSet, v *ilgraph.Drawing) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Drawing!")
 		return graphql.Null
@@ -12378,15 +12430,15 @@ func (ec *executionContext) marshalNFacets2ᚖgithubᚗcomᚋilgraphᚋilgraph�
 	return ec._Facets(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNFeatureContribution2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐFeatureContribution(ctx context.Context, sel ast.SelectionSet, v FeatureContribution) graphql.Marshaler {
+func (ec *executionContext) marshalNFeatureContribution2githubᚗcomᚋilgraphᚋilgraphᚐContribution(ctx context.Context, sel ast.SelectionSet, v ilgraph.Contribution) graphql.Marshaler {
 	return ec._FeatureContribution(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNFeatureContribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐFeatureContributionᚄ(ctx context.Context, sel ast.SelectionSet, v []FeatureContribution) graphql.Marshaler {
+func (ec *executionContext) marshalNFeatureContribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐContributionᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Contribution) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNFeatureContribution2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐFeatureContribution(ctx, sel, v[i])
+		return ec.marshalNFeatureContribution2githubᚗcomᚋilgraphᚋilgraphᚐContribution(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -12493,23 +12545,19 @@ func (ec *executionContext) marshalNNodeKind2githubᚗcomᚋilgraphᚋilgraphᚋ
 	return v
 }
 
-func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *PageInfo) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "PageInfo!")
-		return graphql.Null
-	}
-	return ec._PageInfo(ctx, sel, v)
+func (ec *executionContext) marshalNPageInfo2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v explore.PageInfo) graphql.Marshaler {
+	return ec._PageInfo(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNPairCount2githubᚗcomᚋilgraphᚋilgraphᚋgraphᚐPairCount(ctx context.Context, sel ast.SelectionSet, v graph.PairCount) graphql.Marshaler {
+func (ec *executionContext) marshalNPairCount2githubᚗcomᚋilgraphᚋilgraphᚐPairCount(ctx context.Context, sel ast.SelectionSet, v ilgraph.PairCount) graphql.Marshaler {
 	return ec._PairCount(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNPairCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐPairCountᚄ(ctx context.Context, sel ast.SelectionSet, v []graph.PairCount) graphql.Marshaler {
+func (ec *executionContext) marshalNPairCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐPairCountᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.PairCount) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNPairCount2githubᚗcomᚋilgraphᚋilgraphᚋgraphᚐPairCount(ctx, sel, v[i])
+		return ec.marshalNPairCount2githubᚗcomᚋilgraphᚋilgraphᚐPairCount(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -12521,15 +12569,15 @@ func (ec *executionContext) marshalNPairCount2ᚕgithubᚗcomᚋilgraphᚋilgrap
 	return ret
 }
 
-func (ec *executionContext) marshalNPath2githubᚗcomᚋilgraphᚋilgraphᚋgraphᚐPath(ctx context.Context, sel ast.SelectionSet, v graph.Path) graphql.Marshaler {
+func (ec *executionContext) marshalNPath2githubᚗcomᚋilgraphᚋilgraphᚐPath(ctx context.Context, sel ast.SelectionSet, v ilgraph.Path) graphql.Marshaler {
 	return ec._Path(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNPath2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐPathᚄ(ctx context.Context, sel ast.SelectionSet, v []graph.Path) graphql.Marshaler {
+func (ec *executionContext) marshalNPath2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐPathᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Path) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNPath2githubᚗcomᚋilgraphᚋilgraphᚋgraphᚐPath(ctx, sel, v[i])
+		return ec.marshalNPath2githubᚗcomᚋilgraphᚋilgraphᚐPath(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -12546,7 +12594,7 @@ func (ec *executionContext) unmarshalNProfileInput2githubᚗcomᚋilgraphᚋilgr
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNProfileMatch2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐProfileMatch(ctx context.Context, sel ast.SelectionSet, v *ProfileMatch) graphql.Marshaler {
+func (ec *executionContext) marshalNProfileMatch2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐProfileMatch(ctx context.Context, sel ast.SelectionSet, v *explore.ProfileMatch) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "ProfileMatch!")
 		return graphql.Null
@@ -12554,15 +12602,15 @@ func (ec *executionContext) marshalNProfileMatch2ᚖgithubᚗcomᚋilgraphᚋilg
 	return ec._ProfileMatch(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNRemedy2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐRemedy(ctx context.Context, sel ast.SelectionSet, v Remedy) graphql.Marshaler {
+func (ec *executionContext) marshalNRemedy2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐRemedy(ctx context.Context, sel ast.SelectionSet, v explore.Remedy) graphql.Marshaler {
 	return ec._Remedy(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNRemedy2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐRemedyᚄ(ctx context.Context, sel ast.SelectionSet, v []Remedy) graphql.Marshaler {
+func (ec *executionContext) marshalNRemedy2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐRemedyᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.Remedy) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNRemedy2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐRemedy(ctx, sel, v[i])
+		return ec.marshalNRemedy2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐRemedy(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -12578,15 +12626,15 @@ func (ec *executionContext) marshalNReview2githubᚗcomᚋilgraphᚋilgraphᚐRe
 	return ec._Review(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNSharedFeature2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSharedFeature(ctx context.Context, sel ast.SelectionSet, v SharedFeature) graphql.Marshaler {
+func (ec *executionContext) marshalNSharedFeature2githubᚗcomᚋilgraphᚋilgraphᚐFeature(ctx context.Context, sel ast.SelectionSet, v ilgraph.Feature) graphql.Marshaler {
 	return ec._SharedFeature(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNSharedFeature2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSharedFeatureᚄ(ctx context.Context, sel ast.SelectionSet, v []SharedFeature) graphql.Marshaler {
+func (ec *executionContext) marshalNSharedFeature2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐFeatureᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Feature) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNSharedFeature2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSharedFeature(ctx, sel, v[i])
+		return ec.marshalNSharedFeature2githubᚗcomᚋilgraphᚋilgraphᚐFeature(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -12608,15 +12656,15 @@ func (ec *executionContext) marshalNSide2githubᚗcomᚋilgraphᚋilgraphᚋreso
 	return v
 }
 
-func (ec *executionContext) marshalNSimilarCase2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarCase(ctx context.Context, sel ast.SelectionSet, v SimilarCase) graphql.Marshaler {
+func (ec *executionContext) marshalNSimilarCase2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSimilarCase(ctx context.Context, sel ast.SelectionSet, v explore.SimilarCase) graphql.Marshaler {
 	return ec._SimilarCase(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNSimilarCase2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarCaseᚄ(ctx context.Context, sel ast.SelectionSet, v []SimilarCase) graphql.Marshaler {
+func (ec *executionContext) marshalNSimilarCase2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSimilarCaseᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.SimilarCase) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNSimilarCase2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarCase(ctx, sel, v[i])
+		return ec.marshalNSimilarCase2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSimilarCase(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -12628,7 +12676,7 @@ func (ec *executionContext) marshalNSimilarCase2ᚕgithubᚗcomᚋilgraphᚋilgr
 	return ret
 }
 
-func (ec *executionContext) marshalNSimilarityDefaults2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐSimilarityDefaults(ctx context.Context, sel ast.SelectionSet, v *SimilarityDefaults) graphql.Marshaler {
+func (ec *executionContext) marshalNSimilarityDefaults2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDefaults(ctx context.Context, sel ast.SelectionSet, v *explore.Defaults) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "SimilarityDefaults!")
 		return graphql.Null
@@ -12656,7 +12704,7 @@ func (ec *executionContext) marshalNSource2ᚕgithubᚗcomᚋilgraphᚋilgraph�
 	return ret
 }
 
-func (ec *executionContext) marshalNStats2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐStats(ctx context.Context, sel ast.SelectionSet, v *graph.Stats) graphql.Marshaler {
+func (ec *executionContext) marshalNStats2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐStats(ctx context.Context, sel ast.SelectionSet, v *ilgraph.Stats) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Stats!")
 		return graphql.Null
@@ -12735,15 +12783,15 @@ func (ec *executionContext) marshalNTerm2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐT
 	return ec._Term(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNTermCount2githubᚗcomᚋilgraphᚋilgraphᚋgraphᚐTermCount(ctx context.Context, sel ast.SelectionSet, v graph.TermCount) graphql.Marshaler {
+func (ec *executionContext) marshalNTermCount2githubᚗcomᚋilgraphᚋilgraphᚐTermCount(ctx context.Context, sel ast.SelectionSet, v ilgraph.TermCount) graphql.Marshaler {
 	return ec._TermCount(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐTermCountᚄ(ctx context.Context, sel ast.SelectionSet, v []graph.TermCount) graphql.Marshaler {
+func (ec *executionContext) marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.TermCount) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNTermCount2githubᚗcomᚋilgraphᚋilgraphᚋgraphᚐTermCount(ctx, sel, v[i])
+		return ec.marshalNTermCount2githubᚗcomᚋilgraphᚋilgraphᚐTermCount(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -12755,15 +12803,15 @@ func (ec *executionContext) marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgrap
 	return ret
 }
 
-func (ec *executionContext) marshalNTermDistribution2githubᚗcomᚋilgraphᚋilgraphᚋgraphᚐGroupDistribution(ctx context.Context, sel ast.SelectionSet, v graph.GroupDistribution) graphql.Marshaler {
+func (ec *executionContext) marshalNTermDistribution2githubᚗcomᚋilgraphᚋilgraphᚐGroupDistribution(ctx context.Context, sel ast.SelectionSet, v ilgraph.GroupDistribution) graphql.Marshaler {
 	return ec._TermDistribution(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNTermDistribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐGroupDistributionᚄ(ctx context.Context, sel ast.SelectionSet, v []graph.GroupDistribution) graphql.Marshaler {
+func (ec *executionContext) marshalNTermDistribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐGroupDistributionᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.GroupDistribution) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNTermDistribution2githubᚗcomᚋilgraphᚋilgraphᚋgraphᚐGroupDistribution(ctx, sel, v[i])
+		return ec.marshalNTermDistribution2githubᚗcomᚋilgraphᚋilgraphᚐGroupDistribution(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -12799,15 +12847,15 @@ func (ec *executionContext) marshalNTimeline2githubᚗcomᚋilgraphᚋilgraphᚐ
 	return ec._Timeline(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNWeightedTerm2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightedTerm(ctx context.Context, sel ast.SelectionSet, v WeightedTerm) graphql.Marshaler {
+func (ec *executionContext) marshalNWeightedTerm2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐWeightedTerm(ctx context.Context, sel ast.SelectionSet, v explore.WeightedTerm) graphql.Marshaler {
 	return ec._WeightedTerm(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNWeightedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightedTermᚄ(ctx context.Context, sel ast.SelectionSet, v []WeightedTerm) graphql.Marshaler {
+func (ec *executionContext) marshalNWeightedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐWeightedTermᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.WeightedTerm) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNWeightedTerm2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightedTerm(ctx, sel, v[i])
+		return ec.marshalNWeightedTerm2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐWeightedTerm(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -12827,15 +12875,15 @@ func (ec *executionContext) marshalNWeights2ᚖgithubᚗcomᚋilgraphᚋilgraph�
 	return ec._Weights(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNYearCount2githubᚗcomᚋilgraphᚋilgraphᚋgraphᚐYearCount(ctx context.Context, sel ast.SelectionSet, v graph.YearCount) graphql.Marshaler {
+func (ec *executionContext) marshalNYearCount2githubᚗcomᚋilgraphᚋilgraphᚐYearCount(ctx context.Context, sel ast.SelectionSet, v ilgraph.YearCount) graphql.Marshaler {
 	return ec._YearCount(ctx, sel, &v)
 }
 
-func (ec *executionContext) marshalNYearCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋgraphᚐYearCountᚄ(ctx context.Context, sel ast.SelectionSet, v []graph.YearCount) graphql.Marshaler {
+func (ec *executionContext) marshalNYearCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐYearCountᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.YearCount) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNYearCount2githubᚗcomᚋilgraphᚋilgraphᚋgraphᚐYearCount(ctx, sel, v[i])
+		return ec.marshalNYearCount2githubᚗcomᚋilgraphᚋilgraphᚐYearCount(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -13034,21 +13082,41 @@ func (ec *executionContext) unmarshalOCaseFilter2ᚖgithubᚗcomᚋilgraphᚋilg
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalOCaseSort2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseSort(ctx context.Context, v any) (*CaseSort, error) {
+func (ec *executionContext) unmarshalOCaseSort2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCaseSort(ctx context.Context, v any) (*ilgraph.CaseSort, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(CaseSort)
-	err := res.UnmarshalGQL(v)
-	return res, graphql.ErrorOnPath(ctx, err)
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOCaseSort2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCaseSort[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOCaseSort2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseSort(ctx context.Context, sel ast.SelectionSet, v *CaseSort) graphql.Marshaler {
+func (ec *executionContext) marshalOCaseSort2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCaseSort(ctx context.Context, sel ast.SelectionSet, v *ilgraph.CaseSort) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	return v
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOCaseSort2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCaseSort[*v])
+	return res
 }
+
+var (
+	unmarshalOCaseSort2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCaseSort = map[string]ilgraph.CaseSort{
+		"DATE_DESC": ilgraph.SortDateDesc,
+		"DATE_ASC":  ilgraph.SortDateAsc,
+		"ID_ASC":    ilgraph.SortIDAsc,
+		"ID_DESC":   ilgraph.SortIDDesc,
+		"RELEVANCE": ilgraph.SortRelevance,
+	}
+	marshalOCaseSort2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCaseSort = map[ilgraph.CaseSort]string{
+		ilgraph.SortDateDesc:  "DATE_DESC",
+		ilgraph.SortDateAsc:   "DATE_ASC",
+		ilgraph.SortIDAsc:     "ID_ASC",
+		ilgraph.SortIDDesc:    "ID_DESC",
+		ilgraph.SortRelevance: "RELEVANCE",
+	}
+)
 
 func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
 	if v == nil {

@@ -1,71 +1,12 @@
 package resolvers
 
 import (
-	"encoding/base64"
-	"strconv"
+	"context"
 	"strings"
 
 	"github.com/ilgraph/ilgraph"
-	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/explore"
 )
-
-// Page sizes.
-const (
-	DefaultPageSize = 20
-	MaxPageSize     = 100
-)
-
-// page turns first/after into an offset and a limit. Cursors are opaque
-// base64 strings holding the offset of the last item seen.
-func page(first *int, after *string) (offset, limit int, err error) {
-	limit = DefaultPageSize
-	if first != nil {
-		limit = *first
-	}
-	if limit < 0 {
-		return 0, 0, ilgraph.Errorf(ilgraph.EINVALID, "first must not be negative")
-	}
-	if limit > MaxPageSize {
-		return 0, 0, ilgraph.Errorf(ilgraph.ELIMIT, "first may be at most %d, not %d", MaxPageSize, limit)
-	}
-	if after != nil && *after != "" {
-		n, ok := decodeCursor(*after)
-		if !ok {
-			return 0, 0, ilgraph.Errorf(ilgraph.EINVALID, "after: %q is not a cursor this API gave out", clip(*after))
-		}
-		offset = n + 1
-	}
-	return offset, limit, nil
-}
-
-func encodeCursor(offset int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("o:" + strconv.Itoa(offset)))
-}
-
-func decodeCursor(s string) (int, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return 0, false
-	}
-	rest, ok := strings.CutPrefix(string(b), "o:")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(rest)
-	if err != nil || n < 0 || n > 1<<30 {
-		return 0, false
-	}
-	return n, true
-}
-
-func pageInfo(offset, count, total int) *PageInfo {
-	pi := &PageInfo{HasPreviousPage: offset > 0, HasNextPage: offset+count < total}
-	if count > 0 {
-		s, e := encodeCursor(offset), encodeCursor(offset+count-1)
-		pi.StartCursor, pi.EndCursor = &s, &e
-	}
-	return pi
-}
 
 // toFilter converts the GraphQL filter input into the domain filter.
 func toFilter(f *CaseFilter) ilgraph.CaseFilter {
@@ -95,11 +36,102 @@ func toFilter(f *CaseFilter) ilgraph.CaseFilter {
 	return out
 }
 
-func toSort(s *CaseSort) graph.CaseSort {
-	if s == nil {
-		return graph.SortDateDesc
+func caseQuery(filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) explore.CaseQuery {
+	q := explore.CaseQuery{Filter: toFilter(filter), Page: explore.Page{First: first, After: deref(after)}}
+	if sort != nil {
+		q.Sort = *sort
 	}
-	return graph.CaseSort(*s)
+	return q
+}
+
+// similarityQuery turns GraphQL ranking arguments into the core's query.
+func similarityQuery(k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) explore.SimilarityQuery {
+	q := explore.SimilarityQuery{K: intOr(k, explore.DefaultSimilarK), Filter: toFilter(filter), Weights: ilgraph.Weights{}}
+	if weights != nil {
+		for k, v := range map[ilgraph.Kind]*float64{
+			ilgraph.KindRootCause: weights.RootCause, ilgraph.KindComponent: weights.Component, ilgraph.KindSymptom: weights.Symptom,
+			ilgraph.KindContributing: weights.Contributing, ilgraph.KindDomain: weights.Domain, ilgraph.KindOrg: weights.Org,
+		} {
+			if v != nil {
+				q.Weights[k] = *v
+			}
+		}
+	}
+	if rarity != nil {
+		q.Rarity = *rarity
+	}
+	if minScore != nil {
+		q.MinScore = *minScore
+	}
+	return q
+}
+
+func weightsOut(w ilgraph.Weights) *Weights {
+	return &Weights{RootCause: w[ilgraph.KindRootCause], Component: w[ilgraph.KindComponent], Symptom: w[ilgraph.KindSymptom],
+		Contributing: w[ilgraph.KindContributing], Domain: w[ilgraph.KindDomain], Org: w[ilgraph.KindOrg]}
+}
+
+func profileOf(p ProfileInput) explore.Profile {
+	return explore.Profile{RootCause: deref(p.RootCause), Components: p.Components, Symptoms: p.Symptoms,
+		Contributing: p.Contributing, Domains: p.Domains, Org: deref(p.Org)}
+}
+
+// terms resolves term ids of one kind through the request's loaders.
+func (r *Resolver) terms(ctx context.Context, k ilgraph.Kind, ids []string) ([]ilgraph.Term, error) {
+	l := r.loaders(ctx)
+	ts := make([]ilgraph.Term, len(ids))
+	for i, id := range ids {
+		t, err := l.Term(ctx, ilgraph.TermKey{Kind: k, ID: id})
+		if err != nil {
+			return nil, err
+		}
+		ts[i] = t
+	}
+	return ts, nil
+}
+
+func (r *Resolver) term(ctx context.Context, k ilgraph.Kind, id string) (*ilgraph.Term, error) {
+	t, err := r.loaders(ctx).Term(ctx, ilgraph.TermKey{Kind: k, ID: id})
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// cases resolves case ids through the request's loader, dropping unknown ids.
+func (r *Resolver) cases(ctx context.Context, ids []string) ([]ilgraph.Case, error) {
+	if len(ids) == 0 {
+		return []ilgraph.Case{}, nil
+	}
+	cs, err := r.loaders(ctx).Case.LoadAll(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ilgraph.Case, 0, len(cs))
+	for _, c := range cs {
+		if c != nil {
+			out = append(out, *c)
+		}
+	}
+	return out, nil
+}
+
+// primeCases lets field resolvers of a page's cases find them without a
+// round trip.
+func (r *Resolver) primeCases(ctx context.Context, cs []*ilgraph.Case) {
+	l := r.loaders(ctx)
+	for _, c := range cs {
+		l.Case.Prime(c.ID, c)
+	}
+}
+
+// notFoundIsNull turns the core's ENOTFOUND into GraphQL's null for
+// nullable lookups (case, term).
+func notFoundIsNull[T any](v *T, err error) (*T, error) {
+	if ilgraph.ErrorCode(err) == ilgraph.ENOTFOUND {
+		return nil, nil
+	}
+	return v, err
 }
 
 func deref(s *string) string {
@@ -123,17 +155,29 @@ func intOr(p *int, def int) int {
 	return *p
 }
 
-func clip(s string) string {
-	if len(s) <= 60 {
-		return s
+// measured hides a quantile of a distribution with no measured case.
+func measured(d *ilgraph.Distribution, v int) *int {
+	if d.Measured == 0 {
+		return nil
 	}
-	return s[:57] + "…"
+	return &v
 }
 
-// nodeKind maps the GraphQL node kind to the store's.
+func minutes(s string) *int {
+	if s == "" {
+		return nil
+	}
+	m, err := ilgraph.ParseDuration(s)
+	if err != nil {
+		return nil
+	}
+	return &m
+}
+
+// nodeKind maps the GraphQL node kind to the core's.
 func nodeKind(k NodeKind) string {
 	if k == NodeKindCase {
-		return graph.NodeKindCase
+		return ilgraph.NodeKindCase
 	}
 	return strings.ToLower(string(k))
 }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/ilgraph/ilgraph"
-	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/explore"
 )
 
 type CaseEdge struct {
@@ -38,66 +38,25 @@ type CaseFilter struct {
 	Text *string `json:"text,omitempty"`
 }
 
-// A case listed beside another because it has the same root cause.
-type CrossReference struct {
-	Case *ilgraph.Case `json:"case"`
-	// Always the root cause the two share.
-	RootCause *ilgraph.Term `json:"rootCause"`
-	// What else the two share, kind by kind.
-	Shared []SharedFeature `json:"shared"`
-	// How many features they share besides the root cause.
-	SharedCount int `json:"sharedCount"`
-	// A short label such as: same root cause · shared database.
-	Reason string `json:"reason"`
-}
-
-type CrossReferenceConnection struct {
-	Edges      []CrossReferenceEdge `json:"edges"`
-	Nodes      []CrossReference     `json:"nodes"`
-	PageInfo   *PageInfo            `json:"pageInfo"`
-	TotalCount int                  `json:"totalCount"`
-}
-
 type CrossReferenceEdge struct {
-	Cursor string          `json:"cursor"`
-	Node   *CrossReference `json:"node"`
-}
-
-type DifferingFeature struct {
-	Kind   ilgraph.Kind  `json:"kind"`
-	Term   *ilgraph.Term `json:"term"`
-	Weight float64       `json:"weight"`
-	Side   Side          `json:"side"`
+	Cursor string                  `json:"cursor"`
+	Node   *explore.CrossReference `json:"node"`
 }
 
 type Facets struct {
-	RootCauses   []graph.TermCount `json:"rootCauses"`
-	Components   []graph.TermCount `json:"components"`
-	Symptoms     []graph.TermCount `json:"symptoms"`
-	Contributing []graph.TermCount `json:"contributing"`
-	Domains      []graph.TermCount `json:"domains"`
-	Orgs         []graph.TermCount `json:"orgs"`
-	Years        []graph.YearCount `json:"years"`
-}
-
-type FeatureContribution struct {
-	Kind         ilgraph.Kind  `json:"kind"`
-	Term         *ilgraph.Term `json:"term"`
-	Weight       float64       `json:"weight"`
-	Contribution float64       `json:"contribution"`
+	RootCauses   []ilgraph.TermCount `json:"rootCauses"`
+	Components   []ilgraph.TermCount `json:"components"`
+	Symptoms     []ilgraph.TermCount `json:"symptoms"`
+	Contributing []ilgraph.TermCount `json:"contributing"`
+	Domains      []ilgraph.TermCount `json:"domains"`
+	Orgs         []ilgraph.TermCount `json:"orgs"`
+	Years        []ilgraph.YearCount `json:"years"`
 }
 
 type NodeInput struct {
 	// CASE for a case, or the kind of a term.
 	Kind NodeKind `json:"kind"`
 	ID   string   `json:"id"`
-}
-
-type PageInfo struct {
-	HasNextPage     bool    `json:"hasNextPage"`
-	HasPreviousPage bool    `json:"hasPreviousPage"`
-	StartCursor     *string `json:"startCursor,omitempty"`
-	EndCursor       *string `json:"endCursor,omitempty"`
 }
 
 // An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case.
@@ -110,46 +69,7 @@ type ProfileInput struct {
 	Org          *string  `json:"org,omitempty"`
 }
 
-type ProfileMatch struct {
-	Matches []SimilarCase `json:"matches"`
-	// Root causes of the matches, each weighted by the summed scores of the matches with it.
-	RootCauses []WeightedTerm `json:"rootCauses"`
-	// Contributing factors of the matches, weighted the same way: what to check next.
-	Contributing []WeightedTerm `json:"contributing"`
-	// What resolved the matches: their remediation steps and action items, best match first.
-	Remedies []Remedy `json:"remedies"`
-}
-
 type Query struct {
-}
-
-type Remedy struct {
-	Case        *ilgraph.Case  `json:"case"`
-	Score       float64        `json:"score"`
-	Remediation []ilgraph.Text `json:"remediation"`
-	ActionItems []ilgraph.Text `json:"actionItems"`
-}
-
-type SharedFeature struct {
-	Kind ilgraph.Kind  `json:"kind"`
-	Term *ilgraph.Term `json:"term"`
-}
-
-type SimilarCase struct {
-	Case *ilgraph.Case `json:"case"`
-	// From 0 to 1: the summed weights of shared features over those of the features either has.
-	Score float64 `json:"score"`
-	// Every shared feature with its share of the score; the shares add up to the score.
-	Shared []FeatureContribution `json:"shared"`
-	// The strongest features only one side has (at most 5).
-	Differing []DifferingFeature `json:"differing"`
-}
-
-type SimilarityDefaults struct {
-	Weights *Weights `json:"weights"`
-	Rarity  bool     `json:"rarity"`
-	// The factor rarity weighting multiplies each feature's weight by.
-	RarityFormula string `json:"rarityFormula"`
 }
 
 // Selects cases by their terms of one kind.
@@ -158,14 +78,6 @@ type TermMatch struct {
 	AnyOf []string `json:"anyOf,omitempty"`
 	// Cases with every one of these.
 	AllOf []string `json:"allOf,omitempty"`
-}
-
-type WeightedTerm struct {
-	Term *ilgraph.Term `json:"term"`
-	// Summed scores of the matches with this term.
-	Weight float64 `json:"weight"`
-	// How many of the matches have it.
-	Matches int `json:"matches"`
 }
 
 type Weights struct {
@@ -185,68 +97,6 @@ type WeightsInput struct {
 	Contributing *float64 `json:"contributing,omitempty"`
 	Domain       *float64 `json:"domain,omitempty"`
 	Org          *float64 `json:"org,omitempty"`
-}
-
-type CaseSort string
-
-const (
-	CaseSortDateDesc CaseSort = "DATE_DESC"
-	CaseSortDateAsc  CaseSort = "DATE_ASC"
-	CaseSortIDAsc    CaseSort = "ID_ASC"
-	CaseSortIDDesc   CaseSort = "ID_DESC"
-	// Full-text score (needs filter.text), then newest first.
-	CaseSortRelevance CaseSort = "RELEVANCE"
-)
-
-var AllCaseSort = []CaseSort{
-	CaseSortDateDesc,
-	CaseSortDateAsc,
-	CaseSortIDAsc,
-	CaseSortIDDesc,
-	CaseSortRelevance,
-}
-
-func (e CaseSort) IsValid() bool {
-	switch e {
-	case CaseSortDateDesc, CaseSortDateAsc, CaseSortIDAsc, CaseSortIDDesc, CaseSortRelevance:
-		return true
-	}
-	return false
-}
-
-func (e CaseSort) String() string {
-	return string(e)
-}
-
-func (e *CaseSort) UnmarshalGQL(v any) error {
-	str, ok := v.(string)
-	if !ok {
-		return fmt.Errorf("enums must be strings")
-	}
-
-	*e = CaseSort(str)
-	if !e.IsValid() {
-		return fmt.Errorf("%s is not a valid CaseSort", str)
-	}
-	return nil
-}
-
-func (e CaseSort) MarshalGQL(w io.Writer) {
-	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
-}
-
-func (e *CaseSort) UnmarshalJSON(b []byte) error {
-	s, err := strconv.Unquote(string(b))
-	if err != nil {
-		return err
-	}
-	return e.UnmarshalGQL(s)
-}
-
-func (e CaseSort) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	e.MarshalGQL(&buf)
-	return buf.Bytes(), nil
 }
 
 type NodeKind string

@@ -9,7 +9,7 @@ import (
 	"context"
 
 	"github.com/ilgraph/ilgraph"
-	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/explore"
 )
 
 // Organization is the resolver for the organization field.
@@ -24,12 +24,12 @@ func (r *caseResolver) Year(ctx context.Context, obj *ilgraph.Case) (int, error)
 
 // Remediation is the resolver for the remediation field.
 func (r *caseResolver) Remediation(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Text, error) {
-	return itemTexts(obj.Remediation), nil
+	return explore.ItemTexts(obj.Remediation), nil
 }
 
 // ActionItems is the resolver for the actionItems field.
 func (r *caseResolver) ActionItems(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Text, error) {
-	return itemTexts(obj.ActionItems), nil
+	return explore.ItemTexts(obj.ActionItems), nil
 }
 
 // RootCause is the resolver for the rootCause field.
@@ -101,83 +101,118 @@ func (r *caseResolver) JSON(ctx context.Context, obj *ilgraph.Case) (string, err
 }
 
 // SameRootCause is the resolver for the sameRootCause field.
-func (r *caseResolver) SameRootCause(ctx context.Context, obj *ilgraph.Case, first *int) ([]CrossReference, error) {
-	limit := intOr(first, 10)
-	if limit < 0 || limit > MaxPageSize {
-		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "first must be 0 to %d", MaxPageSize)
+func (r *caseResolver) SameRootCause(ctx context.Context, obj *ilgraph.Case, first *int) ([]explore.CrossReference, error) {
+	list, err := r.Core.SameRootCause(ctx, obj.ID, explore.Page{First: first})
+	if err != nil {
+		return nil, err
 	}
-	refs, _, err := r.crossRefs(ctx, obj.ID, 0, limit)
-	return refs, err
+	return list.Refs, nil
 }
 
 // Similar is the resolver for the similar field.
-func (r *caseResolver) Similar(ctx context.Context, obj *ilgraph.Case, k *int) ([]SimilarCase, error) {
-	opt, err := similarityOptions(k, nil, nil, nil, nil)
-	if err != nil {
-		return nil, err
+func (r *caseResolver) Similar(ctx context.Context, obj *ilgraph.Case, k *int) ([]explore.SimilarCase, error) {
+	return r.Core.Similar(ctx, obj.ID, explore.SimilarityQuery{K: intOr(k, 5)})
+}
+
+// Edges is the resolver for the edges field.
+func (r *caseConnectionResolver) Edges(ctx context.Context, obj *explore.CaseList) ([]CaseEdge, error) {
+	out := make([]CaseEdge, len(obj.Cases))
+	for i, c := range obj.Cases {
+		out[i] = CaseEdge{Cursor: obj.Cursor(i), Node: c}
 	}
-	ms, err := r.Similarity.Similar(ctx, obj.ID, opt)
-	if err != nil {
-		return nil, err
+	return out, nil
+}
+
+// Nodes is the resolver for the nodes field.
+func (r *caseConnectionResolver) Nodes(ctx context.Context, obj *explore.CaseList) ([]ilgraph.Case, error) {
+	out := make([]ilgraph.Case, len(obj.Cases))
+	for i, c := range obj.Cases {
+		out[i] = *c
 	}
-	return r.similarCases(ctx, ms)
+	return out, nil
 }
 
 // Facets is the resolver for the facets field.
-func (r *caseConnectionResolver) Facets(ctx context.Context, obj *CaseConnection, top *int) (*Facets, error) {
-	n := intOr(top, 50)
-	if n < 1 || n > 1000 {
-		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "facets: top must be 1 to 1000, not %d", n)
-	}
-	f, err := r.DB.Facets(ctx, obj.filter)
+func (r *caseConnectionResolver) Facets(ctx context.Context, obj *explore.CaseList, top *int) (*Facets, error) {
+	f, err := r.Core.Facets(ctx, obj.Filter, intOr(top, explore.DefaultFacetTop))
 	if err != nil {
 		return nil, err
 	}
-	// Each kind's counts come sorted by count; keep the top n.
-	cut := func(ts []graph.TermCount) []graph.TermCount { return nonNilCounts(ts[:min(n, len(ts))]) }
 	return &Facets{
-		RootCauses:   cut(f.Terms[ilgraph.KindRootCause]),
-		Components:   cut(f.Terms[ilgraph.KindComponent]),
-		Symptoms:     cut(f.Terms[ilgraph.KindSymptom]),
-		Contributing: cut(f.Terms[ilgraph.KindContributing]),
-		Domains:      cut(f.Terms[ilgraph.KindDomain]),
-		Orgs:         cut(f.Terms[ilgraph.KindOrg]),
-		Years:        append([]graph.YearCount{}, f.Years...),
+		RootCauses:   f.Terms[ilgraph.KindRootCause],
+		Components:   f.Terms[ilgraph.KindComponent],
+		Symptoms:     f.Terms[ilgraph.KindSymptom],
+		Contributing: f.Terms[ilgraph.KindContributing],
+		Domains:      f.Terms[ilgraph.KindDomain],
+		Orgs:         f.Terms[ilgraph.KindOrg],
+		Years:        f.Years,
 	}, nil
 }
 
+// RootCause is the resolver for the rootCause field.
+func (r *crossReferenceResolver) RootCause(ctx context.Context, obj *explore.CrossReference) (*ilgraph.Term, error) {
+	return r.term(ctx, obj.RootCause.Kind, obj.RootCause.ID)
+}
+
+// Edges is the resolver for the edges field.
+func (r *crossReferenceConnectionResolver) Edges(ctx context.Context, obj *explore.CrossReferenceList) ([]CrossReferenceEdge, error) {
+	out := make([]CrossReferenceEdge, len(obj.Refs))
+	for i := range obj.Refs {
+		out[i] = CrossReferenceEdge{Cursor: obj.Cursor(i), Node: &obj.Refs[i]}
+	}
+	return out, nil
+}
+
+// Nodes is the resolver for the nodes field.
+func (r *crossReferenceConnectionResolver) Nodes(ctx context.Context, obj *explore.CrossReferenceList) ([]explore.CrossReference, error) {
+	return obj.Refs, nil
+}
+
+// Term is the resolver for the term field.
+func (r *differingFeatureResolver) Term(ctx context.Context, obj *ilgraph.Difference) (*ilgraph.Term, error) {
+	return r.term(ctx, obj.Kind, obj.ID)
+}
+
+// Side is the resolver for the side field.
+func (r *differingFeatureResolver) Side(ctx context.Context, obj *ilgraph.Difference) (Side, error) {
+	if obj.InQuery {
+		return SideQuery, nil
+	}
+	return SideMatch, nil
+}
+
 // Min is the resolver for the min field.
-func (r *distributionResolver) Min(ctx context.Context, obj *graph.Distribution) (*int, error) {
+func (r *distributionResolver) Min(ctx context.Context, obj *ilgraph.Distribution) (*int, error) {
 	return measured(obj, obj.Min), nil
 }
 
 // P25 is the resolver for the p25 field.
-func (r *distributionResolver) P25(ctx context.Context, obj *graph.Distribution) (*int, error) {
+func (r *distributionResolver) P25(ctx context.Context, obj *ilgraph.Distribution) (*int, error) {
 	return measured(obj, obj.P25), nil
 }
 
 // Median is the resolver for the median field.
-func (r *distributionResolver) Median(ctx context.Context, obj *graph.Distribution) (*int, error) {
+func (r *distributionResolver) Median(ctx context.Context, obj *ilgraph.Distribution) (*int, error) {
 	return measured(obj, obj.Median), nil
 }
 
 // P75 is the resolver for the p75 field.
-func (r *distributionResolver) P75(ctx context.Context, obj *graph.Distribution) (*int, error) {
+func (r *distributionResolver) P75(ctx context.Context, obj *ilgraph.Distribution) (*int, error) {
 	return measured(obj, obj.P75), nil
 }
 
 // P90 is the resolver for the p90 field.
-func (r *distributionResolver) P90(ctx context.Context, obj *graph.Distribution) (*int, error) {
+func (r *distributionResolver) P90(ctx context.Context, obj *ilgraph.Distribution) (*int, error) {
 	return measured(obj, obj.P90), nil
 }
 
 // Max is the resolver for the max field.
-func (r *distributionResolver) Max(ctx context.Context, obj *graph.Distribution) (*int, error) {
+func (r *distributionResolver) Max(ctx context.Context, obj *ilgraph.Distribution) (*int, error) {
 	return measured(obj, obj.Max), nil
 }
 
 // Mean is the resolver for the mean field.
-func (r *distributionResolver) Mean(ctx context.Context, obj *graph.Distribution) (*float64, error) {
+func (r *distributionResolver) Mean(ctx context.Context, obj *ilgraph.Distribution) (*float64, error) {
 	if obj.Measured == 0 {
 		return nil, nil
 	}
@@ -185,7 +220,7 @@ func (r *distributionResolver) Mean(ctx context.Context, obj *graph.Distribution
 }
 
 // Count is the resolver for the count field.
-func (r *drawEdgeResolver) Count(ctx context.Context, obj *graph.Edge) (*int, error) {
+func (r *drawEdgeResolver) Count(ctx context.Context, obj *ilgraph.Edge) (*int, error) {
 	if obj.Type != "COOCCURS" {
 		return nil, nil
 	}
@@ -193,7 +228,7 @@ func (r *drawEdgeResolver) Count(ctx context.Context, obj *graph.Edge) (*int, er
 }
 
 // Lift is the resolver for the lift field.
-func (r *drawEdgeResolver) Lift(ctx context.Context, obj *graph.Edge) (*float64, error) {
+func (r *drawEdgeResolver) Lift(ctx context.Context, obj *ilgraph.Edge) (*float64, error) {
 	if obj.Type != "COOCCURS" {
 		return nil, nil
 	}
@@ -201,184 +236,166 @@ func (r *drawEdgeResolver) Lift(ctx context.Context, obj *graph.Edge) (*float64,
 }
 
 // Count is the resolver for the count field.
-func (r *drawNodeResolver) Count(ctx context.Context, obj *graph.Node) (*int, error) {
+func (r *drawNodeResolver) Count(ctx context.Context, obj *ilgraph.Node) (*int, error) {
 	if obj.Count == 0 {
 		return nil, nil
 	}
 	return &obj.Count, nil
 }
 
+// Term is the resolver for the term field.
+func (r *featureContributionResolver) Term(ctx context.Context, obj *ilgraph.Contribution) (*ilgraph.Term, error) {
+	return r.term(ctx, obj.Kind, obj.ID)
+}
+
+// StartCursor is the resolver for the startCursor field.
+func (r *pageInfoResolver) StartCursor(ctx context.Context, obj *explore.PageInfo) (*string, error) {
+	return optString(obj.StartCursor), nil
+}
+
+// EndCursor is the resolver for the endCursor field.
+func (r *pageInfoResolver) EndCursor(ctx context.Context, obj *explore.PageInfo) (*string, error) {
+	return optString(obj.EndCursor), nil
+}
+
 // A is the resolver for the a field.
-func (r *pairCountResolver) A(ctx context.Context, obj *graph.PairCount) (*ilgraph.Term, error) {
+func (r *pairCountResolver) A(ctx context.Context, obj *ilgraph.PairCount) (*ilgraph.Term, error) {
 	return r.term(ctx, obj.A.Kind, obj.A.ID)
 }
 
 // B is the resolver for the b field.
-func (r *pairCountResolver) B(ctx context.Context, obj *graph.PairCount) (*ilgraph.Term, error) {
+func (r *pairCountResolver) B(ctx context.Context, obj *ilgraph.PairCount) (*ilgraph.Term, error) {
 	return r.term(ctx, obj.B.Kind, obj.B.ID)
 }
 
 // Length is the resolver for the length field.
-func (r *pathResolver) Length(ctx context.Context, obj *graph.Path) (int, error) {
+func (r *pathResolver) Length(ctx context.Context, obj *ilgraph.Path) (int, error) {
 	return len(obj.Edges), nil
 }
 
 // Case is the resolver for the case field.
 func (r *queryResolver) Case(ctx context.Context, id string) (*ilgraph.Case, error) {
-	cs, err := r.DB.CasesByID(ctx, []string{id})
-	if err != nil || cs[0] == nil {
-		return nil, err
+	c, err := notFoundIsNull(r.Core.Case(ctx, id))
+	if c != nil {
+		r.primeCases(ctx, []*ilgraph.Case{c})
 	}
-	r.loaders(ctx).Case.Prime(id, cs[0])
-	return cs[0], nil
+	return c, err
 }
 
 // Cases is the resolver for the cases field.
-func (r *queryResolver) Cases(ctx context.Context, filter *CaseFilter, sort *CaseSort, first *int, after *string) (*CaseConnection, error) {
-	return r.listCases(ctx, toFilter(filter), sort, first, after)
+func (r *queryResolver) Cases(ctx context.Context, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) (*explore.CaseList, error) {
+	list, err := r.Core.Cases(ctx, caseQuery(filter, sort, first, after))
+	if err != nil {
+		return nil, err
+	}
+	r.primeCases(ctx, list.Cases)
+	return list, nil
 }
 
 // SharedWith is the resolver for the sharedWith field.
-func (r *queryResolver) SharedWith(ctx context.Context, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *CaseSort, first *int, after *string) (*CaseConnection, error) {
-	c, err := r.DB.Case(ctx, caseID)
+func (r *queryResolver) SharedWith(ctx context.Context, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) (*explore.CaseList, error) {
+	list, err := r.Core.SharedWith(ctx, caseID, kind, deref(term), caseQuery(filter, sort, first, after))
 	if err != nil {
 		return nil, err
 	}
-	f, err := ilgraph.SharedFilter(c, kind, deref(term), toFilter(filter))
-	if err != nil {
-		return nil, err
-	}
-	return r.listCases(ctx, f, sort, first, after)
+	r.primeCases(ctx, list.Cases)
+	return list, nil
 }
 
 // SameRootCause is the resolver for the sameRootCause field.
-func (r *queryResolver) SameRootCause(ctx context.Context, caseID string, first *int, after *string) (*CrossReferenceConnection, error) {
-	offset, limit, err := page(first, after)
+func (r *queryResolver) SameRootCause(ctx context.Context, caseID string, first *int, after *string) (*explore.CrossReferenceList, error) {
+	list, err := r.Core.SameRootCause(ctx, caseID, explore.Page{First: first, After: deref(after)})
 	if err != nil {
 		return nil, err
 	}
-	refs, total, err := r.crossRefs(ctx, caseID, offset, limit)
-	if err != nil {
-		return nil, err
+	for _, x := range list.Refs {
+		r.primeCases(ctx, []*ilgraph.Case{x.Case})
 	}
-	conn := &CrossReferenceConnection{Nodes: refs, Edges: []CrossReferenceEdge{}, TotalCount: total, PageInfo: pageInfo(offset, len(refs), total)}
-	for i := range refs {
-		conn.Edges = append(conn.Edges, CrossReferenceEdge{Cursor: encodeCursor(offset + i), Node: &refs[i]})
-	}
-	return conn, nil
+	return list, nil
 }
 
 // Vocabulary is the resolver for the vocabulary field.
 func (r *queryResolver) Vocabulary(ctx context.Context, kind *ilgraph.Kind) ([]ilgraph.Term, error) {
-	kinds := ilgraph.AllKinds
 	if kind != nil {
-		kinds = []ilgraph.Kind{*kind}
+		return r.Core.Vocabulary(ctx, *kind)
 	}
-	out := []ilgraph.Term{}
-	for _, k := range kinds {
-		ts, err := r.DB.Terms(ctx, k)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ts...)
-	}
-	return out, nil
+	return r.Core.Vocabulary(ctx)
 }
 
 // Term is the resolver for the term field.
 func (r *queryResolver) Term(ctx context.Context, kind ilgraph.Kind, id string) (*ilgraph.Term, error) {
-	t, err := r.loaders(ctx).Term(ctx, graph.TermKey{Kind: kind, ID: id})
-	if err != nil || t.ID == "" {
-		return nil, err
-	}
-	return &t, nil
+	return notFoundIsNull(r.Core.Term(ctx, ilgraph.TermKey{Kind: kind, ID: id}))
 }
 
 // Neighbourhood is the resolver for the neighbourhood field.
-func (r *queryResolver) Neighbourhood(ctx context.Context, node NodeInput, depth *int, limit *int) (*graph.Drawing, error) {
-	return r.DB.Neighbourhood(ctx, nodeKind(node.Kind), node.ID, intOr(depth, 1), intOr(limit, 200))
+func (r *queryResolver) Neighbourhood(ctx context.Context, node NodeInput, depth *int, limit *int) (*ilgraph.Drawing, error) {
+	return r.Core.Neighbourhood(ctx, nodeKind(node.Kind), node.ID, intOr(depth, explore.DefaultNeighbourhoodDepth), intOr(limit, explore.DefaultNeighbourhoodLimit))
 }
 
 // Cooccurrence is the resolver for the cooccurrence field.
-func (r *queryResolver) Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) (*graph.Drawing, error) {
-	return r.DB.Cooccurrence(ctx, from, to, toFilter(filter), intOr(minCount, 1))
+func (r *queryResolver) Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) (*ilgraph.Drawing, error) {
+	return r.Core.Cooccurrence(ctx, from, to, toFilter(filter), intOr(minCount, explore.DefaultMinCount))
 }
 
 // Connections is the resolver for the connections field.
-func (r *queryResolver) Connections(ctx context.Context, from string, to string, maxHops *int, limit *int) ([]graph.Path, error) {
-	return r.DB.Connections(ctx, from, to, intOr(maxHops, 4), intOr(limit, 10))
+func (r *queryResolver) Connections(ctx context.Context, from string, to string, maxHops *int, limit *int) ([]ilgraph.Path, error) {
+	return r.Core.Connections(ctx, from, to, intOr(maxHops, explore.DefaultMaxHops), intOr(limit, explore.DefaultConnections))
 }
 
 // Stats is the resolver for the stats field.
-func (r *queryResolver) Stats(ctx context.Context, filter *CaseFilter) (*graph.Stats, error) {
-	return r.DB.Stats(ctx, toFilter(filter))
+func (r *queryResolver) Stats(ctx context.Context, filter *CaseFilter) (*ilgraph.Stats, error) {
+	return r.Core.Stats(ctx, toFilter(filter))
 }
 
 // SimilarCases is the resolver for the similarCases field.
-func (r *queryResolver) SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]SimilarCase, error) {
-	opt, err := similarityOptions(k, weights, rarity, filter, minScore)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := r.Similarity.Similar(ctx, caseID, opt)
-	if err != nil {
-		return nil, err
-	}
-	return r.similarCases(ctx, ms)
+func (r *queryResolver) SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]explore.SimilarCase, error) {
+	return r.Core.Similar(ctx, caseID, similarityQuery(k, weights, rarity, filter, minScore))
 }
 
 // SimilarToProfile is the resolver for the similarToProfile field.
-func (r *queryResolver) SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*ProfileMatch, error) {
-	opt, err := similarityOptions(k, weights, rarity, filter, minScore)
-	if err != nil {
-		return nil, err
-	}
-	features := profileFeatures(profile)
-	if len(features) == 0 {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "profile: give at least one feature")
-	}
-	if len(features) > ilgraph.MaxFilterTerms {
-		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "profile: more than %d features", ilgraph.MaxFilterTerms)
-	}
-	ms, err := r.Similarity.SimilarToProfile(ctx, features, opt)
-	if err != nil {
-		return nil, err
-	}
-	scs, err := r.similarCases(ctx, ms)
-	if err != nil {
-		return nil, err
-	}
-	return r.profileMatch(ctx, scs)
+func (r *queryResolver) SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.ProfileMatch, error) {
+	return r.Core.SimilarToProfile(ctx, profileOf(profile), similarityQuery(k, weights, rarity, filter, minScore))
 }
 
 // SimilarityDefaults is the resolver for the similarityDefaults field.
-func (r *queryResolver) SimilarityDefaults(ctx context.Context) (*SimilarityDefaults, error) {
-	return &SimilarityDefaults{Weights: weightsOut(ilgraph.DefaultWeights()), Rarity: false, RarityFormula: ilgraph.RarityFormula}, nil
+func (r *queryResolver) SimilarityDefaults(ctx context.Context) (*explore.Defaults, error) {
+	d := r.Core.SimilarityDefaults()
+	return &d, nil
+}
+
+// Term is the resolver for the term field.
+func (r *sharedFeatureResolver) Term(ctx context.Context, obj *ilgraph.Feature) (*ilgraph.Term, error) {
+	return r.term(ctx, obj.Kind, obj.ID)
+}
+
+// Weights is the resolver for the weights field.
+func (r *similarityDefaultsResolver) Weights(ctx context.Context, obj *explore.Defaults) (*Weights, error) {
+	return weightsOut(obj.Weights), nil
 }
 
 // PerOrganization is the resolver for the perOrganization field.
-func (r *statsResolver) PerOrganization(ctx context.Context, obj *graph.Stats) ([]graph.TermCount, error) {
-	return nonNilCounts(obj.PerOrg), nil
+func (r *statsResolver) PerOrganization(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.TermCount, error) {
+	return append([]ilgraph.TermCount{}, obj.PerOrg...), nil
 }
 
 // TopCauseComponentPairs is the resolver for the topCauseComponentPairs field.
-func (r *statsResolver) TopCauseComponentPairs(ctx context.Context, obj *graph.Stats) ([]graph.PairCount, error) {
-	return append([]graph.PairCount{}, obj.TopPairs...), nil
+func (r *statsResolver) TopCauseComponentPairs(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.PairCount, error) {
+	return append([]ilgraph.PairCount{}, obj.TopPairs...), nil
 }
 
 // TimeToResolve is the resolver for the timeToResolve field.
-func (r *statsResolver) TimeToResolve(ctx context.Context, obj *graph.Stats) (*graph.Distribution, error) {
+func (r *statsResolver) TimeToResolve(ctx context.Context, obj *ilgraph.Stats) (*ilgraph.Distribution, error) {
 	return &obj.ResolveAll, nil
 }
 
 // TimeToResolveByRootCause is the resolver for the timeToResolveByRootCause field.
-func (r *statsResolver) TimeToResolveByRootCause(ctx context.Context, obj *graph.Stats) ([]graph.GroupDistribution, error) {
-	return append([]graph.GroupDistribution{}, obj.ResolveByCause...), nil
+func (r *statsResolver) TimeToResolveByRootCause(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.GroupDistribution, error) {
+	return append([]ilgraph.GroupDistribution{}, obj.ResolveByCause...), nil
 }
 
 // TimeToResolveByFactor is the resolver for the timeToResolveByFactor field.
-func (r *statsResolver) TimeToResolveByFactor(ctx context.Context, obj *graph.Stats) ([]graph.GroupDistribution, error) {
-	return append([]graph.GroupDistribution{}, obj.ResolveByFactor...), nil
+func (r *statsResolver) TimeToResolveByFactor(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.GroupDistribution, error) {
+	return append([]ilgraph.GroupDistribution{}, obj.ResolveByFactor...), nil
 }
 
 // Ko is the resolver for the ko field.
@@ -393,39 +410,36 @@ func (r *termResolver) Description(ctx context.Context, obj *ilgraph.Term) (*str
 
 // CaseCount is the resolver for the caseCount field.
 func (r *termResolver) CaseCount(ctx context.Context, obj *ilgraph.Term) (int, error) {
-	return r.loaders(ctx).CaseCount(ctx, graph.TermKey{Kind: obj.Kind, ID: obj.ID})
+	return r.loaders(ctx).CaseCount(ctx, ilgraph.TermKey{Kind: obj.Kind, ID: obj.ID})
 }
 
 // Cases is the resolver for the cases field.
-func (r *termResolver) Cases(ctx context.Context, obj *ilgraph.Term, filter *CaseFilter, sort *CaseSort, first *int, after *string) (*CaseConnection, error) {
-	f := toFilter(filter)
-	m := f.Tags[obj.Kind]
-	m.AllOf = append(append([]string(nil), m.AllOf...), obj.ID)
-	f.Tags[obj.Kind] = m
-	return r.listCases(ctx, f, sort, first, after)
+func (r *termResolver) Cases(ctx context.Context, obj *ilgraph.Term, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) (*explore.CaseList, error) {
+	list, err := r.Core.TermCases(ctx, ilgraph.TermKey{Kind: obj.Kind, ID: obj.ID}, caseQuery(filter, sort, first, after))
+	if err != nil {
+		return nil, err
+	}
+	r.primeCases(ctx, list.Cases)
+	return list, nil
 }
 
 // Cooccurring is the resolver for the cooccurring field.
-func (r *termResolver) Cooccurring(ctx context.Context, obj *ilgraph.Term, kind ilgraph.Kind, first *int) ([]graph.TermCount, error) {
-	limit := intOr(first, 10)
-	if limit < 0 || limit > MaxPageSize {
-		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "first must be 0 to %d", MaxPageSize)
-	}
-	return r.DB.Cooccurring(ctx, obj.Kind, obj.ID, kind, limit)
+func (r *termResolver) Cooccurring(ctx context.Context, obj *ilgraph.Term, kind ilgraph.Kind, first *int) ([]ilgraph.TermCount, error) {
+	return r.Core.Cooccurring(ctx, ilgraph.TermKey{Kind: obj.Kind, ID: obj.ID}, kind, intOr(first, 10))
 }
 
 // Term is the resolver for the term field.
-func (r *termCountResolver) Term(ctx context.Context, obj *graph.TermCount) (*ilgraph.Term, error) {
+func (r *termCountResolver) Term(ctx context.Context, obj *ilgraph.TermCount) (*ilgraph.Term, error) {
 	return r.term(ctx, obj.Kind, obj.ID)
 }
 
 // Term is the resolver for the term field.
-func (r *termDistributionResolver) Term(ctx context.Context, obj *graph.GroupDistribution) (*ilgraph.Term, error) {
+func (r *termDistributionResolver) Term(ctx context.Context, obj *ilgraph.GroupDistribution) (*ilgraph.Term, error) {
 	return r.term(ctx, obj.Term.Kind, obj.Term.ID)
 }
 
 // Distribution is the resolver for the distribution field.
-func (r *termDistributionResolver) Distribution(ctx context.Context, obj *graph.GroupDistribution) (*graph.Distribution, error) {
+func (r *termDistributionResolver) Distribution(ctx context.Context, obj *ilgraph.GroupDistribution) (*ilgraph.Distribution, error) {
 	return &obj.Distribution, nil
 }
 
@@ -444,11 +458,27 @@ func (r *timelineResolver) ResolvedAfterMinutes(ctx context.Context, obj *ilgrap
 	return minutes(obj.ResolvedAfter), nil
 }
 
+// Term is the resolver for the term field.
+func (r *weightedTermResolver) Term(ctx context.Context, obj *explore.WeightedTerm) (*ilgraph.Term, error) {
+	return r.term(ctx, obj.Key.Kind, obj.Key.ID)
+}
+
 // Case returns CaseResolver implementation.
 func (r *Resolver) Case() CaseResolver { return &caseResolver{r} }
 
 // CaseConnection returns CaseConnectionResolver implementation.
 func (r *Resolver) CaseConnection() CaseConnectionResolver { return &caseConnectionResolver{r} }
+
+// CrossReference returns CrossReferenceResolver implementation.
+func (r *Resolver) CrossReference() CrossReferenceResolver { return &crossReferenceResolver{r} }
+
+// CrossReferenceConnection returns CrossReferenceConnectionResolver implementation.
+func (r *Resolver) CrossReferenceConnection() CrossReferenceConnectionResolver {
+	return &crossReferenceConnectionResolver{r}
+}
+
+// DifferingFeature returns DifferingFeatureResolver implementation.
+func (r *Resolver) DifferingFeature() DifferingFeatureResolver { return &differingFeatureResolver{r} }
 
 // Distribution returns DistributionResolver implementation.
 func (r *Resolver) Distribution() DistributionResolver { return &distributionResolver{r} }
@@ -459,6 +489,14 @@ func (r *Resolver) DrawEdge() DrawEdgeResolver { return &drawEdgeResolver{r} }
 // DrawNode returns DrawNodeResolver implementation.
 func (r *Resolver) DrawNode() DrawNodeResolver { return &drawNodeResolver{r} }
 
+// FeatureContribution returns FeatureContributionResolver implementation.
+func (r *Resolver) FeatureContribution() FeatureContributionResolver {
+	return &featureContributionResolver{r}
+}
+
+// PageInfo returns PageInfoResolver implementation.
+func (r *Resolver) PageInfo() PageInfoResolver { return &pageInfoResolver{r} }
+
 // PairCount returns PairCountResolver implementation.
 func (r *Resolver) PairCount() PairCountResolver { return &pairCountResolver{r} }
 
@@ -467,6 +505,14 @@ func (r *Resolver) Path() PathResolver { return &pathResolver{r} }
 
 // Query returns QueryResolver implementation.
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
+
+// SharedFeature returns SharedFeatureResolver implementation.
+func (r *Resolver) SharedFeature() SharedFeatureResolver { return &sharedFeatureResolver{r} }
+
+// SimilarityDefaults returns SimilarityDefaultsResolver implementation.
+func (r *Resolver) SimilarityDefaults() SimilarityDefaultsResolver {
+	return &similarityDefaultsResolver{r}
+}
 
 // Stats returns StatsResolver implementation.
 func (r *Resolver) Stats() StatsResolver { return &statsResolver{r} }
@@ -486,19 +532,30 @@ func (r *Resolver) Text() TextResolver { return &textResolver{r} }
 // Timeline returns TimelineResolver implementation.
 func (r *Resolver) Timeline() TimelineResolver { return &timelineResolver{r} }
 
+// WeightedTerm returns WeightedTermResolver implementation.
+func (r *Resolver) WeightedTerm() WeightedTermResolver { return &weightedTermResolver{r} }
+
 type (
-	caseResolver             struct{ *Resolver }
-	caseConnectionResolver   struct{ *Resolver }
-	distributionResolver     struct{ *Resolver }
-	drawEdgeResolver         struct{ *Resolver }
-	drawNodeResolver         struct{ *Resolver }
-	pairCountResolver        struct{ *Resolver }
-	pathResolver             struct{ *Resolver }
-	queryResolver            struct{ *Resolver }
-	statsResolver            struct{ *Resolver }
-	termResolver             struct{ *Resolver }
-	termCountResolver        struct{ *Resolver }
-	termDistributionResolver struct{ *Resolver }
-	textResolver             struct{ *Resolver }
-	timelineResolver         struct{ *Resolver }
+	caseResolver                     struct{ *Resolver }
+	caseConnectionResolver           struct{ *Resolver }
+	crossReferenceResolver           struct{ *Resolver }
+	crossReferenceConnectionResolver struct{ *Resolver }
+	differingFeatureResolver         struct{ *Resolver }
+	distributionResolver             struct{ *Resolver }
+	drawEdgeResolver                 struct{ *Resolver }
+	drawNodeResolver                 struct{ *Resolver }
+	featureContributionResolver      struct{ *Resolver }
+	pageInfoResolver                 struct{ *Resolver }
+	pairCountResolver                struct{ *Resolver }
+	pathResolver                     struct{ *Resolver }
+	queryResolver                    struct{ *Resolver }
+	sharedFeatureResolver            struct{ *Resolver }
+	similarityDefaultsResolver       struct{ *Resolver }
+	statsResolver                    struct{ *Resolver }
+	termResolver                     struct{ *Resolver }
+	termCountResolver                struct{ *Resolver }
+	termDistributionResolver         struct{ *Resolver }
+	textResolver                     struct{ *Resolver }
+	timelineResolver                 struct{ *Resolver }
+	weightedTermResolver             struct{ *Resolver }
 )

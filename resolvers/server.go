@@ -22,8 +22,9 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/graph"
-	"github.com/ilgraph/ilgraph/internal/simindex"
+	"github.com/ilgraph/ilgraph/similarity"
 )
 
 // Options are the API server's limits and settings.
@@ -63,7 +64,8 @@ func NewHandler(db *graph.DB, opt Options) http.Handler {
 	metrics := newMetrics()
 	db.SetQueryHook(metrics.observeNeo4j)
 
-	cfg := Config{Resolvers: &Resolver{DB: db, Similarity: simindex.NewService(db)}}
+	core := explore.New(db, similarity.NewService(db))
+	cfg := Config{Resolvers: &Resolver{Core: core}}
 	setComplexity(&cfg.Complexity)
 	srv := handler.New(NewExecutableSchema(cfg))
 	srv.AddTransport(transport.Options{})
@@ -119,7 +121,7 @@ func NewHandler(db *graph.DB, opt Options) http.Handler {
 	})
 
 	mux := http.NewServeMux()
-	gql := WithLoaders(db, limitBody(opt.MaxBodyBytes, srv))
+	gql := WithLoaders(core, limitBody(opt.MaxBodyBytes, srv))
 	mux.Handle("/graphql", gql)
 	mux.Handle("GET /{$}", playground.Handler("ilgraph", "/graphql"))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -240,17 +242,17 @@ func setComplexity(c *ComplexityRoot) {
 		}
 		return 1 + n*max(child, 1)
 	}
-	c.Query.Cases = func(child int, _ *CaseFilter, _ *CaseSort, first *int, _ *string) int {
-		return pageCost(child, first, DefaultPageSize)
+	c.Query.Cases = func(child int, _ *CaseFilter, _ *ilgraph.CaseSort, first *int, _ *string) int {
+		return pageCost(child, first, explore.DefaultPageSize)
 	}
-	c.Query.SharedWith = func(child int, _ string, _ ilgraph.Kind, _ *string, _ *CaseFilter, _ *CaseSort, first *int, _ *string) int {
-		return pageCost(child, first, DefaultPageSize)
+	c.Query.SharedWith = func(child int, _ string, _ ilgraph.Kind, _ *string, _ *CaseFilter, _ *ilgraph.CaseSort, first *int, _ *string) int {
+		return pageCost(child, first, explore.DefaultPageSize)
 	}
 	c.Query.SameRootCause = func(child int, _ string, first *int, _ *string) int {
-		return pageCost(child, first, DefaultPageSize)
+		return pageCost(child, first, explore.DefaultPageSize)
 	}
-	c.Term.Cases = func(child int, _ *CaseFilter, _ *CaseSort, first *int, _ *string) int {
-		return pageCost(child, first, DefaultPageSize)
+	c.Term.Cases = func(child int, _ *CaseFilter, _ *ilgraph.CaseSort, first *int, _ *string) int {
+		return pageCost(child, first, explore.DefaultPageSize)
 	}
 	c.Case.SameRootCause = func(child int, first *int) int { return pageCost(child, first, 10) }
 	c.Case.Related = func(child int) int { return 1 + 10*max(child, 1) }

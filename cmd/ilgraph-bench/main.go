@@ -280,7 +280,7 @@ func queries(n int) []query {
 				totalCount nodes { id date title { en } rootCause { id } components { id } }
 				facets { rootCauses { term { id } count } components { term { id } count } symptoms { term { id } count } contributing { term { id } count } orgs { term { id } count } years { year count } } } }`, map[string]any{"after": nil})
 		}, func(ctx context.Context, db *graph.DB, i int) error {
-			if _, err := db.ListCases(ctx, filter, graph.SortDateDesc, 0, 50); err != nil {
+			if _, err := db.ListCases(ctx, filter, ilgraph.SortDateDesc, 0, 50); err != nil {
 				return err
 			}
 			_, err := db.Facets(ctx, filter)
@@ -297,7 +297,7 @@ func queries(n int) []query {
 			if err != nil {
 				return err
 			}
-			_, err = db.ListCases(ctx, f, graph.SortDateDesc, 0, 20)
+			_, err = db.ListCases(ctx, f, ilgraph.SortDateDesc, 0, 20)
 			return err
 		}},
 		{"same_root_cause", func(c *http.Client, base string, i int) error {

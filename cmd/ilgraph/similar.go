@@ -9,8 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ilgraph/ilgraph"
-	"github.com/ilgraph/ilgraph/graph"
-	"github.com/ilgraph/ilgraph/internal/simindex"
+	"github.com/ilgraph/ilgraph/explore"
 )
 
 func runSimilar(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -19,7 +18,7 @@ func runSimilar(ctx context.Context, args []string, stdout, stderr io.Writer) er
 Ranks the cases most like a case by weighted Jaccard similarity (see
 docs/similarity.md). Kinds: root_cause, component, symptom, contributing,
 domain, org; omitted kinds keep their defaults (`+ilgraph.DefaultWeights().String()+`).`, stderr)
-	k := fs.Int("k", 10, "how many cases")
+	k := fs.Int("k", explore.DefaultSimilarK, fmt.Sprintf("how many cases (1 to %d)", explore.MaxSimilarK))
 	weights := fs.String("weights", "", "weights per kind, e.g. root_cause=3,component=1.5")
 	rarity := fs.Bool("rarity", false, "weight rare features more: each weight times "+ilgraph.RarityFormula)
 	minScore := fs.Float64("min-score", 0, "leave out cases scoring below this")
@@ -43,15 +42,12 @@ domain, org; omitted kinds keep their defaults (`+ilgraph.DefaultWeights().Strin
 	if err != nil {
 		return err
 	}
-	if *k < 1 || *k > 1000 {
-		return ilgraph.Errorf(ilgraph.EINVALID, "--k must be 1 to 1000")
-	}
-	db, err := graph.Open(ctx, graph.ConfigFromEnv())
+	core, closeDB, err := openCore(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	matches, err := simindex.NewService(db).Similar(ctx, id, ilgraph.SimilarityOptions{K: *k, Weights: w, Rarity: *rarity, MinScore: *minScore})
+	defer closeDB()
+	matches, err := core.Similar(ctx, id, explore.SimilarityQuery{K: *k, Weights: w, Rarity: *rarity, MinScore: *minScore})
 	if err != nil {
 		return err
 	}
@@ -68,9 +64,9 @@ domain, org; omitted kinds keep their defaults (`+ilgraph.DefaultWeights().Strin
 		}
 		out := []result{}
 		for _, m := range matches {
-			r := result{ID: m.ID, Score: m.Score, Shared: []shared{}}
+			r := result{ID: m.Case.ID, Score: m.Score, Shared: []shared{}}
 			for _, s := range m.Shared {
-				r.Shared = append(r.Shared, shared{Kind: string(s.Kind), ID: s.ID, Contribution: ilgraph.RoundScore(s.Contribution)})
+				r.Shared = append(r.Shared, shared{Kind: string(s.Kind), ID: s.ID, Contribution: s.Contribution})
 			}
 			out = append(out, r)
 		}
@@ -85,7 +81,7 @@ domain, org; omitted kinds keep their defaults (`+ilgraph.DefaultWeights().Strin
 		for _, s := range m.Shared {
 			parts = append(parts, fmt.Sprintf("%s:%s (%.3f)", s.Kind, s.ID, s.Contribution))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\n", i+1, m.ID, m.Score, strings.Join(parts, ", "))
+		fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\n", i+1, m.Case.ID, m.Score, strings.Join(parts, ", "))
 	}
 	return tw.Flush()
 }

@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/ilgraph/ilgraph"
-	"github.com/ilgraph/ilgraph/graph"
 )
 
 func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -21,12 +20,12 @@ resolve by root cause.`, stderr)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	db, err := graph.Open(ctx, graph.ConfigFromEnv())
+	core, closeDB, err := openCore(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	st, err := db.Stats(ctx, ilgraph.CaseFilter{})
+	defer closeDB()
+	st, err := core.Stats(ctx, ilgraph.CaseFilter{})
 	if err != nil {
 		return err
 	}
@@ -34,7 +33,7 @@ resolve by root cause.`, stderr)
 	return nil
 }
 
-func writeStats(w io.Writer, st *graph.Stats, md bool) {
+func writeStats(w io.Writer, st *ilgraph.Stats, md bool) {
 	section := func(title string) {
 		if md {
 			fmt.Fprintf(w, "\n## %s\n\n", title)

@@ -1,4 +1,4 @@
-package simindex_test
+package similarity_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/gen"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
-	"github.com/ilgraph/ilgraph/internal/simindex"
+	"github.com/ilgraph/ilgraph/similarity"
 )
 
 // benchCases is the corpus size: BENCH_CASES, 10,000 by default (quick);
@@ -39,7 +39,7 @@ func BenchmarkSimilarTop10(b *testing.B) {
 	if _, err := gen.EnsureLoaded(ctx, db, corpus.Seeds(b), n, 0); err != nil {
 		b.Fatal(err)
 	}
-	ix, err := simindex.Load(ctx, db)
+	ix, err := similarity.Load(ctx, db)
 	if err != nil {
 		b.Fatal(err)
 	}

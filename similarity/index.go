@@ -1,9 +1,9 @@
-// Package simindex is the similarity service's in-memory index: an inverted
+// Package similarity is the similarity service's in-memory index: an inverted
 // index from features to cases that ranks the cases most like a case or an
 // ad-hoc profile by the weighted Jaccard index defined in the ilgraph
 // package (ilgraph.Score), touching only the cases that share a feature with
 // the query.
-package simindex
+package similarity
 
 import (
 	"container/heap"
@@ -14,16 +14,7 @@ import (
 	"time"
 
 	"github.com/ilgraph/ilgraph"
-	"github.com/ilgraph/ilgraph/graph"
 )
-
-// Row is one case as the index needs it.
-type Row struct {
-	ID       string
-	Date     string // YYYY-MM-DD
-	Severity string
-	Features []ilgraph.Feature
-}
 
 // kinds in a fixed order; kindIndex maps a kind to its slot.
 var kinds = ilgraph.AllKinds
@@ -64,7 +55,7 @@ type Index struct {
 }
 
 // Build makes an index of rows.
-func Build(rows []Row, version int64) *Index {
+func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 	ix := &Index{
 		ids: make([]string, len(rows)), byID: make(map[string]int32, len(rows)),
 		date: make([]int32, len(rows)), severity: make([]string, len(rows)), org: make([]int32, len(rows)),
@@ -318,14 +309,14 @@ func (ix *Index) IDs() []string { return slices.Clone(ix.ids) }
 
 // TopKAll computes every case's k most similar cases, on every core, for
 // storing in the graph. opt.K is replaced by k.
-func TopKAll(ix *Index, k int, opt ilgraph.SimilarityOptions) []graph.SimilarLink {
+func TopKAll(ix *Index, k int, opt ilgraph.SimilarityOptions) []ilgraph.SimilarLink {
 	if k <= 0 {
 		return nil
 	}
 	opt.K = k
 	n := ix.Len()
 	workers := runtime.GOMAXPROCS(0)
-	per := make([][]graph.SimilarLink, n)
+	per := make([][]ilgraph.SimilarLink, n)
 	var wg sync.WaitGroup
 	next := make(chan int, 256)
 	for w := 0; w < workers; w++ {
@@ -335,7 +326,7 @@ func TopKAll(ix *Index, k int, opt ilgraph.SimilarityOptions) []graph.SimilarLin
 			for i := range next {
 				id := ix.ids[i]
 				for r, m := range ix.Similar(ix.Features(id), id, opt) {
-					per[i] = append(per[i], graph.SimilarLink{From: id, To: m.ID, Score: m.Score, Rank: r + 1})
+					per[i] = append(per[i], ilgraph.SimilarLink{From: id, To: m.ID, Score: m.Score, Rank: r + 1})
 				}
 			}
 		}()
@@ -345,7 +336,7 @@ func TopKAll(ix *Index, k int, opt ilgraph.SimilarityOptions) []graph.SimilarLin
 	}
 	close(next)
 	wg.Wait()
-	var out []graph.SimilarLink
+	var out []ilgraph.SimilarLink
 	for _, ls := range per {
 		out = append(out, ls...)
 	}

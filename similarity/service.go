@@ -1,19 +1,35 @@
-package simindex
+package similarity
 
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/ilgraph/ilgraph"
-	"github.com/ilgraph/ilgraph/graph"
 )
+
+// Store is what the similarity service reads from the graph. graph.DB
+// implements it.
+type Store interface {
+	// CorpusVersion changes whenever a load changes the cases.
+	CorpusVersion(ctx context.Context) (int64, error)
+	// SimilarityRows calls fn with every case's features.
+	SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures)) error
+	// CaseIDsMatching resolves a filter the index cannot evaluate (full text).
+	CaseIDsMatching(ctx context.Context, f ilgraph.CaseFilter) ([]string, error)
+}
+
+// RebuildTimeout bounds one rebuild of the index. A rebuild is detached from
+// the request that started it (others may wait for it too), so it needs a
+// deadline of its own: a stuck database must not leave it running forever.
+const RebuildTimeout = 5 * time.Minute
 
 // Service keeps an index in step with the graph. Before answering it reads
 // the corpus version (one small query); when a load has changed the cases
 // since the index was built, it rebuilds the index once, however many
 // requests are waiting, and swaps it in.
 type Service struct {
-	db *graph.DB
+	db Store
 
 	mu      sync.Mutex
 	current *Index
@@ -27,18 +43,16 @@ type rebuild struct {
 }
 
 // NewService returns a service over db. The first request builds the index.
-func NewService(db *graph.DB) *Service { return &Service{db: db} }
+func NewService(db Store) *Service { return &Service{db: db} }
 
 // Load reads the whole corpus from the graph into a new index.
-func Load(ctx context.Context, db *graph.DB) (*Index, error) {
+func Load(ctx context.Context, db Store) (*Index, error) {
 	version, err := db.CorpusVersion(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var rows []Row
-	err = db.SimilarityRows(ctx, func(r graph.SimilarityRow) {
-		rows = append(rows, Row{ID: r.ID, Date: r.Date, Severity: r.Severity, Features: r.Features})
-	})
+	var rows []ilgraph.CaseFeatures
+	err = db.SimilarityRows(ctx, func(r ilgraph.CaseFeatures) { rows = append(rows, r) })
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +77,9 @@ func (s *Service) Index(ctx context.Context) (*Index, error) {
 		s.build = b
 		go func() {
 			// Detached from the request: other requests may be waiting too.
-			ix, err := Load(context.WithoutCancel(ctx), s.db)
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RebuildTimeout)
+			defer cancel()
+			ix, err := Load(ctx, s.db)
 			s.mu.Lock()
 			b.ix, b.err = ix, err
 			if err == nil && (s.current == nil || ix.Version >= s.current.Version) {

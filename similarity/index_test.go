@@ -1,4 +1,4 @@
-package simindex_test
+package similarity_test
 
 import (
 	"bytes"
@@ -15,14 +15,14 @@ import (
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/gen"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
-	"github.com/ilgraph/ilgraph/internal/simindex"
 	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/similarity"
 )
 
-func rowsOf(cases []*ilgraph.Case) []simindex.Row {
-	rows := make([]simindex.Row, len(cases))
+func rowsOf(cases []*ilgraph.Case) []ilgraph.CaseFeatures {
+	rows := make([]ilgraph.CaseFeatures, len(cases))
 	for i, c := range cases {
-		rows[i] = simindex.Row{ID: c.ID, Date: c.Date, Severity: c.Severity, Features: c.Features()}
+		rows[i] = ilgraph.CaseFeatures{ID: c.ID, Date: c.Date, Severity: c.Severity, Features: c.Features()}
 	}
 	return rows
 }
@@ -87,7 +87,7 @@ func sameMatches(t *testing.T, label string, got, want []ilgraph.Match) {
 
 func TestIndexMatchesBruteForceOnSeeds(t *testing.T) {
 	cases := corpus.Cases(t, filepath.Join(corpus.Seeds(t), "cases"))
-	ix := simindex.Build(rowsOf(cases), 1)
+	ix := similarity.Build(rowsOf(cases), 1)
 	brute := corpus.NewBrute(cases)
 	for wi, w := range weightSettings {
 		for _, rarity := range []bool{false, true} {
@@ -102,7 +102,7 @@ func TestIndexMatchesBruteForceOnSeeds(t *testing.T) {
 
 func TestIndexMatchesBruteForceOnGenerated(t *testing.T) {
 	cases := generated(t, 1500, 42)
-	ix := simindex.Build(rowsOf(cases), 1)
+	ix := similarity.Build(rowsOf(cases), 1)
 	brute := corpus.NewBrute(cases)
 	filters := []struct {
 		name string
@@ -171,7 +171,7 @@ func TestServiceFollowsLoads(t *testing.T) {
 	}
 	cases := corpus.Cases(t, filepath.Join(seeds, "cases"))
 	brute := corpus.NewBrute(cases)
-	svc := simindex.NewService(db)
+	svc := similarity.NewService(db)
 	opt := ilgraph.SimilarityOptions{K: 10, Weights: ilgraph.DefaultWeights()}
 	for _, c := range cases {
 		got, err := svc.Similar(ctx, c.ID, opt)

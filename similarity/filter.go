@@ -1,4 +1,4 @@
-package simindex
+package similarity
 
 import (
 	"slices"

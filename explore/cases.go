@@ -1,0 +1,146 @@
+package explore
+
+import (
+	"context"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// CaseQuery asks for a page of the cases a filter selects.
+type CaseQuery struct {
+	Filter ilgraph.CaseFilter
+	Sort   ilgraph.CaseSort // DATE_DESC when empty
+	Page   Page
+}
+
+// CaseList is a page of cases, with where it sits in the whole selection.
+type CaseList struct {
+	Cases      []*ilgraph.Case
+	TotalCount int
+	Offset     int
+	PageInfo   PageInfo
+	// Filter is the selection the page was drawn from (facets count it).
+	Filter ilgraph.CaseFilter
+}
+
+// Cursor is the cursor of the i-th case of the page.
+func (l *CaseList) Cursor(i int) string { return EncodeCursor(l.Offset + i) }
+
+// Case returns one case, or ENOTFOUND.
+func (s *Service) Case(ctx context.Context, id string) (*ilgraph.Case, error) {
+	cs, err := s.store.CasesByID(ctx, []string{id})
+	if err != nil {
+		return nil, err
+	}
+	if len(cs) == 0 || cs[0] == nil {
+		return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", Clip(id, 60))
+	}
+	return cs[0], nil
+}
+
+// CasesByID returns the cases in the order asked, nil for an unknown id.
+func (s *Service) CasesByID(ctx context.Context, ids []string) ([]*ilgraph.Case, error) {
+	return s.store.CasesByID(ctx, ids)
+}
+
+// RecurrencesOf returns, per case id, the ids of the cases that recur it.
+func (s *Service) RecurrencesOf(ctx context.Context, ids []string) ([][]string, error) {
+	return s.store.RecurrencesOf(ctx, ids)
+}
+
+// RawJSON returns, per case id, the case's JSON exactly as it was loaded.
+func (s *Service) RawJSON(ctx context.Context, ids []string) ([]string, error) {
+	return s.store.RawJSON(ctx, ids)
+}
+
+// Cases lists the cases a filter selects, sorted and paginated.
+func (s *Service) Cases(ctx context.Context, q CaseQuery) (*CaseList, error) {
+	offset, limit, err := q.Page.bounds()
+	if err != nil {
+		return nil, err
+	}
+	if q.Sort == "" {
+		q.Sort = ilgraph.SortDateDesc
+	}
+	if !q.Sort.Valid() {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown sort %q", Clip(string(q.Sort), 40))
+	}
+	if q.Sort == ilgraph.SortRelevance && !q.Filter.HasText() {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "sort RELEVANCE needs filter.text")
+	}
+	if err := q.Filter.Validate(); err != nil {
+		return nil, err
+	}
+	p, err := s.store.ListCases(ctx, q.Filter, q.Sort, offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	return &CaseList{Cases: p.Cases, TotalCount: p.Total, Offset: offset, Filter: q.Filter,
+		PageInfo: pageInfo(offset, len(p.Cases), p.Total)}, nil
+}
+
+// SharedWith lists the cases that share a feature of kind k with a case:
+// with term, the cases that have that term (the case must have it too);
+// without, those with at least one of the case's terms of kind k. The case
+// itself is left out.
+func (s *Service) SharedWith(ctx context.Context, caseID string, k ilgraph.Kind, term string, q CaseQuery) (*CaseList, error) {
+	c, err := s.Case(ctx, caseID)
+	if err != nil {
+		return nil, err
+	}
+	q.Filter, err = ilgraph.SharedFilter(c, k, term, q.Filter)
+	if err != nil {
+		return nil, err
+	}
+	return s.Cases(ctx, q)
+}
+
+// TermCases lists the cases tagged with a term (a topic page), within q's
+// filter.
+func (s *Service) TermCases(ctx context.Context, key ilgraph.TermKey, q CaseQuery) (*CaseList, error) {
+	if !key.Kind.Valid() {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", Clip(string(key.Kind), 40))
+	}
+	f := q.Filter
+	f.Tags = make(map[ilgraph.Kind]ilgraph.TermMatch, len(q.Filter.Tags)+1)
+	for k, m := range q.Filter.Tags {
+		f.Tags[k] = m
+	}
+	m := f.Tags[key.Kind]
+	m.AllOf = append(append([]string(nil), m.AllOf...), key.ID)
+	f.Tags[key.Kind] = m
+	q.Filter = f
+	return s.Cases(ctx, q)
+}
+
+// Facet bounds: how many terms of each kind a facet list may hold.
+const (
+	DefaultFacetTop = 50
+	MaxFacetTop     = 1000
+)
+
+// Facets counts, over the cases a filter selects, the top terms of each kind
+// (by count, then id) and the cases per year.
+func (s *Service) Facets(ctx context.Context, f ilgraph.CaseFilter, top int) (*ilgraph.Facets, error) {
+	if top < 1 || top > MaxFacetTop {
+		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "facets: top must be 1 to %d, not %d", MaxFacetTop, top)
+	}
+	fs, err := s.store.Facets(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := &ilgraph.Facets{Terms: make(map[ilgraph.Kind][]ilgraph.TermCount, len(ilgraph.AllKinds)), Years: append([]ilgraph.YearCount{}, fs.Years...)}
+	for _, k := range ilgraph.AllKinds {
+		ts := fs.Terms[k]
+		out.Terms[k] = append([]ilgraph.TermCount{}, ts[:min(top, len(ts))]...)
+	}
+	return out, nil
+}
+
+// Stats computes corpus statistics over the cases a filter selects.
+func (s *Service) Stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	return s.store.Stats(ctx, f)
+}

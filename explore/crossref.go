@@ -1,0 +1,68 @@
+package explore
+
+import (
+	"context"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// CrossReference is a case listed beside another because it has the same
+// root cause, with everything else the two share and the reason to show.
+type CrossReference struct {
+	Case        *ilgraph.Case
+	RootCause   ilgraph.TermKey
+	Shared      []ilgraph.Feature // by kind (in ilgraph.AllKinds order), then id
+	SharedCount int
+	// Reason is the library's label: "same root cause", then each shared
+	// domain ("· shared <domain>").
+	Reason string
+}
+
+// CrossReferenceList is a page of cross references.
+type CrossReferenceList struct {
+	Refs       []CrossReference
+	TotalCount int
+	Offset     int
+	PageInfo   PageInfo
+}
+
+// Cursor is the cursor of the i-th reference of the page.
+func (l *CrossReferenceList) Cursor(i int) string { return EncodeCursor(l.Offset + i) }
+
+// SameRootCause lists the other cases with a case's root cause, ordered by
+// how much else they share with it, then newest first. ENOTFOUND for an
+// unknown case.
+func (s *Service) SameRootCause(ctx context.Context, caseID string, p Page) (*CrossReferenceList, error) {
+	offset, limit, err := p.bounds()
+	if err != nil {
+		return nil, err
+	}
+	refs, total, err := s.store.SameRootCause(ctx, caseID, offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	vocab, err := s.VocabularySnapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &CrossReferenceList{Refs: make([]CrossReference, len(refs)), TotalCount: total, Offset: offset, PageInfo: pageInfo(offset, len(refs), total)}
+	for i, x := range refs {
+		cr := CrossReference{Case: x.Case, RootCause: ilgraph.TermKey{Kind: ilgraph.KindRootCause, ID: x.Case.RootCause}, Shared: []ilgraph.Feature{}, SharedCount: x.SharedCount()}
+		var domains []string
+		for _, k := range ilgraph.AllKinds {
+			for _, id := range x.Shared[k] {
+				cr.Shared = append(cr.Shared, ilgraph.Feature{Kind: k, ID: id})
+				if k == ilgraph.KindDomain {
+					label := vocab[ilgraph.TermKey{Kind: k, ID: id}].En
+					if label == "" {
+						label = id
+					}
+					domains = append(domains, label)
+				}
+			}
+		}
+		cr.Reason = ilgraph.CrossReferenceReason(domains)
+		out.Refs[i] = cr
+	}
+	return out, nil
+}

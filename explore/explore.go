@@ -1,0 +1,109 @@
+// Package explore is ilgraph's application core: every question the
+// product answers — case lists and filters, one case, shared features, same
+// root cause, terms and topics, neighbourhoods, co-occurrence, connections,
+// statistics, similar cases and live-incident profiles — with its limits and
+// defaults, independent of any front door.
+//
+// The GraphQL resolvers, the JSON API, the MCP server and the explorer are
+// translations between their protocol and this package. It speaks no Cypher:
+// the store (graph.DB) sits behind the small interfaces declared here, so the
+// core can be tested with an in-memory fake as well as against Neo4j.
+package explore
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// CaseStore reads cases.
+type CaseStore interface {
+	// CasesByID returns the cases in the order asked, nil for an unknown id.
+	CasesByID(ctx context.Context, ids []string) ([]*ilgraph.Case, error)
+	// RecurrencesOf returns, per id, the ids of the cases that recur it.
+	RecurrencesOf(ctx context.Context, ids []string) ([][]string, error)
+	// RawJSON returns, per id, the case's JSON exactly as loaded.
+	RawJSON(ctx context.Context, ids []string) ([]string, error)
+	ListCases(ctx context.Context, f ilgraph.CaseFilter, s ilgraph.CaseSort, offset, limit int) (*ilgraph.CasePage, error)
+	Facets(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Facets, error)
+	SameRootCause(ctx context.Context, id string, offset, limit int) ([]ilgraph.CrossRef, int, error)
+	Stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, error)
+}
+
+// TermStore reads the vocabulary and organizations.
+type TermStore interface {
+	Terms(ctx context.Context, k ilgraph.Kind) ([]ilgraph.Term, error)
+	// TermsByKey returns the terms in the order asked; an unknown key gives
+	// a Term with an empty ID.
+	TermsByKey(ctx context.Context, keys []ilgraph.TermKey) ([]ilgraph.Term, error)
+	TermCaseCounts(ctx context.Context, keys []ilgraph.TermKey) ([]int, error)
+	// VocabularyCounts returns every vocabulary term (not organizations)
+	// with its number of cases.
+	VocabularyCounts(ctx context.Context) (map[ilgraph.TermKey]ilgraph.TermInfo, error)
+	Cooccurring(ctx context.Context, k ilgraph.Kind, id string, other ilgraph.Kind, limit int) ([]ilgraph.TermCount, error)
+}
+
+// GraphStore draws parts of the graph.
+type GraphStore interface {
+	Neighbourhood(ctx context.Context, kind, id string, depth, limit int) (*ilgraph.Drawing, error)
+	Cooccurrence(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter, minCount int) (*ilgraph.Drawing, error)
+	Connections(ctx context.Context, from, to string, maxHops, limit int) ([]ilgraph.Path, error)
+}
+
+// Store is everything the core reads. graph.DB implements it.
+type Store interface {
+	CaseStore
+	TermStore
+	GraphStore
+}
+
+// Similarity ranks cases (the similarity package's Service implements it).
+type Similarity interface {
+	Similar(ctx context.Context, id string, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
+	SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
+}
+
+// Service answers every question. It is safe for concurrent use; one per
+// process.
+type Service struct {
+	store Store
+	sim   Similarity
+	vocab vocabCache
+}
+
+// New returns the core over a store and a similarity ranker.
+func New(store Store, sim Similarity) *Service {
+	return &Service{store: store, sim: sim}
+}
+
+// VocabularyTTL is how long the process reuses the vocabulary it read (term
+// labels and case counts): they change only when a load runs, and reading
+// them is a round trip that a case page would otherwise pay every time. A
+// load shows in term counts at most this much later.
+const VocabularyTTL = 2 * time.Second
+
+// vocabCache shares the vocabulary between the requests of one process.
+type vocabCache struct {
+	mu      sync.Mutex
+	data    map[ilgraph.TermKey]ilgraph.TermInfo
+	fetched time.Time
+}
+
+// VocabularySnapshot returns every vocabulary term with its case count, as
+// read at most VocabularyTTL ago.
+func (s *Service) VocabularySnapshot(ctx context.Context) (map[ilgraph.TermKey]ilgraph.TermInfo, error) {
+	c := &s.vocab
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.data != nil && time.Since(c.fetched) < VocabularyTTL {
+		return c.data, nil
+	}
+	data, err := s.store.VocabularyCounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.data, c.fetched = data, time.Now()
+	return data, nil
+}

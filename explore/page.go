@@ -1,0 +1,92 @@
+package explore
+
+import (
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// Page sizes of every list.
+const (
+	DefaultPageSize = 20
+	MaxPageSize     = 100
+)
+
+// Page asks for a slice of a list: at most First items (DefaultPageSize when
+// nil) after the item whose cursor is After (from the start when empty).
+type Page struct {
+	First *int
+	After string
+}
+
+// bounds turns a page into an offset and a limit.
+func (p Page) bounds() (offset, limit int, err error) {
+	limit = DefaultPageSize
+	if p.First != nil {
+		limit = *p.First
+	}
+	if limit < 0 {
+		return 0, 0, ilgraph.Errorf(ilgraph.EINVALID, "first must not be negative")
+	}
+	if limit > MaxPageSize {
+		return 0, 0, ilgraph.Errorf(ilgraph.ELIMIT, "first may be at most %d, not %d", MaxPageSize, limit)
+	}
+	if p.After != "" {
+		n, ok := DecodeCursor(p.After)
+		if !ok {
+			return 0, 0, ilgraph.Errorf(ilgraph.EINVALID, "after: %q is not a cursor this API gave out", Clip(p.After, 60))
+		}
+		offset = n + 1
+	}
+	return offset, limit, nil
+}
+
+// EncodeCursor returns the opaque cursor of the item at offset.
+func EncodeCursor(offset int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("o:" + strconv.Itoa(offset)))
+}
+
+// DecodeCursor returns the offset a cursor from EncodeCursor holds.
+func DecodeCursor(s string) (int, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return 0, false
+	}
+	rest, ok := strings.CutPrefix(string(b), "o:")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 0 || n > 1<<30 {
+		return 0, false
+	}
+	return n, true
+}
+
+// PageInfo says where a page sits in its list.
+type PageInfo struct {
+	HasNextPage     bool
+	HasPreviousPage bool
+	StartCursor     string // empty for an empty page
+	EndCursor       string
+}
+
+func pageInfo(offset, count, total int) PageInfo {
+	pi := PageInfo{HasPreviousPage: offset > 0, HasNextPage: offset+count < total}
+	if count > 0 {
+		pi.StartCursor, pi.EndCursor = EncodeCursor(offset), EncodeCursor(offset+count-1)
+	}
+	return pi
+}
+
+// Clip shortens s to at most n runes for an error message, never cutting a
+// character in two.
+func Clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}

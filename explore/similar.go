@@ -1,0 +1,238 @@
+package explore
+
+import (
+	"context"
+	"sort"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// Similarity limits and defaults.
+const (
+	DefaultSimilarK = 10
+	MaxSimilarK     = 100
+	// MaxDiffering bounds the differing features listed per match.
+	MaxDiffering = 5
+)
+
+// SimilarityQuery says how to rank: how many, with which weights (kinds
+// left out take their default), rarity weighting, a minimum score and a
+// filter on the candidates.
+type SimilarityQuery struct {
+	K        int // 1 to MaxSimilarK (DefaultSimilarK is the front doors' default)
+	Weights  ilgraph.Weights
+	Rarity   bool
+	MinScore float64
+	Filter   ilgraph.CaseFilter
+}
+
+func (q SimilarityQuery) options() (ilgraph.SimilarityOptions, error) {
+	opt := ilgraph.SimilarityOptions{K: q.K, Rarity: q.Rarity, MinScore: q.MinScore, Filter: q.Filter}
+	if opt.K < 1 || opt.K > MaxSimilarK {
+		return opt, ilgraph.Errorf(ilgraph.ELIMIT, "k must be 1 to %d, not %d", MaxSimilarK, opt.K)
+	}
+	if err := opt.Filter.Validate(); err != nil {
+		return opt, err
+	}
+	var err error
+	if opt.Weights, err = q.Weights.WithDefaults(); err != nil {
+		return opt, err
+	}
+	if q.MinScore < 0 || q.MinScore > 1 {
+		return opt, ilgraph.Errorf(ilgraph.EINVALID, "minScore must be from 0 to 1")
+	}
+	return opt, nil
+}
+
+// SimilarCase is one ranked case with its score and why: each shared
+// feature's contribution (they add up to the score) and the heaviest
+// features only one side has.
+type SimilarCase struct {
+	Case      *ilgraph.Case
+	Score     float64
+	Shared    []ilgraph.Contribution
+	Differing []ilgraph.Difference
+}
+
+// Similar ranks the cases most like a stored case. ENOTFOUND for an unknown
+// case.
+func (s *Service) Similar(ctx context.Context, caseID string, q SimilarityQuery) ([]SimilarCase, error) {
+	opt, err := q.options()
+	if err != nil {
+		return nil, err
+	}
+	ms, err := s.sim.Similar(ctx, caseID, opt)
+	if err != nil {
+		return nil, err
+	}
+	return s.similarCases(ctx, ms)
+}
+
+// Profile is an incident that is not a stored case — one in progress —
+// described by its features.
+type Profile struct {
+	RootCause    string
+	Components   []string
+	Symptoms     []string
+	Contributing []string
+	Domains      []string
+	Org          string
+}
+
+// Features returns the profile's features, empty values left out.
+func (p Profile) Features() []ilgraph.Feature {
+	var fs []ilgraph.Feature
+	add := func(k ilgraph.Kind, ids ...string) {
+		for _, id := range ids {
+			if id != "" {
+				fs = append(fs, ilgraph.Feature{Kind: k, ID: id})
+			}
+		}
+	}
+	add(ilgraph.KindRootCause, p.RootCause)
+	add(ilgraph.KindComponent, p.Components...)
+	add(ilgraph.KindSymptom, p.Symptoms...)
+	add(ilgraph.KindContributing, p.Contributing...)
+	add(ilgraph.KindDomain, p.Domains...)
+	add(ilgraph.KindOrg, p.Org)
+	return fs
+}
+
+// WeightedTerm is a term the matches of a profile suggest, with the summed
+// scores of the matches that have it.
+type WeightedTerm struct {
+	Key     ilgraph.TermKey
+	Weight  float64
+	Matches int
+}
+
+// Remedy is what resolved one matching case.
+type Remedy struct {
+	Case        *ilgraph.Case
+	Score       float64
+	Remediation []ilgraph.Text
+	ActionItems []ilgraph.Text
+}
+
+// ProfileMatch is the answer for a live incident: the most similar cases,
+// the root causes and contributing factors to check next (weighted by the
+// scores of the matches that have them), and what resolved them.
+type ProfileMatch struct {
+	Matches      []SimilarCase
+	RootCauses   []WeightedTerm
+	Contributing []WeightedTerm
+	Remedies     []Remedy
+}
+
+// SimilarToProfile ranks the cases most like a profile and says what they
+// suggest.
+func (s *Service) SimilarToProfile(ctx context.Context, p Profile, q SimilarityQuery) (*ProfileMatch, error) {
+	opt, err := q.options()
+	if err != nil {
+		return nil, err
+	}
+	features := p.Features()
+	if len(features) == 0 {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "profile: give at least one feature")
+	}
+	if len(features) > ilgraph.MaxFilterTerms {
+		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "profile: more than %d features", ilgraph.MaxFilterTerms)
+	}
+	ms, err := s.sim.SimilarToProfile(ctx, features, opt)
+	if err != nil {
+		return nil, err
+	}
+	scs, err := s.similarCases(ctx, ms)
+	if err != nil {
+		return nil, err
+	}
+	return suggestFrom(scs), nil
+}
+
+// Defaults are the similarity settings a query gets when it names none.
+type Defaults struct {
+	Weights       ilgraph.Weights
+	Rarity        bool
+	RarityFormula string
+}
+
+// SimilarityDefaults returns the default weights and rarity setting.
+func (s *Service) SimilarityDefaults() Defaults {
+	return Defaults{Weights: ilgraph.DefaultWeights(), Rarity: false, RarityFormula: ilgraph.RarityFormula}
+}
+
+// similarCases loads the matched cases in one batch and keeps the
+// explanation the API shows.
+func (s *Service) similarCases(ctx context.Context, ms []ilgraph.Match) ([]SimilarCase, error) {
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	cs, err := s.store.CasesByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SimilarCase, 0, len(ms))
+	for i, m := range ms {
+		if cs[i] == nil { // deleted since the index was built
+			continue
+		}
+		sc := SimilarCase{Case: cs[i], Score: m.Score, Shared: make([]ilgraph.Contribution, len(m.Shared)), Differing: []ilgraph.Difference{}}
+		for j, c := range m.Shared {
+			c.Contribution = ilgraph.RoundScore(c.Contribution)
+			sc.Shared[j] = c
+		}
+		sc.Differing = append(sc.Differing, m.Different[:min(MaxDiffering, len(m.Different))]...)
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+// suggestFrom adds to the matches what they suggest.
+func suggestFrom(matches []SimilarCase) *ProfileMatch {
+	pm := &ProfileMatch{Matches: matches, RootCauses: []WeightedTerm{}, Contributing: []WeightedTerm{}, Remedies: []Remedy{}}
+	type acc struct {
+		weight float64
+		n      int
+	}
+	causes, factors := map[string]*acc{}, map[string]*acc{}
+	bump := func(m map[string]*acc, id string, score float64) {
+		if m[id] == nil {
+			m[id] = &acc{}
+		}
+		m[id].weight += score
+		m[id].n++
+	}
+	for _, sc := range matches {
+		bump(causes, sc.Case.RootCause, sc.Score)
+		for _, f := range sc.Case.Contributing {
+			bump(factors, f, sc.Score)
+		}
+		pm.Remedies = append(pm.Remedies, Remedy{Case: sc.Case, Score: sc.Score, Remediation: ItemTexts(sc.Case.Remediation), ActionItems: ItemTexts(sc.Case.ActionItems)})
+	}
+	weighted := func(k ilgraph.Kind, m map[string]*acc) []WeightedTerm {
+		out := []WeightedTerm{}
+		for id, a := range m {
+			out = append(out, WeightedTerm{Key: ilgraph.TermKey{Kind: k, ID: id}, Weight: ilgraph.RoundScore(a.weight), Matches: a.n})
+		}
+		sort.Slice(out, func(i, j int) bool {
+			if out[i].Weight != out[j].Weight {
+				return out[i].Weight > out[j].Weight
+			}
+			return out[i].Key.ID < out[j].Key.ID
+		})
+		return out
+	}
+	pm.RootCauses = weighted(ilgraph.KindRootCause, causes)
+	pm.Contributing = weighted(ilgraph.KindContributing, factors)
+	return pm
+}
+
+// ItemTexts returns the texts of remediation or action items.
+func ItemTexts(items []ilgraph.Item) []ilgraph.Text {
+	out := make([]ilgraph.Text, len(items))
+	for i, it := range items {
+		out[i] = it.Text
+	}
+	return out
+}

@@ -1,0 +1,161 @@
+package explore
+
+import (
+	"context"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// Vocabulary returns every term of the given kinds (all kinds when none),
+// organizations included, ordered by kind, then id.
+func (s *Service) Vocabulary(ctx context.Context, kinds ...ilgraph.Kind) ([]ilgraph.Term, error) {
+	if len(kinds) == 0 {
+		kinds = ilgraph.AllKinds
+	}
+	out := []ilgraph.Term{}
+	for _, k := range kinds {
+		if !k.Valid() {
+			return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", Clip(string(k), 40))
+		}
+		ts, err := s.store.Terms(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ts...)
+	}
+	return out, nil
+}
+
+// Terms returns the terms asked for, in order. A vocabulary term comes from
+// the shared snapshot; organizations are read in one round trip. A term the
+// graph lacks comes back with its id as its label and Known false.
+func (s *Service) Terms(ctx context.Context, keys []ilgraph.TermKey) ([]ilgraph.Term, error) {
+	out := make([]ilgraph.Term, len(keys))
+	var orgs []ilgraph.TermKey
+	var orgAt []int
+	var vocab map[ilgraph.TermKey]ilgraph.TermInfo
+	for i, k := range keys {
+		if k.Kind == ilgraph.KindOrg {
+			orgs, orgAt = append(orgs, k), append(orgAt, i)
+			continue
+		}
+		if vocab == nil {
+			var err error
+			if vocab, err = s.VocabularySnapshot(ctx); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = vocab[k].Term
+	}
+	if len(orgs) > 0 {
+		ts, err := s.store.TermsByKey(ctx, orgs)
+		if err != nil {
+			return nil, err
+		}
+		for j, t := range ts {
+			out[orgAt[j]] = t
+		}
+	}
+	for i, k := range keys {
+		if out[i].ID == "" {
+			out[i] = ilgraph.Term{Kind: k.Kind, ID: k.ID, En: k.ID}
+		}
+	}
+	return out, nil
+}
+
+// Term returns one term, or ENOTFOUND.
+func (s *Service) Term(ctx context.Context, key ilgraph.TermKey) (*ilgraph.Term, error) {
+	if !key.Kind.Valid() {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", Clip(string(key.Kind), 40))
+	}
+	if key.Kind == ilgraph.KindOrg {
+		ts, err := s.store.TermsByKey(ctx, []ilgraph.TermKey{key})
+		if err != nil {
+			return nil, err
+		}
+		if len(ts) == 1 && ts[0].ID != "" {
+			return &ts[0], nil
+		}
+	} else {
+		vocab, err := s.VocabularySnapshot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if ti, ok := vocab[key]; ok {
+			return &ti.Term, nil
+		}
+	}
+	return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no %s %q", key.Kind.Label(), Clip(key.ID, 60))
+}
+
+// TermCaseCounts returns how many cases have each term, in order.
+func (s *Service) TermCaseCounts(ctx context.Context, keys []ilgraph.TermKey) ([]int, error) {
+	out := make([]int, len(keys))
+	var orgs []ilgraph.TermKey
+	var orgAt []int
+	var vocab map[ilgraph.TermKey]ilgraph.TermInfo
+	for i, k := range keys {
+		if k.Kind == ilgraph.KindOrg {
+			orgs, orgAt = append(orgs, k), append(orgAt, i)
+			continue
+		}
+		if vocab == nil {
+			var err error
+			if vocab, err = s.VocabularySnapshot(ctx); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = vocab[k].Cases
+	}
+	if len(orgs) > 0 {
+		cs, err := s.store.TermCaseCounts(ctx, orgs)
+		if err != nil {
+			return nil, err
+		}
+		for j, c := range cs {
+			out[orgAt[j]] = c
+		}
+	}
+	return out, nil
+}
+
+// MaxCooccurring bounds the co-occurring terms listed for one term.
+const MaxCooccurring = MaxPageSize
+
+// Cooccurring returns, among the cases with a term, how many have each term
+// of kind other, by count descending (at most first of them).
+func (s *Service) Cooccurring(ctx context.Context, key ilgraph.TermKey, other ilgraph.Kind, first int) ([]ilgraph.TermCount, error) {
+	if first < 0 || first > MaxCooccurring {
+		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "first must be 0 to %d", MaxCooccurring)
+	}
+	return s.store.Cooccurring(ctx, key.Kind, key.ID, other, first)
+}
+
+// Drawing limits and defaults.
+const (
+	DefaultNeighbourhoodDepth = 1
+	DefaultNeighbourhoodLimit = 200
+	DefaultMaxHops            = 4
+	DefaultConnections        = 10
+	DefaultMinCount           = 1
+)
+
+// Neighbourhood draws the nodes within depth hops of a case (kind
+// ilgraph.NodeKindCase) or a term, at most limit of them.
+func (s *Service) Neighbourhood(ctx context.Context, kind, id string, depth, limit int) (*ilgraph.Drawing, error) {
+	return s.store.Neighbourhood(ctx, kind, id, depth, limit)
+}
+
+// Cooccurrence draws the co-occurrence graph between two kinds over the
+// cases a filter selects: edges carry the number of cases with both terms
+// and their lift.
+func (s *Service) Cooccurrence(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter, minCount int) (*ilgraph.Drawing, error) {
+	return s.store.Cooccurrence(ctx, from, to, f, minCount)
+}
+
+// Connections returns the shortest connections between two cases through
+// shared features.
+func (s *Service) Connections(ctx context.Context, from, to string, maxHops, limit int) ([]ilgraph.Path, error) {
+	return s.store.Connections(ctx, from, to, maxHops, limit)
+}

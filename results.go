@@ -1,0 +1,207 @@
+package ilgraph
+
+import (
+	"math"
+	"sort"
+)
+
+// The result types below are what the application's questions answer with.
+// The store (graph/) fills them; the application core (explore/) and every
+// front door pass them on.
+
+// TermKey names one term: a kind and an id.
+type TermKey struct {
+	Kind Kind
+	ID   string
+}
+
+// TermInfo is a term with the number of cases that have it.
+type TermInfo struct {
+	Term
+	Cases int
+}
+
+// CaseSort orders a case list.
+type CaseSort string
+
+// The orders a case list can have. Ties always break by id ascending.
+const (
+	SortDateDesc  CaseSort = "DATE_DESC"
+	SortDateAsc   CaseSort = "DATE_ASC"
+	SortIDAsc     CaseSort = "ID_ASC"
+	SortIDDesc    CaseSort = "ID_DESC"
+	SortRelevance CaseSort = "RELEVANCE" // full-text score, then date descending; needs a text query
+)
+
+// Valid reports whether s is one of the known orders.
+func (s CaseSort) Valid() bool {
+	switch s {
+	case SortDateDesc, SortDateAsc, SortIDAsc, SortIDDesc, SortRelevance:
+		return true
+	}
+	return false
+}
+
+// CasePage is one page of a case list and the size of the whole selection.
+type CasePage struct {
+	Cases []*Case
+	Total int
+}
+
+// TermCount is a term with a number of cases.
+type TermCount struct {
+	Kind  Kind
+	ID    string
+	Count int
+}
+
+// SortTermCounts orders counts by count descending, then id.
+func SortTermCounts(ts []TermCount) {
+	sort.Slice(ts, func(i, j int) bool {
+		if ts[i].Count != ts[j].Count {
+			return ts[i].Count > ts[j].Count
+		}
+		return ts[i].ID < ts[j].ID
+	})
+}
+
+// YearCount is a year with a number of cases.
+type YearCount struct {
+	Year  int
+	Count int
+}
+
+// Facets counts, among the cases a filter selects, how many have each term
+// of each kind and how many fall in each year.
+type Facets struct {
+	Terms map[Kind][]TermCount // by count descending, then id
+	Years []YearCount          // by year ascending
+}
+
+// CrossRef is a case listed beside another because it has the same root
+// cause, with what else the two share.
+type CrossRef struct {
+	Case   *Case
+	Shared map[Kind][]string // shared terms per kind other than the root cause
+}
+
+// SharedCount is how many features besides the root cause the two share.
+func (x CrossRef) SharedCount() int {
+	n := 0
+	for _, ts := range x.Shared {
+		n += len(ts)
+	}
+	return n
+}
+
+// Distribution summarises time-to-resolve in minutes over a group of cases.
+// Quantiles use the nearest-rank method on the sorted values.
+type Distribution struct {
+	Cases                           int // cases in the group
+	Measured                        int // of them, with a resolved_after
+	Min, P25, Median, P75, P90, Max int
+	Mean                            float64
+}
+
+// Distribute computes a Distribution of minutes over a group of total cases.
+func Distribute(total int, minutes []int) Distribution {
+	d := Distribution{Cases: total, Measured: len(minutes)}
+	if len(minutes) == 0 {
+		return d
+	}
+	s := append([]int(nil), minutes...)
+	sort.Ints(s)
+	rank := func(q float64) int {
+		i := int(math.Ceil(q*float64(len(s)))) - 1
+		return s[max(i, 0)]
+	}
+	d.Min, d.Max = s[0], s[len(s)-1]
+	d.P25, d.Median, d.P75, d.P90 = rank(0.25), rank(0.5), rank(0.75), rank(0.9)
+	sum := 0
+	for _, v := range s {
+		sum += v
+	}
+	d.Mean = float64(sum) / float64(len(s))
+	return d
+}
+
+// GroupDistribution is the time-to-resolve distribution of one term's cases.
+type GroupDistribution struct {
+	Term TermCount
+	Distribution
+}
+
+// PairCount is a pair of terms and the number of cases with both.
+type PairCount struct {
+	A, B  TermCount
+	Count int
+}
+
+// Stats are corpus statistics over the cases a filter selects.
+type Stats struct {
+	Cases           int
+	Organizations   int
+	Relationships   int
+	PerYear         []YearCount
+	PerRootCause    []TermCount
+	PerOrg          []TermCount
+	TopPairs        []PairCount // most frequent root cause–component pairs
+	ResolveAll      Distribution
+	ResolveByCause  []GroupDistribution // by median descending
+	ResolveByFactor []GroupDistribution // by median descending
+}
+
+// NodeKindCase is the kind of a drawn node that is a case; other drawn nodes
+// have a feature kind.
+const NodeKindCase = "case"
+
+// Node is a node ready to draw. Key is unique in a drawing: "case:IL-0384",
+// "component:message-broker".
+type Node struct {
+	Key   string
+	Kind  string // "case" or a feature kind
+	ID    string
+	Label string // English title or label
+	Count int    // for co-occurrence graphs: cases with this term
+}
+
+// Edge is a relationship ready to draw.
+type Edge struct {
+	Source, Target string // node keys
+	Type           string // relationship type, or "COOCCURS"
+	Count          int    // co-occurrence: cases with both
+	Lift           float64
+}
+
+// Drawing is a set of nodes and edges. Truncated says a size cap cut it.
+type Drawing struct {
+	Nodes     []Node
+	Edges     []Edge
+	Truncated bool
+}
+
+// MaxDrawingNodes caps how many nodes one exploration returns.
+const MaxDrawingNodes = 2000
+
+// Path is one connection between two cases: nodes and the relationships
+// between consecutive ones.
+type Path struct {
+	Nodes []Node
+	Edges []Edge
+}
+
+// CaseFeatures is one case's features, the unit a similarity index is built
+// from.
+type CaseFeatures struct {
+	ID       string
+	Date     string // YYYY-MM-DD
+	Severity string
+	Features []Feature
+}
+
+// SimilarLink is one stored similarity: From's rank-th most similar case.
+type SimilarLink struct {
+	From, To string
+	Score    float64
+	Rank     int
+}
