@@ -46,7 +46,7 @@ func mustAPI(t *testing.T) *api {
 	if _, err := loader.Load(context.Background(), db, []string{seeds}, loader.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(resolvers.NewHandler(db, resolvers.Options{Logger: quietLogger()}))
+	srv := httptest.NewServer(newHandler(db, resolvers.Options{Logger: quietLogger()}))
 	t.Cleanup(srv.Close)
 	a := &api{t: t, db: db, url: srv.URL, cases: corpus.Cases(t, filepath.Join(seeds, "cases")),
 		vocab: corpus.Vocab(t, filepath.Join(seeds, "vocab.json")), client: srv.Client(), byID: map[string]*ilgraph.Case{}}

@@ -16,7 +16,7 @@ import (
 
 func TestCORS(t *testing.T) {
 	a := mustAPI(t)
-	srv := httptest.NewServer(resolvers.NewHandler(a.db, resolvers.Options{Logger: quietLogger(), CORSOrigins: []string{"https://dash.example"}}))
+	srv := httptest.NewServer(newHandler(a.db, resolvers.Options{Logger: quietLogger(), CORSOrigins: []string{"https://dash.example"}}))
 	defer srv.Close()
 	for _, tt := range []struct {
 		origin, want string
@@ -49,7 +49,7 @@ func TestCORS(t *testing.T) {
 
 func TestRequestTimeoutAndDrawingCap(t *testing.T) {
 	a := mustAPI(t)
-	srv := httptest.NewServer(resolvers.NewHandler(a.db, resolvers.Options{Logger: quietLogger(), RequestTimeout: time.Millisecond}))
+	srv := httptest.NewServer(newHandler(a.db, resolvers.Options{Logger: quietLogger(), RequestTimeout: time.Millisecond}))
 	defer srv.Close()
 	slow := &api{t: t, url: srv.URL, client: srv.Client()}
 	errs := slow.do(`{ cooccurrence(from: COMPONENT, to: SYMPTOM) { edges { count } } stats { cases } }`, nil, nil)

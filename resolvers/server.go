@@ -23,8 +23,6 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
-	"github.com/ilgraph/ilgraph/graph"
-	"github.com/ilgraph/ilgraph/similarity"
 )
 
 // Options are the API server's limits and settings.
@@ -37,6 +35,13 @@ type Options struct {
 	// CORSOrigins are the browser origins allowed to call the API; none by
 	// default (browsers then refuse cross-origin calls).
 	CORSOrigins []string
+	// Ready reports whether the backing store answers (/readyz); nil: always
+	// ready.
+	Ready func(context.Context) error
+	// Routes are other front doors (the JSON API, MCP, the explorer) served
+	// on the same mux, behind the same request ids, logging, metrics and
+	// CORS: pattern → handler, as http.ServeMux takes them.
+	Routes map[string]http.Handler
 }
 
 func (o *Options) defaults() {
@@ -57,14 +62,23 @@ func (o *Options) defaults() {
 	}
 }
 
-// NewHandler returns the whole HTTP API: /graphql (POST and GET), the
-// GraphQL IDE at /, /healthz, /readyz and /metrics.
-func NewHandler(db *graph.DB, opt Options) http.Handler {
+// Handler is the whole HTTP API. ObserveQuery takes the store's timings
+// for /metrics (graph.DB.SetQueryHook).
+type Handler struct {
+	http.Handler
+	metrics *metrics
+}
+
+// ObserveQuery records one store query's duration.
+func (h *Handler) ObserveQuery(name string, d time.Duration) { h.metrics.observeNeo4j(name, d) }
+
+// NewHandler returns the whole HTTP API over the application core:
+// /graphql (POST and GET), the GraphQL IDE at /, /healthz, /readyz,
+// /metrics, and opt.Routes.
+func NewHandler(core *explore.Service, opt Options) *Handler {
 	opt.defaults()
 	metrics := newMetrics()
-	db.SetQueryHook(metrics.observeNeo4j)
 
-	core := explore.New(db, similarity.NewService(db))
 	cfg := Config{Resolvers: &Resolver{Core: core}}
 	setComplexity(&cfg.Complexity)
 	srv := handler.New(NewExecutableSchema(cfg))
@@ -132,7 +146,11 @@ func NewHandler(db *graph.DB, opt Options) http.Handler {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if err := db.Ping(ctx); err != nil {
+		if opt.Ready == nil {
+			fmt.Fprintln(w, "ready")
+			return
+		}
+		if err := opt.Ready(ctx); err != nil {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintln(w, "not ready:", ilgraph.ErrorMessage(err))
 			return
@@ -140,7 +158,10 @@ func NewHandler(db *graph.DB, opt Options) http.Handler {
 		fmt.Fprintln(w, "ready")
 	})
 	mux.Handle("GET /metrics", metrics)
-	return withRequest(opt, metrics, withCORS(opt.CORSOrigins, mux))
+	for pattern, h := range opt.Routes {
+		mux.Handle(pattern, h)
+	}
+	return &Handler{Handler: withRequest(opt, metrics, withCORS(opt.CORSOrigins, mux)), metrics: metrics}
 }
 
 // withCORS answers browsers from the allowed origins, and only them.

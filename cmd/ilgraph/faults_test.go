@@ -136,7 +136,9 @@ func TestAPIAcrossNeo4jRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	srv := httptest.NewServer(resolvers.NewHandler(db, resolvers.Options{Logger: quietLogger()}))
+	h := resolvers.NewHandler(newCore(db), resolvers.Options{Logger: quietLogger(), Ready: db.Ping})
+	db.SetQueryHook(h.ObserveQuery)
+	srv := httptest.NewServer(h)
 	defer srv.Close()
 	ask := func() (code string, ready int, took time.Duration) {
 		start := time.Now()

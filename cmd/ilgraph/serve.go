@@ -60,10 +60,11 @@ gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
 	if err != nil {
 		return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", *addr)
 	}
-	h := resolvers.NewHandler(db, resolvers.Options{
+	h := resolvers.NewHandler(newCore(db), resolvers.Options{
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
-		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors),
+		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping,
 	})
+	db.SetQueryHook(h.ObserveQuery)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
 	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (IDE at http://%s/), Neo4j at %s\n", ln.Addr(), ln.Addr(), cfg.URI)
 	errc := make(chan error, 1)

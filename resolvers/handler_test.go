@@ -1,0 +1,16 @@
+package resolvers_test
+
+import (
+	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/resolvers"
+	"github.com/ilgraph/ilgraph/similarity"
+)
+
+// newHandler wires the API over db as ilgraph serve does.
+func newHandler(db *graph.DB, opt resolvers.Options) *resolvers.Handler {
+	opt.Ready = db.Ping
+	h := resolvers.NewHandler(explore.New(db, similarity.NewService(db)), opt)
+	db.SetQueryHook(h.ObserveQuery)
+	return h
+}
