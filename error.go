@@ -8,14 +8,12 @@ import (
 // Error codes. They are mapped once, at the edge, to GraphQL extensions.code
 // and to process exit codes.
 const (
-	ECONFLICT    = "conflict"
 	EINTERNAL    = "internal"
 	EINVALID     = "invalid"
 	ENOTFOUND    = "not_found"
 	EUNAVAILABLE = "unavailable"
 	ETIMEOUT     = "timeout"
 	ELIMIT       = "limit"
-	EFORBIDDEN   = "forbidden"
 )
 
 // Error is an application error with a code and a message safe to show a user.
