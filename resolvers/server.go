@@ -67,8 +67,7 @@ func NewHandler(db *graph.DB, opt Options) http.Handler {
 	setComplexity(&cfg.Complexity)
 	srv := handler.New(NewExecutableSchema(cfg))
 	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(graphQLHTTP{}) // GET and POST, as GraphQL over HTTP says: graphqlhttp.go
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
