@@ -36,6 +36,10 @@ type Options struct {
 	// CORSOrigins are the browser origins allowed to call the API; none by
 	// default (browsers then refuse cross-origin calls).
 	CORSOrigins []string
+	// MetricOperations are the operation names /metrics labels requests by;
+	// any other name counts as "other", so clients cannot grow the number of
+	// series. nil: DefaultMetricOperations; empty: none.
+	MetricOperations []string
 }
 
 func (o *Options) defaults() {
@@ -54,13 +58,16 @@ func (o *Options) defaults() {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.MetricOperations == nil {
+		o.MetricOperations = DefaultMetricOperations
+	}
 }
 
 // NewHandler returns the whole HTTP API: /graphql (POST and GET), the
 // GraphQL IDE at /, /healthz, /readyz and /metrics.
 func NewHandler(db *graph.DB, opt Options) http.Handler {
 	opt.defaults()
-	metrics := newMetrics()
+	metrics := newMetrics(opt.MetricOperations)
 	db.SetQueryHook(metrics.observeNeo4j)
 
 	cfg := Config{Resolvers: &Resolver{DB: db, Similarity: simindex.NewService(db)}}
@@ -80,9 +87,9 @@ func NewHandler(db *graph.DB, opt Options) http.Handler {
 			name = oc.Operation.Name
 		}
 		if name == "" {
-			name = "anonymous"
+			name = opAnonymous
 		}
-		setOperation(ctx, name)
+		setOperation(ctx, name, rootFieldLabel(rootFields(oc.Operation, oc.Doc.Fragments)))
 		return next(ctx)
 	})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
@@ -183,7 +190,7 @@ func withRequest(opt Options, m *metrics, next http.Handler) http.Handler {
 		next.ServeHTTP(sw, r.WithContext(ctx))
 		elapsed := time.Since(start)
 		if r.URL.Path == "/graphql" {
-			m.observeRequest(info.operation(), sw.status, elapsed)
+			m.observeRequest(info.op, info.field, sw.status, elapsed)
 		}
 		opt.Logger.LogAttrs(ctx, slog.LevelInfo, "request",
 			slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
@@ -195,8 +202,9 @@ func withRequest(opt Options, m *metrics, next http.Handler) http.Handler {
 type requestKey struct{}
 
 type requestInfo struct {
-	id string
-	op string
+	id    string
+	op    string // the client's operation name, "" until one runs
+	field string // the operation's root field label
 }
 
 func (i *requestInfo) operation() string {
@@ -213,9 +221,9 @@ func requestID(ctx context.Context) string {
 	return ""
 }
 
-func setOperation(ctx context.Context, name string) {
+func setOperation(ctx context.Context, name, field string) {
 	if i, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
-		i.op = name
+		i.op, i.field = name, field
 	}
 }
 

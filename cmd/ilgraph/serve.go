@@ -33,6 +33,8 @@ gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
 	logJSON := fs.Bool("log-json", false, "log as JSON lines instead of text")
 	retry := fs.Duration("neo4j-retry", 2*time.Second, "how long to retry a Neo4j transaction on transient errors before answering UNAVAILABLE")
 	cors := fs.String("cors-origins", "", "comma-separated origins allowed to call the API from a browser (none by default)")
+	metricOps := fs.String("metric-operations", strings.Join(resolvers.DefaultMetricOperations, ","),
+		"comma-separated operation names /metrics labels requests by; other names count as \"other\" (empty: none)")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -60,9 +62,14 @@ gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
 	if err != nil {
 		return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", *addr)
 	}
+	ops := splitList(*metricOps)
+	if ops == nil {
+		ops = []string{} // none allowed, rather than the default list
+	}
 	h := resolvers.NewHandler(db, resolvers.Options{
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors),
+		MetricOperations: ops,
 	})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
 	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (IDE at http://%s/), Neo4j at %s\n", ln.Addr(), ln.Addr(), cfg.URI)
