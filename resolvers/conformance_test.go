@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -165,5 +166,63 @@ func TestGraphQLHTTPEdges(t *testing.T) {
 		if resp.StatusCode != 200 && strings.Contains(body.String(), `"data"`) {
 			t.Errorf("%s: a request error with a data entry: %s", tt.name, body.String())
 		}
+	}
+}
+
+// TestIntrospectionAndIDESettings checks Options.Introspection and
+// Options.IDE, on (the default) and off.
+func TestIntrospectionAndIDESettings(t *testing.T) {
+	db := neo4jtest.MustOpen(t)
+	off := false
+	for _, tt := range []struct {
+		name string
+		opt  resolvers.Options
+		on   bool
+	}{
+		{"default", resolvers.Options{}, true},
+		{"off", resolvers.Options{Introspection: &off, IDE: &off}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opt.Logger = quietLogger()
+			srv := httptest.NewServer(resolvers.NewHandler(db, tt.opt))
+			defer srv.Close()
+			get := func(path, accept string) (int, string) {
+				req, _ := http.NewRequest("GET", srv.URL+path, nil)
+				if accept != "" {
+					req.Header.Set("Accept", accept)
+				}
+				resp, err := srv.Client().Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				var b bytes.Buffer
+				b.ReadFrom(resp.Body)
+				return resp.StatusCode, b.String()
+			}
+			status, body := get("/", "text/html")
+			if tt.on && (status != 200 || !strings.Contains(strings.ToLower(body), "<html")) {
+				t.Errorf("IDE on: / answers HTTP %d %.80q", status, body)
+			}
+			if !tt.on && status != http.StatusNotFound {
+				t.Errorf("IDE off: / answers HTTP %d, want 404", status)
+			}
+			for _, q := range []string{
+				`{ __schema { queryType { name } } }`,
+				`query IntrospectionQuery { __type(name: "Case") { name } }`,
+				`{ ...F } fragment F on Query { ... on Query { __type(name: "Case") { name } } }`,
+			} {
+				status, body := get("/graphql?query="+urlQuery(q), "application/graphql-response+json")
+				if tt.on && (status != 200 || strings.Contains(body, `"errors"`)) {
+					t.Errorf("introspection on: %s: HTTP %d %s", q, status, body)
+				}
+				if !tt.on && (status != 400 || !strings.Contains(body, `"INTROSPECTION_DISABLED"`) || strings.Contains(body, `"data"`)) {
+					t.Errorf("introspection off: %s: HTTP %d %s, want 400 INTROSPECTION_DISABLED without data", q, status, body)
+				}
+			}
+			if status, body := get("/graphql?query="+urlQuery(`{ __typename }`), ""); status != 200 || body != `{"data":{"__typename":"Query"}}` {
+				t.Errorf("__typename: HTTP %d %s", status, body)
+			}
+		})
 	}
 }

@@ -40,7 +40,16 @@ type Options struct {
 	// any other name counts as "other", so clients cannot grow the number of
 	// series. nil: DefaultMetricOperations; empty: none.
 	MetricOperations []string
+	// Introspection answers __schema and __type (nil: on). Off, an operation
+	// that selects them is refused, as a request error with code
+	// INTROSPECTION_DISABLED, before anything runs.
+	Introspection *bool
+	// IDE serves the GraphQL IDE at / (nil: on); off, / answers 404.
+	IDE *bool
 }
+
+// on reads an optional setting that defaults to on.
+func on(b *bool) bool { return b == nil || *b }
 
 func (o *Options) defaults() {
 	if o.MaxBodyBytes <= 0 {
@@ -64,7 +73,8 @@ func (o *Options) defaults() {
 }
 
 // NewHandler returns the whole HTTP API: /graphql (POST and GET), the
-// GraphQL IDE at /, /healthz, /readyz and /metrics.
+// GraphQL IDE at / (unless Options.IDE is off), /healthz, /readyz and
+// /metrics.
 func NewHandler(db *graph.DB, opt Options) http.Handler {
 	opt.defaults()
 	metrics := newMetrics(opt.MetricOperations)
@@ -76,7 +86,13 @@ func NewHandler(db *graph.DB, opt Options) http.Handler {
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(graphQLHTTP{}) // GET and POST, as GraphQL over HTTP says: graphqlhttp.go
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
-	srv.Use(extension.Introspection{})
+	if on(opt.Introspection) {
+		srv.Use(extension.Introspection{})
+	} else {
+		// gqlgen would refuse introspection fields anyway, but while the
+		// query runs, as an error our presenter cannot tell from a bug.
+		srv.Use(noIntrospection{})
+	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(extension.FixedComplexityLimit(opt.MaxComplexity))
 	srv.Use(depthLimit{max: opt.MaxDepth})
@@ -127,7 +143,9 @@ func NewHandler(db *graph.DB, opt Options) http.Handler {
 	mux := http.NewServeMux()
 	gql := WithLoaders(db, limitBody(opt.MaxBodyBytes, srv))
 	mux.Handle("/graphql", gql)
-	mux.Handle("GET /{$}", playground.Handler("ilgraph", "/graphql"))
+	if on(opt.IDE) {
+		mux.Handle("GET /{$}", playground.Handler("ilgraph", "/graphql"))
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")
@@ -270,6 +288,29 @@ func setComplexity(c *ComplexityRoot) {
 		return pageCost(child, k, 10)
 	}
 	c.Case.Similar = func(child int, k *int) int { return pageCost(child, k, 5) }
+}
+
+// noIntrospection refuses operations that select __schema or __type, which
+// only the query root has.
+type noIntrospection struct{}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = noIntrospection{}
+
+func (noIntrospection) ExtensionName() string                   { return "NoIntrospection" }
+func (noIntrospection) Validate(graphql.ExecutableSchema) error { return nil }
+func (noIntrospection) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if oc.Operation == nil {
+		return nil
+	}
+	if names := rootFields(oc.Operation, oc.Doc.Fragments); names["__schema"] || names["__type"] {
+		err := gqlerror.Errorf("introspection is disabled on this server")
+		err.Extensions = map[string]any{"code": "INTROSPECTION_DISABLED"}
+		return err
+	}
+	return nil
 }
 
 // depthLimit rejects operations nested deeper than max selection levels.

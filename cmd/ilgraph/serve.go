@@ -23,7 +23,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 Serves the GraphQL API: POST and GET /graphql, a GraphQL IDE at /, /healthz,
 /readyz (ready while Neo4j answers) and /metrics (Prometheus). Stops
-gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
+gracefully on SIGINT or SIGTERM, letting requests in flight finish.
+
+Introspection and the IDE are on by default, since the server listens on
+loopback by default. In production turn both off (--ide=false
+--introspection=false), or keep introspection for tools that read the schema.`, stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	timeout := fs.Duration("timeout", 15*time.Second, "per-request timeout")
 	maxBody := fs.Int64("max-body", 1<<20, "request body limit in bytes")
@@ -35,6 +39,8 @@ gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
 	cors := fs.String("cors-origins", "", "comma-separated origins allowed to call the API from a browser (none by default)")
 	metricOps := fs.String("metric-operations", strings.Join(resolvers.DefaultMetricOperations, ","),
 		"comma-separated operation names /metrics labels requests by; other names count as \"other\" (empty: none)")
+	introspection := fs.Bool("introspection", true, "answer introspection queries (__schema, __type); --introspection=false refuses them")
+	ide := fs.Bool("ide", true, "serve the GraphQL IDE at /; --ide=false answers 404 there")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -69,10 +75,14 @@ gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
 	h := resolvers.NewHandler(db, resolvers.Options{
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors),
-		MetricOperations: ops,
+		MetricOperations: ops, Introspection: introspection, IDE: ide,
 	})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
-	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (IDE at http://%s/), Neo4j at %s\n", ln.Addr(), ln.Addr(), cfg.URI)
+	ideNote := fmt.Sprintf("IDE at http://%s/", ln.Addr())
+	if !*ide {
+		ideNote = "no IDE"
+	}
+	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (%s), Neo4j at %s\n", ln.Addr(), ideNote, cfg.URI)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
