@@ -103,185 +103,268 @@ type seenCase struct {
 //
 // Every case is validated before anything is written. With any problem, and
 // without SkipInvalid, Load writes nothing and returns the Problems.
+//
+// A load runs in phases: discover the inputs, validate every case, plan what
+// to write, write it, and finish (tidy up and record the change).
 func Load(ctx context.Context, db *graph.DB, paths []string, opt Options) (*Report, error) {
 	start := time.Now()
+	opt = opt.withDefaults()
+	in, err := discover(ctx, db, paths)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Files: len(in.files), Vocabulary: in.vocabPath != "", CheckOnly: opt.CheckOnly}
+	v, err := validate(ctx, db, in, opt.Now())
+	if err != nil {
+		return nil, err
+	}
+	p, err := plan(in, v, opt, rep)
+	if err != nil {
+		return nil, err
+	}
+	if opt.CheckOnly {
+		rep.Elapsed = time.Since(start)
+		return rep, nil
+	}
+	if err := write(ctx, db, p, opt, rep); err != nil {
+		return nil, err
+	}
+	if err := finish(ctx, db, opt, rep); err != nil {
+		return nil, err
+	}
+	rep.Elapsed = time.Since(start)
+	return rep, nil
+}
+
+// withDefaults fills in the options left at their zero value.
+func (opt Options) withDefaults() Options {
 	if opt.BatchSize <= 0 {
 		opt.BatchSize = 500
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
+	return opt
+}
+
+// inputs is what a load reads: the case files and the vocabulary to check
+// them against.
+type inputs struct {
+	files     []string
+	vocabPath string // the vocabulary file, or "" when the graph's vocabulary is used
+	vocab     *ilgraph.Vocabulary
+}
+
+// discover finds the case files and the vocabulary file at paths and reads
+// the vocabulary: from its file when there is one, else from the graph
+// (which must have one).
+func discover(ctx context.Context, db *graph.DB, paths []string) (*inputs, error) {
 	vocabPath, files, err := findInputs(paths)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Files: len(files), CheckOnly: opt.CheckOnly}
-
-	var vocab *ilgraph.Vocabulary
+	in := &inputs{files: files, vocabPath: vocabPath}
 	if vocabPath != "" {
 		var probs Problems
-		if vocab, probs = ParseVocabulary(vocabPath); probs != nil {
+		if in.vocab, probs = ParseVocabulary(vocabPath); probs != nil {
 			return nil, probs
 		}
-		rep.Vocabulary = true
-	} else {
-		if vocab, err = db.Vocabulary(ctx); err != nil {
-			return nil, err
-		}
-		if len(vocab.Terms()) == 0 {
-			return nil, ilgraph.Errorf(ilgraph.EINVALID, "no vocabulary: the graph has none yet, so load %s with the cases (e.g. ilgraph load seeds/)", VocabFileName)
-		}
+		return in, nil
 	}
-	index := vocab.Index()
+	if in.vocab, err = db.Vocabulary(ctx); err != nil {
+		return nil, err
+	}
+	if len(in.vocab.Terms()) == 0 {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "no vocabulary: the graph has none yet, so load %s with the cases (e.g. ilgraph load seeds/)", VocabFileName)
+	}
+	return in, nil
+}
 
-	// Pass 1: parse and validate everything; remember only ids and links.
-	var probs Problems
-	var cases []seenCase
-	bad := map[caseKey]bool{}
-	now := opt.Now()
-	for _, f := range files {
+// validation is what the validation pass learned: every problem, and every
+// case read (its place, id and links only, so that a large load is not held
+// in memory), with the invalid ones marked.
+type validation struct {
+	probs Problems
+	cases []seenCase
+	bad   map[caseKey]bool
+}
+
+// validate is the first pass: it parses every file, validates each case
+// against the vocabulary, then the cases against each other (duplicate ids)
+// and against the graph (link targets). Problems are sorted by place.
+func validate(ctx context.Context, db *graph.DB, in *inputs, now time.Time) (*validation, error) {
+	v := &validation{bad: map[caseKey]bool{}}
+	index := in.vocab.Index()
+	for _, f := range in.files {
 		ps := ParseFile(f, func(p Parsed) error {
 			k := caseKey{p.Pos.File, p.Pos.Index}
 			for _, fp := range ValidateCase(p.Case, index, now) {
-				probs = append(probs, &Problem{Pos: p.Pos, CaseID: p.Case.ID, Field: fp.field, Msg: fp.msg})
-				bad[k] = true
+				v.probs = append(v.probs, &Problem{Pos: p.Pos, CaseID: p.Case.ID, Field: fp.field, Msg: fp.msg})
+				v.bad[k] = true
 			}
-			cases = append(cases, seenCase{key: k, pos: p.Pos, id: p.Case.ID, related: p.Case.Related, recur: p.Case.RecurrenceOf})
+			v.cases = append(v.cases, seenCase{key: k, pos: p.Pos, id: p.Case.ID, related: p.Case.Related, recur: p.Case.RecurrenceOf})
 			return nil
 		})
 		for _, p := range ps {
 			// A syntax error ends its file; the cases before it stay valid
 			// (and load with SkipInvalid).
-			bad[caseKey{p.Pos.File, p.Pos.Index}] = true
+			v.bad[caseKey{p.Pos.File, p.Pos.Index}] = true
 		}
-		probs = append(probs, ps...)
+		v.probs = append(v.probs, ps...)
 	}
-	probs = append(probs, checkDuplicates(cases, bad)...)
-	linkProbs, err := checkLinks(ctx, db, cases, bad)
+	v.probs = append(v.probs, checkDuplicates(v.cases, v.bad)...)
+	linkProbs, err := checkLinks(ctx, db, v.cases, v.bad)
 	if err != nil {
 		return nil, err
 	}
-	probs = append(probs, linkProbs...)
-	sortProblems(probs)
-	if len(probs) > 0 && !opt.SkipInvalid {
-		return nil, probs
-	}
-	rep.Skipped = probs
+	v.probs = append(v.probs, linkProbs...)
+	sortProblems(v.probs)
+	return v, nil
+}
 
-	valid := make(map[caseKey]bool, len(cases))
-	for _, c := range cases {
-		if !bad[c.key] {
+// loadPlan is what the write phase writes: the valid cases of the files,
+// found again by their place.
+type loadPlan struct {
+	in    *inputs
+	valid map[caseKey]bool
+}
+
+// plan decides what to write. Without SkipInvalid any problem stops the load
+// (the Problems are the error); otherwise the invalid cases are reported in
+// rep.Skipped and left out.
+func plan(in *inputs, v *validation, opt Options, rep *Report) (*loadPlan, error) {
+	if len(v.probs) > 0 && !opt.SkipInvalid {
+		return nil, v.probs
+	}
+	rep.Skipped = v.probs
+	valid := make(map[caseKey]bool, len(v.cases))
+	for _, c := range v.cases {
+		if !v.bad[c.key] {
 			valid[c.key] = true
 		}
 	}
 	rep.Cases = len(valid)
-	cases = nil
-	if opt.CheckOnly {
-		rep.Elapsed = time.Since(start)
-		return rep, nil
-	}
+	v.cases = nil // the write phase needs only the valid set; a large load frees the rest now
+	return &loadPlan{in: in, valid: valid}, nil
+}
 
-	// Write: schema, vocabulary, then cases in two phases.
+// write is the second pass: it makes sure of the schema, writes the
+// vocabulary (when loaded from a file), then reads the files again and
+// writes the planned cases in batches — each batch only its new and changed
+// cases — and last the links between cases, once every case exists.
+func write(ctx context.Context, db *graph.DB, p *loadPlan, opt Options, rep *Report) error {
 	if err := db.Migrate(ctx); err != nil {
-		return nil, err
+		return err
 	}
-	if vocabPath != "" {
-		c, err := db.WriteVocabulary(ctx, vocab)
+	if p.in.vocabPath != "" {
+		c, err := db.WriteVocabulary(ctx, p.in.vocab)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rep.Counters.Add(c)
 	}
 	bar := newProgress(opt.Progress, rep.Cases)
-	var links []graph.Links
-	var batch []*ilgraph.Case
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		ids := make([]string, len(batch))
-		for i, c := range batch {
-			ids[i] = c.ID
-		}
-		hashes, err := db.CaseHashes(ctx, ids)
-		if err != nil {
-			return err
-		}
-		var changed []*ilgraph.Case
-		for _, c := range batch {
-			old, exists := hashes[c.ID]
-			l := graph.LinksOf(c)
-			switch {
-			case !exists:
-				rep.New++
-			case old == l.Hash:
-				rep.Unchanged++
-				continue
-			default:
-				rep.Changed++
-			}
-			changed = append(changed, c)
-			links = append(links, l)
-		}
-		cnt, err := db.WriteCases(ctx, changed)
-		if err != nil {
-			return err
-		}
-		rep.Counters.Add(cnt)
-		bar.add(len(batch))
-		batch = batch[:0]
-		return nil
-	}
-	for _, f := range files {
+	defer bar.done()
+	w := &caseWriter{db: db, rep: rep, bar: bar}
+	for _, f := range p.in.files {
 		var werr error
-		ParseFile(f, func(p Parsed) error {
-			if !valid[caseKey{p.Pos.File, p.Pos.Index}] {
+		ParseFile(f, func(pc Parsed) error {
+			if !p.valid[caseKey{pc.Pos.File, pc.Pos.Index}] {
 				return nil
 			}
-			batch = append(batch, p.Case)
-			if len(batch) >= opt.BatchSize {
-				if werr = flush(); werr != nil {
+			w.batch = append(w.batch, pc.Case)
+			if len(w.batch) >= opt.BatchSize {
+				if werr = w.flush(ctx); werr != nil {
 					return werr
 				}
 			}
 			return nil
 		})
 		if werr != nil {
-			bar.done()
-			return nil, werr
+			return werr
 		}
 	}
-	if err := flush(); err != nil {
-		bar.done()
-		return nil, err
+	if err := w.flush(ctx); err != nil {
+		return err
 	}
-	for i := 0; i < len(links); i += opt.BatchSize {
-		cnt, err := db.LinkCases(ctx, links[i:min(i+opt.BatchSize, len(links))])
+	for i := 0; i < len(w.links); i += opt.BatchSize {
+		cnt, err := db.LinkCases(ctx, w.links[i:min(i+opt.BatchSize, len(w.links))])
 		if err != nil {
-			bar.done()
-			return nil, err
+			return err
 		}
 		rep.Counters.Add(cnt)
 	}
+	return nil
+}
+
+// caseWriter writes cases in batches, counting them in rep as new, changed
+// or unchanged, and keeps the links of the written ones for the end.
+type caseWriter struct {
+	db    *graph.DB
+	rep   *Report
+	bar   *progress
+	batch []*ilgraph.Case
+	links []graph.Links
+}
+
+// flush writes the batch's new and changed cases (an unchanged case, whose
+// hash the graph already holds, is not written) and empties the batch.
+func (w *caseWriter) flush(ctx context.Context) error {
+	if len(w.batch) == 0 {
+		return nil
+	}
+	ids := make([]string, len(w.batch))
+	for i, c := range w.batch {
+		ids[i] = c.ID
+	}
+	hashes, err := w.db.CaseHashes(ctx, ids)
+	if err != nil {
+		return err
+	}
+	var changed []*ilgraph.Case
+	for _, c := range w.batch {
+		old, exists := hashes[c.ID]
+		l := graph.LinksOf(c)
+		switch {
+		case !exists:
+			w.rep.New++
+		case old == l.Hash:
+			w.rep.Unchanged++
+			continue
+		default:
+			w.rep.Changed++
+		}
+		changed = append(changed, c)
+		w.links = append(w.links, l)
+	}
+	cnt, err := w.db.WriteCases(ctx, changed)
+	if err != nil {
+		return err
+	}
+	w.rep.Counters.Add(cnt)
+	w.bar.add(len(w.batch))
+	w.batch = w.batch[:0]
+	return nil
+}
+
+// finish tidies up after the writes: it deletes organizations no case
+// belongs to any more, bumps the corpus version when a case changed (so that
+// similarity indexes know they are stale) and rewrites the stored similar
+// cases when needed.
+func finish(ctx context.Context, db *graph.DB, opt Options, rep *Report) error {
 	cnt, err := db.DeleteOrphanOrganizations(ctx)
 	if err != nil {
-		bar.done()
-		return nil, err
+		return err
 	}
 	rep.Counters.Add(cnt)
-	bar.done()
 	if rep.New+rep.Changed > 0 {
 		cnt, err := db.BumpCorpusVersion(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rep.Counters.Add(cnt)
 	}
-	if err := writeSimilar(ctx, db, rep, opt); err != nil {
-		return nil, err
-	}
-	rep.Elapsed = time.Since(start)
-	return rep, nil
+	return writeSimilar(ctx, db, rep, opt)
 }
 
 // writeSimilar stores each case's opt.SimilarK most similar cases when the
