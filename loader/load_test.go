@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -336,5 +337,71 @@ func TestLoadNeedsAVocabulary(t *testing.T) {
 	_, err := loader.Load(context.Background(), db, []string{filepath.Join(corpus.Seeds(t), "cases")}, loader.Options{})
 	if ilgraph.ErrorCode(err) != ilgraph.EINVALID || !strings.Contains(err.Error(), "no vocabulary") {
 		t.Errorf("got %v, want an invalid-input error about the missing vocabulary", err)
+	}
+}
+
+// TestLoadRefusesAFileChangedAfterValidation changes a case file after the
+// validation pass has read it: the load must fail naming the file, with
+// nothing written, whether the file changed before the write phase began or
+// just before the write pass reads it again, and whatever the change.
+func TestLoadRefusesAFileChangedAfterValidation(t *testing.T) {
+	db := neo4jtest.MustOpen(t)
+	dir := copySeeds(t)
+	mustLoad(t, db, loader.Options{}, dir)
+	before := mustChecksum(t, db)
+
+	good := `{"id":"ILG-9001","org":"Example","org_slug":"example","date":"2024-05-06","title":{"en":"A new case"},"summary":{"en":"Something failed."},"root_cause":"capacity","components":["cache"],"symptoms":["high-latency"],"contributing":["limit-unknown"],"domain":["database"],"related":["IL-0384"],"sources":[{"url":"https://example.com/pm"}]}`
+	second := strings.Replace(strings.Replace(good, "ILG-9001", "ILG-9002", 1), `"cache"`, `"cdn"`, 1)
+	path := filepath.Join(dir, "cases", "new.jsonl")
+	for _, change := range []struct {
+		name string
+		to   string // what the file holds when it is read again
+	}{
+		{"a case added", good + "\n" + second + "\n" + strings.Replace(second, "ILG-9002", "ILG-9003", 1) + "\n"},
+		{"an invalid value, same size", good + "\n" + strings.Replace(second, `"capacity"`, `"capacitx"`, 1) + "\n"},
+		{"cut short", good + "\n" + second[:len(second)/2]},
+	} {
+		for _, when := range []string{"before the write phase", "before the file is read again"} {
+			for _, skip := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s %s skip-invalid=%v", change.name, when, skip), func(t *testing.T) {
+					if err := os.WriteFile(path, []byte(good+"\n"+second+"\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					defer os.Remove(path)
+					changed := 0
+					rewrite := func() {
+						changed++
+						if err := os.WriteFile(path, []byte(change.to), 0o644); err != nil {
+							t.Error(err)
+						}
+					}
+					if when == "before the write phase" {
+						defer loader.SetAfterValidate(rewrite)()
+					} else {
+						defer loader.SetBeforeWriteFile(func(p string) {
+							if p == path {
+								rewrite()
+							}
+						})()
+					}
+					rep, err := loader.Load(context.Background(), db, []string{dir}, loader.Options{SkipInvalid: skip})
+					if changed != 1 {
+						t.Fatalf("the file was changed %d times, want once", changed)
+					}
+					if err == nil || ilgraph.ErrorCode(err) != ilgraph.ECONFLICT || !strings.Contains(err.Error(), path+" changed since it was validated") {
+						t.Fatalf("got %v (report %+v), want an error saying %s changed since it was validated", err, rep, path)
+					}
+					if after := mustChecksum(t, db); after != before {
+						t.Errorf("a load of a changed file changed the graph (checksum %s -> %s)", before, after)
+					}
+				})
+			}
+		}
+	}
+
+	// Unchanged, the same file loads.
+	os.WriteFile(path, []byte(good+"\n"+second+"\n"), 0o644)
+	if rep := mustLoad(t, db, loader.Options{}, dir); rep.New != 2 {
+		t.Errorf("got %d new cases, want 2", rep.New)
 	}
 }

@@ -122,6 +122,7 @@ func Load(ctx context.Context, db *graph.DB, paths []string, opt Options) (*Repo
 	if err != nil {
 		return nil, err
 	}
+	afterValidate()
 	if opt.CheckOnly {
 		rep.Elapsed = time.Since(start)
 		return rep, nil
@@ -187,16 +188,20 @@ type validation struct {
 	probs Problems
 	cases []seenCase
 	bad   map[caseKey]bool
+	// Per file: what was read, and the problems its parse reported (the
+	// write pass, reading the same bytes, must find exactly these).
+	fingerprints map[string]fingerprint
+	parseProbs   map[string]map[string]bool
 }
 
 // validate is the first pass: it parses every file, validates each case
 // against the vocabulary, then the cases against each other (duplicate ids)
 // and against the graph (link targets). Problems are sorted by place.
 func validate(ctx context.Context, db *graph.DB, in *inputs, now time.Time) (*validation, error) {
-	v := &validation{bad: map[caseKey]bool{}}
+	v := &validation{bad: map[caseKey]bool{}, fingerprints: map[string]fingerprint{}, parseProbs: map[string]map[string]bool{}}
 	index := in.vocab.Index()
 	for _, f := range in.files {
-		ps := ParseFile(f, func(p Parsed) error {
+		ps, fp := parseFingerprinted(f, func(p Parsed) error {
 			k := caseKey{p.Pos.File, p.Pos.Index}
 			for _, fp := range ValidateCase(p.Case, index, now) {
 				v.probs = append(v.probs, &Problem{Pos: p.Pos, CaseID: p.Case.ID, Field: fp.field, Msg: fp.msg})
@@ -205,10 +210,15 @@ func validate(ctx context.Context, db *graph.DB, in *inputs, now time.Time) (*va
 			v.cases = append(v.cases, seenCase{key: k, pos: p.Pos, id: p.Case.ID, related: p.Case.Related, recur: p.Case.RecurrenceOf})
 			return nil
 		})
+		v.fingerprints[f] = fp
 		for _, p := range ps {
 			// A syntax error ends its file; the cases before it stay valid
 			// (and load with SkipInvalid).
 			v.bad[caseKey{p.Pos.File, p.Pos.Index}] = true
+			if v.parseProbs[f] == nil {
+				v.parseProbs[f] = map[string]bool{}
+			}
+			v.parseProbs[f][p.Error()] = true
 		}
 		v.probs = append(v.probs, ps...)
 	}
@@ -223,10 +233,14 @@ func validate(ctx context.Context, db *graph.DB, in *inputs, now time.Time) (*va
 }
 
 // loadPlan is what the write phase writes: the valid cases of the files,
-// found again by their place.
+// found again by their place in files that must read as they did when they
+// were validated.
 type loadPlan struct {
-	in    *inputs
-	valid map[caseKey]bool
+	in           *inputs
+	files        []string // the files holding a valid case, in load order
+	valid        map[caseKey]bool
+	fingerprints map[string]fingerprint
+	parseProbs   map[string]map[string]bool
 }
 
 // plan decides what to write. Without SkipInvalid any problem stops the load
@@ -238,21 +252,45 @@ func plan(in *inputs, v *validation, opt Options, rep *Report) (*loadPlan, error
 	}
 	rep.Skipped = v.probs
 	valid := make(map[caseKey]bool, len(v.cases))
+	withValid := map[string]bool{}
 	for _, c := range v.cases {
 		if !v.bad[c.key] {
 			valid[c.key] = true
+			withValid[c.key.file] = true
 		}
 	}
 	rep.Cases = len(valid)
 	v.cases = nil // the write phase needs only the valid set; a large load frees the rest now
-	return &loadPlan{in: in, valid: valid}, nil
+	p := &loadPlan{in: in, valid: valid, fingerprints: v.fingerprints, parseProbs: v.parseProbs}
+	for _, f := range in.files {
+		if withValid[f] {
+			p.files = append(p.files, f)
+		}
+	}
+	return p, nil
 }
 
-// write is the second pass: it makes sure of the schema, writes the
-// vocabulary (when loaded from a file), then reads the files again and
-// writes the planned cases in batches — each batch only its new and changed
-// cases — and last the links between cases, once every case exists.
+// Test hooks: afterValidate runs between the validation and the write
+// phase, beforeWriteFile before the write pass reads a file.
+var (
+	afterValidate   = func() {}
+	beforeWriteFile = func(path string) {}
+)
+
+// write is the second pass. It first checks that every file to read again
+// is byte for byte what was validated (else nothing is written), makes sure
+// of the schema, writes the vocabulary (when loaded from a file), then reads
+// the files again and writes the planned cases in batches — each batch only
+// its new and changed cases — and last the links between cases, once every
+// case exists. A file that changes while it is being written stops the load
+// before any of its changed bytes are parsed; the cases written until then
+// are the validated ones.
 func write(ctx context.Context, db *graph.DB, p *loadPlan, opt Options, rep *Report) error {
+	for _, f := range p.files {
+		if err := verifyFile(f, p.fingerprints[f]); err != nil {
+			return err
+		}
+	}
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
@@ -266,9 +304,10 @@ func write(ctx context.Context, db *graph.DB, p *loadPlan, opt Options, rep *Rep
 	bar := newProgress(opt.Progress, rep.Cases)
 	defer bar.done()
 	w := &caseWriter{db: db, rep: rep, bar: bar}
-	for _, f := range p.in.files {
+	for _, f := range p.files {
+		beforeWriteFile(f)
 		var werr error
-		ParseFile(f, func(pc Parsed) error {
+		probs, err := parseVerified(f, p.fingerprints[f], func(pc Parsed) error {
 			if !p.valid[caseKey{pc.Pos.File, pc.Pos.Index}] {
 				return nil
 			}
@@ -282,6 +321,16 @@ func write(ctx context.Context, db *graph.DB, p *loadPlan, opt Options, rep *Rep
 		})
 		if werr != nil {
 			return werr
+		}
+		if err != nil {
+			return err
+		}
+		// The same bytes parse to the same problems, already reported or
+		// skipped; anything else is an error, never dropped.
+		for _, pr := range probs {
+			if !p.parseProbs[f][pr.Error()] {
+				return ilgraph.Errorf(ilgraph.EINTERNAL, "%s: the second read found a problem the validation did not: %v", f, pr)
+			}
 		}
 	}
 	if err := w.flush(ctx); err != nil {
