@@ -17,7 +17,6 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
-	"github.com/ilgraph/ilgraph/internal/simindex"
 )
 
 // VocabFileName is the name of a vocabulary file inside a loaded folder.
@@ -36,10 +35,6 @@ type Options struct {
 	Now func() time.Time
 	// CheckOnly validates and reports without writing anything.
 	CheckOnly bool
-	// SimilarK is how many most-similar cases to store per case as
-	// SIMILAR_TO relationships after a load that changed anything (default
-	// weights, no rarity weighting); 0 stores none and removes old ones.
-	SimilarK int
 }
 
 // Report says what a load did.
@@ -50,10 +45,14 @@ type Report struct {
 	Cases                   int  // valid cases read
 	New, Changed, Unchanged int
 	Skipped                 Problems // invalid cases left out (SkipInvalid)
-	SimilarLinks            int      // SIMILAR_TO relationships rewritten (0: left as they were)
 	graph.Counters                   // what the writes changed
 	Elapsed                 time.Duration
 }
+
+// CasesChanged says whether the load wrote a new or changed case, and so
+// bumped the corpus version: what is derived from the cases (the stored
+// similar cases, similarity indexes) is stale.
+func (r *Report) CasesChanged() bool { return !r.CheckOnly && r.New+r.Changed > 0 }
 
 // Summary is the one-line summary printed at the end of a load.
 func (r *Report) Summary() string {
@@ -130,7 +129,7 @@ func Load(ctx context.Context, db *graph.DB, paths []string, opt Options) (*Repo
 	if err := write(ctx, db, p, opt, rep); err != nil {
 		return nil, err
 	}
-	if err := finish(ctx, db, opt, rep); err != nil {
+	if err := finish(ctx, db, rep); err != nil {
 		return nil, err
 	}
 	rep.Elapsed = time.Since(start)
@@ -397,52 +396,23 @@ func (w *caseWriter) flush(ctx context.Context) error {
 }
 
 // finish tidies up after the writes: it deletes organizations no case
-// belongs to any more, bumps the corpus version when a case changed (so that
-// similarity indexes know they are stale) and rewrites the stored similar
-// cases when needed.
-func finish(ctx context.Context, db *graph.DB, opt Options, rep *Report) error {
+// belongs to any more and bumps the corpus version when a case changed, so
+// that what is derived from the cases (similarity indexes, the stored
+// similar cases) can tell it is stale; see Report.CasesChanged.
+func finish(ctx context.Context, db *graph.DB, rep *Report) error {
 	cnt, err := db.DeleteOrphanOrganizations(ctx)
 	if err != nil {
 		return err
 	}
 	rep.Counters.Add(cnt)
-	if rep.New+rep.Changed > 0 {
+	if rep.CasesChanged() {
 		cnt, err := db.BumpCorpusVersion(ctx)
 		if err != nil {
 			return err
 		}
 		rep.Counters.Add(cnt)
 	}
-	return writeSimilar(ctx, db, rep, opt)
-}
-
-// writeSimilar stores each case's opt.SimilarK most similar cases when the
-// cases or k changed since the last write-back.
-func writeSimilar(ctx context.Context, db *graph.DB, rep *Report, opt Options) error {
-	stored, err := db.StoredSimilarK(ctx)
-	if err != nil {
-		return err
-	}
-	if rep.New+rep.Changed == 0 && stored == opt.SimilarK {
-		return nil
-	}
-	if rep.New+rep.Changed == 0 && stored == -1 && opt.SimilarK == 0 {
-		return nil
-	}
-	ix, err := simindex.Load(ctx, db)
-	if err != nil {
-		return err
-	}
-	links := simindex.TopKAll(ix, opt.SimilarK, ilgraph.SimilarityOptions{Weights: ilgraph.DefaultWeights()})
-	cnt, err := db.ReplaceSimilar(ctx, links, true, opt.BatchSize*4)
-	if err != nil {
-		return err
-	}
-	rep.Counters.Add(cnt)
-	rep.SimilarLinks = len(links)
-	cnt, err = db.SetStoredSimilarK(ctx, opt.SimilarK)
-	rep.Counters.Add(cnt)
-	return err
+	return nil
 }
 
 // checkDuplicates marks every case whose id appears more than once.
