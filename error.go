@@ -8,6 +8,7 @@ import (
 // Error codes. They are mapped once, at the edge, to GraphQL extensions.code
 // and to process exit codes.
 const (
+	ECONFLICT    = "conflict"
 	EINTERNAL    = "internal"
 	EINVALID     = "invalid"
 	ENOTFOUND    = "not_found"
