@@ -57,18 +57,27 @@ type Options struct {
 // on reads an optional setting that defaults to on.
 func on(b *bool) bool { return b == nil || *b }
 
+// The server's default limits: the zero Options get them, and ilgraph
+// serve's flags default to them.
+const (
+	DefaultMaxBodyBytes   = 1 << 20
+	DefaultMaxDepth       = 12
+	DefaultMaxComplexity  = 20000
+	DefaultRequestTimeout = 15 * time.Second
+)
+
 func (o *Options) defaults() {
 	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = 1 << 20
+		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if o.MaxDepth <= 0 {
-		o.MaxDepth = 12
+		o.MaxDepth = DefaultMaxDepth
 	}
 	if o.MaxComplexity <= 0 {
-		o.MaxComplexity = 20000
+		o.MaxComplexity = DefaultMaxComplexity
 	}
 	if o.RequestTimeout <= 0 {
-		o.RequestTimeout = 15 * time.Second
+		o.RequestTimeout = DefaultRequestTimeout
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
