@@ -51,7 +51,7 @@ func (f *CaseFilter) Validate() error {
 			continue
 		}
 		if _, err := time.Parse(DateLayout, d); err != nil {
-			return Errorf(EINVALID, "filter.%s: %q is not a date in the form YYYY-MM-DD", name, clip(d))
+			return Errorf(EINVALID, "filter.%s: %q is not a date in the form YYYY-MM-DD", name, Clip(d, 60))
 		}
 	}
 	if f.DateFrom != "" && f.DateTo != "" && f.DateFrom > f.DateTo {
@@ -69,11 +69,26 @@ func (f *CaseFilter) Validate() error {
 // HasText reports whether the filter has a full-text query.
 func (f *CaseFilter) HasText() bool { return strings.TrimSpace(f.Text) != "" }
 
-func clip(s string) string {
-	if utf8.RuneCountInString(s) <= 60 {
+// Clip shortens s to at most n runes (n ≥ 2) for a message, never cutting a
+// character in two; a clipped string ends with "…".
+func Clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return string([]rune(s)[:57]) + "…"
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// Unique returns xs without repeats, in first-seen order.
+func Unique(xs []string) []string {
+	seen := make(map[string]bool, len(xs))
+	out := make([]string, 0, len(xs))
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // SharedFilter narrows base to the cases that share a feature of kind k with

@@ -69,12 +69,12 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 		a.writeTagged(w, r, OpenAPI)
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		a.fail(w, r, ilgraph.Errorf(ilgraph.ENOTFOUND, "no such path: %s (see /openapi.json)", explore.Clip(r.URL.Path, 80)))
+		a.fail(w, r, ilgraph.Errorf(ilgraph.ENOTFOUND, "no such path: %s (see /openapi.json)", ilgraph.Clip(r.URL.Path, 80)))
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
-			a.writeError(w, http.StatusMethodNotAllowed, "INVALID", fmt.Sprintf("method %s: this API only reads (GET)", explore.Clip(r.Method, 20)))
+			a.writeError(w, http.StatusMethodNotAllowed, "INVALID", fmt.Sprintf("method %s: this API only reads (GET)", ilgraph.Clip(r.Method, 20)))
 			return
 		}
 		if r.ContentLength > opt.MaxBodyBytes {
@@ -98,7 +98,7 @@ func (a *api) caseJSON(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(raws) == 0 || raws[0] == "" {
-		a.fail(w, r, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", explore.Clip(id, 60)))
+		a.fail(w, r, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60)))
 		return
 	}
 	a.writeTagged(w, r, []byte(raws[0]))
@@ -192,7 +192,7 @@ func (a *api) topic(w http.ResponseWriter, r *http.Request) {
 	}
 	kind, ok := view.ParseKind(r.PathValue("kind"))
 	if !ok {
-		a.fail(w, r, ilgraph.Errorf(ilgraph.ENOTFOUND, "no kind %q: topics are root_cause, component, symptom, contributing, domain or org", explore.Clip(r.PathValue("kind"), 40)))
+		a.fail(w, r, ilgraph.Errorf(ilgraph.ENOTFOUND, "no kind %q: topics are root_cause, component, symptom, contributing, domain or org", ilgraph.Clip(r.PathValue("kind"), 40)))
 		return
 	}
 	out, err := view.TopicOf(r.Context(), a.core, ilgraph.TermKey{Kind: kind, ID: r.PathValue("id")}, cases, co)
@@ -209,7 +209,7 @@ func (a *api) vocab(w http.ResponseWriter, r *http.Request) {
 	for _, s := range p.list("kind") {
 		k, ok := view.ParseKind(s)
 		if !ok {
-			p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "kind: %q is not one of root_cause, component, symptom, contributing, domain, org", explore.Clip(s, 40)))
+			p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "kind: %q is not one of root_cause, component, symptom, contributing, domain, org", ilgraph.Clip(s, 40)))
 			break
 		}
 		kinds = append(kinds, k)
@@ -312,8 +312,6 @@ func Status(code string) int {
 		return http.StatusNotFound
 	case ilgraph.ECONFLICT:
 		return http.StatusConflict
-	case ilgraph.EFORBIDDEN:
-		return http.StatusForbidden
 	case ilgraph.EUNAVAILABLE:
 		return http.StatusServiceUnavailable
 	case ilgraph.ETIMEOUT:

@@ -32,9 +32,9 @@ func query(r *http.Request, allowed ...string) (*params, error) {
 	for name := range v {
 		if !slices.Contains(allowed, name) {
 			if len(allowed) == 0 {
-				return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown parameter %q: this endpoint takes none", explore.Clip(name, 40))
+				return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown parameter %q: this endpoint takes none", ilgraph.Clip(name, 40))
 			}
-			return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown parameter %q: this endpoint takes %s", explore.Clip(name, 40), strings.Join(allowed, ", "))
+			return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown parameter %q: this endpoint takes %s", ilgraph.Clip(name, 40), strings.Join(allowed, ", "))
 		}
 	}
 	return &params{v: v}, nil
@@ -106,7 +106,7 @@ func (p *params) intIn(name string, def, lo, hi int) int {
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
-		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not a whole number", name, explore.Clip(s, 40)))
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not a whole number", name, ilgraph.Clip(s, 40)))
 		return def
 	}
 	if n < lo || n > hi {
@@ -123,7 +123,7 @@ func (p *params) floatIn(name string, def, lo, hi float64) float64 {
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not a number", name, explore.Clip(s, 40)))
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not a number", name, ilgraph.Clip(s, 40)))
 		return def
 	}
 	if f < lo || f > hi {
@@ -140,7 +140,7 @@ func (p *params) boolean(name string) bool {
 	}
 	b, err := strconv.ParseBool(s)
 	if err != nil {
-		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not true or false", name, explore.Clip(s, 40)))
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not true or false", name, ilgraph.Clip(s, 40)))
 	}
 	return b
 }
@@ -164,7 +164,7 @@ func (p *params) date(name string) string {
 		return ""
 	}
 	if _, err := time.Parse(ilgraph.DateLayout, s); err != nil {
-		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not a date in the form YYYY-MM-DD", name, explore.Clip(s, 40)))
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not a date in the form YYYY-MM-DD", name, ilgraph.Clip(s, 40)))
 		return ""
 	}
 	return s
@@ -176,7 +176,7 @@ func (p *params) page(def int) explore.Page {
 	c := p.str("cursor")
 	if c != "" {
 		if _, ok := explore.DecodeCursor(c); !ok {
-			p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "cursor: %q is not a cursor this API gave out", explore.Clip(c, 60)))
+			p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "cursor: %q is not a cursor this API gave out", ilgraph.Clip(c, 60)))
 		}
 	}
 	return explore.Page{First: &n, After: c}
@@ -191,7 +191,7 @@ func (p *params) sort(name string, hasText bool) ilgraph.CaseSort {
 	}
 	cs := ilgraph.CaseSort(strings.ToUpper(strings.TrimSpace(s)))
 	if !cs.Valid() {
-		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not one of date_desc, date_asc, id_asc, id_desc, relevance", name, explore.Clip(s, 40)))
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not one of date_desc, date_asc, id_asc, id_desc, relevance", name, ilgraph.Clip(s, 40)))
 		return ilgraph.SortDateDesc
 	}
 	if cs == ilgraph.SortRelevance && !hasText {
