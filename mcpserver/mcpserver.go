@@ -37,6 +37,11 @@ type Options struct {
 	MaxBodyBytes int64
 	// Version is reported to clients (default "dev").
 	Version string
+	// AllowAnyHost turns off the SDK's DNS-rebinding protection, which
+	// refuses (403) a request that reaches a loopback listener with a Host
+	// that is not loopback. Needed behind a reverse proxy on the same host
+	// that forwards the public Host to a server listening on 127.0.0.1.
+	AllowAnyHost bool
 }
 
 func (o *Options) defaults() {
@@ -79,7 +84,7 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 	opt.defaults()
 	s := NewServer(core, opt)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: opt.Logger})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: opt.Logger, DisableLocalhostProtection: opt.AllowAnyHost})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > opt.MaxBodyBytes {
 			w.Header().Set("Content-Type", "application/json")

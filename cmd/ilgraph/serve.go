@@ -56,6 +56,7 @@ loopback by default. In production turn both off (--ide=false
 	rateBurst := fs.Int("rate-burst", 20, "requests a client may make at once before --rate-limit applies")
 	rateLoopback := fs.Bool("rate-limit-loopback", false, "limit loopback clients too (exempt by default)")
 	trusted := fs.String("trusted-proxies", "", "comma-separated addresses or CIDR prefixes of proxies whose X-Forwarded-For names the client")
+	mcpAnyHost := fs.Bool("mcp-allow-any-host", false, "let /mcp answer a request that reaches a loopback address with a non-loopback Host (a reverse proxy on the same host); off, such requests get 403 (DNS-rebinding protection)")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -101,7 +102,7 @@ loopback by default. In production turn both off (--ide=false
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping,
 		MetricOperations: ops, Introspection: introspection, IDE: ide,
-		Routes: frontDoors(core, logger, *maxBody, *timeout),
+		Routes: frontDoors(core, logger, *maxBody, *timeout, *mcpAnyHost),
 	})
 	db.SetQueryHook(h.ObserveQuery)
 	limiter := ratelimit.New(ratelimit.Options{Rate: *rateLimit, Burst: *rateBurst, TrustedProxies: proxies,
@@ -132,10 +133,10 @@ loopback by default. In production turn both off (--ide=false
 
 // frontDoors are the doors served beside GraphQL, on the same mux: the JSON
 // API and MCP over Streamable HTTP, with the server's limits.
-func frontDoors(core *explore.Service, logger *slog.Logger, maxBody int64, timeout time.Duration) map[string]http.Handler {
+func frontDoors(core *explore.Service, logger *slog.Logger, maxBody int64, timeout time.Duration, mcpAnyHost bool) map[string]http.Handler {
 	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: logger, MaxBodyBytes: maxBody})
 	routes := map[string]http.Handler{
-		"/mcp": mcpserver.NewHandler(core, mcpserver.Options{Logger: logger, Timeout: timeout, MaxBodyBytes: maxBody, Version: buildVersion()}),
+		"/mcp": mcpserver.NewHandler(core, mcpserver.Options{Logger: logger, Timeout: timeout, MaxBodyBytes: maxBody, Version: buildVersion(), AllowAnyHost: mcpAnyHost}),
 	}
 	for _, p := range jsonapi.Patterns {
 		routes[p] = api
