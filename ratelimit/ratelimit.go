@@ -9,7 +9,9 @@
 // Loopback clients are exempt unless told otherwise, so that local tools and
 // health checks never wait. The buckets live in a bounded map: clients idle
 // for longer than IdleTTL are evicted, and when the map is full the longest
-// idle client goes first.
+// idle tenth goes first. An IPv6 client is counted by its /64, the block a
+// single subscriber usually gets, so that walking through the addresses of
+// one's own block neither escapes the limit nor floods the map.
 package ratelimit
 
 import (
@@ -18,6 +20,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,7 +110,7 @@ func (l *Limiter) Middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if wait := l.reserve(addr); wait > 0 {
+		if wait := l.reserve(key(addr)); wait > 0 {
 			secs := int(math.Ceil(wait.Seconds()))
 			w.Header().Set("Retry-After", strconv.Itoa(secs))
 			w.Header().Set("Content-Type", "application/json")
@@ -144,8 +147,20 @@ func (l *Limiter) reserve(addr netip.Addr) time.Duration {
 	return 0
 }
 
+// key is the bucket a client address counts against: itself for IPv4, its
+// /64 for IPv6.
+func key(a netip.Addr) netip.Addr {
+	if a.Is6() && !a.Is4In6() {
+		p, _ := a.Prefix(64)
+		return p.Addr()
+	}
+	return a
+}
+
 // evict drops idle clients (at most once a second, or whenever the map is
-// full) and, if the map is still full, the longest idle one. Callers hold mu.
+// full) and, if the map is still full, the longest idle tenth of them — a
+// batch, so that a flood of new addresses costs a sort per tenth of the map
+// rather than a scan per request. Callers hold mu.
 func (l *Limiter) evict(now time.Time) {
 	full := len(l.clients) >= l.opt.MaxClients
 	if !full && now.Sub(l.sweep) < time.Second {
@@ -157,15 +172,20 @@ func (l *Limiter) evict(now time.Time) {
 			delete(l.clients, a)
 		}
 	}
-	for len(l.clients) >= l.opt.MaxClients {
-		var oldest netip.Addr
-		var at time.Time
-		for a, c := range l.clients {
-			if !oldest.IsValid() || c.seen.Before(at) {
-				oldest, at = a, c.seen
-			}
-		}
-		delete(l.clients, oldest)
+	if len(l.clients) < l.opt.MaxClients {
+		return
+	}
+	type entry struct {
+		addr netip.Addr
+		seen time.Time
+	}
+	all := make([]entry, 0, len(l.clients))
+	for a, c := range l.clients {
+		all = append(all, entry{a, c.seen})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].seen.Before(all[j].seen) })
+	for _, e := range all[:max(1, len(all)/10)] {
+		delete(l.clients, e.addr)
 	}
 }
 

@@ -184,3 +184,15 @@ func TestExempt(t *testing.T) {
 		}
 	}
 }
+
+func TestIPv6CountsBySlash64(t *testing.T) {
+	h := ratelimit.New(ratelimit.Options{Rate: 1, Burst: 2}).Middleware(ok)
+	get(h, "[2001:db8:1:2::1]:1")
+	get(h, "[2001:db8:1:2::ffff]:1")
+	if w := get(h, "[2001:db8:1:2:abcd::9]:1"); w.Code != 429 {
+		t.Fatalf("a third address of the same /64: %d, want 429", w.Code)
+	}
+	if w := get(h, "[2001:db8:1:3::1]:1"); w.Code != 200 {
+		t.Fatalf("another /64: %d", w.Code)
+	}
+}
