@@ -554,6 +554,18 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s: %d %s %q; want %d %s mentioning %q", clip([]byte(tc.path)), r.status, e.Error.Code, e.Error.Message, tc.status, tc.code, tc.says)
 		}
 	}
+	// Hostile strings anywhere: never a 5xx, always a documented answer
+	// (do checks both).
+	for _, h := range []string{"%00", "..%2F..%2Fetc%2Fpasswd", "%F0%9F%92%A5", "'%20OR%201=1--", "%22%7D%7B", "MATCH%20(n)%20DETACH%20DELETE%20n",
+		strings.Repeat("%E2%80%AE", 50), "IL-0282%0D%0AX-Injected:%201", "%5Cu0000"} {
+		for _, path := range []string{"/cases/" + h, "/cases/" + h + "/similar", "/topics/component/" + h, "/topics/" + h + "/x",
+			"/cases?q=" + h, "/cases?component=" + h + "&org=" + h, "/cases?cursor=" + h, "/cases/IL-0282/similar?weights=" + h, "/vocab?kind=" + h} {
+			r := s.get(path)
+			if r.status >= 500 || r.header.Get("X-Injected") != "" {
+				t.Errorf("%s: %d", path, r.status)
+			}
+		}
+	}
 	// Filters naming unknown terms simply match nothing, as in GraphQL.
 	if p := decode[casePage](t, s.get("/cases?component=no-such-component")); p.Total != 0 || len(p.Cases) != 0 {
 		t.Fatalf("unknown component: %+v", p)

@@ -367,6 +367,26 @@ func TestToolErrors(t *testing.T) {
 	} {
 		f.fails(tc.tool, tc.args, tc.want...)
 	}
+	// Hostile strings in every string argument: an answer or a tool error,
+	// never a protocol error or a crash.
+	for _, h := range []string{"\x00", "'; MATCH (n) DETACH DELETE n //", "💥", strings.Repeat("\u202e", 50), "../../etc/passwd", `"}{`, strings.Repeat("x", 199)} {
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"get_incident", map[string]any{"id": h}},
+			{"search_incidents", map[string]any{"query": h}},
+			{"list_incidents", map[string]any{"components": []string{h}, "cursor": h}},
+			{"get_topic", map[string]any{"kind": h, "id": h}},
+			{"get_topic", map[string]any{"kind": "domain", "id": h}},
+			{"similar_incidents", map[string]any{"id": h}},
+			{"match_incident", map[string]any{"root_cause": h, "org": h}},
+			{"same_root_cause", map[string]any{"id": h, "cursor": h}},
+			{"graph_neighbourhood", map[string]any{"kind": "case", "id": h}},
+		} {
+			f.call(c.tool, c.args) // fails the test on a protocol error
+		}
+	}
 	// An unknown tool is a protocol error, not a crash.
 	for transport, s := range f.sessions {
 		if _, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "drop_database"}); err == nil {
