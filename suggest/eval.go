@@ -17,15 +17,16 @@ type Cutoff struct {
 var DefaultCutoffs = map[ilgraph.Kind]Cutoff{
 	ilgraph.KindRootCause:    {Min: 0, Max: 1},
 	ilgraph.KindComponent:    {Min: 0.5, Max: 4},
-	ilgraph.KindSymptom:      {Min: 0.5, Max: 4},
-	ilgraph.KindContributing: {Min: 0.5, Max: 4},
+	ilgraph.KindSymptom:      {Min: 0.4, Max: 4},
+	ilgraph.KindContributing: {Min: 0.4, Max: 4},
 	ilgraph.KindDomain:       {Min: 0.5, Max: 4},
 }
 
 // Predicted returns the ids of kind k that count as predicted under c.
 func (r *Result) Predicted(k ilgraph.Kind, c Cutoff) []string {
+	top := r.Top(k, c.Max, c.Min)
 	var ids []string
-	for _, s := range r.Top(k, c.Max, c.Min) {
+	for _, s := range top {
 		ids = append(ids, s.ID)
 	}
 	return ids

@@ -22,6 +22,7 @@
 package suggest
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -36,7 +37,7 @@ const MaxTextChars = 10000
 
 // Options tune an Engine. The zero value uses the defaults.
 type Options struct {
-	// Neighbours is how many of the most similar cases vote (default 6).
+	// Neighbours is how many of the most similar cases vote (default 8).
 	Neighbours int
 	// LabelsOnly is the baseline: labels and ids only, matched on lower-cased
 	// words without stemming or particle stripping; no aliases, no
@@ -134,7 +135,7 @@ func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, er
 		return nil, ilgraph.Errorf(ilgraph.EINVALID, "suggest: no vocabulary")
 	}
 	if opts.Neighbours <= 0 {
-		opts.Neighbours = 6
+		opts.Neighbours = 8
 	}
 	if opts.PhraseWeight == 0 {
 		opts.PhraseWeight = 0.9
@@ -224,6 +225,7 @@ const (
 
 func (e *Engine) buildPhrases() {
 	var ps [][]string
+	seen := map[string]bool{}
 	add := func(term int, source, text string, prior float64) {
 		var p []string
 		if e.opts.LabelsOnly {
@@ -231,9 +233,11 @@ func (e *Engine) buildPhrases() {
 		} else {
 			p = analysis.Phrase(text)
 		}
-		if len(p) == 0 {
-			return
+		key := fmt.Sprint(term, p)
+		if len(p) == 0 || seen[key] {
+			return // "alert", "alerts" and "alerting" are one phrase
 		}
+		seen[key] = true
 		e.phrases = append(e.phrases, phrase{term: term, source: source, text: text, prior: prior})
 		ps = append(ps, p)
 	}
