@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/ilgraph/ilgraph"
@@ -58,7 +59,7 @@ for the engine and for a labels-only baseline.`, stderr)
 func readCorpus(dir string) (*ilgraph.Vocabulary, []ilgraph.Case, error) {
 	v, probs := loader.ParseVocabulary(filepath.Join(dir, "vocab.json"))
 	if len(probs) > 0 {
-		return nil, nil, ilgraph.WrapError(ilgraph.EINVALID, probs, "the vocabulary is invalid")
+		return nil, nil, ilgraph.Errorf(ilgraph.EINVALID, "the vocabulary is invalid:\n%s", listProblems(probs))
 	}
 	var cases []ilgraph.Case
 	var all loader.Problems
@@ -79,13 +80,21 @@ func readCorpus(dir string) (*ilgraph.Vocabulary, []ilgraph.Case, error) {
 		return nil, nil, ilgraph.WrapError(ilgraph.EINVALID, err, "cannot read %s", dir)
 	}
 	if len(all) > 0 {
-		return nil, nil, ilgraph.WrapError(ilgraph.EINVALID, all, "the corpus has problems")
+		return nil, nil, ilgraph.Errorf(ilgraph.EINVALID, "the corpus has problems:\n%s", listProblems(all))
 	}
 	if len(cases) == 0 {
 		return nil, nil, ilgraph.Errorf(ilgraph.EINVALID, "no cases in %s", dir)
 	}
 	sort.Slice(cases, func(i, j int) bool { return cases[i].ID < cases[j].ID })
 	return v, cases, nil
+}
+
+func listProblems(ps loader.Problems) string {
+	var b strings.Builder
+	for _, p := range ps {
+		b.WriteString("  " + p.Error() + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 func printEval(w io.Writer, dir string, rep *suggest.Report) {
