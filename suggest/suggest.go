@@ -336,10 +336,15 @@ func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
 	phraseScore := make([]float64, len(e.terms))
 	evidence := make([][]Evidence, len(e.terms))
 	for t, hs := range hits {
+		ids := make([]int, 0, len(hs))
+		for id := range hs {
+			ids = append(ids, id)
+		}
+		sort.Ints(ids) // the same product, bit for bit, every time
 		miss := 1.0
-		for _, h := range hs {
-			miss *= 1 - h.rel
-			evidence[t] = append(evidence[t], h.ev)
+		for _, id := range ids {
+			miss *= 1 - hs[id].rel
+			evidence[t] = append(evidence[t], hs[id].ev)
 		}
 		phraseScore[t] = 1 - miss
 		sort.Slice(evidence[t], func(i, j int) bool {
@@ -347,7 +352,10 @@ func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
 			if a.Weight != b.Weight {
 				return a.Weight > b.Weight
 			}
-			return a.Start < b.Start
+			if a.Start != b.Start {
+				return a.Start < b.Start
+			}
+			return a.Phrase < b.Phrase
 		})
 	}
 
