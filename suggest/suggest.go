@@ -110,7 +110,8 @@ type Neighbour struct {
 type Result struct {
 	Lang string `json:"lang"` // the language used: "en" or "ko"
 	// ByKind holds, for each vocabulary kind, every term with a confidence
-	// above 0, by confidence descending, then id.
+	// above 0, by confidence descending, then more evidence first, then
+	// vocabulary order.
 	ByKind     map[ilgraph.Kind][]Suggestion `json:"byKind"`
 	Neighbours []Neighbour                   `json:"neighbours"`
 }
