@@ -68,9 +68,10 @@ type Similarity interface {
 // Service answers every question. It is safe for concurrent use; one per
 // process.
 type Service struct {
-	store Store
-	sim   Similarity
-	vocab vocabCache
+	store   Store
+	sim     Similarity
+	vocab   vocabCache
+	suggest suggester
 }
 
 // New returns the core over a store and a similarity ranker.
