@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
+	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
@@ -27,6 +29,7 @@ import (
 	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/resolvers"
 	"github.com/ilgraph/ilgraph/similarity"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -542,7 +545,7 @@ func TestBadInput(t *testing.T) {
 		{"/cases?component=" + strings.Repeat("a,", 101), 400, "LIMIT", "component: at most 100 values"},
 		{"/cases?q=%ff", 400, "INVALID", "q"},
 		{"/cases?a=%zz", 400, "INVALID", "query string"},
-		{"/cases?x=" + strings.Repeat("a", 17000), 400, "LIMIT", "query string"},
+		{"/cases?x=" + strings.Repeat("a", 132000), 400, "LIMIT", "query string"},
 		{"/topics/component/message-broker?limit=500", 400, "LIMIT", "limit"},
 		{"/topics/component/message-broker?cooccurring=x", 400, "INVALID", "cooccurring"},
 		{"/vocab?kind=planet", 400, "INVALID", "kind"},
@@ -590,5 +593,85 @@ func TestCORSFromTheSharedMiddleware(t *testing.T) {
 	r = s.do("GET", "/vocab", http.Header{"Origin": {"https://evil.example"}}, nil)
 	if r.header.Get("Access-Control-Allow-Origin") != "" {
 		t.Fatal("CORS for an origin not allowed")
+	}
+}
+
+func TestSuggestIsTheEngineOverTheSeeds(t *testing.T) {
+	s := mustServer(t)
+	v, probs := loader.ParseVocabulary(filepath.Join(s.seeds, "vocab.json"))
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	// The graph gives terms by id; ties between equally confident terms
+	// break by vocabulary order, so the files' engine gets the same order.
+	for _, ts := range v.Kinds {
+		sort.Slice(ts, func(i, j int) bool { return ts[i].ID < ts[j].ID })
+	}
+	var cases []ilgraph.Case
+	for _, c := range corpus.Cases(t, filepath.Join(s.seeds, "cases")) {
+		cases = append(cases, *c)
+	}
+	eng, err := suggest.New(v, cases, suggest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{
+		"Kinesis front-end servers hit the OS thread limit; latency and errors up; CloudWatch metrics delayed",
+		"데이터베이스 연결이 고갈되어 지연 시간이 증가했고 오류율이 높아졌다",
+		"certificate expired, TLS handshakes failed, nobody had the runbook",
+	} {
+		r := s.get("/suggest?limit=3&q=" + url.QueryEscape(text))
+		if r.status != 200 {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+		got := decode[struct {
+			Lang  string
+			Terms map[string][]struct {
+				ID, Label  string
+				Confidence float64
+				Evidence   []struct{ Kind string }
+			}
+			Neighbours []struct {
+				CaseID string `json:"case_id"`
+			}
+		}](t, r)
+		want, err := eng.Suggest(text, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Lang != want.Lang || len(got.Neighbours) != len(want.Neighbours) {
+			t.Fatalf("%q: lang %s, %d neighbours; the engine over the files: %s, %d", text, got.Lang, len(got.Neighbours), want.Lang, len(want.Neighbours))
+		}
+		n := 0
+		for _, k := range ilgraph.VocabKinds {
+			w := want.Top(k, 3, 0)
+			g := got.Terms[string(k)]
+			if len(g) != len(w) {
+				t.Fatalf("%q %s: %d terms, the engine over the files %d", text, k, len(g), len(w))
+			}
+			for i := range g {
+				if g[i].ID != w[i].ID || g[i].Confidence != w[i].Confidence || len(g[i].Evidence) != len(w[i].Evidence) || g[i].Label == "" {
+					t.Fatalf("%q %s %d: %+v, the engine over the files %+v", text, k, i, g[i], w[i])
+				}
+				n++
+			}
+		}
+		if n == 0 {
+			t.Fatalf("%q: nothing suggested", text)
+		}
+	}
+	for _, bad := range []struct{ path, code, says string }{
+		{"/suggest", "INVALID", "q"},
+		{"/suggest?q=%20%20", "INVALID", "q"},
+		{"/suggest?q=" + strings.Repeat("a", 10001), "LIMIT", "10000"},
+		{"/suggest?q=x&lang=fr", "INVALID", "lang"},
+		{"/suggest?q=x&limit=51", "LIMIT", "limit"},
+		{"/suggest?q=x&min_confidence=2", "INVALID", "min_confidence"},
+	} {
+		r := s.get(bad.path)
+		e := decode[errorBody](t, r)
+		if r.status != 400 || e.Error.Code != bad.code || !strings.Contains(e.Error.Message, bad.says) {
+			t.Errorf("%s: %d %+v", clip([]byte(bad.path)), r.status, e)
+		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
@@ -42,7 +43,7 @@ type Options struct {
 
 // Patterns are the paths the handler answers, to mount it on a shared mux
 // (resolvers.Options.Routes): pattern → the same handler.
-var Patterns = []string{"/cases", "/cases/", "/topics/", "/vocab", "/openapi.json"}
+var Patterns = []string{"/cases", "/cases/", "/topics/", "/vocab", "/suggest", "/openapi.json"}
 
 type api struct {
 	core *explore.Service
@@ -65,6 +66,7 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 	mux.HandleFunc("GET /cases", a.cases)
 	mux.HandleFunc("GET /topics/{kind}/{id}", a.topic)
 	mux.HandleFunc("GET /vocab", a.vocab)
+	mux.HandleFunc("GET /suggest", a.suggest)
 	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
 		a.writeTagged(w, r, OpenAPI)
 	})
@@ -229,6 +231,38 @@ func (a *api) vocab(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.writeTagged(w, r, body)
+}
+
+// Suggestion limits: terms per kind.
+const (
+	DefaultSuggestLimit = 5
+	MaxSuggestLimit     = 50
+)
+
+func (a *api) suggest(w http.ResponseWriter, r *http.Request) {
+	p, err := query(r, "q", "lang", "limit", "min_confidence")
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	text := p.str("q")
+	lang := p.str("lang")
+	limit := p.intIn("limit", DefaultSuggestLimit, 1, MaxSuggestLimit)
+	min := p.floatIn("min_confidence", 0, 0, 1)
+	if strings.TrimSpace(text) == "" {
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "q: give the text to suggest terms for (what you see, in English or Korean)"))
+	} else if n := utf8.RuneCountInString(text); n > explore.MaxSuggestText {
+		p.setErr(ilgraph.Errorf(ilgraph.ELIMIT, "q: at most %d characters, not %d", explore.MaxSuggestText, n))
+	}
+	if lang != "" && lang != "en" && lang != "ko" {
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "lang: %q is not en or ko (leave it out to detect the language)", ilgraph.Clip(lang, 20)))
+	}
+	if p.err != nil {
+		a.fail(w, r, p.err)
+		return
+	}
+	out, err := view.Suggest(r.Context(), a.core, text, lang, limit, min)
+	a.answer(w, r, out, err)
 }
 
 // answer writes v as JSON, or err.

@@ -40,8 +40,9 @@ func query(r *http.Request, allowed ...string) (*params, error) {
 	return &params{v: v}, nil
 }
 
-// maxQuery bounds the query string.
-const maxQuery = 16 << 10
+// maxQuery bounds the query string: room for a /suggest text of 10,000
+// Korean characters, percent-encoded (9 bytes each).
+const maxQuery = 128 << 10
 
 func parseQuery(raw string) (map[string][]string, error) {
 	if len(raw) > maxQuery {
