@@ -21,8 +21,16 @@ func limit(s *jsonschema.Schema) {
 	f := func(v float64) *float64 { return &v }
 	for name, p := range s.Properties {
 		switch name {
-		case "query", "text":
+		case "query":
 			p.MaxLength = jsonschema.Ptr(ilgraph.MaxTextQuery)
+		case "text":
+			p.MaxLength = jsonschema.Ptr(explore.MaxSuggestText)
+		case "lang":
+			p.Enum = []any{"en", "ko"}
+		case "per_kind":
+			p.Minimum, p.Maximum = f(1), f(50)
+		case "min_confidence":
+			p.Minimum, p.Maximum = f(0), f(1)
 		case "id", "root_cause", "org", "cursor":
 			p.MaxLength = jsonschema.Ptr(maxIDLength)
 		case "from", "to":

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -204,7 +205,7 @@ func TestToolsAreListedWithSchemasAndReadOnly(t *testing.T) {
 		}
 		slices.Sort(names)
 		want := []string{"get_incident", "get_topic", "graph_neighbourhood", "list_incidents", "match_incident",
-			"same_root_cause", "search_incidents", "similar_incidents", "vocab"}
+			"same_root_cause", "search_incidents", "similar_incidents", "suggest_terms", "vocab"}
 		if !slices.Equal(names, want) {
 			t.Fatalf("%s: tools %v, want %v", transport, names, want)
 		}
@@ -243,6 +244,9 @@ func TestToolsAnswerAsTheJSONAPI(t *testing.T) {
 	sameJSON(t, "similar_incidents and GET /similar",
 		f.ok("similar_incidents", map[string]any{"id": "IL-0384", "k": 7, "weights": map[string]any{"root_cause": 3, "component": 1.5}, "rarity": true}),
 		f.get("/cases/IL-0384/similar?k=7&weights=root_cause=3,component=1.5&rarity=true"))
+	sameJSON(t, "suggest_terms and GET /suggest",
+		f.ok("suggest_terms", map[string]any{"text": "Kinesis front-end servers hit the OS thread limit; latency and errors up", "per_kind": 3}),
+		f.get("/suggest?limit=3&q="+url.QueryEscape("Kinesis front-end servers hit the OS thread limit; latency and errors up")))
 	sameJSON(t, "same_root_cause and GET /same-root-cause",
 		f.ok("same_root_cause", map[string]any{"id": "IL-0282", "limit": 4}),
 		f.get("/cases/IL-0282/same-root-cause?limit=4"))
@@ -305,6 +309,40 @@ func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 		}
 	}
 
+	// Free text: the terms read from it join the profile, and the answer is
+	// the answer for those terms.
+	const text = "Kinesis front-end servers hit the OS thread limit; latency and errors up; CloudWatch metrics delayed"
+	var fromText struct {
+		Matches   json.RawMessage
+		Suggested map[string][]struct{ ID string }
+	}
+	json.Unmarshal(f.ok("match_incident", map[string]any{"text": text, "k": 5}), &fromText)
+	if len(fromText.Suggested) == 0 {
+		t.Fatal("match_incident with text suggested nothing")
+	}
+	args := map[string]any{"k": 5}
+	for kind, ts := range fromText.Suggested {
+		var ids []string
+		for _, x := range ts {
+			ids = append(ids, x.ID)
+		}
+		switch kind {
+		case "root_cause":
+			args["root_cause"] = ids[0]
+		case "domain":
+			args["domains"] = ids
+		case "component":
+			args["components"] = ids
+		case "symptom":
+			args["symptoms"] = ids
+		default:
+			args[kind] = ids
+		}
+	}
+	var fromTerms struct{ Matches json.RawMessage }
+	json.Unmarshal(f.ok("match_incident", args), &fromTerms)
+	sameJSON(t, "match_incident from text and from the terms read from it", fromText.Matches, fromTerms.Matches)
+
 	var d struct {
 		Nodes []struct{ Key, Kind string }
 		Edges []struct{ Source, Target, Type string }
@@ -364,6 +402,12 @@ func TestToolErrors(t *testing.T) {
 		{"vocab", map[string]any{"kinds": []string{"planet"}}, []string{"kinds"}},
 		{"graph_neighbourhood", map[string]any{"kind": "case", "id": "IL-0282", "depth": 9}, []string{"depth"}},
 		{"graph_neighbourhood", map[string]any{"kind": "planet", "id": "IL-0282"}, []string{"INVALID", "kind"}},
+		{"suggest_terms", map[string]any{}, []string{"text"}},
+		{"suggest_terms", map[string]any{"text": " "}, []string{"INVALID", "text"}},
+		{"suggest_terms", map[string]any{"text": strings.Repeat("a", 10001)}, []string{"text", "10000"}},
+		{"suggest_terms", map[string]any{"text": "latency", "lang": "fr"}, []string{"lang"}},
+		{"suggest_terms", map[string]any{"text": "latency", "per_kind": 100}, []string{"per_kind"}},
+		{"match_incident", map[string]any{"text": "zzzz qqqq"}, []string{"INVALID", "no vocabulary term"}},
 	} {
 		f.fails(tc.tool, tc.args, tc.want...)
 	}
@@ -383,6 +427,8 @@ func TestToolErrors(t *testing.T) {
 			{"match_incident", map[string]any{"root_cause": h, "org": h}},
 			{"same_root_cause", map[string]any{"id": h, "cursor": h}},
 			{"graph_neighbourhood", map[string]any{"kind": "case", "id": h}},
+			{"suggest_terms", map[string]any{"text": h}},
+			{"match_incident", map[string]any{"text": h}},
 		} {
 			f.call(c.tool, c.args) // fails the test on a protocol error
 		}

@@ -178,3 +178,33 @@ func kindStrings() []string {
 	}
 	return out
 }
+
+func renderSuggested(s map[ilgraph.Kind][]view.SuggestedTerm) string {
+	if len(s) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range ilgraph.VocabKinds {
+		for _, t := range s[k] {
+			parts = append(parts, fmt.Sprintf("%s:%s (%.2f)", k, t.ID, t.Confidence))
+		}
+	}
+	return "Read from the text: " + strings.Join(parts, ", ") + ".\n"
+}
+
+func renderSuggestions(v *view.Suggestions) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Terms the text points to (read as %s):\n", v.Lang)
+	for _, k := range ilgraph.VocabKinds {
+		ts := v.Terms[k]
+		if len(ts) == 0 {
+			continue
+		}
+		parts := make([]string, len(ts))
+		for i, t := range ts {
+			parts[i] = fmt.Sprintf("%s (%.2f)", t.ID, t.Confidence)
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", k, strings.Join(parts, ", "))
+	}
+	return b.String()
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -116,7 +117,22 @@ type MatchArgs struct {
 	Contributing []string `json:"contributing,omitempty" jsonschema:"contributing factor ids suspected"`
 	Domains      []string `json:"domains,omitempty" jsonschema:"domain ids"`
 	Org          string   `json:"org,omitempty" jsonschema:"organization slug"`
+	Text         string   `json:"text,omitempty" jsonschema:"what is seen, in English or Korean (up to 10,000 characters): the terms it points to join the profile"`
 	Ranking
+}
+
+// MatchResult is match_incident's answer.
+type MatchResult struct {
+	view.ProfileMatch
+	Suggested map[ilgraph.Kind][]view.SuggestedTerm `json:"suggested,omitempty" jsonschema:"the terms read from text that joined the profile, per kind"`
+}
+
+// SuggestArgs are suggest_terms' arguments.
+type SuggestArgs struct {
+	Text          string  `json:"text" jsonschema:"what is seen, in English or Korean (up to 10,000 characters)"`
+	Lang          string  `json:"lang,omitempty" jsonschema:"en or ko; left out, detected"`
+	PerKind       *int    `json:"per_kind,omitempty" jsonschema:"at most this many terms per kind (1 to 50, default 5)"`
+	MinConfidence float64 `json:"min_confidence,omitempty" jsonschema:"leave out terms less confident (0 to 1)"`
 }
 
 // SameRootCauseArgs are same_root_cause's arguments.
@@ -154,8 +170,11 @@ func (t *tools) register(s *mcp.Server) {
 		"The incidents most like a given one (weighted Jaccard similarity over root cause, components, symptoms, contributing factors, domains, organization), each with its score and the features that explain it.",
 		t.similar)
 	addTool(t, s, "match_incident", "Match an incident in progress",
-		"Describe an incident that is not in the library (one in progress) by the term ids known so far; returns the most similar past incidents, the root causes and contributing factors to check next (weighted by match scores), and what resolved those incidents.",
+		"Describe an incident that is not in the library (one in progress) by what is seen (text, English or Korean) and/or the term ids known so far; returns the most similar past incidents, the root causes and contributing factors to check next (weighted by match scores), what resolved those incidents, and the terms read from the text.",
 		t.match)
+	addTool(t, s, "suggest_terms", "Suggest vocabulary terms",
+		"The vocabulary terms a free text points to (English or Korean), per kind, each with a confidence and its evidence: the words that matched a label or alias, and the similar cases that carry the term. Use it to turn a description into term ids for the other tools.",
+		t.suggestTerms)
 	addTool(t, s, "same_root_cause", "Same root cause",
 		"The other incidents with a case's root cause, ordered by how much else they share with it, each with the library's label such as \"same root cause · shared database\".",
 		t.sameRootCause)
@@ -285,10 +304,10 @@ func (t *tools) similar(ctx context.Context, a SimilarArgs) (*view.SimilarList, 
 	return l, renderMatches(fmt.Sprintf("The %d incidents most like %s:", len(l.Matches), a.ID), l.Matches), nil
 }
 
-func (t *tools) match(ctx context.Context, a MatchArgs) (*view.ProfileMatch, string, error) {
+func (t *tools) match(ctx context.Context, a MatchArgs) (*MatchResult, string, error) {
 	p := explore.Profile{RootCause: a.RootCause, Components: a.Components, Symptoms: a.Symptoms, Contributing: a.Contributing, Domains: a.Domains, Org: a.Org}
-	if len(p.Features()) == 0 {
-		return nil, "", errorf(ilgraph.EINVALID, "give at least one of root_cause, components, symptoms, contributing, domains, org (term ids from the vocab tool)")
+	if len(p.Features()) == 0 && strings.TrimSpace(a.Text) == "" {
+		return nil, "", errorf(ilgraph.EINVALID, "give text, or at least one of root_cause, components, symptoms, contributing, domains, org (term ids from the vocab tool)")
 	}
 	terms := map[ilgraph.Kind][]string{ilgraph.KindComponent: a.Components, ilgraph.KindSymptom: a.Symptoms,
 		ilgraph.KindContributing: a.Contributing, ilgraph.KindDomain: a.Domains}
@@ -301,6 +320,17 @@ func (t *tools) match(ctx context.Context, a MatchArgs) (*view.ProfileMatch, str
 	if err := t.checkTerms(ctx, terms); err != nil {
 		return nil, "", err
 	}
+	var suggested map[ilgraph.Kind][]view.SuggestedTerm
+	if strings.TrimSpace(a.Text) != "" {
+		var err error
+		if suggested, err = view.Predicted(ctx, t.core, a.Text); err != nil {
+			return nil, "", err
+		}
+		p = withSuggested(p, suggested)
+		if len(p.Features()) == 0 {
+			return nil, "", errorf(ilgraph.EINVALID, "text: no vocabulary term found in it; say more, or give term ids (the vocab tool lists them)")
+		}
+	}
 	pm, err := t.core.SimilarToProfile(ctx, p, a.Ranking.query())
 	if err != nil {
 		return nil, "", err
@@ -309,7 +339,41 @@ func (t *tools) match(ctx context.Context, a MatchArgs) (*view.ProfileMatch, str
 	if err != nil {
 		return nil, "", err
 	}
-	return v, renderProfile(v), nil
+	out := &MatchResult{ProfileMatch: *v, Suggested: suggested}
+	return out, renderSuggested(suggested) + renderProfile(v), nil
+}
+
+// withSuggested adds the terms read from a text to a profile: a root cause
+// only when none was given, the other kinds added to those given.
+func withSuggested(p explore.Profile, s map[ilgraph.Kind][]view.SuggestedTerm) explore.Profile {
+	add := func(ids []string, k ilgraph.Kind) []string {
+		out := append([]string(nil), ids...)
+		for _, st := range s[k] {
+			if !slices.Contains(out, st.ID) {
+				out = append(out, st.ID)
+			}
+		}
+		return out
+	}
+	if p.RootCause == "" && len(s[ilgraph.KindRootCause]) > 0 {
+		p.RootCause = s[ilgraph.KindRootCause][0].ID
+	}
+	p.Components = add(p.Components, ilgraph.KindComponent)
+	p.Symptoms = add(p.Symptoms, ilgraph.KindSymptom)
+	p.Contributing = add(p.Contributing, ilgraph.KindContributing)
+	p.Domains = add(p.Domains, ilgraph.KindDomain)
+	return p
+}
+
+func (t *tools) suggestTerms(ctx context.Context, a SuggestArgs) (*view.Suggestions, string, error) {
+	if strings.TrimSpace(a.Text) == "" {
+		return nil, "", errorf(ilgraph.EINVALID, "text: give what you see, in English or Korean")
+	}
+	v, err := view.Suggest(ctx, t.core, a.Text, a.Lang, intOr(a.PerKind, 5), a.MinConfidence)
+	if err != nil {
+		return nil, "", err
+	}
+	return v, renderSuggestions(v), nil
 }
 
 func (t *tools) sameRootCause(ctx context.Context, a SameRootCauseArgs) (*view.CrossReferences, string, error) {

@@ -44,7 +44,7 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools, err := s.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 9 {
+	if err != nil || len(tools.Tools) != 10 {
 		t.Fatalf("tools: %v %v", tools, err)
 	}
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "get_incident", Arguments: map[string]any{"id": "IL-0384"}})
