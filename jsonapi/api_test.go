@@ -590,6 +590,21 @@ func TestCORSFromTheSharedMiddleware(t *testing.T) {
 	if r.header.Get("Access-Control-Allow-Origin") != "https://tools.example" || r.header.Get("X-Request-Id") == "" {
 		t.Fatalf("allowed origin: %v", r.header)
 	}
+	if !strings.Contains(r.header.Get("Access-Control-Expose-Headers"), "ETag") {
+		t.Fatalf("ETag not exposed to scripts: %v", r.header)
+	}
+	req, _ := http.NewRequest("OPTIONS", s.url+"/mcp", nil)
+	req.Header.Set("Origin", "https://tools.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "content-type,mcp-protocol-version")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 204 || !strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "Mcp-Protocol-Version") {
+		t.Fatalf("preflight for MCP: %d %v", resp.StatusCode, resp.Header)
+	}
 	r = s.do("GET", "/vocab", http.Header{"Origin": {"https://evil.example"}}, nil)
 	if r.header.Get("Access-Control-Allow-Origin") != "" {
 		t.Fatal("CORS for an origin not allowed")
