@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // CaseStore reads cases.
@@ -65,17 +66,34 @@ type Similarity interface {
 	SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
 }
 
+// Suggester suggests vocabulary terms for free text (the suggest package's
+// Service implements it).
+type Suggester interface {
+	Suggest(ctx context.Context, text, lang string) (*suggest.Result, error)
+}
+
 // Service answers every question. It is safe for concurrent use; one per
 // process.
 type Service struct {
-	store Store
-	sim   Similarity
-	vocab vocabCache
+	store     Store
+	sim       Similarity
+	suggester Suggester
+	vocab     vocabCache
 }
 
+// Option configures a Service.
+type Option func(*Service)
+
+// WithSuggester lets the core answer questions asked in free text.
+func WithSuggester(sg Suggester) Option { return func(s *Service) { s.suggester = sg } }
+
 // New returns the core over a store and a similarity ranker.
-func New(store Store, sim Similarity) *Service {
-	return &Service{store: store, sim: sim}
+func New(store Store, sim Similarity, opts ...Option) *Service {
+	s := &Service{store: store, sim: sim}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // VocabularyTTL is how long the process reuses the vocabulary it read (term

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // toFilter converts the GraphQL filter input into the domain filter.
@@ -180,4 +181,9 @@ func nodeKind(k NodeKind) string {
 		return ilgraph.NodeKindCase
 	}
 	return strings.ToLower(string(k))
+}
+
+// suggestionsOf lists a result's suggestions of one kind, never null.
+func suggestionsOf(r *suggest.Result, k ilgraph.Kind) []suggest.Suggestion {
+	return append([]suggest.Suggestion{}, r.ByKind[k]...)
 }
