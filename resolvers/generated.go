@@ -1932,8 +1932,40 @@ input CaseFilter {
   "Incident date on or before (YYYY-MM-DD)."
   dateTo: String
   severities: [String!]
-  "Full-text search over titles and summaries, English and Korean."
+  """
+  Full-text search over titles and summaries, English and Korean (at most
+  500 characters, 32 words). A word is what lies between spaces. English
+  words match whole words, any case, without stemming ("failure" does not
+  find "failures"); stop words such as "the" are ignored. Korean words match
+  anywhere inside a written word, particles and compounds included
+  ("데이터베이스" finds 데이터베이스가 and 분산데이터베이스, not 데이터센터),
+  except where the Korean is written against digits or Latin letters (31시간,
+  API가): the index keeps such a word whole, so only the whole word finds it.
+  One-syllable Korean words match only where they stand alone.
+  """
   text: String
+  "How the words of text combine: ALL (the default), ANY or PHRASE."
+  textMode: TextMode
+  "Where text is searched: ALL fields (the default) or TITLES only."
+  textFields: TextFields
+}
+
+"How the words of a full-text query combine."
+enum TextMode {
+  "Every word, each anywhere in the searched fields (the default)."
+  ALL
+  "At least one of the words."
+  ANY
+  "The words one after another, in one field (punctuation between them is ignored)."
+  PHRASE
+}
+
+"Which fields a full-text query searches."
+enum TextFields {
+  "Titles and summaries, English and Korean (the default)."
+  ALL
+  "Titles only, English and Korean."
+  TITLES
 }
 
 input NodeInput {
@@ -9581,7 +9613,7 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "text"}
+	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "text", "textMode", "textFields"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -9665,6 +9697,20 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it.Text = data
+		case "textMode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("textMode"))
+			data, err := ec.unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TextMode = data
+		case "textFields":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("textFields"))
+			data, err := ec.unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TextFields = data
 		}
 	}
 	return it, nil
@@ -13323,6 +13369,68 @@ func (ec *executionContext) unmarshalOTermMatch2ᚖgithubᚗcomᚋilgraphᚋilgr
 	res, err := ec.unmarshalInputTermMatch(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
+
+func (ec *executionContext) unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx context.Context, v any) (*ilgraph.TextFields, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx context.Context, sel ast.SelectionSet, v *ilgraph.TextFields) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields[*v])
+	return res
+}
+
+var (
+	unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields = map[string]ilgraph.TextFields{
+		"ALL":    ilgraph.TextInAll,
+		"TITLES": ilgraph.TextInTitles,
+	}
+	marshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields = map[ilgraph.TextFields]string{
+		ilgraph.TextInAll:    "ALL",
+		ilgraph.TextInTitles: "TITLES",
+	}
+)
+
+func (ec *executionContext) unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode(ctx context.Context, v any) (*ilgraph.TextMode, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode(ctx context.Context, sel ast.SelectionSet, v *ilgraph.TextMode) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode[*v])
+	return res
+}
+
+var (
+	unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode = map[string]ilgraph.TextMode{
+		"ALL":    ilgraph.TextAll,
+		"ANY":    ilgraph.TextAny,
+		"PHRASE": ilgraph.TextPhrase,
+	}
+	marshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode = map[ilgraph.TextMode]string{
+		ilgraph.TextAll:    "ALL",
+		ilgraph.TextAny:    "ANY",
+		ilgraph.TextPhrase: "PHRASE",
+	}
+)
 
 func (ec *executionContext) unmarshalOWeightsInput2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightsInput(ctx context.Context, v any) (*WeightsInput, error) {
 	if v == nil {

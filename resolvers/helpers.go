@@ -33,6 +33,12 @@ func toFilter(f *CaseFilter) ilgraph.CaseFilter {
 	out.DateFrom = deref(f.DateFrom)
 	out.DateTo = deref(f.DateTo)
 	out.Text = deref(f.Text)
+	if f.TextMode != nil {
+		out.TextMode = *f.TextMode
+	}
+	if f.TextFields != nil {
+		out.TextFields = *f.TextFields
+	}
 	return out
 }
 

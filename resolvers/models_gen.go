@@ -34,8 +34,20 @@ type CaseFilter struct {
 	// Incident date on or before (YYYY-MM-DD).
 	DateTo     *string  `json:"dateTo,omitempty"`
 	Severities []string `json:"severities,omitempty"`
-	// Full-text search over titles and summaries, English and Korean.
+	// Full-text search over titles and summaries, English and Korean (at most
+	// 500 characters, 32 words). A word is what lies between spaces. English
+	// words match whole words, any case, without stemming ("failure" does not
+	// find "failures"); stop words such as "the" are ignored. Korean words match
+	// anywhere inside a written word, particles and compounds included
+	// ("데이터베이스" finds 데이터베이스가 and 분산데이터베이스, not 데이터센터),
+	// except where the Korean is written against digits or Latin letters (31시간,
+	// API가): the index keeps such a word whole, so only the whole word finds it.
+	// One-syllable Korean words match only where they stand alone.
 	Text *string `json:"text,omitempty"`
+	// How the words of text combine: ALL (the default), ANY or PHRASE.
+	TextMode *ilgraph.TextMode `json:"textMode,omitempty"`
+	// Where text is searched: ALL fields (the default) or TITLES only.
+	TextFields *ilgraph.TextFields `json:"textFields,omitempty"`
 }
 
 type CrossReferenceEdge struct {
