@@ -2,7 +2,7 @@
 #   make run    start Neo4j (unless NEO4J_URI is set), load seeds/, serve the API
 #   make test   start Neo4j (unless NEO4J_URI is set) and run every test
 
-.PHONY: run test build neo4j-start neo4j-stop neo4j-status neo4j-test-stop generate fuzz bench clean
+.PHONY: run test build neo4j-start neo4j-stop neo4j-status neo4j-test-stop generate check-generate fuzz bench clean
 
 run:
 	scripts/run
@@ -28,6 +28,21 @@ neo4j-test-stop:
 # Regenerate the GraphQL executor from schema.graphqls.
 generate:
 	go generate ./...
+
+# Regenerate, then fail (showing the difference) when the generated files
+# (gqlgen writes only into resolvers/, see gqlgen.yml) differ from the
+# committed ones: someone changed the schema or gqlgen.yml without running
+# make generate, or edited generated code by hand.
+GENERATED = resolvers
+check-generate: generate
+	@changed=$$(git status --porcelain --untracked-files=all -- $(GENERATED)); \
+	if [ -n "$$changed" ]; then \
+		echo "make check-generate: go generate ./... changed generated files; run make generate and commit them:" >&2; \
+		echo "$$changed" >&2; \
+		git --no-pager diff -- $(GENERATED) >&2; \
+		exit 1; \
+	fi; \
+	echo "generated files are current"
 
 # A short fuzz run of each fuzz target.
 FUZZTIME ?= 20s

@@ -15,7 +15,6 @@ const (
 	EUNAVAILABLE = "unavailable"
 	ETIMEOUT     = "timeout"
 	ELIMIT       = "limit"
-	EFORBIDDEN   = "forbidden"
 )
 
 // Error is an application error with a code and a message safe to show a user.

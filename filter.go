@@ -76,7 +76,7 @@ func (f *CaseFilter) Validate() error {
 			continue
 		}
 		if _, err := time.Parse(DateLayout, d); err != nil {
-			return Errorf(EINVALID, "filter.%s: %q is not a date in the form YYYY-MM-DD", name, clip(d))
+			return Errorf(EINVALID, "filter.%s: %q is not a date in the form YYYY-MM-DD", name, Clip(d, 60))
 		}
 	}
 	if f.DateFrom != "" && f.DateTo != "" && f.DateFrom > f.DateTo {
@@ -91,12 +91,12 @@ func (f *CaseFilter) Validate() error {
 	switch f.TextMode {
 	case "", TextAll, TextAny, TextPhrase:
 	default:
-		return Errorf(EINVALID, "filter.textMode: unknown mode %q", clip(string(f.TextMode)))
+		return Errorf(EINVALID, "filter.textMode: unknown mode %q", Clip(string(f.TextMode), 60))
 	}
 	switch f.TextFields {
 	case "", TextInAll, TextInTitles:
 	default:
-		return Errorf(EINVALID, "filter.textFields: unknown field set %q", clip(string(f.TextFields)))
+		return Errorf(EINVALID, "filter.textFields: unknown field set %q", Clip(string(f.TextFields), 60))
 	}
 	if len(f.ExcludeOrgs) > MaxFilterTerms || len(f.Severities) > MaxFilterTerms || len(f.ExcludeIDs) > 10*MaxFilterTerms || len(f.IDs) > 10*MaxFilterTerms {
 		return Errorf(EINVALID, "filter: too many values in a list")
@@ -125,11 +125,26 @@ func (f *CaseFilter) TextMatchesAll() bool { return f.TextMode != TextAny }
 // TitlesOnly reports whether the full-text query searches titles only.
 func (f *CaseFilter) TitlesOnly() bool { return f.TextFields == TextInTitles }
 
-func clip(s string) string {
-	if utf8.RuneCountInString(s) <= 60 {
+// Clip shortens s to at most n runes (n ≥ 2) for a message, never cutting a
+// character in two; a clipped string ends with "…".
+func Clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return string([]rune(s)[:57]) + "…"
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// Unique returns xs without repeats, in first-seen order.
+func Unique(xs []string) []string {
+	seen := make(map[string]bool, len(xs))
+	out := make([]string, 0, len(xs))
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // SharedFilter narrows base to the cases that share a feature of kind k with

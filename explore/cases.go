@@ -33,7 +33,7 @@ func (s *Service) Case(ctx context.Context, id string) (*ilgraph.Case, error) {
 		return nil, err
 	}
 	if len(cs) == 0 || cs[0] == nil {
-		return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", Clip(id, 60))
+		return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60))
 	}
 	return cs[0], nil
 }
@@ -63,7 +63,7 @@ func (s *Service) Cases(ctx context.Context, q CaseQuery) (*CaseList, error) {
 		q.Sort = ilgraph.SortDateDesc
 	}
 	if !q.Sort.Valid() {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown sort %q", Clip(string(q.Sort), 40))
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown sort %q", ilgraph.Clip(string(q.Sort), 40))
 	}
 	if q.Sort == ilgraph.SortRelevance && !q.Filter.HasText() {
 		return nil, ilgraph.Errorf(ilgraph.EINVALID, "sort RELEVANCE needs filter.text")
@@ -99,7 +99,7 @@ func (s *Service) SharedWith(ctx context.Context, caseID string, k ilgraph.Kind,
 // filter.
 func (s *Service) TermCases(ctx context.Context, key ilgraph.TermKey, q CaseQuery) (*CaseList, error) {
 	if !key.Kind.Valid() {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", Clip(string(key.Kind), 40))
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", ilgraph.Clip(string(key.Kind), 40))
 	}
 	f := q.Filter
 	f.Tags = make(map[ilgraph.Kind]ilgraph.TermMatch, len(q.Filter.Tags)+1)

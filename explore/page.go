@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ilgraph/ilgraph"
 )
@@ -37,7 +36,7 @@ func (p Page) bounds() (offset, limit int, err error) {
 	if p.After != "" {
 		n, ok := DecodeCursor(p.After)
 		if !ok {
-			return 0, 0, ilgraph.Errorf(ilgraph.EINVALID, "after: %q is not a cursor this API gave out", Clip(p.After, 60))
+			return 0, 0, ilgraph.Errorf(ilgraph.EINVALID, "after: %q is not a cursor this API gave out", ilgraph.Clip(p.After, 60))
 		}
 		offset = n + 1
 	}
@@ -80,13 +79,4 @@ func pageInfo(offset, count, total int) PageInfo {
 		pi.StartCursor, pi.EndCursor = EncodeCursor(offset), EncodeCursor(offset+count-1)
 	}
 	return pi
-}
-
-// Clip shortens s to at most n runes for an error message, never cutting a
-// character in two.
-func Clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
 }

@@ -15,7 +15,7 @@ func (s *Service) Vocabulary(ctx context.Context, kinds ...ilgraph.Kind) ([]ilgr
 	out := []ilgraph.Term{}
 	for _, k := range kinds {
 		if !k.Valid() {
-			return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", Clip(string(k), 40))
+			return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", ilgraph.Clip(string(k), 40))
 		}
 		ts, err := s.store.Terms(ctx, k)
 		if err != nil {
@@ -67,7 +67,7 @@ func (s *Service) Terms(ctx context.Context, keys []ilgraph.TermKey) ([]ilgraph.
 // Term returns one term, or ENOTFOUND.
 func (s *Service) Term(ctx context.Context, key ilgraph.TermKey) (*ilgraph.Term, error) {
 	if !key.Kind.Valid() {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", Clip(string(key.Kind), 40))
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", ilgraph.Clip(string(key.Kind), 40))
 	}
 	if key.Kind == ilgraph.KindOrg {
 		ts, err := s.store.TermsByKey(ctx, []ilgraph.TermKey{key})
@@ -86,7 +86,7 @@ func (s *Service) Term(ctx context.Context, key ilgraph.TermKey) (*ilgraph.Term,
 			return &ti.Term, nil
 		}
 	}
-	return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no %s %q", key.Kind.Label(), Clip(key.ID, 60))
+	return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no %s %q", key.Kind.Label(), ilgraph.Clip(key.ID, 60))
 }
 
 // TermCaseCounts returns how many cases have each term, in order.

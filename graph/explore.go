@@ -256,26 +256,59 @@ RETURN nodes(p) AS ns, [r IN relationships(p) | [type(r), startNode(r) = nodes(p
 		}
 		var out []ilgraph.Path
 		for _, r := range recs {
-			nsRaw, _ := r.Get("ns")
-			var p ilgraph.Path
-			for _, x := range nsRaw.([]any) {
-				p.Nodes = append(p.Nodes, nodeOf(x.(dbtype.Node)))
-			}
-			rsRaw, _ := r.Get("rs")
-			for i, x := range rsRaw.([]any) {
-				pair := x.([]any)
-				// Relationships always point from a case to a term.
-				a, b := p.Nodes[i], p.Nodes[i+1]
-				if a.Kind != ilgraph.NodeKindCase {
-					a, b = b, a
-				}
-				p.Edges = append(p.Edges, ilgraph.Edge{Source: a.Key, Target: b.Key, Type: pair[0].(string)})
+			p, err := recordPath(r)
+			if err != nil {
+				return nil, err
 			}
 			out = append(out, p)
 		}
 		sort.Slice(out, func(i, j int) bool { return pathKey(out[i]) < pathKey(out[j]) })
 		return out, nil
 	})
+}
+
+// recordPath reads a path's nodes and relationship types, checking every
+// value's type: a shape this code does not expect is an internal error, not
+// a panic.
+func recordPath(r *neo4j.Record) (ilgraph.Path, error) {
+	var p ilgraph.Path
+	bad := func(what string) (ilgraph.Path, error) {
+		return ilgraph.Path{}, ilgraph.Errorf(ilgraph.EINTERNAL, "reading a connection: unexpected %s", what)
+	}
+	nsRaw, _ := r.Get("ns")
+	ns, ok := nsRaw.([]any)
+	if !ok {
+		return bad("node list")
+	}
+	for _, x := range ns {
+		n, ok := x.(dbtype.Node)
+		if !ok {
+			return bad("node")
+		}
+		p.Nodes = append(p.Nodes, nodeOf(n))
+	}
+	rsRaw, _ := r.Get("rs")
+	rs, ok := rsRaw.([]any)
+	if !ok || len(rs) != len(p.Nodes)-1 {
+		return bad("relationship list")
+	}
+	for i, x := range rs {
+		pair, ok := x.([]any)
+		if !ok || len(pair) == 0 {
+			return bad("relationship")
+		}
+		typ, ok := pair[0].(string)
+		if !ok {
+			return bad("relationship type")
+		}
+		// Relationships always point from a case to a term.
+		a, b := p.Nodes[i], p.Nodes[i+1]
+		if a.Kind != ilgraph.NodeKindCase {
+			a, b = b, a
+		}
+		p.Edges = append(p.Edges, ilgraph.Edge{Source: a.Key, Target: b.Key, Type: typ})
+	}
+	return p, nil
 }
 
 func pathKey(p ilgraph.Path) string {

@@ -65,7 +65,7 @@ func compileFilter(f ilgraph.CaseFilter) (matchClause, error) {
 		}
 		if len(tm.AllOf) > 0 {
 			name := "all_" + string(m.Kind)
-			p[name] = dedupe(tm.AllOf)
+			p[name] = ilgraph.Unique(tm.AllOf)
 			where = append(where, fmt.Sprintf("size([(n)-[:%s]->(t:%s) WHERE t.id IN $%s | t]) = size($%s)", m.Rel, m.Label, name, name))
 		}
 	}
@@ -75,18 +75,6 @@ func compileFilter(f ilgraph.CaseFilter) (matchClause, error) {
 		b.WriteString("\n")
 	}
 	return matchClause{text: b.String(), params: p}, nil
-}
-
-func dedupe(xs []string) []string {
-	seen := make(map[string]bool, len(xs))
-	out := make([]string, 0, len(xs))
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // Fields of the case_text index that a titles-only search names. These fixed

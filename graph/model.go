@@ -54,18 +54,6 @@ func modelOf(k ilgraph.Kind) (kindModel, error) {
 	return kindModel{}, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", k)
 }
 
-// KindLabel returns the node label of a kind's terms ("Cause" for root_cause).
-func KindLabel(k ilgraph.Kind) string {
-	m, _ := modelOf(k)
-	return m.Label
-}
-
-// KindRel returns the relationship type from a case to a term of kind k.
-func KindRel(k ilgraph.Kind) string {
-	m, _ := modelOf(k)
-	return m.Rel
-}
-
 // schema is every constraint and index the API's lookups use. All are
 // idempotent (IF NOT EXISTS).
 func schema() []string {

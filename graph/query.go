@@ -165,25 +165,9 @@ func byTerm[V any](ctx context.Context, db *DB, what string, keys []ilgraph.Term
 	if err != nil || q == "" {
 		return nil, err
 	}
-	found, err := read(ctx, db, what, func(tx neo4j.ManagedTransaction) (map[ilgraph.TermKey]V, error) {
-		recs, err := collect(ctx, tx, q, params)
-		if err != nil {
-			return nil, err
-		}
-		out := make(map[ilgraph.TermKey]V, len(recs))
-		for _, r := range recs {
-			out[ilgraph.TermKey{Kind: ilgraph.Kind(str(r, "kind")), ID: str(r, "id")}] = value(r)
-		}
-		return out, nil
+	return inOrder(ctx, db, what, q, params, keys, func(r *neo4j.Record) (ilgraph.TermKey, V, error) {
+		return ilgraph.TermKey{Kind: ilgraph.Kind(str(r, "kind")), ID: str(r, "id")}, value(r), nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]V, len(keys))
-	for i, k := range keys {
-		out[i] = found[k]
-	}
-	return out, nil
 }
 
 // TermsByKey returns the terms asked for in one round trip, in order; a key

@@ -212,25 +212,43 @@ func (db *DB) CasesByID(ctx context.Context, ids []string) ([]*ilgraph.Case, err
 }
 
 func (db *DB) casesByID(ctx context.Context, ids []string, ret string) ([]*ilgraph.Case, error) {
-	return read(ctx, db, "reading cases", func(tx neo4j.ManagedTransaction) ([]*ilgraph.Case, error) {
-		recs, err := collect(ctx, tx, "UNWIND $ids AS id MATCH (n:Case {id: id}) "+ret, map[string]any{"ids": ids})
+	return inOrder(ctx, db, "reading cases", "UNWIND $ids AS id MATCH (n:Case {id: id}) "+ret, map[string]any{"ids": ids}, ids,
+		func(r *neo4j.Record) (string, *ilgraph.Case, error) {
+			c, err := recordCase(r)
+			if err != nil {
+				return "", nil, err
+			}
+			return c.ID, c, nil
+		})
+}
+
+// inOrder runs a query that returns at most one row per key and gives one
+// value per key asked for, in the order asked: the zero value for a key the
+// graph lacks. row reads a row's key and value.
+func inOrder[K comparable, V any](ctx context.Context, db *DB, what, query string, params map[string]any, keys []K, row func(*neo4j.Record) (K, V, error)) ([]V, error) {
+	found, err := read(ctx, db, what, func(tx neo4j.ManagedTransaction) (map[K]V, error) {
+		recs, err := collect(ctx, tx, query, params)
 		if err != nil {
 			return nil, err
 		}
-		byID := make(map[string]*ilgraph.Case, len(recs))
+		out := make(map[K]V, len(recs))
 		for _, r := range recs {
-			c, err := recordCase(r)
+			k, v, err := row(r)
 			if err != nil {
 				return nil, err
 			}
-			byID[c.ID] = c
-		}
-		out := make([]*ilgraph.Case, len(ids))
-		for i, id := range ids {
-			out[i] = byID[id]
+			out[k] = v
 		}
 		return out, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]V, len(keys))
+	for i, k := range keys {
+		out[i] = found[k]
+	}
+	return out, nil
 }
 
 // ExistingCaseIDs returns which of ids are cases in the graph.
@@ -364,24 +382,11 @@ func plain(v any) any {
 // RecurrencesOf returns, for each id, the ids of the cases that are
 // recurrences of it (ordered by date, then id), in one round trip.
 func (db *DB) RecurrencesOf(ctx context.Context, ids []string) ([][]string, error) {
-	return read(ctx, db, "reading recurrences", func(tx neo4j.ManagedTransaction) ([][]string, error) {
-		recs, err := collect(ctx, tx, `UNWIND $ids AS id
+	return inOrder(ctx, db, "reading recurrences", `UNWIND $ids AS id
 MATCH (:Case {id: id})<-[:RECURRENCE_OF]-(r:Case)
 WITH id, r ORDER BY r.date, r.id
-RETURN id, collect(r.id) AS rs`, map[string]any{"ids": ids})
-		if err != nil {
-			return nil, err
-		}
-		byID := map[string][]string{}
-		for _, r := range recs {
-			byID[str(r, "id")] = strs(r, "rs")
-		}
-		out := make([][]string, len(ids))
-		for i, id := range ids {
-			out[i] = byID[id]
-		}
-		return out, nil
-	})
+RETURN id, collect(r.id) AS rs`, map[string]any{"ids": ids}, ids,
+		func(r *neo4j.Record) (string, []string, error) { return str(r, "id"), strs(r, "rs"), nil })
 }
 
 // CaseWithTerms reads a case with the labels of its terms in one query: the
@@ -407,19 +412,6 @@ func (db *DB) CaseWithTerms(ctx context.Context, id string) (map[string]any, err
 // RawJSON returns each case's JSON as loaded, in one round trip, in order
 // ("" for an unknown id).
 func (db *DB) RawJSON(ctx context.Context, ids []string) ([]string, error) {
-	return read(ctx, db, "reading raw cases", func(tx neo4j.ManagedTransaction) ([]string, error) {
-		recs, err := collect(ctx, tx, "UNWIND $ids AS id MATCH (n:Case {id: id}) RETURN n.id AS id, n.raw AS raw", map[string]any{"ids": ids})
-		if err != nil {
-			return nil, err
-		}
-		byID := make(map[string]string, len(recs))
-		for _, r := range recs {
-			byID[str(r, "id")] = str(r, "raw")
-		}
-		out := make([]string, len(ids))
-		for i, id := range ids {
-			out[i] = byID[id]
-		}
-		return out, nil
-	})
+	return inOrder(ctx, db, "reading raw cases", "UNWIND $ids AS id MATCH (n:Case {id: id}) RETURN n.id AS id, n.raw AS raw", map[string]any{"ids": ids}, ids,
+		func(r *neo4j.Record) (string, string, error) { return str(r, "id"), str(r, "raw"), nil })
 }

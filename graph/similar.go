@@ -2,6 +2,8 @@ package graph
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -10,11 +12,6 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 )
-
-// The corpus version lives on one node, (:IlgraphMeta {id: 'corpus'}). Every
-// load that changes a case bumps it, so that similarity indexes in every API
-// instance can tell that they are stale.
-const RelSimilar = "SIMILAR_TO"
 
 // CorpusVersion returns the corpus version (0 before the first load).
 func (db *DB) CorpusVersion(ctx context.Context) (int64, error) {
@@ -46,10 +43,20 @@ func (db *DB) SetStoredSimilarK(ctx context.Context, k int) (Counters, error) {
 	})
 }
 
-// BumpCorpusVersion records that the cases changed.
+// BumpCorpusVersion records that the cases changed. The driver retries a
+// transaction whose commit it could not confirm, so the bump carries a
+// token made once per call: a retry of a bump that did commit finds its
+// token and leaves the version as it is.
 func (db *DB) BumpCorpusVersion(ctx context.Context) (Counters, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return Counters{}, ilgraph.WrapError(ilgraph.EINTERNAL, err, "making a version token")
+	}
+	token := hex.EncodeToString(b[:])
 	return write(ctx, db, "bumping the corpus version", func(tx neo4j.ManagedTransaction) (Counters, error) {
-		return exec(ctx, tx, "MERGE (m:IlgraphMeta {id: 'corpus'}) SET m.version = coalesce(m.version, 0) + 1", nil)
+		return exec(ctx, tx, `MERGE (m:IlgraphMeta {id: 'corpus'})
+SET m.version = CASE WHEN m.bump_token = $token THEN m.version ELSE coalesce(m.version, 0) + 1 END,
+    m.bump_token = $token`, map[string]any{"token": token})
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -266,26 +267,55 @@ func TestLoadCrossFileProblems(t *testing.T) {
 	}
 }
 
-// TestLoadLibraryFileUnchanged loads the incident library's own JSON of
-// IL-0384 (shared/seeds/000_…, a .txt file) exactly as published and reads
-// every field back from Neo4j.
+// TestLoadLibraryFileUnchanged loads a case file in the incident library's
+// own format (testdata/library-case.txt: every field the library writes,
+// nulls and bilingual text included, in a .txt file named on the command
+// line) exactly as it is and reads every field back from Neo4j. Where the
+// library's published JSON of IL-0384 sits beside the checkout
+// (../shared/seeds/000_…), that file is checked the same way.
 func TestLoadLibraryFileUnchanged(t *testing.T) {
 	db := neo4jtest.MustOpen(t)
-	path := filepath.Join(corpus.Root(t), "..", "shared", "seeds", "000_3e1a326b5fe10c0e.txt")
+	mustLoad(t, db, loader.Options{}, filepath.Join(corpus.Seeds(t), "vocab.json"))
+	got := loadFileUnchanged(t, db, filepath.Join("testdata", "library-case.txt"), "ILG-7001")
+	// Spot checks on fields whose loss the comparison above would show only
+	// as a diff: they name what a reader of the case page sees.
+	if got.Timeline.ResolvedAfter != "6h 40m" || got.Timeline.DetectedAfter != "" || got.Sources[0].Archived == "" || len(got.ActionItems) != 10 || got.Summary.Ko == "" || got.Review.WrittenBy != "fixture" {
+		t.Errorf("fields lost: %+v", got)
+	}
+
+	t.Run("the library's own file", func(t *testing.T) {
+		path := filepath.Join(corpus.Root(t), "..", "shared", "seeds", "000_3e1a326b5fe10c0e.txt")
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			t.Skipf("%s is not beside this checkout (it is not part of the repository)", path)
+		}
+		got := loadFileUnchanged(t, db, path, "IL-0384")
+		if got.Timeline.ResolvedAfter != "17h 8m" || got.Sources[0].Archived == "" || len(got.ActionItems) != 10 || got.Summary.Ko == "" || got.Review.WrittenBy != "session" {
+			t.Errorf("fields lost: %+v", got.Timeline)
+		}
+	})
+}
+
+// loadFileUnchanged loads the one new case in path, checks that every field
+// and the raw JSON kept in the graph equal the file's, and returns the case
+// as read back.
+func loadFileUnchanged(t *testing.T, db *graph.DB, path, id string) *ilgraph.Case {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("the library's seed file must be beside the repository: %v", err)
+		t.Fatal(err)
 	}
-	mustLoad(t, db, loader.Options{}, filepath.Join(corpus.Seeds(t), "vocab.json"))
 	rep := mustLoad(t, db, loader.Options{}, path)
 	if rep.New != 1 {
-		t.Fatalf("got %d new cases, want 1", rep.New)
+		t.Fatalf("%s: got %d new cases, want 1", path, rep.New)
 	}
 	var want ilgraph.Case
 	if err := json.Unmarshal(data, &want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := db.Case(context.Background(), "IL-0384")
+	if want.ID != id {
+		t.Fatalf("%s holds case %s, want %s", path, want.ID, id)
+	}
+	got, err := db.Case(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,13 +327,9 @@ func TestLoadLibraryFileUnchanged(t *testing.T) {
 	}
 	json.Unmarshal(data, &wantRaw)
 	if !reflect.DeepEqual(gotRaw, wantRaw) {
-		t.Errorf("raw JSON read back differs from the file")
+		t.Errorf("%s: raw JSON read back differs from the file", path)
 	}
-	// Spot checks on fields whose loss the comparison above would show only
-	// as a diff: they name what a reader of the case page sees.
-	if got.Timeline.ResolvedAfter != "17h 8m" || got.Sources[0].Archived == "" || len(got.ActionItems) != 10 || got.Summary.Ko == "" || got.Review.WrittenBy != "session" {
-		t.Errorf("fields lost: %+v", got.Timeline)
-	}
+	return got
 }
 
 func TestLoadNeedsAVocabulary(t *testing.T) {
@@ -311,5 +337,71 @@ func TestLoadNeedsAVocabulary(t *testing.T) {
 	_, err := loader.Load(context.Background(), db, []string{filepath.Join(corpus.Seeds(t), "cases")}, loader.Options{})
 	if ilgraph.ErrorCode(err) != ilgraph.EINVALID || !strings.Contains(err.Error(), "no vocabulary") {
 		t.Errorf("got %v, want an invalid-input error about the missing vocabulary", err)
+	}
+}
+
+// TestLoadRefusesAFileChangedAfterValidation changes a case file after the
+// validation pass has read it: the load must fail naming the file, with
+// nothing written, whether the file changed before the write phase began or
+// just before the write pass reads it again, and whatever the change.
+func TestLoadRefusesAFileChangedAfterValidation(t *testing.T) {
+	db := neo4jtest.MustOpen(t)
+	dir := copySeeds(t)
+	mustLoad(t, db, loader.Options{}, dir)
+	before := mustChecksum(t, db)
+
+	good := `{"id":"ILG-9001","org":"Example","org_slug":"example","date":"2024-05-06","title":{"en":"A new case"},"summary":{"en":"Something failed."},"root_cause":"capacity","components":["cache"],"symptoms":["high-latency"],"contributing":["limit-unknown"],"domain":["database"],"related":["IL-0384"],"sources":[{"url":"https://example.com/pm"}]}`
+	second := strings.Replace(strings.Replace(good, "ILG-9001", "ILG-9002", 1), `"cache"`, `"cdn"`, 1)
+	path := filepath.Join(dir, "cases", "new.jsonl")
+	for _, change := range []struct {
+		name string
+		to   string // what the file holds when it is read again
+	}{
+		{"a case added", good + "\n" + second + "\n" + strings.Replace(second, "ILG-9002", "ILG-9003", 1) + "\n"},
+		{"an invalid value, same size", good + "\n" + strings.Replace(second, `"capacity"`, `"capacitx"`, 1) + "\n"},
+		{"cut short", good + "\n" + second[:len(second)/2]},
+	} {
+		for _, when := range []string{"before the write phase", "before the file is read again"} {
+			for _, skip := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s %s skip-invalid=%v", change.name, when, skip), func(t *testing.T) {
+					if err := os.WriteFile(path, []byte(good+"\n"+second+"\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					defer os.Remove(path)
+					changed := 0
+					rewrite := func() {
+						changed++
+						if err := os.WriteFile(path, []byte(change.to), 0o644); err != nil {
+							t.Error(err)
+						}
+					}
+					if when == "before the write phase" {
+						defer loader.SetAfterValidate(rewrite)()
+					} else {
+						defer loader.SetBeforeWriteFile(func(p string) {
+							if p == path {
+								rewrite()
+							}
+						})()
+					}
+					rep, err := loader.Load(context.Background(), db, []string{dir}, loader.Options{SkipInvalid: skip})
+					if changed != 1 {
+						t.Fatalf("the file was changed %d times, want once", changed)
+					}
+					if err == nil || ilgraph.ErrorCode(err) != ilgraph.ECONFLICT || !strings.Contains(err.Error(), path+" changed since it was validated") {
+						t.Fatalf("got %v (report %+v), want an error saying %s changed since it was validated", err, rep, path)
+					}
+					if after := mustChecksum(t, db); after != before {
+						t.Errorf("a load of a changed file changed the graph (checksum %s -> %s)", before, after)
+					}
+				})
+			}
+		}
+	}
+
+	// Unchanged, the same file loads.
+	os.WriteFile(path, []byte(good+"\n"+second+"\n"), 0o644)
+	if rep := mustLoad(t, db, loader.Options{}, dir); rep.New != 2 {
+		t.Errorf("got %d new cases, want 2", rep.New)
 	}
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
-	"github.com/ilgraph/ilgraph/similarity"
 )
 
 // VocabFileName is the name of a vocabulary file inside a loaded folder.
@@ -36,10 +35,6 @@ type Options struct {
 	Now func() time.Time
 	// CheckOnly validates and reports without writing anything.
 	CheckOnly bool
-	// SimilarK is how many most-similar cases to store per case as
-	// SIMILAR_TO relationships after a load that changed anything (default
-	// weights, no rarity weighting); 0 stores none and removes old ones.
-	SimilarK int
 }
 
 // Report says what a load did.
@@ -50,10 +45,14 @@ type Report struct {
 	Cases                   int  // valid cases read
 	New, Changed, Unchanged int
 	Skipped                 Problems // invalid cases left out (SkipInvalid)
-	SimilarLinks            int      // SIMILAR_TO relationships rewritten (0: left as they were)
 	graph.Counters                   // what the writes changed
 	Elapsed                 time.Duration
 }
+
+// CasesChanged says whether the load wrote a new or changed case, and so
+// bumped the corpus version: what is derived from the cases (the stored
+// similar cases, similarity indexes) is stale.
+func (r *Report) CasesChanged() bool { return !r.CheckOnly && r.New+r.Changed > 0 }
 
 // Summary is the one-line summary printed at the end of a load.
 func (r *Report) Summary() string {
@@ -103,214 +102,317 @@ type seenCase struct {
 //
 // Every case is validated before anything is written. With any problem, and
 // without SkipInvalid, Load writes nothing and returns the Problems.
+//
+// A load runs in phases: discover the inputs, validate every case, plan what
+// to write, write it, and finish (tidy up and record the change).
 func Load(ctx context.Context, db *graph.DB, paths []string, opt Options) (*Report, error) {
 	start := time.Now()
-	if opt.BatchSize <= 0 {
-		opt.BatchSize = 500
-	}
-	if opt.Now == nil {
-		opt.Now = time.Now
-	}
-	vocabPath, files, err := findInputs(paths)
+	opt = opt.withDefaults()
+	in, err := discover(ctx, db, paths)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Files: len(files), CheckOnly: opt.CheckOnly}
-
-	var vocab *ilgraph.Vocabulary
-	if vocabPath != "" {
-		var probs Problems
-		if vocab, probs = ParseVocabulary(vocabPath); probs != nil {
-			return nil, probs
-		}
-		rep.Vocabulary = true
-	} else {
-		if vocab, err = db.Vocabulary(ctx); err != nil {
-			return nil, err
-		}
-		if len(vocab.Terms()) == 0 {
-			return nil, ilgraph.Errorf(ilgraph.EINVALID, "no vocabulary: the graph has none yet, so load %s with the cases (e.g. ilgraph load seeds/)", VocabFileName)
-		}
-	}
-	index := vocab.Index()
-
-	// Pass 1: parse and validate everything; remember only ids and links.
-	var probs Problems
-	var cases []seenCase
-	bad := map[caseKey]bool{}
-	now := opt.Now()
-	for _, f := range files {
-		ps := ParseFile(f, func(p Parsed) error {
-			k := caseKey{p.Pos.File, p.Pos.Index}
-			for _, fp := range ValidateCase(p.Case, index, now) {
-				probs = append(probs, &Problem{Pos: p.Pos, CaseID: p.Case.ID, Field: fp.field, Msg: fp.msg})
-				bad[k] = true
-			}
-			cases = append(cases, seenCase{key: k, pos: p.Pos, id: p.Case.ID, related: p.Case.Related, recur: p.Case.RecurrenceOf})
-			return nil
-		})
-		for _, p := range ps {
-			// A syntax error ends its file; the cases before it stay valid
-			// (and load with SkipInvalid).
-			bad[caseKey{p.Pos.File, p.Pos.Index}] = true
-		}
-		probs = append(probs, ps...)
-	}
-	probs = append(probs, checkDuplicates(cases, bad)...)
-	linkProbs, err := checkLinks(ctx, db, cases, bad)
+	rep := &Report{Files: len(in.files), Vocabulary: in.vocabPath != "", CheckOnly: opt.CheckOnly}
+	v, err := validate(ctx, db, in, opt.Now())
 	if err != nil {
 		return nil, err
 	}
-	probs = append(probs, linkProbs...)
-	sortProblems(probs)
-	if len(probs) > 0 && !opt.SkipInvalid {
-		return nil, probs
+	p, err := plan(in, v, opt, rep)
+	if err != nil {
+		return nil, err
 	}
-	rep.Skipped = probs
-
-	valid := make(map[caseKey]bool, len(cases))
-	for _, c := range cases {
-		if !bad[c.key] {
-			valid[c.key] = true
-		}
-	}
-	rep.Cases = len(valid)
-	cases = nil
+	afterValidate()
 	if opt.CheckOnly {
 		rep.Elapsed = time.Since(start)
 		return rep, nil
 	}
-
-	// Write: schema, vocabulary, then cases in two phases.
-	if err := db.Migrate(ctx); err != nil {
+	if err := write(ctx, db, p, opt, rep); err != nil {
 		return nil, err
 	}
-	if vocabPath != "" {
-		c, err := db.WriteVocabulary(ctx, vocab)
-		if err != nil {
-			return nil, err
-		}
-		rep.Counters.Add(c)
-	}
-	bar := newProgress(opt.Progress, rep.Cases)
-	var links []graph.Links
-	var batch []*ilgraph.Case
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		ids := make([]string, len(batch))
-		for i, c := range batch {
-			ids[i] = c.ID
-		}
-		hashes, err := db.CaseHashes(ctx, ids)
-		if err != nil {
-			return err
-		}
-		var changed []*ilgraph.Case
-		for _, c := range batch {
-			old, exists := hashes[c.ID]
-			l := graph.LinksOf(c)
-			switch {
-			case !exists:
-				rep.New++
-			case old == l.Hash:
-				rep.Unchanged++
-				continue
-			default:
-				rep.Changed++
-			}
-			changed = append(changed, c)
-			links = append(links, l)
-		}
-		cnt, err := db.WriteCases(ctx, changed)
-		if err != nil {
-			return err
-		}
-		rep.Counters.Add(cnt)
-		bar.add(len(batch))
-		batch = batch[:0]
-		return nil
-	}
-	for _, f := range files {
-		var werr error
-		ParseFile(f, func(p Parsed) error {
-			if !valid[caseKey{p.Pos.File, p.Pos.Index}] {
-				return nil
-			}
-			batch = append(batch, p.Case)
-			if len(batch) >= opt.BatchSize {
-				if werr = flush(); werr != nil {
-					return werr
-				}
-			}
-			return nil
-		})
-		if werr != nil {
-			bar.done()
-			return nil, werr
-		}
-	}
-	if err := flush(); err != nil {
-		bar.done()
-		return nil, err
-	}
-	for i := 0; i < len(links); i += opt.BatchSize {
-		cnt, err := db.LinkCases(ctx, links[i:min(i+opt.BatchSize, len(links))])
-		if err != nil {
-			bar.done()
-			return nil, err
-		}
-		rep.Counters.Add(cnt)
-	}
-	cnt, err := db.DeleteOrphanOrganizations(ctx)
-	if err != nil {
-		bar.done()
-		return nil, err
-	}
-	rep.Counters.Add(cnt)
-	bar.done()
-	if rep.New+rep.Changed > 0 {
-		cnt, err := db.BumpCorpusVersion(ctx)
-		if err != nil {
-			return nil, err
-		}
-		rep.Counters.Add(cnt)
-	}
-	if err := writeSimilar(ctx, db, rep, opt); err != nil {
+	if err := finish(ctx, db, rep); err != nil {
 		return nil, err
 	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
 }
 
-// writeSimilar stores each case's opt.SimilarK most similar cases when the
-// cases or k changed since the last write-back.
-func writeSimilar(ctx context.Context, db *graph.DB, rep *Report, opt Options) error {
-	stored, err := db.StoredSimilarK(ctx)
+// withDefaults fills in the options left at their zero value.
+func (opt Options) withDefaults() Options {
+	if opt.BatchSize <= 0 {
+		opt.BatchSize = 500
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	return opt
+}
+
+// inputs is what a load reads: the case files and the vocabulary to check
+// them against.
+type inputs struct {
+	files     []string
+	vocabPath string // the vocabulary file, or "" when the graph's vocabulary is used
+	vocab     *ilgraph.Vocabulary
+}
+
+// discover finds the case files and the vocabulary file at paths and reads
+// the vocabulary: from its file when there is one, else from the graph
+// (which must have one).
+func discover(ctx context.Context, db *graph.DB, paths []string) (*inputs, error) {
+	vocabPath, files, err := findInputs(paths)
+	if err != nil {
+		return nil, err
+	}
+	in := &inputs{files: files, vocabPath: vocabPath}
+	if vocabPath != "" {
+		var probs Problems
+		if in.vocab, probs = ParseVocabulary(vocabPath); probs != nil {
+			return nil, probs
+		}
+		return in, nil
+	}
+	if in.vocab, err = db.Vocabulary(ctx); err != nil {
+		return nil, err
+	}
+	if len(in.vocab.Terms()) == 0 {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "no vocabulary: the graph has none yet, so load %s with the cases (e.g. ilgraph load seeds/)", VocabFileName)
+	}
+	return in, nil
+}
+
+// validation is what the validation pass learned: every problem, and every
+// case read (its place, id and links only, so that a large load is not held
+// in memory), with the invalid ones marked.
+type validation struct {
+	probs Problems
+	cases []seenCase
+	bad   map[caseKey]bool
+	// Per file: what was read, and the problems its parse reported (the
+	// write pass, reading the same bytes, must find exactly these).
+	fingerprints map[string]fingerprint
+	parseProbs   map[string]map[string]bool
+}
+
+// validate is the first pass: it parses every file, validates each case
+// against the vocabulary, then the cases against each other (duplicate ids)
+// and against the graph (link targets). Problems are sorted by place.
+func validate(ctx context.Context, db *graph.DB, in *inputs, now time.Time) (*validation, error) {
+	v := &validation{bad: map[caseKey]bool{}, fingerprints: map[string]fingerprint{}, parseProbs: map[string]map[string]bool{}}
+	index := in.vocab.Index()
+	for _, f := range in.files {
+		ps, fp := parseFingerprinted(f, func(p Parsed) error {
+			k := caseKey{p.Pos.File, p.Pos.Index}
+			for _, fp := range ValidateCase(p.Case, index, now) {
+				v.probs = append(v.probs, &Problem{Pos: p.Pos, CaseID: p.Case.ID, Field: fp.field, Msg: fp.msg})
+				v.bad[k] = true
+			}
+			v.cases = append(v.cases, seenCase{key: k, pos: p.Pos, id: p.Case.ID, related: p.Case.Related, recur: p.Case.RecurrenceOf})
+			return nil
+		})
+		v.fingerprints[f] = fp
+		for _, p := range ps {
+			// A syntax error ends its file; the cases before it stay valid
+			// (and load with SkipInvalid).
+			v.bad[caseKey{p.Pos.File, p.Pos.Index}] = true
+			if v.parseProbs[f] == nil {
+				v.parseProbs[f] = map[string]bool{}
+			}
+			v.parseProbs[f][p.Error()] = true
+		}
+		v.probs = append(v.probs, ps...)
+	}
+	v.probs = append(v.probs, checkDuplicates(v.cases, v.bad)...)
+	linkProbs, err := checkLinks(ctx, db, v.cases, v.bad)
+	if err != nil {
+		return nil, err
+	}
+	v.probs = append(v.probs, linkProbs...)
+	sortProblems(v.probs)
+	return v, nil
+}
+
+// loadPlan is what the write phase writes: the valid cases of the files,
+// found again by their place in files that must read as they did when they
+// were validated.
+type loadPlan struct {
+	in           *inputs
+	files        []string // the files holding a valid case, in load order
+	valid        map[caseKey]bool
+	fingerprints map[string]fingerprint
+	parseProbs   map[string]map[string]bool
+}
+
+// plan decides what to write. Without SkipInvalid any problem stops the load
+// (the Problems are the error); otherwise the invalid cases are reported in
+// rep.Skipped and left out.
+func plan(in *inputs, v *validation, opt Options, rep *Report) (*loadPlan, error) {
+	if len(v.probs) > 0 && !opt.SkipInvalid {
+		return nil, v.probs
+	}
+	rep.Skipped = v.probs
+	valid := make(map[caseKey]bool, len(v.cases))
+	withValid := map[string]bool{}
+	for _, c := range v.cases {
+		if !v.bad[c.key] {
+			valid[c.key] = true
+			withValid[c.key.file] = true
+		}
+	}
+	rep.Cases = len(valid)
+	v.cases = nil // the write phase needs only the valid set; a large load frees the rest now
+	p := &loadPlan{in: in, valid: valid, fingerprints: v.fingerprints, parseProbs: v.parseProbs}
+	for _, f := range in.files {
+		if withValid[f] {
+			p.files = append(p.files, f)
+		}
+	}
+	return p, nil
+}
+
+// Test hooks: afterValidate runs between the validation and the write
+// phase, beforeWriteFile before the write pass reads a file.
+var (
+	afterValidate   = func() {}
+	beforeWriteFile = func(path string) {}
+)
+
+// write is the second pass. It first checks that every file to read again
+// is byte for byte what was validated (else nothing is written), makes sure
+// of the schema, writes the vocabulary (when loaded from a file), then reads
+// the files again and writes the planned cases in batches — each batch only
+// its new and changed cases — and last the links between cases, once every
+// case exists. A file that changes while it is being written stops the load
+// before any of its changed bytes are parsed; the cases written until then
+// are the validated ones.
+func write(ctx context.Context, db *graph.DB, p *loadPlan, opt Options, rep *Report) error {
+	for _, f := range p.files {
+		if err := verifyFile(f, p.fingerprints[f]); err != nil {
+			return err
+		}
+	}
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	if p.in.vocabPath != "" {
+		c, err := db.WriteVocabulary(ctx, p.in.vocab)
+		if err != nil {
+			return err
+		}
+		rep.Counters.Add(c)
+	}
+	bar := newProgress(opt.Progress, rep.Cases)
+	defer bar.done()
+	w := &caseWriter{db: db, rep: rep, bar: bar}
+	for _, f := range p.files {
+		beforeWriteFile(f)
+		var werr error
+		probs, err := parseVerified(f, p.fingerprints[f], func(pc Parsed) error {
+			if !p.valid[caseKey{pc.Pos.File, pc.Pos.Index}] {
+				return nil
+			}
+			w.batch = append(w.batch, pc.Case)
+			if len(w.batch) >= opt.BatchSize {
+				if werr = w.flush(ctx); werr != nil {
+					return werr
+				}
+			}
+			return nil
+		})
+		if werr != nil {
+			return werr
+		}
+		if err != nil {
+			return err
+		}
+		// The same bytes parse to the same problems, already reported or
+		// skipped; anything else is an error, never dropped.
+		for _, pr := range probs {
+			if !p.parseProbs[f][pr.Error()] {
+				return ilgraph.Errorf(ilgraph.EINTERNAL, "%s: the second read found a problem the validation did not: %v", f, pr)
+			}
+		}
+	}
+	if err := w.flush(ctx); err != nil {
+		return err
+	}
+	for i := 0; i < len(w.links); i += opt.BatchSize {
+		cnt, err := db.LinkCases(ctx, w.links[i:min(i+opt.BatchSize, len(w.links))])
+		if err != nil {
+			return err
+		}
+		rep.Counters.Add(cnt)
+	}
+	return nil
+}
+
+// caseWriter writes cases in batches, counting them in rep as new, changed
+// or unchanged, and keeps the links of the written ones for the end.
+type caseWriter struct {
+	db    *graph.DB
+	rep   *Report
+	bar   *progress
+	batch []*ilgraph.Case
+	links []graph.Links
+}
+
+// flush writes the batch's new and changed cases (an unchanged case, whose
+// hash the graph already holds, is not written) and empties the batch.
+func (w *caseWriter) flush(ctx context.Context) error {
+	if len(w.batch) == 0 {
+		return nil
+	}
+	ids := make([]string, len(w.batch))
+	for i, c := range w.batch {
+		ids[i] = c.ID
+	}
+	hashes, err := w.db.CaseHashes(ctx, ids)
 	if err != nil {
 		return err
 	}
-	if rep.New+rep.Changed == 0 && stored == opt.SimilarK {
-		return nil
+	var changed []*ilgraph.Case
+	for _, c := range w.batch {
+		old, exists := hashes[c.ID]
+		l := graph.LinksOf(c)
+		switch {
+		case !exists:
+			w.rep.New++
+		case old == l.Hash:
+			w.rep.Unchanged++
+			continue
+		default:
+			w.rep.Changed++
+		}
+		changed = append(changed, c)
+		w.links = append(w.links, l)
 	}
-	if rep.New+rep.Changed == 0 && stored == -1 && opt.SimilarK == 0 {
-		return nil
-	}
-	ix, err := similarity.Load(ctx, db)
+	cnt, err := w.db.WriteCases(ctx, changed)
 	if err != nil {
 		return err
 	}
-	links := similarity.TopKAll(ix, opt.SimilarK, ilgraph.SimilarityOptions{Weights: ilgraph.DefaultWeights()})
-	cnt, err := db.ReplaceSimilar(ctx, links, true, opt.BatchSize*4)
+	w.rep.Counters.Add(cnt)
+	w.bar.add(len(w.batch))
+	w.batch = w.batch[:0]
+	return nil
+}
+
+// finish tidies up after the writes: it deletes organizations no case
+// belongs to any more and bumps the corpus version when a case changed, so
+// that what is derived from the cases (similarity indexes, the stored
+// similar cases) can tell it is stale; see Report.CasesChanged.
+func finish(ctx context.Context, db *graph.DB, rep *Report) error {
+	cnt, err := db.DeleteOrphanOrganizations(ctx)
 	if err != nil {
 		return err
 	}
 	rep.Counters.Add(cnt)
-	rep.SimilarLinks = len(links)
-	cnt, err = db.SetStoredSimilarK(ctx, opt.SimilarK)
-	rep.Counters.Add(cnt)
-	return err
+	if rep.CasesChanged() {
+		cnt, err := db.BumpCorpusVersion(ctx)
+		if err != nil {
+			return err
+		}
+		rep.Counters.Add(cnt)
+	}
+	return nil
 }
 
 // checkDuplicates marks every case whose id appears more than once.

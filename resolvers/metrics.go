@@ -1,108 +1,158 @@
 package resolvers
 
 import (
-	"fmt"
 	"net/http"
-	"sort"
 	"strconv"
-	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
-// metrics keeps request counts and latency histograms per GraphQL operation
-// and time spent in Neo4j per query kind, and serves them in the Prometheus
-// text format.
-type metrics struct {
-	mu       sync.Mutex
-	requests map[[2]string]uint64 // operation, status
-	latency  map[string]*histogram
-	neo4j    map[string]*histogram
+// DefaultMetricOperations are the operation names /metrics labels by
+// default: those of our docs (docs/api.md), of the benchmark client
+// (cmd/ilgraph-bench) and of the GraphQL IDE's schema fetch. Any other name
+// is counted as "other", so that clients cannot grow the number of series.
+var DefaultMetricOperations = []string{
+	"CasePage", "Dashboard", // docs/api.md
+	"CaseById", "Page", "Mission", "Same", "Cooc", "Similar", // cmd/ilgraph-bench
+	"IntrospectionQuery", // the IDE
 }
+
+// Label values besides the allow-listed operation names and the schema's
+// root fields.
+const (
+	opAnonymous = "anonymous" // an operation without a name
+	opOther     = "other"     // a named operation not in the allow-list
+	opNone      = "-"         // no operation ran: the request was refused before
+	fieldMulti  = "multiple"  // an operation selecting several root fields
+)
 
 var buckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 
-type histogram struct {
-	counts []uint64 // per bucket, cumulative at output
-	sum    float64
-	n      uint64
+// metrics are the server's Prometheus metrics, in a registry of their own
+// (not the global default one, so that two handlers in one process — tests
+// — do not collide). Every label is bounded: operation by the allow-list,
+// root_field by the schema, status by HTTP, query by the fixed names the
+// graph package gives its transactions.
+type metrics struct {
+	allowed  map[string]bool
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	fields   *prometheus.HistogramVec
+	neo4j    *prometheus.HistogramVec
+	handler  http.Handler
 }
 
-func (h *histogram) observe(v float64) {
-	if h.counts == nil {
-		h.counts = make([]uint64, len(buckets))
+func newMetrics(operations []string) *metrics {
+	m := &metrics{
+		allowed: map[string]bool{},
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ilgraph_graphql_requests_total",
+			Help: "GraphQL HTTP requests by operation name (allow-listed, else other) and HTTP status.",
+		}, []string{"operation", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "ilgraph_graphql_request_duration_seconds",
+			Help:    "GraphQL request latency by operation name (allow-listed, else other).",
+			Buckets: buckets,
+		}, []string{"operation"}),
+		fields: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "ilgraph_graphql_root_field_duration_seconds",
+			Help:    "GraphQL request latency by the operation's root field (multiple when it selects several).",
+			Buckets: buckets,
+		}, []string{"root_field"}),
+		neo4j: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "ilgraph_neo4j_duration_seconds",
+			Help:    "Time spent in Neo4j transactions by query.",
+			Buckets: buckets,
+		}, []string{"query"}),
 	}
-	for i, b := range buckets {
-		if v <= b {
-			h.counts[i]++
-			break
-		}
+	for _, op := range operations {
+		m.allowed[op] = true
 	}
-	h.sum += v
-	h.n++
+	// Series for every allowed name start at zero, so that they are listed
+	// (and rate() works) before the first request.
+	for _, op := range append([]string{opAnonymous, opOther}, operations...) {
+		m.requests.WithLabelValues(op, "200")
+		m.latency.WithLabelValues(op)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m.requests, m.latency, m.fields, m.neo4j,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// promhttp gathers into memory, then writes without holding any lock.
+	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	return m
 }
 
-func newMetrics() *metrics {
-	return &metrics{requests: map[[2]string]uint64{}, latency: map[string]*histogram{}, neo4j: map[string]*histogram{}}
+// operationLabel bounds a client's operation name by the allow-list.
+func (m *metrics) operationLabel(name string) string {
+	switch {
+	case name == "":
+		return opNone
+	case name == opAnonymous || m.allowed[name]:
+		return name
+	default:
+		return opOther
+	}
 }
 
-func (m *metrics) observeRequest(op string, status int, d time.Duration) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.requests[[2]string{op, strconv.Itoa(status)}]++
-	h := m.latency[op]
-	if h == nil {
-		h = &histogram{}
-		m.latency[op] = h
+// observeRequest counts one /graphql request: op is the client's operation
+// name ("" when none ran), field the root field label.
+func (m *metrics) observeRequest(op, field string, status int, d time.Duration) {
+	label := m.operationLabel(op)
+	m.requests.WithLabelValues(label, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(label).Observe(d.Seconds())
+	if field == "" {
+		field = opNone
 	}
-	h.observe(d.Seconds())
+	m.fields.WithLabelValues(field).Observe(d.Seconds())
 }
 
 func (m *metrics) observeNeo4j(what string, d time.Duration) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	h := m.neo4j[what]
-	if h == nil {
-		h = &histogram{}
-		m.neo4j[what] = h
-	}
-	h.observe(d.Seconds())
+	m.neo4j.WithLabelValues(what).Observe(d.Seconds())
 }
 
-func (m *metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	fmt.Fprintln(w, "# HELP ilgraph_graphql_requests_total GraphQL HTTP requests by operation and status.")
-	fmt.Fprintln(w, "# TYPE ilgraph_graphql_requests_total counter")
-	keys := make([][2]string, 0, len(m.requests))
-	for k := range m.requests {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1]
-	})
-	for _, k := range keys {
-		fmt.Fprintf(w, "ilgraph_graphql_requests_total{operation=%q,status=%q} %d\n", k[0], k[1], m.requests[k])
-	}
-	writeHistograms(w, "ilgraph_graphql_request_duration_seconds", "GraphQL request latency by operation.", "operation", m.latency)
-	writeHistograms(w, "ilgraph_neo4j_duration_seconds", "Time spent in Neo4j transactions by query.", "query", m.neo4j)
-}
+func (m *metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.handler.ServeHTTP(w, r) }
 
-func writeHistograms(w http.ResponseWriter, name, help, label string, hs map[string]*histogram) {
-	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name)
-	names := make([]string, 0, len(hs))
-	for k := range hs {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		h := hs[k]
-		var cum uint64
-		for i, b := range buckets {
-			cum += h.counts[i]
-			fmt.Fprintf(w, "%s_bucket{%s=%q,le=%q} %d\n", name, label, k, strconv.FormatFloat(b, 'g', -1, 64), cum)
+// rootFields are the names (not aliases) of the fields an operation selects
+// at its root, through fragments. Validation has checked them against the
+// schema, so they are bounded by it.
+func rootFields(op *ast.OperationDefinition, frags ast.FragmentDefinitionList) map[string]bool {
+	names := map[string]bool{}
+	var walk func(set ast.SelectionSet, depth int)
+	walk = func(set ast.SelectionSet, depth int) {
+		if depth > 100 { // fragment cycles fail validation; stay safe anyway
+			return
 		}
-		fmt.Fprintf(w, "%s_bucket{%s=%q,le=\"+Inf\"} %d\n", name, label, k, h.n)
-		fmt.Fprintf(w, "%s_sum{%s=%q} %g\n%s_count{%s=%q} %d\n", name, label, k, h.sum, name, label, k, h.n)
+		for _, s := range set {
+			switch s := s.(type) {
+			case *ast.Field:
+				names[s.Name] = true
+			case *ast.InlineFragment:
+				walk(s.SelectionSet, depth+1)
+			case *ast.FragmentSpread:
+				if f := frags.ForName(s.Name); f != nil {
+					walk(f.SelectionSet, depth+1)
+				}
+			}
+		}
 	}
+	if op != nil {
+		walk(op.SelectionSet, 0)
+	}
+	return names
+}
+
+// rootFieldLabel is the root field's name, or multiple.
+func rootFieldLabel(names map[string]bool) string {
+	if len(names) > 1 {
+		return fieldMulti
+	}
+	for n := range names {
+		return n
+	}
+	return opNone
 }

@@ -42,23 +42,48 @@ type Options struct {
 	// on the same mux, behind the same request ids, logging, metrics and
 	// CORS: pattern → handler, as http.ServeMux takes them.
 	Routes map[string]http.Handler
+	// MetricOperations are the operation names /metrics labels requests by;
+	// any other name counts as "other", so clients cannot grow the number of
+	// series. nil: DefaultMetricOperations; empty: none.
+	MetricOperations []string
+	// Introspection answers __schema and __type (nil: on). Off, an operation
+	// that selects them is refused, as a request error with code
+	// INTROSPECTION_DISABLED, before anything runs.
+	Introspection *bool
+	// IDE serves the GraphQL IDE at / (nil: on); off, / answers 404.
+	IDE *bool
 }
+
+// on reads an optional setting that defaults to on.
+func on(b *bool) bool { return b == nil || *b }
+
+// The server's default limits: the zero Options get them, and ilgraph
+// serve's flags default to them.
+const (
+	DefaultMaxBodyBytes   = 1 << 20
+	DefaultMaxDepth       = 12
+	DefaultMaxComplexity  = 20000
+	DefaultRequestTimeout = 15 * time.Second
+)
 
 func (o *Options) defaults() {
 	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = 1 << 20
+		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if o.MaxDepth <= 0 {
-		o.MaxDepth = 12
+		o.MaxDepth = DefaultMaxDepth
 	}
 	if o.MaxComplexity <= 0 {
-		o.MaxComplexity = 20000
+		o.MaxComplexity = DefaultMaxComplexity
 	}
 	if o.RequestTimeout <= 0 {
-		o.RequestTimeout = 15 * time.Second
+		o.RequestTimeout = DefaultRequestTimeout
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.MetricOperations == nil {
+		o.MetricOperations = DefaultMetricOperations
 	}
 }
 
@@ -77,16 +102,21 @@ func (h *Handler) ObserveQuery(name string, d time.Duration) { h.metrics.observe
 // /metrics, and opt.Routes.
 func NewHandler(core *explore.Service, opt Options) *Handler {
 	opt.defaults()
-	metrics := newMetrics()
+	metrics := newMetrics(opt.MetricOperations)
 
 	cfg := Config{Resolvers: &Resolver{Core: core}}
 	setComplexity(&cfg.Complexity)
 	srv := handler.New(NewExecutableSchema(cfg))
 	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(graphQLHTTP{}) // GET and POST, as GraphQL over HTTP says: graphqlhttp.go
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
-	srv.Use(extension.Introspection{})
+	if on(opt.Introspection) {
+		srv.Use(extension.Introspection{})
+	} else {
+		// gqlgen would refuse introspection fields anyway, but while the
+		// query runs, as an error our presenter cannot tell from a bug.
+		srv.Use(noIntrospection{})
+	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(extension.FixedComplexityLimit(opt.MaxComplexity))
 	srv.Use(depthLimit{max: opt.MaxDepth})
@@ -97,9 +127,9 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 			name = oc.Operation.Name
 		}
 		if name == "" {
-			name = "anonymous"
+			name = opAnonymous
 		}
-		setOperation(ctx, name)
+		setOperation(ctx, name, rootFieldLabel(rootFields(oc.Operation, oc.Doc.Fragments)))
 		return next(ctx)
 	})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
@@ -137,7 +167,9 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 	mux := http.NewServeMux()
 	gql := WithLoaders(core, limitBody(opt.MaxBodyBytes, srv))
 	mux.Handle("/graphql", gql)
-	mux.Handle("GET /{$}", playground.Handler("ilgraph", "/graphql"))
+	if on(opt.IDE) {
+		mux.Handle("GET /{$}", playground.Handler("ilgraph", "/graphql"))
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")
@@ -207,7 +239,7 @@ func withRequest(opt Options, m *metrics, next http.Handler) http.Handler {
 		next.ServeHTTP(sw, r.WithContext(ctx))
 		elapsed := time.Since(start)
 		if r.URL.Path == "/graphql" {
-			m.observeRequest(info.operation(), sw.status, elapsed)
+			m.observeRequest(info.op, info.field, sw.status, elapsed)
 		}
 		opt.Logger.LogAttrs(ctx, slog.LevelInfo, "request",
 			slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
@@ -219,8 +251,9 @@ func withRequest(opt Options, m *metrics, next http.Handler) http.Handler {
 type requestKey struct{}
 
 type requestInfo struct {
-	id string
-	op string
+	id    string
+	op    string // the client's operation name, "" until one runs
+	field string // the operation's root field label
 }
 
 func (i *requestInfo) operation() string {
@@ -237,9 +270,9 @@ func requestID(ctx context.Context) string {
 	return ""
 }
 
-func setOperation(ctx context.Context, name string) {
+func setOperation(ctx context.Context, name, field string) {
 	if i, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
-		i.op = name
+		i.op, i.field = name, field
 	}
 }
 
@@ -286,6 +319,29 @@ func setComplexity(c *ComplexityRoot) {
 		return pageCost(child, k, 10)
 	}
 	c.Case.Similar = func(child int, k *int) int { return pageCost(child, k, 5) }
+}
+
+// noIntrospection refuses operations that select __schema or __type, which
+// only the query root has.
+type noIntrospection struct{}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = noIntrospection{}
+
+func (noIntrospection) ExtensionName() string                   { return "NoIntrospection" }
+func (noIntrospection) Validate(graphql.ExecutableSchema) error { return nil }
+func (noIntrospection) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if oc.Operation == nil {
+		return nil
+	}
+	if names := rootFields(oc.Operation, oc.Doc.Fragments); names["__schema"] || names["__type"] {
+		err := gqlerror.Errorf("introspection is disabled on this server")
+		err.Extensions = map[string]any{"code": "INTROSPECTION_DISABLED"}
+		return err
+	}
+	return nil
 }
 
 // depthLimit rejects operations nested deeper than max selection levels.

@@ -40,7 +40,7 @@ func (ix *Index) compile(f ilgraph.CaseFilter) *compiled {
 		}
 		if len(m.AllOf) > 0 {
 			a := ids(k, m.AllOf)
-			if len(a) < len(dedupe(m.AllOf)) {
+			if len(a) < len(ilgraph.Unique(m.AllOf)) {
 				c.none = true
 			}
 			c.allOf = append(c.allOf, a)
@@ -75,12 +75,6 @@ func (ix *Index) compile(f ilgraph.CaseFilter) *compiled {
 		}
 	}
 	return c
-}
-
-func dedupe(xs []string) []string {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return slices.Compact(s)
 }
 
 func (c *compiled) match(ix *Index, i int32) bool {

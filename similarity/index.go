@@ -127,14 +127,6 @@ func (ix *Index) Features(id string) []ilgraph.Feature {
 	return out
 }
 
-// DF returns how many cases have a feature.
-func (ix *Index) DF(f ilgraph.Feature) int {
-	if id, ok := ix.featID[f]; ok {
-		return len(ix.postings[id])
-	}
-	return 0
-}
-
 // weightOf is a feature's weight under the options.
 func (ix *Index) weightOf(f ilgraph.Feature, w ilgraph.Weights, rarity bool) float64 {
 	v := w[f.Kind]
@@ -303,9 +295,6 @@ func (h *topK) sorted() []string {
 	}
 	return out
 }
-
-// IDs returns every case id in the index.
-func (ix *Index) IDs() []string { return slices.Clone(ix.ids) }
 
 // TopKAll computes every case's k most similar cases, on every core, for
 // storing in the graph. opt.K is replaced by k.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/gen"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
@@ -222,7 +223,7 @@ func TestWriteBack(t *testing.T) {
 	db := neo4jtest.MustOpen(t)
 	ctx := context.Background()
 	seeds := corpus.Seeds(t)
-	rep, err := loader.Load(ctx, db, []string{seeds}, loader.Options{SimilarK: 3})
+	rep, err := loadAndWriteBack(ctx, db, seeds, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,16 +237,26 @@ func TestWriteBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if counts.Relationships["SIMILAR_TO"] != int64(want) || rep.SimilarLinks != want {
-		t.Errorf("SIMILAR_TO: %d in the graph, %d reported, want %d", counts.Relationships["SIMILAR_TO"], rep.SimilarLinks, want)
+	if counts.Relationships["SIMILAR_TO"] != int64(want) || rep.Links != want {
+		t.Errorf("SIMILAR_TO: %d in the graph, %d reported, want %d", counts.Relationships["SIMILAR_TO"], rep.Links, want)
 	}
 	before, _ := db.Checksum(ctx)
-	rep, err = loader.Load(ctx, db, []string{seeds}, loader.Options{SimilarK: 3})
+	rep, err = loadAndWriteBack(ctx, db, seeds, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	after, _ := db.Checksum(ctx)
-	if before != after || rep.SimilarLinks != 0 {
-		t.Errorf("an unchanged load rewrote similarity links (%d)", rep.SimilarLinks)
+	if before != after || rep.Links != 0 {
+		t.Errorf("an unchanged load rewrote similarity links (%d)", rep.Links)
 	}
+}
+
+// loadAndWriteBack loads path and then writes back k similar cases per case,
+// as ilgraph load --similar-k k does.
+func loadAndWriteBack(ctx context.Context, db *graph.DB, path string, k int) (similarity.WriteBackResult, error) {
+	rep, err := loader.Load(ctx, db, []string{path}, loader.Options{})
+	if err != nil {
+		return similarity.WriteBackResult{}, err
+	}
+	return similarity.WriteBack(ctx, db, k, rep.CasesChanged(), 0)
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/internal/gen"
+	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/loader"
 )
 
@@ -172,7 +173,7 @@ func run(n, reqs, naiveN int, bin, outDir string) error {
 
 	// Similarity write-back, timed on its own.
 	start = time.Now()
-	if _, err := loader.Load(ctx, db, []string{"seeds/vocab.json"}, loader.Options{SimilarK: 5}); err != nil {
+	if _, err := similarity.WriteBack(ctx, db, 5, false, 2000); err != nil {
 		return err
 	}
 	res.Loader.SimilarKSeconds = time.Since(start).Seconds()

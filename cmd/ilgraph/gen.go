@@ -50,21 +50,35 @@ symptoms, factors and domains go with each root cause, follow the seed corpus.`,
 	if err != nil {
 		return ilgraph.WrapError(ilgraph.EINVALID, err, "reading the prior corpus %s", *prior)
 	}
-	w := stdout
-	if *out != "-" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot write %s", *out)
-		}
-		defer f.Close()
-		w = f
+	opt := gen.Options{Cases: *n, Seed: *seed, Vocab: vocab, Prior: cases}
+	if *out == "-" {
+		return gen.Write(stdout, opt)
 	}
 	start := time.Now()
-	if err := gen.Write(w, gen.Options{Cases: *n, Seed: *seed, Vocab: vocab, Prior: cases}); err != nil {
+	if err := writeGenFile(*out, opt); err != nil {
 		return err
 	}
-	if *out != "-" {
-		fmt.Fprintf(stderr, "wrote %d cases to %s in %.1fs\n", *n, *out, time.Since(start).Seconds())
+	fmt.Fprintf(stderr, "wrote %d cases to %s in %.1fs\n", *n, *out, time.Since(start).Seconds())
+	return nil
+}
+
+// createFile opens the output of gen; tests replace it to make Close fail.
+var createFile = func(path string) (io.WriteCloser, error) { return os.Create(path) }
+
+// writeGenFile writes the corpus to path. The file's Close error is returned:
+// on some file systems a failed write shows only there, and the file is then
+// incomplete.
+func writeGenFile(path string, opt gen.Options) error {
+	f, err := createFile(path)
+	if err != nil {
+		return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot write %s", path)
+	}
+	if err := gen.Write(f, opt); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/loader"
 )
 
@@ -38,13 +40,24 @@ version, tags included.`, stderr)
 		return err
 	}
 	defer db.Close()
-	opt := loader.Options{SkipInvalid: *skip || *check, BatchSize: *batch, SimilarK: *similarK, CheckOnly: *check}
+	opt := loader.Options{SkipInvalid: *skip || *check, BatchSize: *batch, CheckOnly: *check}
 	if !*quiet {
 		opt.Progress = os.Stderr
 	}
+	start := time.Now()
 	rep, err := loader.Load(ctx, db, fs.Args(), opt)
 	if err != nil {
 		return err
+	}
+	if !*check {
+		// The stored similar cases follow the cases: rewritten after a load
+		// that changed any, or when --similar-k changed.
+		wb, err := similarity.WriteBack(ctx, db, *similarK, rep.CasesChanged(), 4*max(*batch, 0))
+		if err != nil {
+			return err
+		}
+		rep.Counters.Add(wb.Counters)
+		rep.Elapsed = time.Since(start)
 	}
 	label := "skipped"
 	if *check {

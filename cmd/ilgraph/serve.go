@@ -23,16 +23,24 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 Serves the GraphQL API: POST and GET /graphql, a GraphQL IDE at /, /healthz,
 /readyz (ready while Neo4j answers) and /metrics (Prometheus). Stops
-gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
+gracefully on SIGINT or SIGTERM, letting requests in flight finish.
+
+Introspection and the IDE are on by default, since the server listens on
+loopback by default. In production turn both off (--ide=false
+--introspection=false), or keep introspection for tools that read the schema.`, stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
-	timeout := fs.Duration("timeout", 15*time.Second, "per-request timeout")
-	maxBody := fs.Int64("max-body", 1<<20, "request body limit in bytes")
-	maxDepth := fs.Int("max-depth", 12, "query depth limit")
-	maxComplexity := fs.Int("max-complexity", 20000, "query complexity limit")
+	timeout := fs.Duration("timeout", resolvers.DefaultRequestTimeout, "per-request timeout")
+	maxBody := fs.Int64("max-body", resolvers.DefaultMaxBodyBytes, "request body limit in bytes")
+	maxDepth := fs.Int("max-depth", resolvers.DefaultMaxDepth, "query depth limit")
+	maxComplexity := fs.Int("max-complexity", resolvers.DefaultMaxComplexity, "query complexity limit")
 	grace := fs.Duration("shutdown-grace", 20*time.Second, "how long requests in flight may take to finish at shutdown")
 	logJSON := fs.Bool("log-json", false, "log as JSON lines instead of text")
 	retry := fs.Duration("neo4j-retry", 2*time.Second, "how long to retry a Neo4j transaction on transient errors before answering UNAVAILABLE")
 	cors := fs.String("cors-origins", "", "comma-separated origins allowed to call the API from a browser (none by default)")
+	metricOps := fs.String("metric-operations", strings.Join(resolvers.DefaultMetricOperations, ","),
+		"comma-separated operation names /metrics labels requests by; other names count as \"other\" (empty: none)")
+	introspection := fs.Bool("introspection", true, "answer introspection queries (__schema, __type); --introspection=false refuses them")
+	ide := fs.Bool("ide", true, "serve the GraphQL IDE at /; --ide=false answers 404 there")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -60,13 +68,22 @@ gracefully on SIGINT or SIGTERM, letting requests in flight finish.`, stderr)
 	if err != nil {
 		return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", *addr)
 	}
+	ops := splitList(*metricOps)
+	if ops == nil {
+		ops = []string{} // none allowed, rather than the default list
+	}
 	h := resolvers.NewHandler(newCore(db), resolvers.Options{
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping,
+		MetricOperations: ops, Introspection: introspection, IDE: ide,
 	})
 	db.SetQueryHook(h.ObserveQuery)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
-	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (IDE at http://%s/), Neo4j at %s\n", ln.Addr(), ln.Addr(), cfg.URI)
+	ideNote := fmt.Sprintf("IDE at http://%s/", ln.Addr())
+	if !*ide {
+		ideNote = "no IDE"
+	}
+	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (%s), Neo4j at %s\n", ln.Addr(), ideNote, cfg.URI)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

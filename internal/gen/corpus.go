@@ -9,6 +9,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/loader"
 )
 
@@ -43,7 +44,11 @@ func EnsureLoaded(ctx context.Context, db *graph.DB, seeds string, n int, simila
 	if err := WriteFile(path, seeds, n, 1); err != nil {
 		return false, err
 	}
-	_, err = loader.Load(ctx, db, []string{filepath.Join(seeds, "vocab.json"), path}, loader.Options{BatchSize: 1000, SimilarK: similarK})
+	rep, err := loader.Load(ctx, db, []string{filepath.Join(seeds, "vocab.json"), path}, loader.Options{BatchSize: 1000})
+	if err != nil {
+		return true, err
+	}
+	_, err = similarity.WriteBack(ctx, db, similarK, rep.CasesChanged(), 4000)
 	return true, err
 }
 

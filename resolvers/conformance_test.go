@@ -1,0 +1,228 @@
+package resolvers_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ilgraph/ilgraph/internal/neo4jtest"
+	"github.com/ilgraph/ilgraph/resolvers"
+)
+
+// auditDir holds our runner for graphql-http's server audits, with the
+// package versions pinned by its package-lock.json.
+const auditDir = "testdata/graphql-http"
+
+type auditResult struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Level  string `json:"level"`
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+}
+
+// TestGraphQLOverHTTPConformance runs every audit of the graphql-http suite
+// (MUST, SHOULD and MAY) against the real handler over the real Neo4j, and
+// fails naming each audit that does not pass. It needs Node.js and npm and
+// installs the pinned packages (npm ci) when node_modules is missing; under
+// CI=true a missing node or npm is a failure, elsewhere a skip.
+func TestGraphQLOverHTTPConformance(t *testing.T) {
+	node := needTool(t, "node")
+	npm := needTool(t, "npm")
+	if _, err := os.Stat(filepath.Join(auditDir, "node_modules", "graphql-http", "package.json")); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
+		cmd.Dir = auditDir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci in %s: %v\n%s", auditDir, err, out)
+		}
+	}
+
+	db := neo4jtest.MustOpen(t)
+	srv := httptest.NewServer(newHandler(db, resolvers.Options{Logger: quietLogger()}))
+	t.Cleanup(srv.Close)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "audit.mjs", srv.URL+"/graphql")
+	cmd.Dir = auditDir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node audit.mjs: %v\n%s", err, stderr.Bytes())
+	}
+	var results []auditResult
+	if err := json.Unmarshal(stdout.Bytes(), &results); err != nil {
+		t.Fatalf("audit.mjs printed no JSON array: %v\n%s\n%s", err, stdout.Bytes(), stderr.Bytes())
+	}
+	if len(results) == 0 {
+		t.Fatal("audit.mjs ran no audits")
+	}
+
+	passed, total := map[string]int{}, map[string]int{}
+	var failed []auditResult
+	for _, r := range results {
+		total[r.Level]++
+		if r.Status == "ok" {
+			passed[r.Level]++
+		} else {
+			failed = append(failed, r)
+		}
+	}
+	var counts []string
+	for _, level := range []string{"MUST", "SHOULD", "MAY"} {
+		counts = append(counts, fmt.Sprintf("%s %d/%d", level, passed[level], total[level]))
+	}
+	t.Logf("graphql-http audits: %s", strings.Join(counts, ", "))
+	if len(failed) > 0 {
+		var b strings.Builder
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "id\tstatus\taudit\treason")
+		for _, r := range failed {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Status, r.Name, oneLine(r.Reason, 160))
+		}
+		tw.Flush()
+		t.Errorf("%d of %d graphql-http audits do not pass (%s):\n%s", len(failed), len(results), strings.Join(counts, ", "), b.String())
+	}
+}
+
+// needTool finds a program on PATH. Under CI=true its absence fails the
+// test: CI must never pass by skipping.
+func needTool(t *testing.T, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err == nil {
+		return path
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is required (CI=true): %v", name, err)
+	}
+	t.Skipf("%s is not installed; the GraphQL over HTTP audits need Node.js and npm", name)
+	return ""
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+// TestGraphQLHTTPEdges checks what the audits leave out: the other 4xx
+// answers, request errors from our limits, and APQ over GET.
+func TestGraphQLHTTPEdges(t *testing.T) {
+	db := neo4jtest.MustOpen(t)
+	srv := httptest.NewServer(newHandler(db, resolvers.Options{Logger: quietLogger(), MaxDepth: 2}))
+	t.Cleanup(srv.Close)
+	const hash = "ecf4edb46db40b5132295c0291d62fb65d6759a9eedfa4d5d612dd5ec54a6b38" // sha256("{__typename}")
+	tests := []struct {
+		name, method, path, contentType, accept, body string
+		wantStatus                                    int
+		wantBody                                      string
+	}{
+		{"PUT", "PUT", "/graphql", "application/json", "", `{"query":"{ __typename }"}`, 405, `"BAD_REQUEST"`},
+		{"Accept neither JSON type", "POST", "/graphql", "application/json", "text/html", `{"query":"{ __typename }"}`, 406, `"BAD_REQUEST"`},
+		{"Accept prefers graphql-response+json", "POST", "/graphql", "application/json", "application/json;q=0.5, application/graphql-response+json", `{"query":"{"}`, 400, `"GRAPHQL_PARSE_FAILED"`},
+		{"form body", "POST", "/graphql", "application/x-www-form-urlencoded", "", `query=%7B__typename%7D`, 415, `"BAD_REQUEST"`},
+		{"latin-1 body", "POST", "/graphql", "application/json; charset=latin1", "", `{"query":"{ __typename }"}`, 415, `"BAD_REQUEST"`},
+		{"trailing garbage", "POST", "/graphql", "application/json", "", `{"query":"{ __typename }"} x`, 400, `"BAD_REQUEST"`},
+		{"too deep, json", "POST", "/graphql", "application/json", "application/json", `{"query":"{ cases { nodes { id } } }"}`, 200, `"LIMIT"`},
+		{"too deep, graphql-response+json", "POST", "/graphql", "application/json", "application/graphql-response+json", `{"query":"{ cases { nodes { id } } }"}`, 400, `"LIMIT"`},
+		{"APQ unknown hash", "GET", `/graphql?extensions=` + urlQuery(`{"persistedQuery":{"version":1,"sha256Hash":"`+hash+`"}}`), "", "", "", 200, `PERSISTED_QUERY_NOT_FOUND`},
+		{"APQ register", "GET", `/graphql?query=` + urlQuery(`{__typename}`) + `&extensions=` + urlQuery(`{"persistedQuery":{"version":1,"sha256Hash":"`+hash+`"}}`), "", "", "", 200, `{"data":{"__typename":"Query"}}`},
+		{"APQ by hash", "GET", `/graphql?extensions=` + urlQuery(`{"persistedQuery":{"version":1,"sha256Hash":"`+hash+`"}}`), "", "", "", 200, `{"data":{"__typename":"Query"}}`},
+	}
+	for _, tt := range tests {
+		req := httptest.NewRequest(tt.method, srv.URL+tt.path, strings.NewReader(tt.body))
+		req.RequestURI = ""
+		if tt.contentType != "" {
+			req.Header.Set("Content-Type", tt.contentType)
+		}
+		if tt.accept != "" {
+			req.Header.Set("Accept", tt.accept)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body bytes.Buffer
+		body.ReadFrom(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.wantStatus || !strings.Contains(body.String(), tt.wantBody) {
+			t.Errorf("%s: HTTP %d %s, want %d with %s", tt.name, resp.StatusCode, body.String(), tt.wantStatus, tt.wantBody)
+		}
+		if resp.StatusCode != 200 && strings.Contains(body.String(), `"data"`) {
+			t.Errorf("%s: a request error with a data entry: %s", tt.name, body.String())
+		}
+	}
+}
+
+// TestIntrospectionAndIDESettings checks Options.Introspection and
+// Options.IDE, on (the default) and off.
+func TestIntrospectionAndIDESettings(t *testing.T) {
+	db := neo4jtest.MustOpen(t)
+	off := false
+	for _, tt := range []struct {
+		name string
+		opt  resolvers.Options
+		on   bool
+	}{
+		{"default", resolvers.Options{}, true},
+		{"off", resolvers.Options{Introspection: &off, IDE: &off}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opt.Logger = quietLogger()
+			srv := httptest.NewServer(newHandler(db, tt.opt))
+			defer srv.Close()
+			get := func(path, accept string) (int, string) {
+				req, _ := http.NewRequest("GET", srv.URL+path, nil)
+				if accept != "" {
+					req.Header.Set("Accept", accept)
+				}
+				resp, err := srv.Client().Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				var b bytes.Buffer
+				b.ReadFrom(resp.Body)
+				return resp.StatusCode, b.String()
+			}
+			status, body := get("/", "text/html")
+			if tt.on && (status != 200 || !strings.Contains(strings.ToLower(body), "<html")) {
+				t.Errorf("IDE on: / answers HTTP %d %.80q", status, body)
+			}
+			if !tt.on && status != http.StatusNotFound {
+				t.Errorf("IDE off: / answers HTTP %d, want 404", status)
+			}
+			for _, q := range []string{
+				`{ __schema { queryType { name } } }`,
+				`query IntrospectionQuery { __type(name: "Case") { name } }`,
+				`{ ...F } fragment F on Query { ... on Query { __type(name: "Case") { name } } }`,
+			} {
+				status, body := get("/graphql?query="+urlQuery(q), "application/graphql-response+json")
+				if tt.on && (status != 200 || strings.Contains(body, `"errors"`)) {
+					t.Errorf("introspection on: %s: HTTP %d %s", q, status, body)
+				}
+				if !tt.on && (status != 400 || !strings.Contains(body, `"INTROSPECTION_DISABLED"`) || strings.Contains(body, `"data"`)) {
+					t.Errorf("introspection off: %s: HTTP %d %s, want 400 INTROSPECTION_DISABLED without data", q, status, body)
+				}
+			}
+			if status, body := get("/graphql?query="+urlQuery(`{ __typename }`), ""); status != 200 || body != `{"data":{"__typename":"Query"}}` {
+				t.Errorf("__typename: HTTP %d %s", status, body)
+			}
+		})
+	}
+}
