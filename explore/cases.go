@@ -26,6 +26,10 @@ type CaseList struct {
 // Cursor is the cursor of the i-th case of the page.
 func (l *CaseList) Cursor(i int) string { return EncodeCursor(l.Offset + i) }
 
+// Snippets returns where the list's text filter matched the i-th case of
+// the page (see Snippets); none without a text filter.
+func (l *CaseList) Snippets(i int) []Snippet { return Snippets(l.Cases[i], l.Filter) }
+
 // Case returns one case, or ENOTFOUND.
 func (s *Service) Case(ctx context.Context, id string) (*ilgraph.Case, error) {
 	cs, err := s.store.CasesByID(ctx, []string{id})

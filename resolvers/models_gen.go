@@ -12,11 +12,6 @@ import (
 	"github.com/ilgraph/ilgraph/explore"
 )
 
-type CaseEdge struct {
-	Cursor string        `json:"cursor"`
-	Node   *ilgraph.Case `json:"node"`
-}
-
 // All fields combine with AND; omitted fields select everything.
 type CaseFilter struct {
 	// Root cause is any of these.
@@ -63,6 +58,13 @@ type Facets struct {
 	Domains      []ilgraph.TermCount `json:"domains"`
 	Orgs         []ilgraph.TermCount `json:"orgs"`
 	Years        []ilgraph.YearCount `json:"years"`
+}
+
+// A range of Snippet.text: from start (inclusive) to end (exclusive), counted in
+// UTF-16 code units, as JavaScript indexes strings: text.slice(start, end).
+type Highlight struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
 }
 
 type NodeInput struct {

@@ -118,7 +118,7 @@ func (r *caseResolver) Similar(ctx context.Context, obj *ilgraph.Case, k *int) (
 func (r *caseConnectionResolver) Edges(ctx context.Context, obj *explore.CaseList) ([]CaseEdge, error) {
 	out := make([]CaseEdge, len(obj.Cases))
 	for i, c := range obj.Cases {
-		out[i] = CaseEdge{Cursor: obj.Cursor(i), Node: c}
+		out[i] = CaseEdge{Cursor: obj.Cursor(i), Node: c, list: obj, index: i}
 	}
 	return out, nil
 }
@@ -147,6 +147,14 @@ func (r *caseConnectionResolver) Facets(ctx context.Context, obj *explore.CaseLi
 		Orgs:         f.Terms[ilgraph.KindOrg],
 		Years:        f.Years,
 	}, nil
+}
+
+// Snippets is the resolver for the snippets field.
+func (r *caseEdgeResolver) Snippets(ctx context.Context, obj *CaseEdge) ([]explore.Snippet, error) {
+	if obj.list == nil {
+		return []explore.Snippet{}, nil
+	}
+	return obj.list.Snippets(obj.index), nil
 }
 
 // RootCause is the resolver for the rootCause field.
@@ -373,6 +381,11 @@ func (r *similarityDefaultsResolver) Weights(ctx context.Context, obj *explore.D
 	return weightsOut(obj.Weights), nil
 }
 
+// Highlights is the resolver for the highlights field.
+func (r *snippetResolver) Highlights(ctx context.Context, obj *explore.Snippet) ([]Highlight, error) {
+	return utf16Offsets(obj.Text, obj.Highlights), nil
+}
+
 // PerOrganization is the resolver for the perOrganization field.
 func (r *statsResolver) PerOrganization(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.TermCount, error) {
 	return append([]ilgraph.TermCount{}, obj.PerOrg...), nil
@@ -469,6 +482,9 @@ func (r *Resolver) Case() CaseResolver { return &caseResolver{r} }
 // CaseConnection returns CaseConnectionResolver implementation.
 func (r *Resolver) CaseConnection() CaseConnectionResolver { return &caseConnectionResolver{r} }
 
+// CaseEdge returns CaseEdgeResolver implementation.
+func (r *Resolver) CaseEdge() CaseEdgeResolver { return &caseEdgeResolver{r} }
+
 // CrossReference returns CrossReferenceResolver implementation.
 func (r *Resolver) CrossReference() CrossReferenceResolver { return &crossReferenceResolver{r} }
 
@@ -514,6 +530,9 @@ func (r *Resolver) SimilarityDefaults() SimilarityDefaultsResolver {
 	return &similarityDefaultsResolver{r}
 }
 
+// Snippet returns SnippetResolver implementation.
+func (r *Resolver) Snippet() SnippetResolver { return &snippetResolver{r} }
+
 // Stats returns StatsResolver implementation.
 func (r *Resolver) Stats() StatsResolver { return &statsResolver{r} }
 
@@ -538,6 +557,7 @@ func (r *Resolver) WeightedTerm() WeightedTermResolver { return &weightedTermRes
 type (
 	caseResolver                     struct{ *Resolver }
 	caseConnectionResolver           struct{ *Resolver }
+	caseEdgeResolver                 struct{ *Resolver }
 	crossReferenceResolver           struct{ *Resolver }
 	crossReferenceConnectionResolver struct{ *Resolver }
 	differingFeatureResolver         struct{ *Resolver }
@@ -551,6 +571,7 @@ type (
 	queryResolver                    struct{ *Resolver }
 	sharedFeatureResolver            struct{ *Resolver }
 	similarityDefaultsResolver       struct{ *Resolver }
+	snippetResolver                  struct{ *Resolver }
 	statsResolver                    struct{ *Resolver }
 	termResolver                     struct{ *Resolver }
 	termCountResolver                struct{ *Resolver }

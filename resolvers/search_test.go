@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/ilgraph/ilgraph"
@@ -284,7 +285,59 @@ func TestFullTextPrecisionRecall(t *testing.T) {
 			if len(want) == 0 {
 				t.Errorf("the corpus has no case for %q; the test shows nothing", tt.text)
 			}
+			checkSnippets(a, filter, tt.text, tt.mode, tt.fields)
 		})
 	}
 	t.Logf("mean precision %.3f, mean recall %.3f over %d queries", sumP/float64(len(tests)), sumR/float64(len(tests)), len(tests))
+}
+
+// checkSnippets checks that every case a text filter finds comes with
+// snippets that show why: each highlight is, in any case, one of the query's
+// phrases, or in PHRASE mode runs from its first word to its last.
+func checkSnippets(a *api, filter map[string]any, text, mode, fields string) {
+	a.t.Helper()
+	var got struct {
+		Cases struct {
+			Edges []struct {
+				Node     struct{ ID string }
+				Snippets []struct {
+					Field, Language, Text string
+					Highlights            []struct{ Start, End int }
+				}
+			}
+		}
+	}
+	a.must(`query($filter: CaseFilter) { cases(filter: $filter, first: 100) { edges { node { id }
+		snippets { field language text highlights { start end } } } } }`, map[string]any{"filter": filter}, &got)
+	words := strings.Fields(strings.ToLower(text))
+	for _, e := range got.Cases.Edges {
+		if len(e.Snippets) == 0 {
+			a.t.Errorf("%s: found without a snippet", e.Node.ID)
+		}
+		for _, sn := range e.Snippets {
+			if fields == "TITLES" && sn.Field != "title" {
+				a.t.Errorf("%s: a %s snippet for a titles-only search", e.Node.ID, sn.Field)
+			}
+			if len(sn.Highlights) == 0 {
+				a.t.Errorf("%s: a snippet without highlights: %q", e.Node.ID, sn.Text)
+			}
+			units := utf16.Encode([]rune(sn.Text))
+			for _, h := range sn.Highlights {
+				if h.Start < 0 || h.End > len(units) || h.Start >= h.End {
+					a.t.Errorf("%s: highlight %v outside %q", e.Node.ID, h, sn.Text)
+					continue
+				}
+				hl := strings.ToLower(string(utf16.Decode(units[h.Start:h.End])))
+				ok := false
+				if mode == "PHRASE" {
+					ok = strings.HasPrefix(hl, words[0]) && strings.HasSuffix(hl, words[len(words)-1])
+				} else {
+					ok = slices.Contains(words, hl)
+				}
+				if !ok {
+					a.t.Errorf("%s: highlight %q for %q in %q", e.Node.ID, hl, text, sn.Text)
+				}
+			}
+		}
+	}
 }
