@@ -75,6 +75,9 @@ func (s *Service) Cases(ctx context.Context, q CaseQuery) (*CaseList, error) {
 	if err := q.Filter.Validate(); err != nil {
 		return nil, err
 	}
+	if q.Filter, err = s.resolveFilter(ctx, q.Filter); err != nil {
+		return nil, err
+	}
 	p, err := s.store.ListCases(ctx, q.Filter, q.Sort, offset, limit)
 	if err != nil {
 		return nil, err
@@ -144,6 +147,10 @@ func (s *Service) Facets(ctx context.Context, f ilgraph.CaseFilter, top int) (*i
 // Stats computes corpus statistics over the cases a filter selects.
 func (s *Service) Stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, error) {
 	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	f, err := s.resolveFilter(ctx, f)
+	if err != nil {
 		return nil, err
 	}
 	return s.store.Stats(ctx, f)

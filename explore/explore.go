@@ -71,6 +71,7 @@ type Service struct {
 	store Store
 	sim   Similarity
 	vocab vocabCache
+	orgs  orgCache
 }
 
 // New returns the core over a store and a similarity ranker.
@@ -103,6 +104,34 @@ func (s *Service) VocabularySnapshot(ctx context.Context) (map[ilgraph.TermKey]i
 	data, err := s.store.VocabularyCounts(ctx)
 	if err != nil {
 		return nil, err
+	}
+	c.data, c.fetched = data, time.Now()
+	return data, nil
+}
+
+// orgCache shares the organizations (ids and names) between requests, for
+// resolving the organizations filters name.
+type orgCache struct {
+	mu      sync.Mutex
+	data    []ilgraph.Term
+	fetched time.Time
+}
+
+// organizations returns every organization, as read at most VocabularyTTL
+// ago.
+func (s *Service) organizations(ctx context.Context) ([]ilgraph.Term, error) {
+	c := &s.orgs
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.data != nil && time.Since(c.fetched) < VocabularyTTL {
+		return c.data, nil
+	}
+	data, err := s.store.Terms(ctx, ilgraph.KindOrg)
+	if err != nil {
+		return nil, err
+	}
+	if data == nil {
+		data = []ilgraph.Term{}
 	}
 	c.data, c.fetched = data, time.Now()
 	return data, nil
