@@ -1792,7 +1792,10 @@ terms of a controlled vocabulary (organizations are terms of kind ORG).
 Errors carry extensions.code: INVALID (bad argument), NOT_FOUND, LIMIT (a size
 or complexity limit was hit), TIMEOUT, UNAVAILABLE (Neo4j is down), INTERNAL.
 Unknown ids: case(id) returns null; queries about a case that does not exist
-return a NOT_FOUND error; filters naming unknown terms simply match nothing.
+return a NOT_FOUND error. Term values in filters and profiles that are not
+ids are resolved when one term fits (a label, an organization's name, another
+letter case) or kept and matching nothing; either way the response's
+extensions.warnings says so (see docs/api.md).
 """
 schema {
   query: Query
@@ -1887,7 +1890,7 @@ type SimilarityDefaults {
   rarityFormula: String!
 }
 
-"An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case."
+"An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case (and are listed in extensions.warnings, like labels resolved to ids)."
 input ProfileInput {
   rootCause: ID
   components: [ID!]

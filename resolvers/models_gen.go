@@ -73,7 +73,7 @@ type NodeInput struct {
 	ID   string   `json:"id"`
 }
 
-// An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case.
+// An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case (and are listed in extensions.warnings, like labels resolved to ids).
 type ProfileInput struct {
 	RootCause    *string  `json:"rootCause,omitempty"`
 	Components   []string `json:"components,omitempty"`
