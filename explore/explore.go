@@ -5,7 +5,9 @@
 // defaults, independent of any front door.
 //
 // The GraphQL resolvers, the JSON API, the MCP server and the explorer are
-// translations between their protocol and this package. It speaks no Cypher:
+// translations between their protocol and this package. Term values that
+// are not ids come back resolved or not, with Warnings, through the
+// collector a front door puts in the request's context (WithWarnings). It speaks no Cypher:
 // the store (graph.DB) sits behind the small interfaces declared here, so the
 // core can be tested with an in-memory fake as well as against Neo4j.
 package explore
