@@ -5,7 +5,9 @@
 // defaults, independent of any front door.
 //
 // The GraphQL resolvers, the JSON API, the MCP server and the explorer are
-// translations between their protocol and this package. It speaks no Cypher:
+// translations between their protocol and this package. Term values that
+// are not ids come back resolved or not, with Warnings, through the
+// collector a front door puts in the request's context (WithWarnings). It speaks no Cypher:
 // the store (graph.DB) sits behind the small interfaces declared here, so the
 // core can be tested with an in-memory fake as well as against Neo4j.
 package explore
@@ -79,6 +81,7 @@ type Service struct {
 	sim       Similarity
 	suggester Suggester
 	vocab     vocabCache
+	orgs      orgCache
 }
 
 // Option configures a Service.
@@ -121,6 +124,34 @@ func (s *Service) VocabularySnapshot(ctx context.Context) (map[ilgraph.TermKey]i
 	data, err := s.store.VocabularyCounts(ctx)
 	if err != nil {
 		return nil, err
+	}
+	c.data, c.fetched = data, time.Now()
+	return data, nil
+}
+
+// orgCache shares the organizations (ids and names) between requests, for
+// resolving the organizations filters name.
+type orgCache struct {
+	mu      sync.Mutex
+	data    []ilgraph.Term
+	fetched time.Time
+}
+
+// organizations returns every organization, as read at most VocabularyTTL
+// ago.
+func (s *Service) organizations(ctx context.Context) ([]ilgraph.Term, error) {
+	c := &s.orgs
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.data != nil && time.Since(c.fetched) < VocabularyTTL {
+		return c.data, nil
+	}
+	data, err := s.store.Terms(ctx, ilgraph.KindOrg)
+	if err != nil {
+		return nil, err
+	}
+	if data == nil {
+		data = []ilgraph.Term{}
 	}
 	c.data, c.fetched = data, time.Now()
 	return data, nil

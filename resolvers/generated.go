@@ -31,6 +31,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Case() CaseResolver
 	CaseConnection() CaseConnectionResolver
+	CaseEdge() CaseEdgeResolver
 	CrossReference() CrossReferenceResolver
 	CrossReferenceConnection() CrossReferenceConnectionResolver
 	DifferingFeature() DifferingFeatureResolver
@@ -46,6 +47,7 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	SharedFeature() SharedFeatureResolver
 	SimilarityDefaults() SimilarityDefaultsResolver
+	Snippet() SnippetResolver
 	Stats() StatsResolver
 	SuggestedTerm() SuggestedTermResolver
 	Suggestions() SuggestionsResolver
@@ -106,8 +108,9 @@ type ComplexityRoot struct {
 	}
 
 	CaseEdge struct {
-		Cursor func(childComplexity int) int
-		Node   func(childComplexity int) int
+		Cursor   func(childComplexity int) int
+		Node     func(childComplexity int) int
+		Snippets func(childComplexity int) int
 	}
 
 	CrossReference struct {
@@ -198,6 +201,11 @@ type ComplexityRoot struct {
 		Weight       func(childComplexity int) int
 	}
 
+	Highlight struct {
+		End   func(childComplexity int) int
+		Start func(childComplexity int) int
+	}
+
 	Impact struct {
 		Region func(childComplexity int) int
 		Scope  func(childComplexity int) int
@@ -285,6 +293,13 @@ type ComplexityRoot struct {
 		Rarity        func(childComplexity int) int
 		RarityFormula func(childComplexity int) int
 		Weights       func(childComplexity int) int
+	}
+
+	Snippet struct {
+		Field      func(childComplexity int) int
+		Highlights func(childComplexity int) int
+		Language   func(childComplexity int) int
+		Text       func(childComplexity int) int
 	}
 
 	Source struct {
@@ -420,6 +435,9 @@ type CaseConnectionResolver interface {
 
 	Facets(ctx context.Context, obj *explore.CaseList, top *int) (*Facets, error)
 }
+type CaseEdgeResolver interface {
+	Snippets(ctx context.Context, obj *CaseEdge) ([]explore.Snippet, error)
+}
 type CrossReferenceResolver interface {
 	RootCause(ctx context.Context, obj *explore.CrossReference) (*ilgraph.Term, error)
 }
@@ -499,6 +517,9 @@ type SharedFeatureResolver interface {
 }
 type SimilarityDefaultsResolver interface {
 	Weights(ctx context.Context, obj *explore.Defaults) (*Weights, error)
+}
+type SnippetResolver interface {
+	Highlights(ctx context.Context, obj *explore.Snippet) ([]Highlight, error)
 }
 type StatsResolver interface {
 	PerOrganization(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.TermCount, error)
@@ -815,6 +836,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CaseEdge.Node(childComplexity), true
+	case "CaseEdge.snippets":
+		if e.ComplexityRoot.CaseEdge.Snippets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseEdge.Snippets(childComplexity), true
 
 	case "CrossReference.case":
 		if e.ComplexityRoot.CrossReference.Case == nil {
@@ -1156,6 +1183,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FeatureContribution.Weight(childComplexity), true
+
+	case "Highlight.end":
+		if e.ComplexityRoot.Highlight.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Highlight.End(childComplexity), true
+	case "Highlight.start":
+		if e.ComplexityRoot.Highlight.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Highlight.Start(childComplexity), true
 
 	case "Impact.region":
 		if e.ComplexityRoot.Impact.Region == nil {
@@ -1557,6 +1597,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SimilarityDefaults.Weights(childComplexity), true
+
+	case "Snippet.field":
+		if e.ComplexityRoot.Snippet.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Field(childComplexity), true
+	case "Snippet.highlights":
+		if e.ComplexityRoot.Snippet.Highlights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Highlights(childComplexity), true
+	case "Snippet.language":
+		if e.ComplexityRoot.Snippet.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Language(childComplexity), true
+	case "Snippet.text":
+		if e.ComplexityRoot.Snippet.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Text(childComplexity), true
 
 	case "Source.archived":
 		if e.ComplexityRoot.Source.Archived == nil {
@@ -2007,7 +2072,10 @@ terms of a controlled vocabulary (organizations are terms of kind ORG).
 Errors carry extensions.code: INVALID (bad argument), NOT_FOUND, LIMIT (a size
 or complexity limit was hit), TIMEOUT, UNAVAILABLE (Neo4j is down), INTERNAL.
 Unknown ids: case(id) returns null; queries about a case that does not exist
-return a NOT_FOUND error; filters naming unknown terms simply match nothing.
+return a NOT_FOUND error. Term values in filters and profiles that are not
+ids are resolved when one term fits (a label, an organization's name, another
+letter case) or kept and matching nothing; either way the response's
+extensions.warnings says so (see docs/api.md).
 """
 schema {
   query: Query
@@ -2119,7 +2187,7 @@ type SimilarityDefaults {
   rarityFormula: String!
 }
 
-"An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case."
+"An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case (and are listed in extensions.warnings, like labels resolved to ids)."
 input ProfileInput {
   rootCause: ID
   components: [ID!]
@@ -2229,8 +2297,40 @@ input CaseFilter {
   "Incident date on or before (YYYY-MM-DD)."
   dateTo: String
   severities: [String!]
-  "Full-text search over titles and summaries, English and Korean."
+  """
+  Full-text search over titles and summaries, English and Korean (at most
+  500 characters, 32 words). A word is what lies between spaces. English
+  words match whole words, any case, without stemming ("failure" does not
+  find "failures"); stop words such as "the" are ignored. Korean words match
+  anywhere inside a written word, particles and compounds included
+  ("데이터베이스" finds 데이터베이스가 and 분산데이터베이스, not 데이터센터),
+  except where the Korean is written against digits or Latin letters (31시간,
+  API가): the index keeps such a word whole, so only the whole word finds it.
+  One-syllable Korean words match only where they stand alone.
+  """
   text: String
+  "How the words of text combine: ALL (the default), ANY or PHRASE."
+  textMode: TextMode
+  "Where text is searched: ALL fields (the default) or TITLES only."
+  textFields: TextFields
+}
+
+"How the words of a full-text query combine."
+enum TextMode {
+  "Every word, each anywhere in the searched fields (the default)."
+  ALL
+  "At least one of the words."
+  ANY
+  "The words one after another, in one field (punctuation between them is ignored)."
+  PHRASE
+}
+
+"Which fields a full-text query searches."
+enum TextFields {
+  "Titles and summaries, English and Korean (the default)."
+  ALL
+  "Titles only, English and Korean."
+  TITLES
 }
 
 input NodeInput {
@@ -2357,6 +2457,33 @@ type PageInfo {
 type CaseEdge {
   cursor: String!
   node: Case!
+  """
+  Where filter.text matched the case: one snippet per searched field with a
+  match (title en, title ko, summary en, summary ko, in that order); empty
+  without filter.text.
+  """
+  snippets: [Snippet!]!
+}
+
+"A searched field, or a window of it, with the places the text query matched."
+type Snippet {
+  "title or summary"
+  field: String!
+  "en or ko"
+  language: String!
+  "The whole title, or about 200 characters of the summary around its first match, with … where cut."
+  text: String!
+  "The matches in text, in order, not overlapping."
+  highlights: [Highlight!]!
+}
+
+"""
+A range of Snippet.text: from start (inclusive) to end (exclusive), counted in
+UTF-16 code units, as JavaScript indexes strings: text.slice(start, end).
+"""
+type Highlight {
+  start: Int!
+  end: Int!
 }
 
 type CaseConnection {
@@ -2637,6 +2764,8 @@ func (ec *executionContext) childFields_CaseEdge(ctx context.Context, field grap
 		return ec.fieldContext_CaseEdge_cursor(ctx, field)
 	case "node":
 		return ec.fieldContext_CaseEdge_node(ctx, field)
+	case "snippets":
+		return ec.fieldContext_CaseEdge_snippets(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CaseEdge", field.Name)
 }
@@ -2817,6 +2946,16 @@ func (ec *executionContext) childFields_FeatureContribution(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type FeatureContribution", field.Name)
 }
 
+func (ec *executionContext) childFields_Highlight(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_Highlight_start(ctx, field)
+	case "end":
+		return ec.fieldContext_Highlight_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Highlight", field.Name)
+}
+
 func (ec *executionContext) childFields_Impact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "scope":
@@ -2957,6 +3096,20 @@ func (ec *executionContext) childFields_SimilarityDefaults(ctx context.Context, 
 		return ec.fieldContext_SimilarityDefaults_rarityFormula(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SimilarityDefaults", field.Name)
+}
+
+func (ec *executionContext) childFields_Snippet(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "field":
+		return ec.fieldContext_Snippet_field(ctx, field)
+	case "language":
+		return ec.fieldContext_Snippet_language(ctx, field)
+	case "text":
+		return ec.fieldContext_Snippet_text(ctx, field)
+	case "highlights":
+		return ec.fieldContext_Snippet_highlights(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Snippet", field.Name)
 }
 
 func (ec *executionContext) childFields_Source(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5140,6 +5293,38 @@ func (ec *executionContext) fieldContext_CaseEdge_node(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _CaseEdge_snippets(ctx context.Context, field graphql.CollectedField, obj *CaseEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseEdge_snippets(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CaseEdge().Snippets(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.Snippet) graphql.Marshaler {
+			return ec.marshalNSnippet2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippetᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseEdge_snippets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CaseEdge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Snippet(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CrossReference_case(ctx context.Context, field graphql.CollectedField, obj *explore.CrossReference) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6574,6 +6759,52 @@ func (ec *executionContext) _FeatureContribution_contribution(ctx context.Contex
 }
 func (ec *executionContext) fieldContext_FeatureContribution_contribution(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FeatureContribution", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Highlight_start(ctx context.Context, field graphql.CollectedField, obj *Highlight) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Highlight_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Highlight_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Highlight", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Highlight_end(ctx context.Context, field graphql.CollectedField, obj *Highlight) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Highlight_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Highlight_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Highlight", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Impact_scope(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Impact) (ret graphql.Marshaler) {
@@ -8361,6 +8592,107 @@ func (ec *executionContext) _SimilarityDefaults_rarityFormula(ctx context.Contex
 }
 func (ec *executionContext) fieldContext_SimilarityDefaults_rarityFormula(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SimilarityDefaults", field, false, false, "String")
+}
+
+func (ec *executionContext) _Snippet_field(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_field(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Field, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Snippet", field, false, false, "String")
+}
+
+func (ec *executionContext) _Snippet_language(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Snippet", field, false, false, "String")
+}
+
+func (ec *executionContext) _Snippet_text(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Snippet", field, false, false, "String")
+}
+
+func (ec *executionContext) _Snippet_highlights(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_highlights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Snippet().Highlights(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []Highlight) graphql.Marshaler {
+			return ec.marshalNHighlight2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlightᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_highlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Snippet",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Highlight(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Source_url(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Source) (ret graphql.Marshaler) {
@@ -11007,7 +11339,7 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "text"}
+	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "text", "textMode", "textFields"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -11091,6 +11423,20 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it.Text = data
+		case "textMode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("textMode"))
+			data, err := ec.unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TextMode = data
+		case "textFields":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("textFields"))
+			data, err := ec.unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TextFields = data
 		}
 	}
 	return it, nil
@@ -11642,13 +11988,19 @@ func (ec *executionContext) _CaseEdge(ctx context.Context, sel ast.SelectionSet,
 		case "cursor":
 			out.Values[i] = ec._CaseEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "node":
 			out.Values[i] = ec._CaseEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "snippets":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CaseEdge_snippets(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12253,6 +12605,44 @@ func (ec *executionContext) _FeatureContribution(ctx context.Context, sel ast.Se
 			out.Values[i] = ec._FeatureContribution_contribution(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var highlightImplementors = []string{"Highlight"}
+
+func (ec *executionContext) _Highlight(ctx context.Context, sel ast.SelectionSet, obj *Highlight) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, highlightImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Highlight")
+		case "start":
+			out.Values[i] = ec._Highlight_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._Highlight_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -12904,6 +13294,55 @@ func (ec *executionContext) _SimilarityDefaults(ctx context.Context, sel ast.Sel
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var snippetImplementors = []string{"Snippet"}
+
+func (ec *executionContext) _Snippet(ctx context.Context, sel ast.SelectionSet, obj *explore.Snippet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, snippetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Snippet")
+		case "field":
+			out.Values[i] = ec._Snippet_field(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "language":
+			out.Values[i] = ec._Snippet_language(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "text":
+			out.Values[i] = ec._Snippet_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "highlights":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Snippet_highlights(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -14248,6 +14687,26 @@ func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.S
 	return graphql.WrapContextMarshaler(ctx, res)
 }
 
+func (ec *executionContext) marshalNHighlight2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlight(ctx context.Context, sel ast.SelectionSet, v Highlight) graphql.Marshaler {
+	return ec._Highlight(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNHighlight2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlightᚄ(ctx context.Context, sel ast.SelectionSet, v []Highlight) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNHighlight2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlight(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -14470,6 +14929,26 @@ func (ec *executionContext) marshalNSimilarityDefaults2ᚖgithubᚗcomᚋilgraph
 		return graphql.Null
 	}
 	return ec._SimilarityDefaults(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSnippet2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippet(ctx context.Context, sel ast.SelectionSet, v explore.Snippet) graphql.Marshaler {
+	return ec._Snippet(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSnippet2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippetᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.Snippet) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSnippet2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippet(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNSource2githubᚗcomᚋilgraphᚋilgraphᚐSource(ctx context.Context, sel ast.SelectionSet, v ilgraph.Source) graphql.Marshaler {
@@ -15167,6 +15646,68 @@ func (ec *executionContext) unmarshalOTermMatch2ᚖgithubᚗcomᚋilgraphᚋilgr
 	res, err := ec.unmarshalInputTermMatch(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
+
+func (ec *executionContext) unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx context.Context, v any) (*ilgraph.TextFields, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx context.Context, sel ast.SelectionSet, v *ilgraph.TextFields) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields[*v])
+	return res
+}
+
+var (
+	unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields = map[string]ilgraph.TextFields{
+		"ALL":    ilgraph.TextInAll,
+		"TITLES": ilgraph.TextInTitles,
+	}
+	marshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields = map[ilgraph.TextFields]string{
+		ilgraph.TextInAll:    "ALL",
+		ilgraph.TextInTitles: "TITLES",
+	}
+)
+
+func (ec *executionContext) unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode(ctx context.Context, v any) (*ilgraph.TextMode, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode(ctx context.Context, sel ast.SelectionSet, v *ilgraph.TextMode) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode[*v])
+	return res
+}
+
+var (
+	unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode = map[string]ilgraph.TextMode{
+		"ALL":    ilgraph.TextAll,
+		"ANY":    ilgraph.TextAny,
+		"PHRASE": ilgraph.TextPhrase,
+	}
+	marshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode = map[ilgraph.TextMode]string{
+		ilgraph.TextAll:    "ALL",
+		ilgraph.TextAny:    "ANY",
+		ilgraph.TextPhrase: "PHRASE",
+	}
+)
 
 func (ec *executionContext) unmarshalOWeightsInput2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightsInput(ctx context.Context, v any) (*WeightsInput, error) {
 	if v == nil {

@@ -119,7 +119,7 @@ func (r *caseResolver) Similar(ctx context.Context, obj *ilgraph.Case, k *int) (
 func (r *caseConnectionResolver) Edges(ctx context.Context, obj *explore.CaseList) ([]CaseEdge, error) {
 	out := make([]CaseEdge, len(obj.Cases))
 	for i, c := range obj.Cases {
-		out[i] = CaseEdge{Cursor: obj.Cursor(i), Node: c}
+		out[i] = CaseEdge{Cursor: obj.Cursor(i), Node: c, list: obj, index: i}
 	}
 	return out, nil
 }
@@ -148,6 +148,14 @@ func (r *caseConnectionResolver) Facets(ctx context.Context, obj *explore.CaseLi
 		Orgs:         f.Terms[ilgraph.KindOrg],
 		Years:        f.Years,
 	}, nil
+}
+
+// Snippets is the resolver for the snippets field.
+func (r *caseEdgeResolver) Snippets(ctx context.Context, obj *CaseEdge) ([]explore.Snippet, error) {
+	if obj.list == nil {
+		return []explore.Snippet{}, nil
+	}
+	return obj.list.Snippets(obj.index), nil
 }
 
 // RootCause is the resolver for the rootCause field.
@@ -454,6 +462,11 @@ func (r *similarityDefaultsResolver) Weights(ctx context.Context, obj *explore.D
 	return weightsOut(obj.Weights), nil
 }
 
+// Highlights is the resolver for the highlights field.
+func (r *snippetResolver) Highlights(ctx context.Context, obj *explore.Snippet) ([]Highlight, error) {
+	return utf16Offsets(obj.Text, obj.Highlights), nil
+}
+
 // PerOrganization is the resolver for the perOrganization field.
 func (r *statsResolver) PerOrganization(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.TermCount, error) {
 	return append([]ilgraph.TermCount{}, obj.PerOrg...), nil
@@ -585,6 +598,9 @@ func (r *Resolver) Case() CaseResolver { return &caseResolver{r} }
 // CaseConnection returns CaseConnectionResolver implementation.
 func (r *Resolver) CaseConnection() CaseConnectionResolver { return &caseConnectionResolver{r} }
 
+// CaseEdge returns CaseEdgeResolver implementation.
+func (r *Resolver) CaseEdge() CaseEdgeResolver { return &caseEdgeResolver{r} }
+
 // CrossReference returns CrossReferenceResolver implementation.
 func (r *Resolver) CrossReference() CrossReferenceResolver { return &crossReferenceResolver{r} }
 
@@ -636,6 +652,9 @@ func (r *Resolver) SimilarityDefaults() SimilarityDefaultsResolver {
 	return &similarityDefaultsResolver{r}
 }
 
+// Snippet returns SnippetResolver implementation.
+func (r *Resolver) Snippet() SnippetResolver { return &snippetResolver{r} }
+
 // Stats returns StatsResolver implementation.
 func (r *Resolver) Stats() StatsResolver { return &statsResolver{r} }
 
@@ -669,6 +688,7 @@ func (r *Resolver) WeightedTerm() WeightedTermResolver { return &weightedTermRes
 type (
 	caseResolver                     struct{ *Resolver }
 	caseConnectionResolver           struct{ *Resolver }
+	caseEdgeResolver                 struct{ *Resolver }
 	crossReferenceResolver           struct{ *Resolver }
 	crossReferenceConnectionResolver struct{ *Resolver }
 	differingFeatureResolver         struct{ *Resolver }
@@ -684,6 +704,7 @@ type (
 	queryResolver                    struct{ *Resolver }
 	sharedFeatureResolver            struct{ *Resolver }
 	similarityDefaultsResolver       struct{ *Resolver }
+	snippetResolver                  struct{ *Resolver }
 	statsResolver                    struct{ *Resolver }
 	suggestedTermResolver            struct{ *Resolver }
 	suggestionsResolver              struct{ *Resolver }
