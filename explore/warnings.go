@@ -152,9 +152,18 @@ func (ix *termIndex) resolve(field string, k ilgraph.Kind, value string) (string
 		}
 	}
 	// The nearest reading first: the id in another case, then a label or
-	// name, then the id with spaces or underscores for hyphens.
+	// name, then the id with spaces or underscores for hyphens, then one of
+	// the term's aliases ("OOM", "스로틀링").
 	v, sv := fold(value), slug(value)
-	for pass := 0; pass < 3 && len(hits) == 0; pass++ {
+	hasAlias := func(as []string) bool {
+		for _, a := range as {
+			if fold(a) == v {
+				return true
+			}
+		}
+		return false
+	}
+	for pass := 0; pass < 4 && len(hits) == 0; pass++ {
 		for _, t := range ix.byKind[k] {
 			id := strings.ToLower(t.ID)
 			switch {
@@ -168,6 +177,10 @@ func (ix *termIndex) resolve(field string, k ilgraph.Kind, value string) (string
 				add(t.ID, "its Korean label")
 			case pass == 2 && id == sv:
 				add(t.ID, "its id written with spaces")
+			case pass == 3 && hasAlias(t.Aliases.En):
+				add(t.ID, "an English alias")
+			case pass == 3 && hasAlias(t.Aliases.Ko):
+				add(t.ID, "a Korean alias")
 			}
 		}
 	}
