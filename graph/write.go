@@ -33,10 +33,8 @@ func ContentHash(c *ilgraph.Case) string {
 }
 
 // WriteVocabulary makes the graph's terms match v: it creates or updates each
-// term node (id, en, ko, description, aliases_en, aliases_ko) and deletes
-// term nodes that v no longer has and no case uses. Terms load even when no
-// case uses them. Aliases are kept so that the suggestion engine the server
-// builds from the graph matches them as the vocabulary file has them.
+// term node (id, en, ko, description, aliases_en, aliases_ko) and deletes term nodes that v no longer
+// has and no case uses. Terms load even when no case uses them.
 func (db *DB) WriteVocabulary(ctx context.Context, v *ilgraph.Vocabulary) (Counters, error) {
 	return write(ctx, db, "writing the vocabulary", func(tx neo4j.ManagedTransaction) (Counters, error) {
 		var total Counters
@@ -46,7 +44,7 @@ func (db *DB) WriteVocabulary(ctx context.Context, v *ilgraph.Vocabulary) (Count
 			ids := make([]string, 0, len(v.Kinds[k]))
 			for _, t := range v.Kinds[k] {
 				rows = append(rows, map[string]any{"id": t.ID, "en": t.En, "ko": t.Ko, "description": t.Description,
-					"aliases_en": orEmpty(t.Aliases.En), "aliases_ko": orEmpty(t.Aliases.Ko)})
+					"aliases_en": nonNil(t.Aliases.En), "aliases_ko": nonNil(t.Aliases.Ko)})
 				ids = append(ids, t.ID)
 			}
 			c, err := exec(ctx, tx, fmt.Sprintf(`
@@ -55,9 +53,7 @@ MERGE (t:%s {id: row.id})
 WITH t, row
 WHERE t.en IS NULL OR t.en <> row.en OR t.ko <> row.ko OR t.description <> row.description
    OR coalesce(t.aliases_en, []) <> row.aliases_en OR coalesce(t.aliases_ko, []) <> row.aliases_ko
-SET t.en = row.en, t.ko = row.ko, t.description = row.description,
-    t.aliases_en = CASE WHEN size(row.aliases_en) = 0 THEN null ELSE row.aliases_en END,
-    t.aliases_ko = CASE WHEN size(row.aliases_ko) = 0 THEN null ELSE row.aliases_ko END`, m.Label), map[string]any{"rows": rows})
+SET t.en = row.en, t.ko = row.ko, t.description = row.description, t.aliases_en = row.aliases_en, t.aliases_ko = row.aliases_ko`, m.Label), map[string]any{"rows": rows})
 			if err != nil {
 				return total, err
 			}
@@ -375,12 +371,4 @@ func (db *DB) DeleteCases(ctx context.Context, ids []string) error {
 		return exec(ctx, tx, "UNWIND $ids AS id MATCH (n:Case {id: id}) DETACH DELETE n", map[string]any{"ids": ids})
 	})
 	return err
-}
-
-// orEmpty gives Neo4j an empty list rather than null for a nil slice.
-func orEmpty(xs []string) []string {
-	if xs == nil {
-		return []string{}
-	}
-	return xs
 }

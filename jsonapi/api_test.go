@@ -77,7 +77,7 @@ func mustServer(t *testing.T) *server {
 	if _, err := loader.Load(context.Background(), db, []string{seeds}, loader.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	core := explore.New(db, similarity.NewService(db))
+	core := explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
 	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: quiet()})
 	routes := map[string]http.Handler{}
 	for _, p := range jsonapi.Patterns {
@@ -568,6 +568,14 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("%s: %d", path, r.status)
 			}
 		}
+	}
+	// A label or alias is resolved to its id, with a warning; as in GraphQL.
+	w := decode[struct {
+		Total    int
+		Warnings []struct{ Field, Value, Resolved, Message string }
+	}](t, s.get("/cases?component=Kafka&root_cause=Capacity"))
+	if w.Total == 0 || len(w.Warnings) != 2 || w.Warnings[0].Resolved == "" || w.Warnings[1].Resolved == "" {
+		t.Fatalf("labels and aliases: %+v", w)
 	}
 	// Filters naming unknown terms simply match nothing, as in GraphQL.
 	if p := decode[casePage](t, s.get("/cases?component=no-such-component")); p.Total != 0 || len(p.Cases) != 0 {

@@ -24,6 +24,7 @@ import (
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/internal/view"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // OpenAPI is the API's OpenAPI 3.1 document, written by hand: it is the
@@ -172,12 +173,15 @@ func (a *api) cases(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, p.err)
 		return
 	}
-	l, err := a.core.Cases(r.Context(), q)
+	ctx, warnings := explore.WithWarnings(r.Context())
+	l, err := a.core.Cases(ctx, q)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	a.answer(w, r, view.Page(l), nil)
+	page := view.Page(l)
+	page.Warnings = view.Warnings(warnings.List())
+	a.answer(w, r, page, nil)
 }
 
 func (a *api) topic(w http.ResponseWriter, r *http.Request) {
@@ -251,8 +255,8 @@ func (a *api) suggest(w http.ResponseWriter, r *http.Request) {
 	min := p.floatIn("min_confidence", 0, 0, 1)
 	if strings.TrimSpace(text) == "" {
 		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "q: give the text to suggest terms for (what you see, in English or Korean)"))
-	} else if n := utf8.RuneCountInString(text); n > explore.MaxSuggestText {
-		p.setErr(ilgraph.Errorf(ilgraph.ELIMIT, "q: at most %d characters, not %d", explore.MaxSuggestText, n))
+	} else if n := utf8.RuneCountInString(text); n > suggest.MaxTextChars {
+		p.setErr(ilgraph.Errorf(ilgraph.ELIMIT, "q: at most %d characters, not %d", suggest.MaxTextChars, n))
 	}
 	if lang != "" && lang != "en" && lang != "ko" {
 		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "lang: %q is not en or ko (leave it out to detect the language)", ilgraph.Clip(lang, 20)))

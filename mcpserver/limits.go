@@ -5,6 +5,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // Limits of tool arguments, the JSON API's and GraphQL's.
@@ -24,7 +25,7 @@ func limit(s *jsonschema.Schema) {
 		case "query":
 			p.MaxLength = jsonschema.Ptr(ilgraph.MaxTextQuery)
 		case "text":
-			p.MaxLength = jsonschema.Ptr(explore.MaxSuggestText)
+			p.MaxLength = jsonschema.Ptr(suggest.MaxTextChars)
 		case "lang":
 			p.Enum = []any{"en", "ko"}
 		case "per_kind":

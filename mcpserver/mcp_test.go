@@ -25,6 +25,7 @@ import (
 	"github.com/ilgraph/ilgraph/mcpserver"
 	"github.com/ilgraph/ilgraph/resolvers"
 	"github.com/ilgraph/ilgraph/similarity"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -45,7 +46,7 @@ func mustFixture(t *testing.T) *fixture {
 	if _, err := loader.Load(context.Background(), db, []string{corpus.Seeds(t)}, loader.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	core := explore.New(db, similarity.NewService(db))
+	core := explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
 	opt := mcpserver.Options{Logger: quiet(), Timeout: 10 * time.Second}
 	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: quiet()})
 	routes := map[string]http.Handler{"/mcp": mcpserver.NewHandler(core, opt)}
@@ -244,6 +245,18 @@ func TestToolsAnswerAsTheJSONAPI(t *testing.T) {
 	sameJSON(t, "similar_incidents and GET /similar",
 		f.ok("similar_incidents", map[string]any{"id": "IL-0384", "k": 7, "weights": map[string]any{"root_cause": 3, "component": 1.5}, "rarity": true}),
 		f.get("/cases/IL-0384/similar?k=7&weights=root_cause=3,component=1.5&rarity=true"))
+	// A label or alias instead of an id is resolved, with a warning, as in
+	// the JSON API.
+	kafka := f.ok("list_incidents", map[string]any{"components": []string{"Kafka"}, "limit": 3})
+	sameJSON(t, "list_incidents with an alias and GET /cases", kafka, f.get("/cases?component=Kafka&limit=3"))
+	var withWarning struct {
+		Total    int
+		Warnings []struct{ Value, Resolved string }
+	}
+	json.Unmarshal(kafka, &withWarning)
+	if withWarning.Total == 0 || len(withWarning.Warnings) != 1 || withWarning.Warnings[0].Resolved != "message-broker" {
+		t.Fatalf("Kafka: %s", kafka)
+	}
 	sameJSON(t, "suggest_terms and GET /suggest",
 		f.ok("suggest_terms", map[string]any{"text": "Kinesis front-end servers hit the OS thread limit; latency and errors up", "per_kind": 3}),
 		f.get("/suggest?limit=3&q="+url.QueryEscape("Kinesis front-end servers hit the OS thread limit; latency and errors up")))
@@ -342,6 +355,41 @@ func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 	var fromTerms struct{ Matches json.RawMessage }
 	json.Unmarshal(f.ok("match_incident", args), &fromTerms)
 	sameJSON(t, "match_incident from text and from the terms read from it", fromText.Matches, fromTerms.Matches)
+	// …and the answer GraphQL's similarToText gives.
+	var viaText []struct {
+		Case  struct{ ID string }
+		Score float64
+	}
+	json.Unmarshal(fromText.Matches, &viaText)
+	body, _ = json.Marshal(map[string]any{"query": `query($t: String!) { similarToText(text: $t, k: 5) { match { matches { case { id } score } } } }`, "variables": map[string]any{"t": text}})
+	resp, err = http.Post(f.url+"/graphql", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gq struct {
+		Data struct {
+			SimilarToText struct {
+				Match struct {
+					Matches []struct {
+						Case  struct{ ID string }
+						Score float64
+					}
+				}
+			}
+		}
+		Errors []any
+	}
+	json.NewDecoder(resp.Body).Decode(&gq)
+	resp.Body.Close()
+	gm := gq.Data.SimilarToText.Match.Matches
+	if len(gq.Errors) > 0 || len(gm) != len(viaText) || len(gm) == 0 {
+		t.Fatalf("similarToText: %+v; MCP %d matches", gq, len(viaText))
+	}
+	for i := range gm {
+		if gm[i].Case.ID != viaText[i].Case.ID || gm[i].Score != viaText[i].Score {
+			t.Fatalf("match %d: MCP %+v, GraphQL similarToText %+v", i, viaText[i], gm[i])
+		}
+	}
 
 	var d struct {
 		Nodes []struct{ Key, Kind string }
@@ -370,9 +418,9 @@ func TestToolErrors(t *testing.T) {
 		{"same_root_cause", map[string]any{"id": "IL-9999"}, []string{"NOT_FOUND", "IL-9999"}},
 		{"graph_neighbourhood", map[string]any{"kind": "case", "id": "IL-9999"}, []string{"NOT_FOUND", "IL-9999"}},
 		{"get_topic", map[string]any{"kind": "component", "id": "kafka"}, []string{"NOT_FOUND", "kafka", "vocab"}},
-		{"list_incidents", map[string]any{"components": []string{"kafka"}}, []string{"NOT_FOUND", "component", "kafka"}},
-		{"search_incidents", map[string]any{"query": "dns", "orgs": []string{"acme"}}, []string{"NOT_FOUND", "organization", "acme"}},
-		{"match_incident", map[string]any{"symptoms": []string{"slow"}}, []string{"NOT_FOUND", "symptom", "slow"}},
+		{"list_incidents", map[string]any{"components": []string{"zzqx-widget"}}, []string{"NOT_FOUND", "component", "zzqx-widget"}},
+		{"search_incidents", map[string]any{"query": "dns", "orgs": []string{"zzqx-corp"}}, []string{"NOT_FOUND", "organization", "zzqx-corp"}},
+		{"match_incident", map[string]any{"symptoms": []string{"zzqx-slow"}}, []string{"NOT_FOUND", "symptom", "zzqx-slow"}},
 		// Missing arguments.
 		{"get_incident", map[string]any{}, []string{"id"}},
 		{"get_topic", map[string]any{"kind": "component"}, []string{"id"}},

@@ -208,3 +208,11 @@ func renderSuggestions(v *view.Suggestions) string {
 	}
 	return b.String()
 }
+
+func renderWarnings(ws []view.Warning) string {
+	var b strings.Builder
+	for _, w := range ws {
+		fmt.Fprintf(&b, "Note: %s: %s.\n", w.Field, w.Message)
+	}
+	return b.String()
+}

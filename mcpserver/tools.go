@@ -37,11 +37,6 @@ func (f Filters) view(text string) view.Filter {
 		Domains: f.Domains, Orgs: f.Orgs, From: f.From, To: f.To, Text: strings.TrimSpace(text)}
 }
 
-func (f Filters) terms() map[ilgraph.Kind][]string {
-	return map[ilgraph.Kind][]string{ilgraph.KindRootCause: f.RootCause, ilgraph.KindComponent: f.Components, ilgraph.KindSymptom: f.Symptoms,
-		ilgraph.KindContributing: f.Contributing, ilgraph.KindDomain: f.Domains, ilgraph.KindOrg: f.Orgs}
-}
-
 // SearchArgs are search_incidents' arguments.
 type SearchArgs struct {
 	Query string `json:"query" jsonschema:"free text, English or Korean, matched against titles and summaries"`
@@ -125,6 +120,7 @@ type MatchArgs struct {
 type MatchResult struct {
 	view.ProfileMatch
 	Suggested map[ilgraph.Kind][]view.SuggestedTerm `json:"suggested,omitempty" jsonschema:"the terms read from text that joined the profile, per kind"`
+	Warnings  []view.Warning                        `json:"warnings,omitempty" jsonschema:"terms given that were not ids, and the ids used"`
 }
 
 // SuggestArgs are suggest_terms' arguments.
@@ -190,27 +186,25 @@ func intOr(p *int, def int) int {
 	return *p
 }
 
-// checkTerms refuses term ids the graph does not have, naming them, so that
-// a model that guessed an id learns to look it up rather than getting an
-// empty answer.
-func (t *tools) checkTerms(ctx context.Context, terms map[ilgraph.Kind][]string) error {
-	for _, k := range ilgraph.AllKinds {
-		for _, id := range terms[k] {
-			if _, err := t.core.Term(ctx, ilgraph.TermKey{Kind: k, ID: id}); err != nil {
-				if ilgraph.ErrorCode(err) == ilgraph.ENOTFOUND {
-					return errorf(ilgraph.ENOTFOUND, "unknown %s %q: the vocab tool lists the ids", k.Label(), ilgraph.Clip(id, 60))
-				}
-				return err
+// resolved turns the core's warnings about term values into what a model
+// can act on: a value that names no term fails the call (it would match
+// nothing), naming the ids it may have meant; resolved values are kept as
+// warnings for the answer.
+func resolved(w *explore.Warnings) ([]view.Warning, error) {
+	ws := view.Warnings(w.List())
+	for _, x := range ws {
+		if x.Resolved == "" {
+			msg := x.Field + ": " + x.Message
+			if len(x.Suggestions) == 0 {
+				msg += " (the vocab tool lists the ids)"
 			}
+			return nil, errorf(ilgraph.ENOTFOUND, "%s", msg)
 		}
 	}
-	return nil
+	return ws, nil
 }
 
 func (t *tools) page(ctx context.Context, f Filters, text string, sort ilgraph.CaseSort, limit *int, def int, cursor string) (*view.CasePage, string, error) {
-	if err := t.checkTerms(ctx, f.terms()); err != nil {
-		return nil, "", err
-	}
 	if err := checkCursor(cursor); err != nil {
 		return nil, "", err
 	}
@@ -218,12 +212,16 @@ func (t *tools) page(ctx context.Context, f Filters, text string, sort ilgraph.C
 		return nil, "", errorf(ilgraph.EINVALID, "from %s is after to %s", f.From, f.To)
 	}
 	n := intOr(limit, def)
+	ctx, warnings := explore.WithWarnings(ctx)
 	l, err := t.core.Cases(ctx, explore.CaseQuery{Filter: f.view(text).CaseFilter(), Sort: sort, Page: explore.Page{First: &n, After: cursor}})
 	if err != nil {
 		return nil, "", err
 	}
 	p := view.Page(l)
-	return p, renderPage(p), nil
+	if p.Warnings, err = resolved(warnings); err != nil {
+		return nil, "", err
+	}
+	return p, renderWarnings(p.Warnings) + renderPage(p), nil
 }
 
 func (t *tools) search(ctx context.Context, a SearchArgs) (*view.CasePage, string, error) {
@@ -309,17 +307,6 @@ func (t *tools) match(ctx context.Context, a MatchArgs) (*MatchResult, string, e
 	if len(p.Features()) == 0 && strings.TrimSpace(a.Text) == "" {
 		return nil, "", errorf(ilgraph.EINVALID, "give text, or at least one of root_cause, components, symptoms, contributing, domains, org (term ids from the vocab tool)")
 	}
-	terms := map[ilgraph.Kind][]string{ilgraph.KindComponent: a.Components, ilgraph.KindSymptom: a.Symptoms,
-		ilgraph.KindContributing: a.Contributing, ilgraph.KindDomain: a.Domains}
-	if a.RootCause != "" {
-		terms[ilgraph.KindRootCause] = []string{a.RootCause}
-	}
-	if a.Org != "" {
-		terms[ilgraph.KindOrg] = []string{a.Org}
-	}
-	if err := t.checkTerms(ctx, terms); err != nil {
-		return nil, "", err
-	}
 	var suggested map[ilgraph.Kind][]view.SuggestedTerm
 	if strings.TrimSpace(a.Text) != "" {
 		var err error
@@ -331,7 +318,12 @@ func (t *tools) match(ctx context.Context, a MatchArgs) (*MatchResult, string, e
 			return nil, "", errorf(ilgraph.EINVALID, "text: no vocabulary term found in it; say more, or give term ids (the vocab tool lists them)")
 		}
 	}
+	ctx, warnings := explore.WithWarnings(ctx)
 	pm, err := t.core.SimilarToProfile(ctx, p, a.Ranking.query())
+	if err != nil {
+		return nil, "", err
+	}
+	ws, err := resolved(warnings)
 	if err != nil {
 		return nil, "", err
 	}
@@ -339,8 +331,8 @@ func (t *tools) match(ctx context.Context, a MatchArgs) (*MatchResult, string, e
 	if err != nil {
 		return nil, "", err
 	}
-	out := &MatchResult{ProfileMatch: *v, Suggested: suggested}
-	return out, renderSuggested(suggested) + renderProfile(v), nil
+	out := &MatchResult{ProfileMatch: *v, Suggested: suggested, Warnings: ws}
+	return out, renderWarnings(ws) + renderSuggested(suggested) + renderProfile(v), nil
 }
 
 // withSuggested adds the terms read from a text to a profile: a root cause

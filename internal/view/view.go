@@ -61,6 +61,7 @@ type CasePage struct {
 	Total      int           `json:"total" jsonschema:"how many cases the filter selects in all"`
 	Cases      []CaseSummary `json:"cases"`
 	NextCursor string        `json:"next_cursor,omitempty" jsonschema:"pass as cursor for the next page; absent on the last page"`
+	Warnings   []Warning     `json:"warnings,omitempty" jsonschema:"terms of the filter that were not ids: resolved, or matching nothing"`
 }
 
 // Page converts a case list.
@@ -202,4 +203,23 @@ func labelsOf(ctx context.Context, core *explore.Service, keys []ilgraph.TermKey
 		out[k] = ts[i].En
 	}
 	return out, nil
+}
+
+// Warning says that a term in the request was not an id: resolved to one
+// (Resolved), or kept as given, matching nothing.
+type Warning struct {
+	Field       string   `json:"field" jsonschema:"where the value was"`
+	Value       string   `json:"value" jsonschema:"the value as given"`
+	Message     string   `json:"message"`
+	Resolved    string   `json:"resolved,omitempty" jsonschema:"the id used instead; absent when the value was kept"`
+	Suggestions []string `json:"suggestions,omitempty" jsonschema:"ids it may have meant, nearest first"`
+}
+
+// Warnings converts the core's warnings (nil when there are none).
+func Warnings(ws []explore.Warning) []Warning {
+	var out []Warning
+	for _, w := range ws {
+		out = append(out, Warning{Field: w.Field, Value: w.Value, Message: w.Message, Resolved: w.Resolved, Suggestions: w.Suggestions})
+	}
+	return out
 }
