@@ -37,12 +37,15 @@ type ResolverRoot interface {
 	DrawEdge() DrawEdgeResolver
 	DrawNode() DrawNodeResolver
 	FeatureContribution() FeatureContributionResolver
+	Impact() ImpactResolver
 	PageInfo() PageInfoResolver
 	PairCount() PairCountResolver
 	Path() PathResolver
 	Query() QueryResolver
+	Review() ReviewResolver
 	SharedFeature() SharedFeatureResolver
 	SimilarityDefaults() SimilarityDefaultsResolver
+	Source() SourceResolver
 	Stats() StatsResolver
 	Term() TermResolver
 	TermCount() TermCountResolver
@@ -341,10 +344,12 @@ type CaseResolver interface {
 	Organization(ctx context.Context, obj *ilgraph.Case) (*ilgraph.Term, error)
 
 	Year(ctx context.Context, obj *ilgraph.Case) (int, error)
+	DateKind(ctx context.Context, obj *ilgraph.Case) (*string, error)
 
 	Remediation(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Text, error)
 	ActionItems(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Text, error)
 
+	Severity(ctx context.Context, obj *ilgraph.Case) (*string, error)
 	RootCause(ctx context.Context, obj *ilgraph.Case) (*ilgraph.Term, error)
 	Components(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error)
 	Symptoms(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error)
@@ -356,6 +361,8 @@ type CaseResolver interface {
 
 	Docs(ctx context.Context, obj *ilgraph.Case) ([]string, error)
 
+	UpdatedAt(ctx context.Context, obj *ilgraph.Case) (*string, error)
+	URL(ctx context.Context, obj *ilgraph.Case) (*string, error)
 	JSON(ctx context.Context, obj *ilgraph.Case) (string, error)
 	SameRootCause(ctx context.Context, obj *ilgraph.Case, first *int) ([]explore.CrossReference, error)
 	Similar(ctx context.Context, obj *ilgraph.Case, k *int) ([]explore.SimilarCase, error)
@@ -397,6 +404,11 @@ type DrawNodeResolver interface {
 type FeatureContributionResolver interface {
 	Term(ctx context.Context, obj *ilgraph.Contribution) (*ilgraph.Term, error)
 }
+type ImpactResolver interface {
+	Scope(ctx context.Context, obj *ilgraph.Impact) (*string, error)
+	Users(ctx context.Context, obj *ilgraph.Impact) (*string, error)
+	Region(ctx context.Context, obj *ilgraph.Impact) (*string, error)
+}
 type PageInfoResolver interface {
 	StartCursor(ctx context.Context, obj *explore.PageInfo) (*string, error)
 	EndCursor(ctx context.Context, obj *explore.PageInfo) (*string, error)
@@ -423,11 +435,20 @@ type QueryResolver interface {
 	SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.ProfileMatch, error)
 	SimilarityDefaults(ctx context.Context) (*explore.Defaults, error)
 }
+type ReviewResolver interface {
+	WrittenBy(ctx context.Context, obj *ilgraph.Review) (*string, error)
+	ReviewedAt(ctx context.Context, obj *ilgraph.Review) (*string, error)
+	ReviewedBy(ctx context.Context, obj *ilgraph.Review) (*string, error)
+}
 type SharedFeatureResolver interface {
 	Term(ctx context.Context, obj *ilgraph.Feature) (*ilgraph.Term, error)
 }
 type SimilarityDefaultsResolver interface {
 	Weights(ctx context.Context, obj *explore.Defaults) (*Weights, error)
+}
+type SourceResolver interface {
+	Kind(ctx context.Context, obj *ilgraph.Source) (*string, error)
+	Archived(ctx context.Context, obj *ilgraph.Source) (*string, error)
 }
 type StatsResolver interface {
 	PerOrganization(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.TermCount, error)
@@ -454,8 +475,9 @@ type TextResolver interface {
 	Ko(ctx context.Context, obj *ilgraph.Text) (*string, error)
 }
 type TimelineResolver interface {
+	DetectedAfter(ctx context.Context, obj *ilgraph.Timeline) (*string, error)
 	DetectedAfterMinutes(ctx context.Context, obj *ilgraph.Timeline) (*int, error)
-
+	ResolvedAfter(ctx context.Context, obj *ilgraph.Timeline) (*string, error)
 	ResolvedAfterMinutes(ctx context.Context, obj *ilgraph.Timeline) (*int, error)
 }
 type WeightedTermResolver interface {
@@ -1958,17 +1980,19 @@ type Text {
   ko: String
 }
 
+"Optional strings of a case (impact, source kind, review, …) are null when the source leaves them empty, never \"\"."
 type Impact {
   scope: String
   users: String
   region: String
 }
 
+"How long detection and resolution took; every field is null when the source does not say."
 type Timeline {
-  "As the source gives it, e.g. 12m."
+  "As the source gives it, e.g. 12m; null when unknown."
   detectedAfter: String
   detectedAfterMinutes: Int
-  "As the source gives it, e.g. 17h 8m."
+  "As the source gives it, e.g. 17h 8m; null when unknown."
   resolvedAfter: String
   resolvedAfterMinutes: Int
 }
@@ -3533,18 +3557,18 @@ func (ec *executionContext) _Case_dateKind(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Case_dateKind(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.DateKind, nil
+			return ec.Resolvers.Case().DateKind(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Case_dateKind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
 }
 
 func (ec *executionContext) _Case_title(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
@@ -3876,18 +3900,18 @@ func (ec *executionContext) _Case_severity(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Case_severity(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Severity, nil
+			return ec.Resolvers.Case().Severity(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Case_severity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
 }
 
 func (ec *executionContext) _Case_rootCause(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
@@ -4242,18 +4266,18 @@ func (ec *executionContext) _Case_updatedAt(ctx context.Context, field graphql.C
 			return ec.fieldContext_Case_updatedAt(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt, nil
+			return ec.Resolvers.Case().UpdatedAt(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Case_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
 }
 
 func (ec *executionContext) _Case_url(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
@@ -4265,18 +4289,18 @@ func (ec *executionContext) _Case_url(ctx context.Context, field graphql.Collect
 			return ec.fieldContext_Case_url(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.URL, nil
+			return ec.Resolvers.Case().URL(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Case_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
 }
 
 func (ec *executionContext) _Case_json(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
@@ -5883,18 +5907,18 @@ func (ec *executionContext) _Impact_scope(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Impact_scope(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Scope, nil
+			return ec.Resolvers.Impact().Scope(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Impact_scope(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Impact", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Impact", field, true, true, "String")
 }
 
 func (ec *executionContext) _Impact_users(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Impact) (ret graphql.Marshaler) {
@@ -5906,18 +5930,18 @@ func (ec *executionContext) _Impact_users(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Impact_users(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Users, nil
+			return ec.Resolvers.Impact().Users(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Impact_users(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Impact", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Impact", field, true, true, "String")
 }
 
 func (ec *executionContext) _Impact_region(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Impact) (ret graphql.Marshaler) {
@@ -5929,18 +5953,18 @@ func (ec *executionContext) _Impact_region(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Impact_region(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Region, nil
+			return ec.Resolvers.Impact().Region(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Impact_region(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Impact", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Impact", field, true, true, "String")
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *explore.PageInfo) (ret graphql.Marshaler) {
@@ -7101,18 +7125,18 @@ func (ec *executionContext) _Review_writtenBy(ctx context.Context, field graphql
 			return ec.fieldContext_Review_writtenBy(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.WrittenBy, nil
+			return ec.Resolvers.Review().WrittenBy(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Review_writtenBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Review", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Review", field, true, true, "String")
 }
 
 func (ec *executionContext) _Review_reviewedAt(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Review) (ret graphql.Marshaler) {
@@ -7124,18 +7148,18 @@ func (ec *executionContext) _Review_reviewedAt(ctx context.Context, field graphq
 			return ec.fieldContext_Review_reviewedAt(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ReviewedAt, nil
+			return ec.Resolvers.Review().ReviewedAt(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Review_reviewedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Review", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Review", field, true, true, "String")
 }
 
 func (ec *executionContext) _Review_reviewedBy(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Review) (ret graphql.Marshaler) {
@@ -7147,18 +7171,18 @@ func (ec *executionContext) _Review_reviewedBy(ctx context.Context, field graphq
 			return ec.fieldContext_Review_reviewedBy(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ReviewedBy, nil
+			return ec.Resolvers.Review().ReviewedBy(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Review_reviewedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Review", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Review", field, true, true, "String")
 }
 
 func (ec *executionContext) _SharedFeature_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Feature) (ret graphql.Marshaler) {
@@ -7445,18 +7469,18 @@ func (ec *executionContext) _Source_kind(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Source_kind(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Kind, nil
+			return ec.Resolvers.Source().Kind(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Source_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Source", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Source", field, true, true, "String")
 }
 
 func (ec *executionContext) _Source_archived(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Source) (ret graphql.Marshaler) {
@@ -7468,18 +7492,18 @@ func (ec *executionContext) _Source_archived(ctx context.Context, field graphql.
 			return ec.fieldContext_Source_archived(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Archived, nil
+			return ec.Resolvers.Source().Archived(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Source_archived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Source", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Source", field, true, true, "String")
 }
 
 func (ec *executionContext) _Stats_cases(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
@@ -8152,18 +8176,18 @@ func (ec *executionContext) _Timeline_detectedAfter(ctx context.Context, field g
 			return ec.fieldContext_Timeline_detectedAfter(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.DetectedAfter, nil
+			return ec.Resolvers.Timeline().DetectedAfter(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Timeline_detectedAfter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Timeline", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Timeline", field, true, true, "String")
 }
 
 func (ec *executionContext) _Timeline_detectedAfterMinutes(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Timeline) (ret graphql.Marshaler) {
@@ -8198,18 +8222,18 @@ func (ec *executionContext) _Timeline_resolvedAfter(ctx context.Context, field g
 			return ec.fieldContext_Timeline_resolvedAfter(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ResolvedAfter, nil
+			return ec.Resolvers.Timeline().ResolvedAfter(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Timeline_resolvedAfter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Timeline", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Timeline", field, true, true, "String")
 }
 
 func (ec *executionContext) _Timeline_resolvedAfterMinutes(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Timeline) (ret graphql.Marshaler) {
@@ -9976,10 +10000,11 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 					return ec._Case_year(ctx, field, obj)
 				})
 		case "dateKind":
-			out.Values[i] = ec._Case_dateKind(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_dateKind(ctx, field, obj)
+				})
 		case "title":
 			out.Values[i] = ec._Case_title(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -10033,10 +10058,11 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "severity":
-			out.Values[i] = ec._Case_severity(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_severity(ctx, field, obj)
+				})
 		case "rootCause":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -10102,15 +10128,17 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
-			out.Values[i] = ec._Case_updatedAt(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_updatedAt(ctx, field, obj)
+				})
 		case "url":
-			out.Values[i] = ec._Case_url(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_url(ctx, field, obj)
+				})
 		case "json":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -10788,20 +10816,23 @@ func (ec *executionContext) _Impact(ctx context.Context, sel ast.SelectionSet, o
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Impact")
 		case "scope":
-			out.Values[i] = ec._Impact_scope(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Impact_scope(ctx, field, obj)
+				})
 		case "users":
-			out.Values[i] = ec._Impact_users(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Impact_users(ctx, field, obj)
+				})
 		case "region":
-			out.Values[i] = ec._Impact_region(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Impact_region(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -11194,20 +11225,23 @@ func (ec *executionContext) _Review(ctx context.Context, sel ast.SelectionSet, o
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Review")
 		case "writtenBy":
-			out.Values[i] = ec._Review_writtenBy(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Review_writtenBy(ctx, field, obj)
+				})
 		case "reviewedAt":
-			out.Values[i] = ec._Review_reviewedAt(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Review_reviewedAt(ctx, field, obj)
+				})
 		case "reviewedBy":
-			out.Values[i] = ec._Review_reviewedBy(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Review_reviewedBy(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -11370,18 +11404,20 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 		case "url":
 			out.Values[i] = ec._Source_url(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "kind":
-			out.Values[i] = ec._Source_kind(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Source_kind(ctx, field, obj)
+				})
 		case "archived":
-			out.Values[i] = ec._Source_archived(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Source_archived(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -11680,10 +11716,11 @@ func (ec *executionContext) _Timeline(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Timeline")
 		case "detectedAfter":
-			out.Values[i] = ec._Timeline_detectedAfter(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Timeline_detectedAfter(ctx, field, obj)
+				})
 		case "detectedAfterMinutes":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -11691,10 +11728,11 @@ func (ec *executionContext) _Timeline(ctx context.Context, sel ast.SelectionSet,
 					return ec._Timeline_detectedAfterMinutes(ctx, field, obj)
 				})
 		case "resolvedAfter":
-			out.Values[i] = ec._Timeline_resolvedAfter(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Timeline_resolvedAfter(ctx, field, obj)
+				})
 		case "resolvedAfterMinutes":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -13243,18 +13281,6 @@ var (
 		ilgraph.KindOrg:          "ORG",
 	}
 )
-
-func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
-	res, err := graphql.UnmarshalString(v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
-	_ = sel
-	_ = ctx
-	res := graphql.MarshalString(v)
-	return res
-}
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {

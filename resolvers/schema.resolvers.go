@@ -22,6 +22,11 @@ func (r *caseResolver) Year(ctx context.Context, obj *ilgraph.Case) (int, error)
 	return obj.Year(), nil
 }
 
+// DateKind is the resolver for the dateKind field.
+func (r *caseResolver) DateKind(ctx context.Context, obj *ilgraph.Case) (*string, error) {
+	return optString(obj.DateKind), nil
+}
+
 // Remediation is the resolver for the remediation field.
 func (r *caseResolver) Remediation(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Text, error) {
 	return explore.ItemTexts(obj.Remediation), nil
@@ -30,6 +35,11 @@ func (r *caseResolver) Remediation(ctx context.Context, obj *ilgraph.Case) ([]il
 // ActionItems is the resolver for the actionItems field.
 func (r *caseResolver) ActionItems(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Text, error) {
 	return explore.ItemTexts(obj.ActionItems), nil
+}
+
+// Severity is the resolver for the severity field.
+func (r *caseResolver) Severity(ctx context.Context, obj *ilgraph.Case) (*string, error) {
+	return optString(obj.Severity), nil
 }
 
 // RootCause is the resolver for the rootCause field.
@@ -89,6 +99,16 @@ func (r *caseResolver) Docs(ctx context.Context, obj *ilgraph.Case) ([]string, e
 		out[i] = string(d)
 	}
 	return out, nil
+}
+
+// UpdatedAt is the resolver for the updatedAt field.
+func (r *caseResolver) UpdatedAt(ctx context.Context, obj *ilgraph.Case) (*string, error) {
+	return optString(obj.UpdatedAt), nil
+}
+
+// URL is the resolver for the url field.
+func (r *caseResolver) URL(ctx context.Context, obj *ilgraph.Case) (*string, error) {
+	return optString(obj.URL), nil
 }
 
 // JSON is the resolver for the json field.
@@ -248,6 +268,21 @@ func (r *featureContributionResolver) Term(ctx context.Context, obj *ilgraph.Con
 	return r.term(ctx, obj.Kind, obj.ID)
 }
 
+// Scope is the resolver for the scope field.
+func (r *impactResolver) Scope(ctx context.Context, obj *ilgraph.Impact) (*string, error) {
+	return optString(obj.Scope), nil
+}
+
+// Users is the resolver for the users field.
+func (r *impactResolver) Users(ctx context.Context, obj *ilgraph.Impact) (*string, error) {
+	return optString(obj.Users), nil
+}
+
+// Region is the resolver for the region field.
+func (r *impactResolver) Region(ctx context.Context, obj *ilgraph.Impact) (*string, error) {
+	return optString(obj.Region), nil
+}
+
 // StartCursor is the resolver for the startCursor field.
 func (r *pageInfoResolver) StartCursor(ctx context.Context, obj *explore.PageInfo) (*string, error) {
 	return optString(obj.StartCursor), nil
@@ -363,6 +398,21 @@ func (r *queryResolver) SimilarityDefaults(ctx context.Context) (*explore.Defaul
 	return &d, nil
 }
 
+// WrittenBy is the resolver for the writtenBy field.
+func (r *reviewResolver) WrittenBy(ctx context.Context, obj *ilgraph.Review) (*string, error) {
+	return optString(obj.WrittenBy), nil
+}
+
+// ReviewedAt is the resolver for the reviewedAt field.
+func (r *reviewResolver) ReviewedAt(ctx context.Context, obj *ilgraph.Review) (*string, error) {
+	return optString(obj.ReviewedAt), nil
+}
+
+// ReviewedBy is the resolver for the reviewedBy field.
+func (r *reviewResolver) ReviewedBy(ctx context.Context, obj *ilgraph.Review) (*string, error) {
+	return optString(obj.ReviewedBy), nil
+}
+
 // Term is the resolver for the term field.
 func (r *sharedFeatureResolver) Term(ctx context.Context, obj *ilgraph.Feature) (*ilgraph.Term, error) {
 	return r.term(ctx, obj.Kind, obj.ID)
@@ -371,6 +421,16 @@ func (r *sharedFeatureResolver) Term(ctx context.Context, obj *ilgraph.Feature) 
 // Weights is the resolver for the weights field.
 func (r *similarityDefaultsResolver) Weights(ctx context.Context, obj *explore.Defaults) (*Weights, error) {
 	return weightsOut(obj.Weights), nil
+}
+
+// Kind is the resolver for the kind field.
+func (r *sourceResolver) Kind(ctx context.Context, obj *ilgraph.Source) (*string, error) {
+	return optString(obj.Kind), nil
+}
+
+// Archived is the resolver for the archived field.
+func (r *sourceResolver) Archived(ctx context.Context, obj *ilgraph.Source) (*string, error) {
+	return optString(obj.Archived), nil
 }
 
 // PerOrganization is the resolver for the perOrganization field.
@@ -448,9 +508,19 @@ func (r *textResolver) Ko(ctx context.Context, obj *ilgraph.Text) (*string, erro
 	return optString(obj.Ko), nil
 }
 
+// DetectedAfter is the resolver for the detectedAfter field.
+func (r *timelineResolver) DetectedAfter(ctx context.Context, obj *ilgraph.Timeline) (*string, error) {
+	return optString(obj.DetectedAfter), nil
+}
+
 // DetectedAfterMinutes is the resolver for the detectedAfterMinutes field.
 func (r *timelineResolver) DetectedAfterMinutes(ctx context.Context, obj *ilgraph.Timeline) (*int, error) {
 	return minutes(obj.DetectedAfter), nil
+}
+
+// ResolvedAfter is the resolver for the resolvedAfter field.
+func (r *timelineResolver) ResolvedAfter(ctx context.Context, obj *ilgraph.Timeline) (*string, error) {
+	return optString(obj.ResolvedAfter), nil
 }
 
 // ResolvedAfterMinutes is the resolver for the resolvedAfterMinutes field.
@@ -494,6 +564,9 @@ func (r *Resolver) FeatureContribution() FeatureContributionResolver {
 	return &featureContributionResolver{r}
 }
 
+// Impact returns ImpactResolver implementation.
+func (r *Resolver) Impact() ImpactResolver { return &impactResolver{r} }
+
 // PageInfo returns PageInfoResolver implementation.
 func (r *Resolver) PageInfo() PageInfoResolver { return &pageInfoResolver{r} }
 
@@ -506,6 +579,9 @@ func (r *Resolver) Path() PathResolver { return &pathResolver{r} }
 // Query returns QueryResolver implementation.
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
+// Review returns ReviewResolver implementation.
+func (r *Resolver) Review() ReviewResolver { return &reviewResolver{r} }
+
 // SharedFeature returns SharedFeatureResolver implementation.
 func (r *Resolver) SharedFeature() SharedFeatureResolver { return &sharedFeatureResolver{r} }
 
@@ -513,6 +589,9 @@ func (r *Resolver) SharedFeature() SharedFeatureResolver { return &sharedFeature
 func (r *Resolver) SimilarityDefaults() SimilarityDefaultsResolver {
 	return &similarityDefaultsResolver{r}
 }
+
+// Source returns SourceResolver implementation.
+func (r *Resolver) Source() SourceResolver { return &sourceResolver{r} }
 
 // Stats returns StatsResolver implementation.
 func (r *Resolver) Stats() StatsResolver { return &statsResolver{r} }
@@ -545,12 +624,15 @@ type (
 	drawEdgeResolver                 struct{ *Resolver }
 	drawNodeResolver                 struct{ *Resolver }
 	featureContributionResolver      struct{ *Resolver }
+	impactResolver                   struct{ *Resolver }
 	pageInfoResolver                 struct{ *Resolver }
 	pairCountResolver                struct{ *Resolver }
 	pathResolver                     struct{ *Resolver }
 	queryResolver                    struct{ *Resolver }
+	reviewResolver                   struct{ *Resolver }
 	sharedFeatureResolver            struct{ *Resolver }
 	similarityDefaultsResolver       struct{ *Resolver }
+	sourceResolver                   struct{ *Resolver }
 	statsResolver                    struct{ *Resolver }
 	termResolver                     struct{ *Resolver }
 	termCountResolver                struct{ *Resolver }
