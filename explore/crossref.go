@@ -41,6 +41,9 @@ func (s *Service) SameRootCause(ctx context.Context, caseID string, p Page) (*Cr
 	if err != nil {
 		return nil, err
 	}
+	if err := pastTheEnd(offset, total); err != nil {
+		return nil, err
+	}
 	vocab, err := s.VocabularySnapshot(ctx)
 	if err != nil {
 		return nil, err

@@ -3,9 +3,11 @@ package resolvers_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
 )
 
 // TestUnknownValuesAreNull checks that every optional string of a case that
@@ -83,5 +85,43 @@ func TestUnknownValuesAreNull(t *testing.T) {
 	}
 	if nulls == 0 || values == 0 {
 		t.Errorf("the seeds exercise %d nulls and %d values; the test needs both", nulls, values)
+	}
+}
+
+// TestCursorPastTheEnd checks that a cursor beyond the end of a list is an
+// INVALID error, while the cursor of the last item gives an empty last page.
+func TestCursorPastTheEnd(t *testing.T) {
+	a := mustAPI(t)
+	n := len(a.cases)
+	sameCause := len(a.where(func(c *ilgraph.Case) bool { return c.ID != "IL-0282" && c.RootCause == a.byID["IL-0282"].RootCause }))
+	for _, tt := range []struct {
+		name, query string
+		total       int
+	}{
+		{"cases", `query($after: String) { list: cases(first: 5, after: $after) { totalCount nodes { id } pageInfo { hasNextPage hasPreviousPage } } }`, n},
+		{"sameRootCause", `query($after: String) { list: sameRootCause(caseId: "IL-0282", first: 5, after: $after) { totalCount nodes { case { id } } pageInfo { hasNextPage hasPreviousPage } } }`, sameCause},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a.t = t
+			var got struct {
+				List struct {
+					TotalCount int
+					Nodes      []any
+					PageInfo   struct{ HasNextPage, HasPreviousPage bool }
+				}
+			}
+			// The cursor of the last item: an empty page, no error.
+			a.must(tt.query, map[string]any{"after": explore.EncodeCursor(tt.total - 1)}, &got)
+			if got.List.TotalCount != tt.total || len(got.List.Nodes) != 0 || got.List.PageInfo.HasNextPage || !got.List.PageInfo.HasPreviousPage {
+				t.Errorf("after the last item: %+v", got.List)
+			}
+			// Past the end: INVALID, saying so.
+			for _, offset := range []int{tt.total, tt.total + 50} {
+				errs := a.do(tt.query, map[string]any{"after": explore.EncodeCursor(offset)}, nil)
+				if len(errs) != 1 || errs[0].Extensions["code"] != "INVALID" || !strings.Contains(errs[0].Message, "past the end") {
+					t.Errorf("cursor of item %d of %d: got %+v, want INVALID past the end", offset, tt.total, errs)
+				}
+			}
+		})
 	}
 }
