@@ -2114,7 +2114,11 @@ type CrossReference {
   shared: [SharedFeature!]!
   "How many features they share besides the root cause."
   sharedCount: Int!
-  "A short label such as: same root cause · shared database."
+  """
+  A short label: "same root cause", each shared domain ("· shared Databases"),
+  then how many features of each other kind the two also share, e.g.
+  "same root cause · shared Databases · also shares 2 components, 1 symptom, the organization".
+  """
   reason: String!
 }
 
