@@ -45,6 +45,7 @@ type ResolverRoot interface {
 	Review() ReviewResolver
 	SharedFeature() SharedFeatureResolver
 	SimilarityDefaults() SimilarityDefaultsResolver
+	SimilarityExplanation() SimilarityExplanationResolver
 	Source() SourceResolver
 	Stats() StatsResolver
 	Term() TermResolver
@@ -222,6 +223,7 @@ type ComplexityRoot struct {
 		Cases              func(childComplexity int, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
 		Connections        func(childComplexity int, from string, to string, maxHops *int, limit *int) int
 		Cooccurrence       func(childComplexity int, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) int
+		ExplainSimilarity  func(childComplexity int, a string, b string, weights *WeightsInput, rarity *bool) int
 		Neighbourhood      func(childComplexity int, node NodeInput, depth *int, limit *int) int
 		SameRootCause      func(childComplexity int, caseID string, first *int, after *string) int
 		SharedWith         func(childComplexity int, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
@@ -262,6 +264,16 @@ type ComplexityRoot struct {
 		Rarity        func(childComplexity int) int
 		RarityFormula func(childComplexity int) int
 		Weights       func(childComplexity int) int
+	}
+
+	SimilarityExplanation struct {
+		A         func(childComplexity int) int
+		B         func(childComplexity int) int
+		Differing func(childComplexity int) int
+		Rarity    func(childComplexity int) int
+		Score     func(childComplexity int) int
+		Shared    func(childComplexity int) int
+		Weights   func(childComplexity int) int
 	}
 
 	Source struct {
@@ -433,6 +445,7 @@ type QueryResolver interface {
 	Stats(ctx context.Context, filter *CaseFilter) (*ilgraph.Stats, error)
 	SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]explore.SimilarCase, error)
 	SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.ProfileMatch, error)
+	ExplainSimilarity(ctx context.Context, a string, b string, weights *WeightsInput, rarity *bool) (*explore.Explanation, error)
 	SimilarityDefaults(ctx context.Context) (*explore.Defaults, error)
 }
 type ReviewResolver interface {
@@ -445,6 +458,9 @@ type SharedFeatureResolver interface {
 }
 type SimilarityDefaultsResolver interface {
 	Weights(ctx context.Context, obj *explore.Defaults) (*Weights, error)
+}
+type SimilarityExplanationResolver interface {
+	Weights(ctx context.Context, obj *explore.Explanation) (*Weights, error)
 }
 type SourceResolver interface {
 	Kind(ctx context.Context, obj *ilgraph.Source) (*string, error)
@@ -1203,6 +1219,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Cooccurrence(childComplexity, args["from"].(ilgraph.Kind), args["to"].(ilgraph.Kind), args["filter"].(*CaseFilter), args["minCount"].(*int)), true
+	case "Query.explainSimilarity":
+		if e.ComplexityRoot.Query.ExplainSimilarity == nil {
+			break
+		}
+
+		args, err := ec.field_Query_explainSimilarity_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ExplainSimilarity(childComplexity, args["a"].(string), args["b"].(string), args["weights"].(*WeightsInput), args["rarity"].(*bool)), true
 
 	case "Query.neighbourhood":
 		if e.ComplexityRoot.Query.Neighbourhood == nil {
@@ -1399,6 +1426,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SimilarityDefaults.Weights(childComplexity), true
+
+	case "SimilarityExplanation.a":
+		if e.ComplexityRoot.SimilarityExplanation.A == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.A(childComplexity), true
+	case "SimilarityExplanation.b":
+		if e.ComplexityRoot.SimilarityExplanation.B == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.B(childComplexity), true
+	case "SimilarityExplanation.differing":
+		if e.ComplexityRoot.SimilarityExplanation.Differing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Differing(childComplexity), true
+	case "SimilarityExplanation.rarity":
+		if e.ComplexityRoot.SimilarityExplanation.Rarity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Rarity(childComplexity), true
+	case "SimilarityExplanation.score":
+		if e.ComplexityRoot.SimilarityExplanation.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Score(childComplexity), true
+	case "SimilarityExplanation.shared":
+		if e.ComplexityRoot.SimilarityExplanation.Shared == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Shared(childComplexity), true
+	case "SimilarityExplanation.weights":
+		if e.ComplexityRoot.SimilarityExplanation.Weights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Weights(childComplexity), true
 
 	case "Source.archived":
 		if e.ComplexityRoot.Source.Archived == nil {
@@ -1814,6 +1884,16 @@ type Query {
   """
   similarToProfile(profile: ProfileInput!, k: Int = 10, weights: WeightsInput, rarity: Boolean = false, filter: CaseFilter, minScore: Float = 0): ProfileMatch!
 
+  """
+  Why case b is as similar to case a as it is: the score similarCases(caseId: a)
+  gives b with the same weights and rarity, every shared feature with its
+  weight and contribution (the contributions add up to the score), and every
+  feature only one of the two has (side QUERY: a has it; MATCH: b has it).
+  Computed from the definition (docs/similarity.md). NOT_FOUND names an
+  unknown case.
+  """
+  explainSimilarity(a: ID!, b: ID!, weights: WeightsInput, rarity: Boolean = false): SimilarityExplanation!
+
   "The default weights and the rarity formula."
   similarityDefaults: SimilarityDefaults!
 }
@@ -1862,6 +1942,21 @@ type SimilarCase {
   shared: [FeatureContribution!]!
   "The strongest features only one side has (at most 5)."
   differing: [DifferingFeature!]!
+}
+
+"The similarity of two cases, feature by feature (see Query.explainSimilarity)."
+type SimilarityExplanation {
+  a: Case!
+  b: Case!
+  "From 0 to 1, as similarCases reports it for the pair."
+  score: Float!
+  "Every shared feature; the contributions add up to the score."
+  shared: [FeatureContribution!]!
+  "Every feature only one of the two has, by weight: side QUERY for a, MATCH for b."
+  differing: [DifferingFeature!]!
+  "The weights used, defaults filled in."
+  weights: Weights!
+  rarity: Boolean!
 }
 
 type FeatureContribution {
@@ -2595,6 +2690,26 @@ func (ec *executionContext) childFields_SimilarityDefaults(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type SimilarityDefaults", field.Name)
 }
 
+func (ec *executionContext) childFields_SimilarityExplanation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "a":
+		return ec.fieldContext_SimilarityExplanation_a(ctx, field)
+	case "b":
+		return ec.fieldContext_SimilarityExplanation_b(ctx, field)
+	case "score":
+		return ec.fieldContext_SimilarityExplanation_score(ctx, field)
+	case "shared":
+		return ec.fieldContext_SimilarityExplanation_shared(ctx, field)
+	case "differing":
+		return ec.fieldContext_SimilarityExplanation_differing(ctx, field)
+	case "weights":
+		return ec.fieldContext_SimilarityExplanation_weights(ctx, field)
+	case "rarity":
+		return ec.fieldContext_SimilarityExplanation_rarity(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SimilarityExplanation", field.Name)
+}
+
 func (ec *executionContext) childFields_Source(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "url":
@@ -3034,6 +3149,44 @@ func (ec *executionContext) field_Query_cooccurrence_args(ctx context.Context, r
 		return nil, err
 	}
 	args["minCount"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_explainSimilarity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "a",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["a"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "b",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["b"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "weights",
+		func(ctx context.Context, v any) (*WeightsInput, error) {
+			return ec.unmarshalOWeightsInput2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["weights"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "rarity",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rarity"] = arg3
 	return args, nil
 }
 
@@ -6893,6 +7046,50 @@ func (ec *executionContext) fieldContext_Query_similarToProfile(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_explainSimilarity(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_explainSimilarity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ExplainSimilarity(ctx, fc.Args["a"].(string), fc.Args["b"].(string), fc.Args["weights"].(*WeightsInput), fc.Args["rarity"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.Explanation) graphql.Marshaler {
+			return ec.marshalNSimilarityExplanation2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐExplanation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_explainSimilarity(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimilarityExplanation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_explainSimilarity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_similarityDefaults(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7439,6 +7636,212 @@ func (ec *executionContext) _SimilarityDefaults_rarityFormula(ctx context.Contex
 }
 func (ec *executionContext) fieldContext_SimilarityDefaults_rarityFormula(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SimilarityDefaults", field, false, false, "String")
+}
+
+func (ec *executionContext) _SimilarityExplanation_a(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_a(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.A, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_a(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_b(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_b(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.B, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_b(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_score(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarityExplanation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SimilarityExplanation_shared(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_shared(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shared, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Contribution) graphql.Marshaler {
+			return ec.marshalNFeatureContribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐContributionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_shared(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FeatureContribution(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_differing(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_differing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Differing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Difference) graphql.Marshaler {
+			return ec.marshalNDifferingFeature2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐDifferenceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_differing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DifferingFeature(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_weights(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_weights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SimilarityExplanation().Weights(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Weights) graphql.Marshaler {
+			return ec.marshalNWeights2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeights(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_weights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Weights(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_rarity(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_rarity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rarity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_rarity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarityExplanation", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Source_url(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Source) (ret graphql.Marshaler) {
@@ -11132,6 +11535,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_similarToProfile(ctx, field)
 				})
+		case "explainSimilarity":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_explainSimilarity(ctx, field)
+				})
 		case "similarityDefaults":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -11374,6 +11783,70 @@ func (ec *executionContext) _SimilarityDefaults(ctx context.Context, sel ast.Sel
 			}
 		case "rarityFormula":
 			out.Values[i] = ec._SimilarityDefaults_rarityFormula(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var similarityExplanationImplementors = []string{"SimilarityExplanation"}
+
+func (ec *executionContext) _SimilarityExplanation(ctx context.Context, sel ast.SelectionSet, obj *explore.Explanation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, similarityExplanationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SimilarityExplanation")
+		case "a":
+			out.Values[i] = ec._SimilarityExplanation_a(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "b":
+			out.Values[i] = ec._SimilarityExplanation_b(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "score":
+			out.Values[i] = ec._SimilarityExplanation_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "shared":
+			out.Values[i] = ec._SimilarityExplanation_shared(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "differing":
+			out.Values[i] = ec._SimilarityExplanation_differing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "weights":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimilarityExplanation_weights(ctx, field, obj)
+				})
+		case "rarity":
+			out.Values[i] = ec._SimilarityExplanation_rarity(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -12724,6 +13197,14 @@ func (ec *executionContext) marshalNSimilarityDefaults2ᚖgithubᚗcomᚋilgraph
 		return graphql.Null
 	}
 	return ec._SimilarityDefaults(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSimilarityExplanation2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐExplanation(ctx context.Context, sel ast.SelectionSet, v *explore.Explanation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SimilarityExplanation!")
+		return graphql.Null
+	}
+	return ec._SimilarityExplanation(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSource2githubᚗcomᚋilgraphᚋilgraphᚐSource(ctx context.Context, sel ast.SelectionSet, v ilgraph.Source) graphql.Marshaler {

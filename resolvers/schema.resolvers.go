@@ -392,6 +392,17 @@ func (r *queryResolver) SimilarToProfile(ctx context.Context, profile ProfileInp
 	return r.Core.SimilarToProfile(ctx, profileOf(profile), similarityQuery(k, weights, rarity, filter, minScore))
 }
 
+// ExplainSimilarity is the resolver for the explainSimilarity field.
+func (r *queryResolver) ExplainSimilarity(ctx context.Context, a string, b string, weights *WeightsInput, rarity *bool) (*explore.Explanation, error) {
+	q := similarityQuery(nil, weights, rarity, nil, nil)
+	e, err := r.Core.ExplainSimilarity(ctx, a, b, q.Weights, q.Rarity)
+	if err != nil {
+		return nil, err
+	}
+	r.primeCases(ctx, []*ilgraph.Case{e.A, e.B})
+	return e, nil
+}
+
 // SimilarityDefaults is the resolver for the similarityDefaults field.
 func (r *queryResolver) SimilarityDefaults(ctx context.Context) (*explore.Defaults, error) {
 	d := r.Core.SimilarityDefaults()
@@ -420,6 +431,11 @@ func (r *sharedFeatureResolver) Term(ctx context.Context, obj *ilgraph.Feature) 
 
 // Weights is the resolver for the weights field.
 func (r *similarityDefaultsResolver) Weights(ctx context.Context, obj *explore.Defaults) (*Weights, error) {
+	return weightsOut(obj.Weights), nil
+}
+
+// Weights is the resolver for the weights field.
+func (r *similarityExplanationResolver) Weights(ctx context.Context, obj *explore.Explanation) (*Weights, error) {
 	return weightsOut(obj.Weights), nil
 }
 
@@ -590,6 +606,11 @@ func (r *Resolver) SimilarityDefaults() SimilarityDefaultsResolver {
 	return &similarityDefaultsResolver{r}
 }
 
+// SimilarityExplanation returns SimilarityExplanationResolver implementation.
+func (r *Resolver) SimilarityExplanation() SimilarityExplanationResolver {
+	return &similarityExplanationResolver{r}
+}
+
 // Source returns SourceResolver implementation.
 func (r *Resolver) Source() SourceResolver { return &sourceResolver{r} }
 
@@ -632,6 +653,7 @@ type (
 	reviewResolver                   struct{ *Resolver }
 	sharedFeatureResolver            struct{ *Resolver }
 	similarityDefaultsResolver       struct{ *Resolver }
+	similarityExplanationResolver    struct{ *Resolver }
 	sourceResolver                   struct{ *Resolver }
 	statsResolver                    struct{ *Resolver }
 	termResolver                     struct{ *Resolver }
