@@ -48,7 +48,7 @@ type TermStore interface {
 // GraphStore draws parts of the graph.
 type GraphStore interface {
 	Neighbourhood(ctx context.Context, kind, id string, depth, limit int) (*ilgraph.Drawing, error)
-	Cooccurrence(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter, minCount int) (*ilgraph.Drawing, error)
+	Cooccurrence(ctx context.Context, q ilgraph.CooccurrenceQuery) (*ilgraph.Drawing, error)
 	Connections(ctx context.Context, from, to string, maxHops, limit int) ([]ilgraph.Path, error)
 }
 

@@ -641,7 +641,7 @@ type drawing struct {
 	}
 	Edges []struct {
 		Source, Target, Type string
-		Count                *int
+		Count, Support       *int
 		Lift                 *float64
 	}
 	Truncated bool

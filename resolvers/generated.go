@@ -148,11 +148,12 @@ type ComplexityRoot struct {
 	}
 
 	DrawEdge struct {
-		Count  func(childComplexity int) int
-		Lift   func(childComplexity int) int
-		Source func(childComplexity int) int
-		Target func(childComplexity int) int
-		Type   func(childComplexity int) int
+		Count   func(childComplexity int) int
+		Lift    func(childComplexity int) int
+		Source  func(childComplexity int) int
+		Support func(childComplexity int) int
+		Target  func(childComplexity int) int
+		Type    func(childComplexity int) int
 	}
 
 	DrawNode struct {
@@ -222,7 +223,7 @@ type ComplexityRoot struct {
 		Case               func(childComplexity int, id string) int
 		Cases              func(childComplexity int, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
 		Connections        func(childComplexity int, from string, to string, maxHops *int, limit *int) int
-		Cooccurrence       func(childComplexity int, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) int
+		Cooccurrence       func(childComplexity int, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int, liftBase *explore.LiftBase, base *CaseFilter, minSupport *int) int
 		ExplainSimilarity  func(childComplexity int, a string, b string, weights *WeightsInput, rarity *bool) int
 		Neighbourhood      func(childComplexity int, node NodeInput, depth *int, limit *int) int
 		SameRootCause      func(childComplexity int, caseID string, first *int, after *string) int
@@ -408,6 +409,7 @@ type DistributionResolver interface {
 }
 type DrawEdgeResolver interface {
 	Count(ctx context.Context, obj *ilgraph.Edge) (*int, error)
+	Support(ctx context.Context, obj *ilgraph.Edge) (*int, error)
 	Lift(ctx context.Context, obj *ilgraph.Edge) (*float64, error)
 }
 type DrawNodeResolver interface {
@@ -440,7 +442,7 @@ type QueryResolver interface {
 	Vocabulary(ctx context.Context, kind *ilgraph.Kind) ([]ilgraph.Term, error)
 	Term(ctx context.Context, kind ilgraph.Kind, id string) (*ilgraph.Term, error)
 	Neighbourhood(ctx context.Context, node NodeInput, depth *int, limit *int) (*ilgraph.Drawing, error)
-	Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) (*ilgraph.Drawing, error)
+	Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int, liftBase *explore.LiftBase, base *CaseFilter, minSupport *int) (*ilgraph.Drawing, error)
 	Connections(ctx context.Context, from string, to string, maxHops *int, limit *int) ([]ilgraph.Path, error)
 	Stats(ctx context.Context, filter *CaseFilter) (*ilgraph.Stats, error)
 	SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]explore.SimilarCase, error)
@@ -937,6 +939,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DrawEdge.Source(childComplexity), true
+	case "DrawEdge.support":
+		if e.ComplexityRoot.DrawEdge.Support == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DrawEdge.Support(childComplexity), true
 	case "DrawEdge.target":
 		if e.ComplexityRoot.DrawEdge.Target == nil {
 			break
@@ -1218,7 +1226,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Cooccurrence(childComplexity, args["from"].(ilgraph.Kind), args["to"].(ilgraph.Kind), args["filter"].(*CaseFilter), args["minCount"].(*int)), true
+		return e.ComplexityRoot.Query.Cooccurrence(childComplexity, args["from"].(ilgraph.Kind), args["to"].(ilgraph.Kind), args["filter"].(*CaseFilter), args["minCount"].(*int), args["liftBase"].(*explore.LiftBase), args["base"].(*CaseFilter), args["minSupport"].(*int)), true
 	case "Query.explainSimilarity":
 		if e.ComplexityRoot.Query.ExplainSimilarity == nil {
 			break
@@ -1858,10 +1866,16 @@ type Query {
 
   """
   Co-occurrence graph between two kinds (e.g. ROOT_CAUSE → COMPONENT) over the
-  cases a filter selects: each edge has the number of cases with both terms and
-  its lift, count·N / (count(a)·count(b)).
+  cases a filter selects: an edge for every pair that at least minCount
+  selected cases have together, with that count, its lift and its support.
+  lift = support·N / (n(a)·n(b)), where N is the number of cases lift is
+  measured over (liftBase), n(x) how many of them have x, and support how
+  many have both. Over the selection (the default), a filter on one of the
+  two kinds makes every lift 1: focus with liftBase CORPUS, or BASE and a
+  base filter (e.g. the same filter without the focus term). Pairs whose
+  lift rests on fewer than minSupport cases are left out.
   """
-  cooccurrence(from: Kind!, to: Kind!, filter: CaseFilter, minCount: Int = 1): Drawing!
+  cooccurrence(from: Kind!, to: Kind!, filter: CaseFilter, minCount: Int = 1, liftBase: LiftBase, base: CaseFilter, minSupport: Int = 1): Drawing!
 
   "The shortest connections between two cases through shared features."
   connections(from: ID!, to: ID!, maxHops: Int = 4, limit: Int = 10): [Path!]!
@@ -2003,6 +2017,16 @@ type Remedy {
   score: Float!
   remediation: [Text!]!
   actionItems: [Text!]!
+}
+
+"The cases co-occurrence lift is measured over."
+enum LiftBase {
+  "The cases the filter selects (the default without base)."
+  SELECTION
+  "Every case."
+  CORPUS
+  "The cases the base filter selects (the default when base is given)."
+  BASE
 }
 
 "The kinds of feature a case is tagged with."
@@ -2249,9 +2273,11 @@ type DrawEdge {
   source: ID!
   target: ID!
   type: String!
-  "In co-occurrence graphs: cases with both terms."
+  "In co-occurrence graphs: selected cases with both terms."
   count: Int
-  "In co-occurrence graphs: how many times more often the pair occurs than chance."
+  "In co-occurrence graphs: cases with both terms among those lift is measured over — what the lift rests on (1: a single case)."
+  support: Int
+  "In co-occurrence graphs: how many times more often the pair occurs than chance, support·N / (n(a)·n(b)) over the lift base."
   lift: Float
 }
 
@@ -2496,6 +2522,8 @@ func (ec *executionContext) childFields_DrawEdge(ctx context.Context, field grap
 		return ec.fieldContext_DrawEdge_type(ctx, field)
 	case "count":
 		return ec.fieldContext_DrawEdge_count(ctx, field)
+	case "support":
+		return ec.fieldContext_DrawEdge_support(ctx, field)
 	case "lift":
 		return ec.fieldContext_DrawEdge_lift(ctx, field)
 	}
@@ -3149,6 +3177,30 @@ func (ec *executionContext) field_Query_cooccurrence_args(ctx context.Context, r
 		return nil, err
 	}
 	args["minCount"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "liftBase",
+		func(ctx context.Context, v any) (*explore.LiftBase, error) {
+			return ec.unmarshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["liftBase"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "base",
+		func(ctx context.Context, v any) (*CaseFilter, error) {
+			return ec.unmarshalOCaseFilter2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["base"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "minSupport",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["minSupport"] = arg6
 	return args, nil
 }
 
@@ -5505,6 +5557,29 @@ func (ec *executionContext) fieldContext_DrawEdge_count(_ context.Context, field
 	return graphql.NewScalarFieldContext("DrawEdge", field, true, true, "Int")
 }
 
+func (ec *executionContext) _DrawEdge_support(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DrawEdge_support(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DrawEdge().Support(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DrawEdge_support(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DrawEdge", field, true, true, "Int")
+}
+
 func (ec *executionContext) _DrawEdge_lift(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6836,7 +6911,7 @@ func (ec *executionContext) _Query_cooccurrence(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Cooccurrence(ctx, fc.Args["from"].(ilgraph.Kind), fc.Args["to"].(ilgraph.Kind), fc.Args["filter"].(*CaseFilter), fc.Args["minCount"].(*int))
+			return ec.Resolvers.Query().Cooccurrence(ctx, fc.Args["from"].(ilgraph.Kind), fc.Args["to"].(ilgraph.Kind), fc.Args["filter"].(*CaseFilter), fc.Args["minCount"].(*int), fc.Args["liftBase"].(*explore.LiftBase), fc.Args["base"].(*CaseFilter), fc.Args["minSupport"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Drawing) graphql.Marshaler {
@@ -10979,6 +11054,12 @@ func (ec *executionContext) _DrawEdge(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._DrawEdge_count(ctx, field, obj)
 				})
+		case "support":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DrawEdge_support(ctx, field, obj)
+				})
 		case "lift":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -13764,6 +13845,38 @@ var (
 		ilgraph.KindContributing: "CONTRIBUTING",
 		ilgraph.KindDomain:       "DOMAIN",
 		ilgraph.KindOrg:          "ORG",
+	}
+)
+
+func (ec *executionContext) unmarshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase(ctx context.Context, v any) (*explore.LiftBase, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase(ctx context.Context, sel ast.SelectionSet, v *explore.LiftBase) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase[*v])
+	return res
+}
+
+var (
+	unmarshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase = map[string]explore.LiftBase{
+		"SELECTION": explore.LiftSelection,
+		"CORPUS":    explore.LiftCorpus,
+		"BASE":      explore.LiftBaseFilter,
+	}
+	marshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase = map[explore.LiftBase]string{
+		explore.LiftSelection:  "SELECTION",
+		explore.LiftCorpus:     "CORPUS",
+		explore.LiftBaseFilter: "BASE",
 	}
 )
 

@@ -247,6 +247,14 @@ func (r *drawEdgeResolver) Count(ctx context.Context, obj *ilgraph.Edge) (*int, 
 	return &obj.Count, nil
 }
 
+// Support is the resolver for the support field.
+func (r *drawEdgeResolver) Support(ctx context.Context, obj *ilgraph.Edge) (*int, error) {
+	if obj.Type != "COOCCURS" {
+		return nil, nil
+	}
+	return &obj.Support, nil
+}
+
 // Lift is the resolver for the lift field.
 func (r *drawEdgeResolver) Lift(ctx context.Context, obj *ilgraph.Edge) (*float64, error) {
 	if obj.Type != "COOCCURS" {
@@ -368,8 +376,17 @@ func (r *queryResolver) Neighbourhood(ctx context.Context, node NodeInput, depth
 }
 
 // Cooccurrence is the resolver for the cooccurrence field.
-func (r *queryResolver) Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) (*ilgraph.Drawing, error) {
-	return r.Core.Cooccurrence(ctx, from, to, toFilter(filter), intOr(minCount, explore.DefaultMinCount))
+func (r *queryResolver) Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int, liftBase *explore.LiftBase, base *CaseFilter, minSupport *int) (*ilgraph.Drawing, error) {
+	q := explore.CooccurrenceQuery{From: from, To: to, Filter: toFilter(filter),
+		MinCount: intOr(minCount, explore.DefaultMinCount), MinSupport: intOr(minSupport, 1)}
+	if liftBase != nil {
+		q.LiftBase = *liftBase
+	}
+	if base != nil {
+		b := toFilter(base)
+		q.Base = &b
+	}
+	return r.Core.Cooccurrence(ctx, q)
 }
 
 // Connections is the resolver for the connections field.
