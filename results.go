@@ -151,6 +151,27 @@ type Stats struct {
 	ResolveByFactor []GroupDistribution // by median descending
 }
 
+// Axis is one dimension of a breakdown: a time unit (AxisYear, AxisMonth)
+// or a feature kind (a Kind value: "root_cause", "component", …).
+type Axis string
+
+// The time axes. A case's value on AxisYear is its year ("2019"), on
+// AxisMonth its year and month ("2019-03"); on a kind axis, each of its
+// terms of that kind.
+const (
+	AxisYear  Axis = "year"
+	AxisMonth Axis = "month"
+)
+
+// BreakdownCounts are the cases a filter selects, counted along two axes.
+// A case with several terms of a kind counts once under each of them.
+type BreakdownCounts struct {
+	Total               int
+	FirstDate, LastDate string            // of the selected cases (YYYY-MM-DD); empty when none
+	Rows, Columns       map[string]int    // cases per value of each axis
+	Cells               map[[2]string]int // cases per (row value, column value); absent: 0
+}
+
 // NodeKindCase is the kind of a drawn node that is a case; other drawn nodes
 // have a feature kind.
 const NodeKindCase = "case"

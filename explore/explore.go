@@ -30,6 +30,8 @@ type CaseStore interface {
 	Facets(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Facets, error)
 	SameRootCause(ctx context.Context, id string, offset, limit int) ([]ilgraph.CrossRef, int, error)
 	Stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, error)
+	// Breakdown counts the cases f selects along two different axes.
+	Breakdown(ctx context.Context, rows, cols ilgraph.Axis, f ilgraph.CaseFilter) (*ilgraph.BreakdownCounts, error)
 }
 
 // TermStore reads the vocabulary and organizations.

@@ -909,6 +909,11 @@ func TestLimitsAndBadInput(t *testing.T) {
 			`query($s: ID!) { similarCases(caseId: $s) { score } }`,
 			`query($s: String!) { similarCases(caseId: "IL-0384", filter: {text: $s, excludeOrgs: [$s]}) { score } }`,
 			`query($s: ID!) { similarToProfile(profile: {rootCause: $s, components: [$s], symptoms: [$s], contributing: [$s], domains: [$s], org: $s}) { matches { score } } }`,
+			`query($s: ID!) { explainSimilarity(a: $s, b: "IL-0384") { score } }`,
+			`query($s: ID!) { explainSimilarity(a: "IL-0384", b: $s) { score } }`,
+			`query($s: String!) { cooccurrence(from: ROOT_CAUSE, to: COMPONENT, base: {text: $s, rootCauses: [$s], dateTo: $s}) { edges { support } } }`,
+			`query($s: String!) { breakdown(rows: YEAR, columns: ORG, filter: {text: $s, orgs: [$s], dateFrom: $s}) { total } }`,
+			`query($s: String!) { breakdown(rows: MONTH, columns: COMPONENT, filter: {components: {allOf: [$s]}, excludeOrgs: [$s]}) { cells { count } } }`,
 		}
 		for _, s := range []string{`'`, `"`, "`", `}) MATCH (n) DETACH DELETE n //`, `\`, `" OR 1=1 --`, strings.Repeat("가", 400), strings.Repeat("x", 5000), `*:*`, `AND OR NOT`, `title_en:(x)`, "\u0000", `$id`, `IL-0384' OR '1'='1`} {
 			for _, q := range queries {

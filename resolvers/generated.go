@@ -28,6 +28,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	BreakdownKey() BreakdownKeyResolver
 	Case() CaseResolver
 	CaseConnection() CaseConnectionResolver
 	CrossReference() CrossReferenceResolver
@@ -60,6 +61,27 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	Breakdown struct {
+		Cells     func(childComplexity int) int
+		Columns   func(childComplexity int) int
+		Rows      func(childComplexity int) int
+		Total     func(childComplexity int) int
+		Truncated func(childComplexity int) int
+	}
+
+	BreakdownCell struct {
+		Column func(childComplexity int) int
+		Count  func(childComplexity int) int
+		Row    func(childComplexity int) int
+	}
+
+	BreakdownKey struct {
+		Count func(childComplexity int) int
+		Key   func(childComplexity int) int
+		Label func(childComplexity int) int
+		Term  func(childComplexity int) int
+	}
+
 	Case struct {
 		ActionItems   func(childComplexity int) int
 		Components    func(childComplexity int) int
@@ -220,6 +242,7 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		Breakdown          func(childComplexity int, rows explore.Dimension, columns explore.Dimension, filter *CaseFilter, top *int) int
 		Case               func(childComplexity int, id string) int
 		Cases              func(childComplexity int, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
 		Connections        func(childComplexity int, from string, to string, maxHops *int, limit *int) int
@@ -353,6 +376,9 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type BreakdownKeyResolver interface {
+	Term(ctx context.Context, obj *explore.BreakdownKey) (*ilgraph.Term, error)
+}
 type CaseResolver interface {
 	Organization(ctx context.Context, obj *ilgraph.Case) (*ilgraph.Term, error)
 
@@ -445,6 +471,7 @@ type QueryResolver interface {
 	Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int, liftBase *explore.LiftBase, base *CaseFilter, minSupport *int) (*ilgraph.Drawing, error)
 	Connections(ctx context.Context, from string, to string, maxHops *int, limit *int) ([]ilgraph.Path, error)
 	Stats(ctx context.Context, filter *CaseFilter) (*ilgraph.Stats, error)
+	Breakdown(ctx context.Context, rows explore.Dimension, columns explore.Dimension, filter *CaseFilter, top *int) (*explore.Breakdown, error)
 	SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]explore.SimilarCase, error)
 	SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.ProfileMatch, error)
 	ExplainSimilarity(ctx context.Context, a string, b string, weights *WeightsInput, rarity *bool) (*explore.Explanation, error)
@@ -519,6 +546,81 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "Breakdown.cells":
+		if e.ComplexityRoot.Breakdown.Cells == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Breakdown.Cells(childComplexity), true
+	case "Breakdown.columns":
+		if e.ComplexityRoot.Breakdown.Columns == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Breakdown.Columns(childComplexity), true
+	case "Breakdown.rows":
+		if e.ComplexityRoot.Breakdown.Rows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Breakdown.Rows(childComplexity), true
+	case "Breakdown.total":
+		if e.ComplexityRoot.Breakdown.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Breakdown.Total(childComplexity), true
+	case "Breakdown.truncated":
+		if e.ComplexityRoot.Breakdown.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Breakdown.Truncated(childComplexity), true
+
+	case "BreakdownCell.column":
+		if e.ComplexityRoot.BreakdownCell.Column == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownCell.Column(childComplexity), true
+	case "BreakdownCell.count":
+		if e.ComplexityRoot.BreakdownCell.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownCell.Count(childComplexity), true
+	case "BreakdownCell.row":
+		if e.ComplexityRoot.BreakdownCell.Row == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownCell.Row(childComplexity), true
+
+	case "BreakdownKey.count":
+		if e.ComplexityRoot.BreakdownKey.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownKey.Count(childComplexity), true
+	case "BreakdownKey.key":
+		if e.ComplexityRoot.BreakdownKey.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownKey.Key(childComplexity), true
+	case "BreakdownKey.label":
+		if e.ComplexityRoot.BreakdownKey.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownKey.Label(childComplexity), true
+	case "BreakdownKey.term":
+		if e.ComplexityRoot.BreakdownKey.Term == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownKey.Term(childComplexity), true
 
 	case "Case.actionItems":
 		if e.ComplexityRoot.Case.ActionItems == nil {
@@ -1183,6 +1285,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProfileMatch.RootCauses(childComplexity), true
 
+	case "Query.breakdown":
+		if e.ComplexityRoot.Query.Breakdown == nil {
+			break
+		}
+
+		args, err := ec.field_Query_breakdown_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Breakdown(childComplexity, args["rows"].(explore.Dimension), args["columns"].(explore.Dimension), args["filter"].(*CaseFilter), args["top"].(*int)), true
 	case "Query.case":
 		if e.ComplexityRoot.Query.Case == nil {
 			break
@@ -1884,6 +1997,18 @@ type Query {
   stats(filter: CaseFilter): Stats!
 
   """
+  The cases a filter selects, counted over two different dimensions — for a
+  dashboard's table, heat map or stacked chart, in one request. Zero-filled:
+  a cell for every row × every column. Years and months run from
+  filter.dateFrom (else the first selected case) to filter.dateTo (else the
+  last), empty ones included; a kind's rows are every term of the kind, by
+  cases descending then id (top keeps the first top). A case with several
+  terms of a kind counts under each; one with none is in no row of that kind.
+  LIMIT over 20,000 cells.
+  """
+  breakdown(rows: Dimension!, columns: Dimension!, filter: CaseFilter, top: Int): Breakdown!
+
+  """
   The k cases most like a case (k ≤ 100), by weighted Jaccard similarity over
   root cause, components, symptoms, contributing factors, domains and
   organization (see docs/similarity.md), each with why. Cases sharing nothing
@@ -2027,6 +2152,51 @@ enum LiftBase {
   CORPUS
   "The cases the base filter selects (the default when base is given)."
   BASE
+}
+
+"What a breakdown's rows or columns are: years, months or the terms of a kind."
+enum Dimension {
+  "Keys like 2019."
+  YEAR
+  "Keys like 2019-03."
+  MONTH
+  ROOT_CAUSE
+  COMPONENT
+  SYMPTOM
+  CONTRIBUTING
+  DOMAIN
+  ORG
+}
+
+"A zero-filled table of case counts (see Query.breakdown)."
+type Breakdown {
+  "Cases the filter selects."
+  total: Int!
+  rows: [BreakdownKey!]!
+  columns: [BreakdownKey!]!
+  "One cell per row × column, row by row in the order of rows, then columns: cells[i·len(columns) + j]."
+  cells: [BreakdownCell!]!
+  "True when top left terms out."
+  truncated: Boolean!
+}
+
+"One row or column of a breakdown."
+type BreakdownKey {
+  "The year (2019), month (2019-03) or term id; cells name rows and columns by it."
+  key: String!
+  "The term's English label (an organization's name); the key for years and months."
+  label: String!
+  "Selected cases in this row or column."
+  count: Int!
+  "The term, for a kind; null for years and months."
+  term: Term
+}
+
+type BreakdownCell {
+  row: String!
+  column: String!
+  "Selected cases in the row and the column."
+  count: Int!
 }
 
 "The kinds of feature a case is tagged with."
@@ -2337,6 +2507,48 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_Breakdown(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_Breakdown_total(ctx, field)
+	case "rows":
+		return ec.fieldContext_Breakdown_rows(ctx, field)
+	case "columns":
+		return ec.fieldContext_Breakdown_columns(ctx, field)
+	case "cells":
+		return ec.fieldContext_Breakdown_cells(ctx, field)
+	case "truncated":
+		return ec.fieldContext_Breakdown_truncated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Breakdown", field.Name)
+}
+
+func (ec *executionContext) childFields_BreakdownCell(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "row":
+		return ec.fieldContext_BreakdownCell_row(ctx, field)
+	case "column":
+		return ec.fieldContext_BreakdownCell_column(ctx, field)
+	case "count":
+		return ec.fieldContext_BreakdownCell_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BreakdownCell", field.Name)
+}
+
+func (ec *executionContext) childFields_BreakdownKey(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_BreakdownKey_key(ctx, field)
+	case "label":
+		return ec.fieldContext_BreakdownKey_label(ctx, field)
+	case "count":
+		return ec.fieldContext_BreakdownKey_count(ctx, field)
+	case "term":
+		return ec.fieldContext_BreakdownKey_term(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BreakdownKey", field.Name)
+}
 
 func (ec *executionContext) childFields_Case(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -3052,6 +3264,44 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_breakdown_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "rows",
+		func(ctx context.Context, v any) (explore.Dimension, error) {
+			return ec.unmarshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rows"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "columns",
+		func(ctx context.Context, v any) (explore.Dimension, error) {
+			return ec.unmarshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["columns"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*CaseFilter, error) {
+			return ec.unmarshalOCaseFilter2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "top",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["top"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_case_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3655,6 +3905,318 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _Breakdown_total(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Breakdown_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Breakdown_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Breakdown", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Breakdown_rows(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Breakdown_rows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.BreakdownKey) graphql.Marshaler {
+			return ec.marshalNBreakdownKey2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownKeyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Breakdown_rows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Breakdown",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BreakdownKey(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Breakdown_columns(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Breakdown_columns(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Columns, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.BreakdownKey) graphql.Marshaler {
+			return ec.marshalNBreakdownKey2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownKeyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Breakdown_columns(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Breakdown",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BreakdownKey(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Breakdown_cells(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Breakdown_cells(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cells, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.BreakdownCell) graphql.Marshaler {
+			return ec.marshalNBreakdownCell2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownCellᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Breakdown_cells(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Breakdown",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BreakdownCell(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Breakdown_truncated(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Breakdown_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Breakdown_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Breakdown", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _BreakdownCell_row(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownCell_row(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Row, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownCell_row(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownCell", field, false, false, "String")
+}
+
+func (ec *executionContext) _BreakdownCell_column(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownCell_column(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Column, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownCell_column(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownCell", field, false, false, "String")
+}
+
+func (ec *executionContext) _BreakdownCell_count(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownCell_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownCell_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownCell", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BreakdownKey_key(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownKey_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownKey_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownKey", field, false, false, "String")
+}
+
+func (ec *executionContext) _BreakdownKey_label(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownKey_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownKey_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownKey", field, false, false, "String")
+}
+
+func (ec *executionContext) _BreakdownKey_count(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownKey_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownKey_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownKey", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BreakdownKey_term(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownKey_term(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BreakdownKey().Term(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
+			return ec.marshalOTerm2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownKey_term(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BreakdownKey",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
 
 func (ec *executionContext) _Case_id(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -7027,6 +7589,50 @@ func (ec *executionContext) fieldContext_Query_stats(ctx context.Context, field 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_stats_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_breakdown(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_breakdown(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Breakdown(ctx, fc.Args["rows"].(explore.Dimension), fc.Args["columns"].(explore.Dimension), fc.Args["filter"].(*CaseFilter), fc.Args["top"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.Breakdown) graphql.Marshaler {
+			return ec.marshalNBreakdown2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdown(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_breakdown(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Breakdown(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_breakdown_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -10448,6 +11054,151 @@ func UnmarshalWeightsInput(ctx context.Context, raw any) (WeightsInput, error) {
 
 // region    **************************** object.gotpl ****************************
 
+var breakdownImplementors = []string{"Breakdown"}
+
+func (ec *executionContext) _Breakdown(ctx context.Context, sel ast.SelectionSet, obj *explore.Breakdown) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, breakdownImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Breakdown")
+		case "total":
+			out.Values[i] = ec._Breakdown_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rows":
+			out.Values[i] = ec._Breakdown_rows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "columns":
+			out.Values[i] = ec._Breakdown_columns(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cells":
+			out.Values[i] = ec._Breakdown_cells(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._Breakdown_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var breakdownCellImplementors = []string{"BreakdownCell"}
+
+func (ec *executionContext) _BreakdownCell(ctx context.Context, sel ast.SelectionSet, obj *explore.BreakdownCell) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, breakdownCellImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BreakdownCell")
+		case "row":
+			out.Values[i] = ec._BreakdownCell_row(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "column":
+			out.Values[i] = ec._BreakdownCell_column(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._BreakdownCell_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var breakdownKeyImplementors = []string{"BreakdownKey"}
+
+func (ec *executionContext) _BreakdownKey(ctx context.Context, sel ast.SelectionSet, obj *explore.BreakdownKey) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, breakdownKeyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BreakdownKey")
+		case "key":
+			out.Values[i] = ec._BreakdownKey_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "label":
+			out.Values[i] = ec._BreakdownKey_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "count":
+			out.Values[i] = ec._BreakdownKey_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "term":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._BreakdownKey_term(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var caseImplementors = []string{"Case"}
 
 func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Case) graphql.Marshaler {
@@ -11603,6 +12354,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_stats(ctx, field)
+				})
+		case "breakdown":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_breakdown(ctx, field)
 				})
 		case "similarCases":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -12830,6 +13587,54 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNBreakdown2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdown(ctx context.Context, sel ast.SelectionSet, v *explore.Breakdown) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Breakdown!")
+		return graphql.Null
+	}
+	return ec._Breakdown(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBreakdownCell2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownCell(ctx context.Context, sel ast.SelectionSet, v explore.BreakdownCell) graphql.Marshaler {
+	return ec._BreakdownCell(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBreakdownCell2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownCellᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.BreakdownCell) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBreakdownCell2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownCell(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBreakdownKey2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownKey(ctx context.Context, sel ast.SelectionSet, v explore.BreakdownKey) graphql.Marshaler {
+	return ec._BreakdownKey(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBreakdownKey2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownKeyᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.BreakdownKey) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBreakdownKey2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownKey(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNCase2githubᚗcomᚋilgraphᚋilgraphᚐCase(ctx context.Context, sel ast.SelectionSet, v ilgraph.Case) graphql.Marshaler {
 	return ec._Case(ctx, sel, &v)
 }
@@ -12961,6 +13766,44 @@ func (ec *executionContext) marshalNDifferingFeature2ᚕgithubᚗcomᚋilgraph�
 
 	return ret
 }
+
+func (ec *executionContext) unmarshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension(ctx context.Context, v any) (explore.Dimension, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension(ctx context.Context, sel ast.SelectionSet, v explore.Dimension) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Dimension!")
+	}
+	return res
+}
+
+var (
+	unmarshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension = map[string]explore.Dimension{
+		"YEAR":         explore.DimYear,
+		"MONTH":        explore.DimMonth,
+		"ROOT_CAUSE":   explore.DimRootCause,
+		"COMPONENT":    explore.DimComponent,
+		"SYMPTOM":      explore.DimSymptom,
+		"CONTRIBUTING": explore.DimContributing,
+		"DOMAIN":       explore.DimDomain,
+		"ORG":          explore.DimOrg,
+	}
+	marshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension = map[explore.Dimension]string{
+		explore.DimYear:         "YEAR",
+		explore.DimMonth:        "MONTH",
+		explore.DimRootCause:    "ROOT_CAUSE",
+		explore.DimComponent:    "COMPONENT",
+		explore.DimSymptom:      "SYMPTOM",
+		explore.DimContributing: "CONTRIBUTING",
+		explore.DimDomain:       "DOMAIN",
+		explore.DimOrg:          "ORG",
+	}
+)
 
 func (ec *executionContext) marshalNDistribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐDistribution(ctx context.Context, sel ast.SelectionSet, v *ilgraph.Distribution) graphql.Marshaler {
 	if v == nil {

@@ -12,6 +12,14 @@ import (
 	"github.com/ilgraph/ilgraph/explore"
 )
 
+// Term is the resolver for the term field.
+func (r *breakdownKeyResolver) Term(ctx context.Context, obj *explore.BreakdownKey) (*ilgraph.Term, error) {
+	if obj.Term == nil {
+		return nil, nil
+	}
+	return r.term(ctx, obj.Term.Kind, obj.Term.ID)
+}
+
 // Organization is the resolver for the organization field.
 func (r *caseResolver) Organization(ctx context.Context, obj *ilgraph.Case) (*ilgraph.Term, error) {
 	return &ilgraph.Term{Kind: ilgraph.KindOrg, ID: obj.OrgSlug, En: obj.Org}, nil
@@ -399,6 +407,11 @@ func (r *queryResolver) Stats(ctx context.Context, filter *CaseFilter) (*ilgraph
 	return r.Core.Stats(ctx, toFilter(filter))
 }
 
+// Breakdown is the resolver for the breakdown field.
+func (r *queryResolver) Breakdown(ctx context.Context, rows explore.Dimension, columns explore.Dimension, filter *CaseFilter, top *int) (*explore.Breakdown, error) {
+	return r.Core.Breakdown(ctx, explore.BreakdownQuery{Rows: rows, Columns: columns, Filter: toFilter(filter), Top: top})
+}
+
 // SimilarCases is the resolver for the similarCases field.
 func (r *queryResolver) SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]explore.SimilarCase, error) {
 	return r.Core.Similar(ctx, caseID, similarityQuery(k, weights, rarity, filter, minScore))
@@ -566,6 +579,9 @@ func (r *weightedTermResolver) Term(ctx context.Context, obj *explore.WeightedTe
 	return r.term(ctx, obj.Key.Kind, obj.Key.ID)
 }
 
+// BreakdownKey returns BreakdownKeyResolver implementation.
+func (r *Resolver) BreakdownKey() BreakdownKeyResolver { return &breakdownKeyResolver{r} }
+
 // Case returns CaseResolver implementation.
 func (r *Resolver) Case() CaseResolver { return &caseResolver{r} }
 
@@ -653,6 +669,7 @@ func (r *Resolver) Timeline() TimelineResolver { return &timelineResolver{r} }
 func (r *Resolver) WeightedTerm() WeightedTermResolver { return &weightedTermResolver{r} }
 
 type (
+	breakdownKeyResolver             struct{ *Resolver }
 	caseResolver                     struct{ *Resolver }
 	caseConnectionResolver           struct{ *Resolver }
 	crossReferenceResolver           struct{ *Resolver }
