@@ -125,3 +125,39 @@ func TestCursorPastTheEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPStatus pins the HTTP statuses docs/api.md documents: a request
+// that does not parse or validate is 422 (nothing ran), a body that is
+// not JSON 400; a query refused for its depth or complexity, and errors
+// while running, 200 with the errors listed.
+func TestHTTPStatus(t *testing.T) {
+	a := mustAPI(t)
+	for _, tt := range []struct {
+		body   string
+		status int
+		code   string
+	}{
+		{`{"query":"{ case(id: \"IL-0384\") { nope } }"}`, 422, "GRAPHQL_VALIDATION_FAILED"},
+		{`{"query":"{ case(id: "}`, 422, "GRAPHQL_PARSE_FAILED"},
+		{`{"query":"{ cases(first: 101) { totalCount } }"}`, 200, "LIMIT"},
+		{`{"query":"{ cases(first: 100) { nodes { sameRootCause(first: 100) { case { related { id } } } } } }"}`, 200, "COMPLEXITY_LIMIT_EXCEEDED"},
+		{`{"query":"{ case(id: \"IL-0384\") { rootCause { cases(first: 1) { nodes { rootCause { cases(first: 1) { nodes { rootCause { cases(first: 1) { nodes { rootCause { cases(first: 1) { nodes { id } } } } } } } } } } } } } }"}`, 200, "LIMIT"},
+		{`{"query":"{ similarCases(caseId: \"IL-9999\") { score } }"}`, 200, "NOT_FOUND"},
+		{`not json`, 400, ""},
+	} {
+		resp, err := a.client.Post(a.url+"/graphql", "application/json", strings.NewReader(tt.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env struct{ Errors []gqlError }
+		json.NewDecoder(resp.Body).Decode(&env)
+		resp.Body.Close()
+		code := ""
+		if len(env.Errors) > 0 {
+			code, _ = env.Errors[0].Extensions["code"].(string)
+		}
+		if resp.StatusCode != tt.status || code != tt.code {
+			t.Errorf("%s: HTTP %d %q, want %d %q", tt.body, resp.StatusCode, code, tt.status, tt.code)
+		}
+	}
+}
