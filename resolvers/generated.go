@@ -1938,7 +1938,9 @@ components, symptoms, contributing factors, domains and organization, which are
 terms of a controlled vocabulary (organizations are terms of kind ORG).
 
 Errors carry extensions.code: INVALID (bad argument), NOT_FOUND, LIMIT (a size
-or complexity limit was hit), TIMEOUT, UNAVAILABLE (Neo4j is down), INTERNAL.
+limit was hit), COMPLEXITY_LIMIT_EXCEEDED, TIMEOUT, UNAVAILABLE (Neo4j is down),
+INTERNAL; a query that does not parse or validate gets GRAPHQL_PARSE_FAILED or
+GRAPHQL_VALIDATION_FAILED and HTTP 422 (see docs/api.md).
 Unknown ids: case(id) returns null; queries about a case that does not exist
 return a NOT_FOUND error; filters naming unknown terms simply match nothing.
 """
@@ -1950,7 +1952,11 @@ type Query {
   "One case by id; null when there is none."
   case(id: ID!): Case
 
-  "Cases matching a filter, sorted, one page at a time (first ≤ 100), with facet counts."
+  """
+  Cases matching a filter, sorted, one page at a time (first ≤ 100), with facet
+  counts. after is the endCursor of the previous page; a cursor past the end of
+  the list (it shrank since) is an INVALID error, not an empty page.
+  """
   cases(filter: CaseFilter, sort: CaseSort = DATE_DESC, first: Int = 20, after: String): CaseConnection!
 
   """
@@ -2209,8 +2215,11 @@ enum Kind {
   ORG
 }
 
+"How a case list is ordered; ties break by id ascending."
 enum CaseSort {
+  "Incident date, newest first (the default)."
   DATE_DESC
+  "Incident date, oldest first."
   DATE_ASC
   ID_ASC
   ID_DESC
@@ -2464,9 +2473,14 @@ type Path {
   length: Int!
 }
 
-"Time to resolve, in minutes (nearest-rank quantiles)."
+"""
+Time to resolve, in minutes: nearest-rank quantiles over the measured cases
+only, null when none is measured.
+"""
 type Distribution {
+  "Cases in the group."
   cases: Int!
+  "Of them, the cases whose source gives a resolution time: what the quantiles rest on."
   measured: Int!
   min: Int
   p25: Int
