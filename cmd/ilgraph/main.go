@@ -23,7 +23,7 @@ Commands:
   load    validate case files and load them into Neo4j
   serve   serve the GraphQL API, the JSON API and MCP over HTTP
   mcp     serve MCP on stdio, for desktop assistants
-  similar rank the cases most like a case
+  similar rank the cases most like a case or an incident in progress; explain a pair
   stats   corpus statistics
   gen     write a synthetic corpus for benchmarks
   eval    measure suggested terms on a corpus (no database)
