@@ -309,11 +309,11 @@ func (t *tools) match(ctx context.Context, a MatchArgs) (*MatchResult, string, e
 	}
 	var suggested map[ilgraph.Kind][]view.SuggestedTerm
 	if strings.TrimSpace(a.Text) != "" {
-		var err error
-		if suggested, err = view.Predicted(ctx, t.core, a.Text); err != nil {
+		read, terms, err := view.Predicted(ctx, t.core, a.Text)
+		if err != nil {
 			return nil, "", err
 		}
-		p = withSuggested(p, suggested)
+		p, suggested = withRead(p, read), terms
 		if len(p.Features()) == 0 {
 			return nil, "", errorf(ilgraph.EINVALID, "text: no vocabulary term found in it; say more, or give term ids (the vocab tool lists them)")
 		}
@@ -335,25 +335,25 @@ func (t *tools) match(ctx context.Context, a MatchArgs) (*MatchResult, string, e
 	return out, renderWarnings(ws) + renderSuggested(suggested) + renderProfile(v), nil
 }
 
-// withSuggested adds the terms read from a text to a profile: a root cause
-// only when none was given, the other kinds added to those given.
-func withSuggested(p explore.Profile, s map[ilgraph.Kind][]view.SuggestedTerm) explore.Profile {
-	add := func(ids []string, k ilgraph.Kind) []string {
+// withRead adds the profile read from a text to the one given: its root
+// cause only when none was given, its other terms to those given.
+func withRead(p, read explore.Profile) explore.Profile {
+	add := func(ids, more []string) []string {
 		out := append([]string(nil), ids...)
-		for _, st := range s[k] {
-			if !slices.Contains(out, st.ID) {
-				out = append(out, st.ID)
+		for _, id := range more {
+			if !slices.Contains(out, id) {
+				out = append(out, id)
 			}
 		}
 		return out
 	}
-	if p.RootCause == "" && len(s[ilgraph.KindRootCause]) > 0 {
-		p.RootCause = s[ilgraph.KindRootCause][0].ID
+	if p.RootCause == "" {
+		p.RootCause = read.RootCause
 	}
-	p.Components = add(p.Components, ilgraph.KindComponent)
-	p.Symptoms = add(p.Symptoms, ilgraph.KindSymptom)
-	p.Contributing = add(p.Contributing, ilgraph.KindContributing)
-	p.Domains = add(p.Domains, ilgraph.KindDomain)
+	p.Components = add(p.Components, read.Components)
+	p.Symptoms = add(p.Symptoms, read.Symptoms)
+	p.Contributing = add(p.Contributing, read.Contributing)
+	p.Domains = add(p.Domains, read.Domains)
 	return p
 }
 

@@ -82,32 +82,42 @@ func suggested(s suggest.Suggestion, label string) SuggestedTerm {
 	return t
 }
 
-// Predicted returns the terms of a text that count as predicted under the
-// suggestion engine's measured cut-offs (suggest.DefaultCutoffs), per kind:
-// what an incident profile built from the text holds.
-func Predicted(ctx context.Context, core *explore.Service, text string) (map[ilgraph.Kind][]SuggestedTerm, error) {
+// Predicted reads a text as an incident profile, with the core's rule
+// (explore.ProfileFromSuggestions: the suggestions above the measured
+// cut-offs, one root cause at most), and returns the profile and its terms
+// with their labels and confidences, per kind.
+func Predicted(ctx context.Context, core *explore.Service, text string) (explore.Profile, map[ilgraph.Kind][]SuggestedTerm, error) {
 	res, err := core.Suggest(ctx, text, "")
 	if err != nil {
-		return nil, err
+		return explore.Profile{}, nil, err
 	}
-	out := map[ilgraph.Kind][]SuggestedTerm{}
+	p := explore.ProfileFromSuggestions(res)
+	ids := map[ilgraph.Kind][]string{ilgraph.KindComponent: p.Components, ilgraph.KindSymptom: p.Symptoms,
+		ilgraph.KindContributing: p.Contributing, ilgraph.KindDomain: p.Domains}
+	if p.RootCause != "" {
+		ids[ilgraph.KindRootCause] = []string{p.RootCause}
+	}
 	var keys []ilgraph.TermKey
-	for _, k := range ilgraph.VocabKinds {
-		c := suggest.DefaultCutoffs[k]
-		for _, s := range res.Top(k, c.Max, c.Min) {
-			keys = append(keys, ilgraph.TermKey{Kind: k, ID: s.ID})
-			out[k] = append(out[k], SuggestedTerm{Feature: Feature{Kind: k, ID: s.ID}, Confidence: s.Confidence})
+	for k, xs := range ids {
+		for _, id := range xs {
+			keys = append(keys, ilgraph.TermKey{Kind: k, ID: id})
 		}
 	}
 	labels, err := labelsOf(ctx, core, keys)
 	if err != nil {
-		return nil, err
+		return explore.Profile{}, nil, err
 	}
-	for k, ts := range out {
-		for i := range ts {
-			ts[i].Label = labels[ilgraph.TermKey{Kind: k, ID: ts[i].ID}]
-			ts[i].Evidence = []Evidence{}
+	out := map[ilgraph.Kind][]SuggestedTerm{}
+	for _, k := range ilgraph.VocabKinds {
+		for _, id := range ids[k] {
+			t := SuggestedTerm{Feature: Feature{Kind: k, ID: id, Label: labels[ilgraph.TermKey{Kind: k, ID: id}]}, Evidence: []Evidence{}}
+			for _, s := range res.ByKind[k] {
+				if s.ID == id {
+					t.Confidence = s.Confidence
+				}
+			}
+			out[k] = append(out[k], t)
 		}
 	}
-	return out, nil
+	return p, out, nil
 }
