@@ -33,7 +33,20 @@ type Config struct {
 	// (default 30s); the API fails fast (it sets a few seconds) so that
 	// clients see an outage at once instead of hanging.
 	RetryTime time.Duration
+	// MaxPoolSize bounds the driver's connections (default 100). The API
+	// sizes it to its admission bounds plus headroom, so that every
+	// admitted request finds a connection.
+	MaxPoolSize int
+	// AcquireTimeout bounds how long a transaction waits for a free
+	// connection before it fails as OVERLOADED (default 10s).
+	AcquireTimeout time.Duration
 }
+
+// Driver defaults for the zero Config.
+const (
+	DefaultMaxPoolSize    = 100
+	DefaultAcquireTimeout = 10 * time.Second
+)
 
 // DefaultURI is the Neo4j that scripts/neo4j starts.
 const DefaultURI = "bolt://127.0.0.1:7687"
@@ -83,8 +96,14 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		auth = neo4j.BasicAuth(cfg.User, cfg.Password, "")
 	}
 	driver, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
-		c.MaxConnectionPoolSize = 100
-		c.ConnectionAcquisitionTimeout = 10 * time.Second
+		c.MaxConnectionPoolSize = cfg.MaxPoolSize
+		if c.MaxConnectionPoolSize <= 0 {
+			c.MaxConnectionPoolSize = DefaultMaxPoolSize
+		}
+		c.ConnectionAcquisitionTimeout = cfg.AcquireTimeout
+		if c.ConnectionAcquisitionTimeout <= 0 {
+			c.ConnectionAcquisitionTimeout = DefaultAcquireTimeout
+		}
 		c.SocketConnectTimeout = 5 * time.Second
 		c.MaxTransactionRetryTime = cfg.RetryTime
 		if c.MaxTransactionRetryTime <= 0 {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/internal/admission"
 )
 
 // Options are the API server's limits and settings.
@@ -52,6 +53,12 @@ type Options struct {
 	Introspection *bool
 	// IDE serves the GraphQL IDE at / (nil: on); off, / answers 404.
 	IDE *bool
+	// Admission bounds the requests running at once per cost class, with
+	// a short queue each (internal/admission); zero settings take
+	// admission.Default. Beyond it a request answers 503, OVERLOADED.
+	Admission admission.Config
+	// NoAdmission turns the bound off.
+	NoAdmission bool
 }
 
 // on reads an optional setting that defaults to on.
@@ -108,7 +115,13 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 	setComplexity(&cfg.Complexity)
 	srv := handler.New(NewExecutableSchema(cfg))
 	srv.AddTransport(transport.Options{})
-	srv.AddTransport(graphQLHTTP{}) // GET and POST, as GraphQL over HTTP says: graphqlhttp.go
+	var admit *admission.Controller
+	if !opt.NoAdmission {
+		admit = admission.New(opt.Admission)
+		metrics.watchAdmission(admit)
+	}
+	// GET and POST, as GraphQL over HTTP says, and admission: graphqlhttp.go
+	srv.AddTransport(graphQLHTTP{admission: admit, metrics: metrics})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	if on(opt.Introspection) {
 		srv.Use(extension.Introspection{})
@@ -243,7 +256,7 @@ func withRequest(opt Options, m *metrics, next http.Handler) http.Handler {
 		}
 		opt.Logger.LogAttrs(ctx, slog.LevelInfo, "request",
 			slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.String("operation", info.operation()), slog.Int("status", sw.status),
+			slog.String("operation", info.operation()), slog.String("class", info.class), slog.Int("status", sw.status),
 			slog.Float64("ms", float64(elapsed.Microseconds())/1000))
 	})
 }
@@ -252,6 +265,7 @@ type requestKey struct{}
 
 type requestInfo struct {
 	id    string
+	class string // the operation's cost class, "" until classified
 	op    string // the client's operation name, "" until one runs
 	field string // the operation's root field label
 }
@@ -268,6 +282,12 @@ func requestID(ctx context.Context) string {
 		return i.id
 	}
 	return ""
+}
+
+func setClass(ctx context.Context, class string) {
+	if i, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
+		i.class = class
+	}
 }
 
 func setOperation(ctx context.Context, name, field string) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/internal/admission"
 	"github.com/ilgraph/ilgraph/resolvers"
 )
 
@@ -41,6 +42,17 @@ loopback by default. In production turn both off (--ide=false
 		"comma-separated operation names /metrics labels requests by; other names count as \"other\" (empty: none)")
 	introspection := fs.Bool("introspection", true, "answer introspection queries (__schema, __type); --introspection=false refuses them")
 	ide := fs.Bool("ide", true, "serve the GraphQL IDE at /; --ide=false answers 404 there")
+	def := admission.Default
+	var inFlight, queue [admission.NumClasses]*int
+	for cl := admission.Class(0); cl < admission.NumClasses; cl++ {
+		inFlight[cl] = fs.Int("max-"+cl.String(), def.Limits[cl].InFlight,
+			fmt.Sprintf("%s requests (%s) running at once", cl, classHelp[cl]))
+		queue[cl] = fs.Int("queue-"+cl.String(), def.Limits[cl].Queue,
+			fmt.Sprintf("%s requests waiting for a slot; more answer 503 (0: none wait)", cl))
+	}
+	queueWait := fs.Duration("queue-wait", def.Wait, "longest wait for a slot before a request answers 503 (its Retry-After)")
+	pool := fs.Int("neo4j-pool", 0, "Neo4j driver connections (0: the sum of the --max-* bounds plus 16)")
+	acquire := fs.Duration("neo4j-acquire-timeout", 5*time.Second, "longest wait for a free Neo4j connection before a request fails as OVERLOADED")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -54,8 +66,24 @@ loopback by default. In production turn both off (--ide=false
 	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(*memLimit << 20)
 	}
+	adm := admission.Config{Wait: *queueWait}
+	for cl := range adm.Limits {
+		adm.Limits[cl] = admission.Limit{InFlight: *inFlight[cl], Queue: *queue[cl]}
+		if *queue[cl] == 0 {
+			adm.Limits[cl].Queue = -1 // no queue
+		}
+		if *inFlight[cl] <= 0 {
+			fmt.Fprintf(stderr, "ilgraph serve: --max-%s must be at least 1\n", admission.Class(cl))
+			return errUsage
+		}
+	}
 	cfg := graph.ConfigFromEnv()
 	cfg.RetryTime = *retry
+	cfg.MaxPoolSize = *pool
+	if cfg.MaxPoolSize <= 0 {
+		cfg.MaxPoolSize = adm.WithDefaults().InFlight() + poolHeadroom
+	}
+	cfg.AcquireTimeout = *acquire
 	db, err := graph.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -75,7 +103,7 @@ loopback by default. In production turn both off (--ide=false
 	h := resolvers.NewHandler(newCore(db), resolvers.Options{
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping,
-		MetricOperations: ops, Introspection: introspection, IDE: ide,
+		MetricOperations: ops, Introspection: introspection, IDE: ide, Admission: adm,
 	})
 	db.SetQueryHook(h.ObserveQuery)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
@@ -99,6 +127,17 @@ loopback by default. In production turn both off (--ide=false
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// poolHeadroom is the Neo4j connections beyond the admission bounds: for
+// /readyz, and for operations whose root fields run at once.
+const poolHeadroom = 16
+
+var classHelp = [admission.NumClasses]string{
+	admission.Lookup:     "case, term, vocabulary",
+	admission.List:       "cases, sharedWith, sameRootCause, neighbourhood",
+	admission.Similarity: "similarCases, similarToProfile, Case.similar",
+	admission.Aggregate:  "cooccurrence, stats, connections, facets",
 }
 
 func splitList(s string) []string {
