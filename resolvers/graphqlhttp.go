@@ -48,6 +48,7 @@ import (
 type graphQLHTTP struct {
 	admission *admission.Controller // nil: no bound
 	metrics   *metrics
+	maxErrors int // request errors shown, then one "too many errors"
 }
 
 var _ graphql.Transport = graphQLHTTP{}
@@ -95,6 +96,7 @@ func (t graphQLHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	ctx := r.Context()
 	oc, errs := exec.CreateOperationContext(ctx, params)
 	if errs != nil {
+		errs = capErrors(errs, t.maxErrors)
 		resp := exec.DispatchError(graphql.WithOperationContext(ctx, oc), errs)
 		status := http.StatusOK
 		if media == mediaGraphQLResponse {

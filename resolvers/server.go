@@ -31,6 +31,11 @@ type Options struct {
 	MaxBodyBytes   int64         // request body limit (default 1 MiB)
 	MaxDepth       int           // query depth limit (default 12)
 	MaxComplexity  int           // query complexity limit (default 20000)
+	MaxTokens      int           // tokens in a document (default 10000)
+	MaxFields      int           // field selections in a document, fragments not expanded (default 500)
+	MaxAliases     int           // aliases in a document (default 100)
+	MaxDirectives  int           // directives in a document (default 100)
+	MaxErrors      int           // errors in a response, then one "too many errors" (default 100)
 	RequestTimeout time.Duration // per-request timeout (default 15s)
 	Logger         *slog.Logger  // default slog.Default()
 	// CORSOrigins are the browser origins allowed to call the API; none by
@@ -71,6 +76,11 @@ const (
 	DefaultMaxDepth       = 12
 	DefaultMaxComplexity  = 20000
 	DefaultRequestTimeout = 15 * time.Second
+	DefaultMaxTokens      = 10000
+	DefaultMaxFields      = 500
+	DefaultMaxAliases     = 100
+	DefaultMaxDirectives  = 100
+	DefaultMaxErrors      = 100
 )
 
 func (o *Options) defaults() {
@@ -82,6 +92,21 @@ func (o *Options) defaults() {
 	}
 	if o.MaxComplexity <= 0 {
 		o.MaxComplexity = DefaultMaxComplexity
+	}
+	if o.MaxTokens <= 0 {
+		o.MaxTokens = DefaultMaxTokens
+	}
+	if o.MaxFields <= 0 {
+		o.MaxFields = DefaultMaxFields
+	}
+	if o.MaxAliases <= 0 {
+		o.MaxAliases = DefaultMaxAliases
+	}
+	if o.MaxDirectives <= 0 {
+		o.MaxDirectives = DefaultMaxDirectives
+	}
+	if o.MaxErrors <= 0 {
+		o.MaxErrors = DefaultMaxErrors
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = DefaultRequestTimeout
@@ -113,7 +138,8 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 
 	cfg := Config{Resolvers: &Resolver{Core: core}}
 	setComplexity(&cfg.Complexity)
-	srv := handler.New(NewExecutableSchema(cfg))
+	schema := NewExecutableSchema(cfg)
+	srv := handler.New(schema)
 	srv.AddTransport(transport.Options{})
 	var admit *admission.Controller
 	if !opt.NoAdmission {
@@ -121,8 +147,10 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 		metrics.watchAdmission(admit)
 	}
 	// GET and POST, as GraphQL over HTTP says, and admission: graphqlhttp.go
-	srv.AddTransport(graphQLHTTP{admission: admit, metrics: metrics})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.AddTransport(graphQLHTTP{admission: admit, metrics: metrics, maxErrors: opt.MaxErrors})
+	queries := lru.New[*ast.QueryDocument](1000)
+	srv.SetQueryCache(queries)
+	srv.SetParserTokenLimit(opt.MaxTokens) // docLimits refuses first, with a LIMIT code
 	if on(opt.Introspection) {
 		srv.Use(extension.Introspection{})
 	} else {
@@ -131,6 +159,9 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 		srv.Use(noIntrospection{})
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	// After APQ, which may fill the query in: limits.go.
+	srv.Use(docLimits{schema: schema.Schema(), cache: queries, tokens: opt.MaxTokens, fields: opt.MaxFields, aliases: opt.MaxAliases, directives: opt.MaxDirectives})
+	srv.AroundResponses(capResponse(opt.MaxErrors))
 	srv.Use(extension.FixedComplexityLimit(opt.MaxComplexity))
 	srv.Use(depthLimit{max: opt.MaxDepth})
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {

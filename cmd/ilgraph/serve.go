@@ -34,6 +34,11 @@ loopback by default. In production turn both off (--ide=false
 	maxBody := fs.Int64("max-body", resolvers.DefaultMaxBodyBytes, "request body limit in bytes")
 	maxDepth := fs.Int("max-depth", resolvers.DefaultMaxDepth, "query depth limit")
 	maxComplexity := fs.Int("max-complexity", resolvers.DefaultMaxComplexity, "query complexity limit")
+	maxTokens := fs.Int("max-tokens", resolvers.DefaultMaxTokens, "tokens in a query document")
+	maxFields := fs.Int("max-fields", resolvers.DefaultMaxFields, "field selections in a query document (fragments counted once)")
+	maxAliases := fs.Int("max-aliases", resolvers.DefaultMaxAliases, "aliases in a query document")
+	maxDirectives := fs.Int("max-directives", resolvers.DefaultMaxDirectives, "directives in a query document")
+	maxErrors := fs.Int("max-errors", resolvers.DefaultMaxErrors, "errors in a response; then one \"too many errors\"")
 	grace := fs.Duration("shutdown-grace", 20*time.Second, "how long requests in flight may take to finish at shutdown")
 	logJSON := fs.Bool("log-json", false, "log as JSON lines instead of text")
 	retry := fs.Duration("neo4j-retry", 2*time.Second, "how long to retry a Neo4j transaction on transient errors before answering UNAVAILABLE")
@@ -102,6 +107,7 @@ loopback by default. In production turn both off (--ide=false
 	}
 	h := resolvers.NewHandler(newCore(db), resolvers.Options{
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
+		MaxTokens: *maxTokens, MaxFields: *maxFields, MaxAliases: *maxAliases, MaxDirectives: *maxDirectives, MaxErrors: *maxErrors,
 		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping,
 		MetricOperations: ops, Introspection: introspection, IDE: ide, Admission: adm,
 	})
