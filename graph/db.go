@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -91,6 +92,20 @@ func (db *DB) SetQueryHook(fn func(name string, d time.Duration)) {
 
 // Open creates the driver and checks that Neo4j answers.
 func Open(ctx context.Context, cfg Config) (*DB, error) {
+	db, err := Connect(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Connect creates the driver without checking that Neo4j answers: the
+// driver connects on first use.
+func Connect(cfg Config) (*DB, error) {
 	auth := neo4j.NoAuth()
 	if cfg.User != "" || cfg.Password != "" {
 		auth = neo4j.BasicAuth(cfg.User, cfg.Password, "")
@@ -113,12 +128,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, ilgraph.WrapError(ilgraph.EINVALID, err, "bad Neo4j settings for %s", cfg.URI)
 	}
-	db := &DB{driver: driver, cfg: cfg}
-	if err := db.Ping(ctx); err != nil {
-		driver.Close(context.Background())
-		return nil, err
-	}
-	return db, nil
+	return &DB{driver: driver, cfg: cfg}, nil
 }
 
 // Close releases the driver.
@@ -135,12 +145,31 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
+// The messages of the errors below are what an API client reads: a short
+// statement with no address, query name or advice. The details — the
+// address, what to do about it, the driver's own message — are in the
+// cause (Err), which the API logs with the request id and the command line
+// prints after the message.
+
 func unavailable(err error, uri string) error {
 	var ne *neo4j.Neo4jError
 	if errors.As(err, &ne) && ne.Code == "Neo.ClientError.Security.Unauthorized" {
-		return ilgraph.WrapError(ilgraph.EUNAVAILABLE, err, "Neo4j at %s refused the credentials (check NEO4J_USER and NEO4J_PASSWORD)", uri)
+		return ilgraph.WrapError(ilgraph.EUNAVAILABLE,
+			fmt.Errorf("Neo4j at %s refused the credentials (check NEO4J_USER and NEO4J_PASSWORD): %w", uri, err),
+			"the database is unavailable")
 	}
-	return ilgraph.WrapError(ilgraph.EUNAVAILABLE, err, "Neo4j at %s is unreachable (start one with scripts/neo4j start, or set NEO4J_URI)", uri)
+	return ilgraph.WrapError(ilgraph.EUNAVAILABLE,
+		fmt.Errorf("Neo4j at %s is unreachable (start one with scripts/neo4j start, or set NEO4J_URI): %w", uri, err),
+		"the database is unreachable")
+}
+
+// timedOut and cancelled are the errors of work whose context ended.
+func timedOut(err error, what string) error {
+	return ilgraph.WrapError(ilgraph.ETIMEOUT, fmt.Errorf("%s: %w", what, err), "the request took longer than its time limit")
+}
+
+func cancelled(err error, what string) error {
+	return ilgraph.WrapError(ilgraph.ETIMEOUT, fmt.Errorf("%s: %w", what, err), "the request was cancelled")
 }
 
 // wrapCtx is wrap for an error of work done under ctx: when ctx has expired
@@ -153,12 +182,28 @@ func (db *DB) wrapCtx(ctx context.Context, err error, what string) error {
 	// The driver may fail on a socket deadline taken from ctx a moment
 	// before ctx itself reports that it expired: look at the deadline too.
 	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) || ctx.Err() == context.DeadlineExceeded {
-		return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "%s: timed out", what)
+		return timedOut(err, what)
 	}
 	if ctx.Err() == context.Canceled {
-		return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "%s: cancelled", what)
+		return cancelled(err, what)
 	}
 	return db.wrap(err, what)
+}
+
+// poolExhausted reports whether err says that no connection of the
+// driver's pool freed up within its acquisition timeout. The driver's
+// types for it are internal; their messages are not.
+func poolExhausted(err error) bool {
+	var ce *neo4j.ConnectivityError
+	if !errors.As(err, &ce) || ce.Inner == nil {
+		return false
+	}
+	var netErr net.Error
+	if errors.As(ce.Inner, &netErr) {
+		return false // could not connect: the database is down, not busy
+	}
+	msg := ce.Inner.Error()
+	return strings.HasPrefix(msg, "Timeout while waiting for connection") || strings.HasPrefix(msg, "No idle connections")
 }
 
 // wrap turns driver errors into coded errors.
@@ -179,20 +224,23 @@ func (db *DB) wrap(err error, what string) error {
 		return err
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "%s: timed out", what)
+		return timedOut(err, what)
 	}
 	if errors.Is(err, context.Canceled) {
-		return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "%s: cancelled", what)
+		return cancelled(err, what)
 	}
 	var ne *neo4j.Neo4jError
 	if errors.As(err, &ne) {
 		if ne.Code == "Neo.ClientError.Transaction.TransactionTimedOut" || ne.Code == "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration" {
-			return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "%s: Neo4j transaction timed out", what)
+			return ilgraph.WrapError(ilgraph.ETIMEOUT, fmt.Errorf("%s: Neo4j transaction timed out: %w", what, err), "the database took longer than its time limit")
 		}
 		if ne.Code == "Neo.ClientError.Security.Unauthorized" {
 			return unavailable(err, db.cfg.URI)
 		}
 		return ilgraph.WrapError(ilgraph.EINTERNAL, err, "%s failed", what)
+	}
+	if poolExhausted(err) {
+		return ilgraph.WrapError(ilgraph.EOVERLOADED, fmt.Errorf("%s: no Neo4j connection free within the acquisition timeout: %w", what, err), "the server is busy")
 	}
 	var netErr net.Error
 	if neo4j.IsConnectivityError(err) || errors.As(err, &netErr) {

@@ -183,6 +183,9 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 			ie = ilgraph.WrapError(ilgraph.ETIMEOUT, err, "the request took longer than its time limit")
 		}
 		if ie != nil {
+			// The client reads the code and the short message; the cause
+			// (addresses, advice, the driver's message) goes to the log,
+			// with the request id to find it by.
 			gerr.Message = ie.Message
 			if gerr.Extensions == nil {
 				gerr.Extensions = map[string]any{}
@@ -191,6 +194,8 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 			if ie.Code == ilgraph.EINTERNAL {
 				opt.Logger.ErrorContext(ctx, "internal error", "err", ie.Error(), "request_id", requestID(ctx))
 				gerr.Message = "internal error"
+			} else if ie.Err != nil {
+				opt.Logger.WarnContext(ctx, "request failed", "code", ie.Code, "err", ie.Error(), "request_id", requestID(ctx))
 			}
 		} else if gerr.Extensions == nil || gerr.Extensions["code"] == nil {
 			// Parse and validation errors carry gqlgen's own codes; anything
@@ -227,6 +232,7 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 			return
 		}
 		if err := opt.Ready(ctx); err != nil {
+			opt.Logger.WarnContext(ctx, "not ready", "err", err.Error(), "request_id", requestID(ctx))
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintln(w, "not ready:", ilgraph.ErrorMessage(err))
 			return
