@@ -15,7 +15,6 @@ const (
 	EUNAVAILABLE = "unavailable"
 	ETIMEOUT     = "timeout"
 	ELIMIT       = "limit"
-	EOVERLOADED  = "overloaded" // the server is too busy now; retrying later may work
 )
 
 // Error is an application error with a code and a message safe to show a user.

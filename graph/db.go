@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -38,9 +37,21 @@ type Config struct {
 	// sizes it to its admission bounds plus headroom, so that every
 	// admitted request finds a connection.
 	MaxPoolSize int
-	// AcquireTimeout bounds how long a transaction waits for a free
-	// connection before it fails as OVERLOADED (default 10s).
+	// AcquireTimeout bounds how long a transaction waits for a connection
+	// — a free one from the pool, or a new one opened — before it fails as
+	// UNAVAILABLE (default 10s).
 	AcquireTimeout time.Duration
+	// ConnectTimeout bounds opening one connection (default 5s). While
+	// Neo4j starts, its port may accept connections it does not answer
+	// yet: each attempt then takes this long.
+	ConnectTimeout time.Duration
+	// FailFast, when positive, makes transactions fail at once, as
+	// UNAVAILABLE, for this long after one found Neo4j unreachable,
+	// instead of each retrying for RetryTime; then one at a time tries
+	// while the others still fail, until one succeeds (or a Ping does).
+	// During an outage the API answers at once and its requests do not
+	// hold their slots. Zero (the loader): every transaction tries.
+	FailFast time.Duration
 }
 
 // Driver defaults for the zero Config.
@@ -78,6 +89,50 @@ type DB struct {
 	driver    neo4j.DriverWithContext
 	cfg       Config
 	queryHook atomic.Pointer[func(name string, d time.Duration)]
+	// FailFast: down is the error that found Neo4j unreachable (nil while
+	// it answers), downUntil (unix nanoseconds) when the next probe may go,
+	// probing whether one is under way.
+	downUntil atomic.Int64
+	down      atomic.Pointer[error]
+	probing   atomic.Bool
+}
+
+// failingFast returns the error to fail with while Neo4j is known down:
+// for FailFast after a transaction found it unreachable every transaction
+// fails at once; then one at a time tries (a probe) while the others still
+// fail, until one succeeds.
+func (db *DB) failingFast() error {
+	if db.cfg.FailFast <= 0 {
+		return nil
+	}
+	e := db.down.Load()
+	if e == nil {
+		return nil
+	}
+	if time.Now().UnixNano() >= db.downUntil.Load() && db.probing.CompareAndSwap(false, true) {
+		return nil // this one is the probe
+	}
+	return *e
+}
+
+// Down reports whether Neo4j is known unreachable now: transactions but a
+// probe fail at once (always false without FailFast).
+func (db *DB) Down() bool { return db.cfg.FailFast > 0 && db.down.Load() != nil }
+
+// observe updates what the DB knows of Neo4j after a transaction or a
+// Ping.
+func (db *DB) observe(err error) {
+	if db.cfg.FailFast <= 0 {
+		return
+	}
+	switch ilgraph.ErrorCode(err) {
+	case "":
+		db.down.Store(nil)
+	case ilgraph.EUNAVAILABLE:
+		db.downUntil.Store(time.Now().Add(db.cfg.FailFast).UnixNano())
+		db.down.Store(&err)
+	}
+	db.probing.Store(false)
 }
 
 // SetQueryHook sets a function called once per transaction sent to Neo4j
@@ -119,7 +174,10 @@ func Connect(cfg Config) (*DB, error) {
 		if c.ConnectionAcquisitionTimeout <= 0 {
 			c.ConnectionAcquisitionTimeout = DefaultAcquireTimeout
 		}
-		c.SocketConnectTimeout = 5 * time.Second
+		c.SocketConnectTimeout = cfg.ConnectTimeout
+		if c.SocketConnectTimeout <= 0 {
+			c.SocketConnectTimeout = 5 * time.Second
+		}
 		c.MaxTransactionRetryTime = cfg.RetryTime
 		if c.MaxTransactionRetryTime <= 0 {
 			c.MaxTransactionRetryTime = 30 * time.Second
@@ -140,8 +198,11 @@ func (db *DB) URI() string { return db.cfg.URI }
 // Ping checks that Neo4j answers and the credentials work.
 func (db *DB) Ping(ctx context.Context) error {
 	if err := db.driver.VerifyConnectivity(ctx); err != nil {
-		return unavailable(err, db.cfg.URI)
+		err = unavailable(err, db.cfg.URI)
+		db.observe(err)
+		return err
 	}
+	db.observe(nil)
 	return nil
 }
 
@@ -190,22 +251,6 @@ func (db *DB) wrapCtx(ctx context.Context, err error, what string) error {
 	return db.wrap(err, what)
 }
 
-// poolExhausted reports whether err says that no connection of the
-// driver's pool freed up within its acquisition timeout. The driver's
-// types for it are internal; their messages are not.
-func poolExhausted(err error) bool {
-	var ce *neo4j.ConnectivityError
-	if !errors.As(err, &ce) || ce.Inner == nil {
-		return false
-	}
-	var netErr net.Error
-	if errors.As(ce.Inner, &netErr) {
-		return false // could not connect: the database is down, not busy
-	}
-	msg := ce.Inner.Error()
-	return strings.HasPrefix(msg, "Timeout while waiting for connection") || strings.HasPrefix(msg, "No idle connections")
-}
-
 // wrap turns driver errors into coded errors.
 func (db *DB) wrap(err error, what string) error {
 	if err == nil {
@@ -239,9 +284,10 @@ func (db *DB) wrap(err error, what string) error {
 		}
 		return ilgraph.WrapError(ilgraph.EINTERNAL, err, "%s failed", what)
 	}
-	if poolExhausted(err) {
-		return ilgraph.WrapError(ilgraph.EOVERLOADED, fmt.Errorf("%s: no Neo4j connection free within the acquisition timeout: %w", what, err), "the server is busy")
-	}
+	// No connection within the acquisition timeout is a connectivity
+	// error too: the pool is sized above the API's admission bounds, so it
+	// means, most likely, a Neo4j that accepts connections and does not
+	// answer (one that is starting).
 	var netErr net.Error
 	if neo4j.IsConnectivityError(err) || errors.As(err, &netErr) {
 		return unavailable(err, db.cfg.URI)
@@ -258,30 +304,42 @@ func (db *DB) session(ctx context.Context, mode neo4j.AccessMode) neo4j.SessionW
 
 // read runs work in a read transaction (routed to readers in a cluster).
 func read[T any](ctx context.Context, db *DB, what string, work func(tx neo4j.ManagedTransaction) (T, error)) (T, error) {
+	var zero T
+	if err := db.failingFast(); err != nil {
+		return zero, err
+	}
 	s := db.session(ctx, neo4j.AccessModeRead)
 	defer s.Close(context.Background())
 	start := time.Now()
 	v, err := neo4j.ExecuteRead(ctx, s, work)
 	db.hook(what, start)
 	if err != nil {
-		var zero T
-		return zero, db.wrapCtx(ctx, err, what)
+		err = db.wrapCtx(ctx, err, what)
+		db.observe(err)
+		return zero, err
 	}
+	db.observe(nil)
 	return v, nil
 }
 
 // write runs work in a write transaction. Work must be idempotent: the driver
 // retries it on transient errors.
 func write[T any](ctx context.Context, db *DB, what string, work func(tx neo4j.ManagedTransaction) (T, error)) (T, error) {
+	var zero T
+	if err := db.failingFast(); err != nil {
+		return zero, err
+	}
 	s := db.session(ctx, neo4j.AccessModeWrite)
 	defer s.Close(context.Background())
 	start := time.Now()
 	v, err := neo4j.ExecuteWrite(ctx, s, work)
 	db.hook(what, start)
 	if err != nil {
-		var zero T
-		return zero, db.wrapCtx(ctx, err, what)
+		err = db.wrapCtx(ctx, err, what)
+		db.observe(err)
+		return zero, err
 	}
+	db.observe(nil)
 	return v, nil
 }
 

@@ -79,13 +79,18 @@ func classify(op *ast.OperationDefinition, frags ast.FragmentDefinitionList) adm
 // refused it has answered it (503, Retry-After, code OVERLOADED) and
 // returns false.
 func (t graphQLHTTP) admit(ctx context.Context, w http.ResponseWriter, out responder, class admission.Class) (func(), bool) {
-	if t.admission == nil {
+	if t.admission == nil || t.storeDown != nil && t.storeDown() {
 		return func() {}, true
 	}
 	setClass(ctx, class.String())
 	release, err := t.admission.Acquire(ctx, class)
 	if err == nil {
 		return release, true
+	}
+	if t.storeDown != nil && t.storeDown() {
+		// It waited behind requests that were finding out that the store
+		// is down: let it find out at once too.
+		return func() {}, true
 	}
 	retry := t.admission.Config().Wait
 	var ref *admission.Refusal

@@ -64,6 +64,12 @@ type Options struct {
 	Admission admission.Config
 	// NoAdmission turns the bound off.
 	NoAdmission bool
+	// StoreDown reports whether the store is known unreachable now, so that
+	// requests fail at once (graph.DB.Down, with graph.Config.FailFast).
+	// Such requests skip admission: they cost nothing, and would otherwise
+	// queue behind requests that are still finding out, and answer
+	// OVERLOADED instead of UNAVAILABLE. nil: never.
+	StoreDown func() bool
 }
 
 // on reads an optional setting that defaults to on.
@@ -147,7 +153,7 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 		metrics.watchAdmission(admit)
 	}
 	// GET and POST, as GraphQL over HTTP says, and admission: graphqlhttp.go
-	srv.AddTransport(graphQLHTTP{admission: admit, metrics: metrics, maxErrors: opt.MaxErrors})
+	srv.AddTransport(graphQLHTTP{admission: admit, storeDown: opt.StoreDown, metrics: metrics, maxErrors: opt.MaxErrors})
 	queries := lru.New[*ast.QueryDocument](1000)
 	srv.SetQueryCache(queries)
 	srv.SetParserTokenLimit(opt.MaxTokens) // docLimits refuses first, with a LIMIT code

@@ -57,7 +57,9 @@ loopback by default. In production turn both off (--ide=false
 	}
 	queueWait := fs.Duration("queue-wait", def.Wait, "longest wait for a slot before a request answers 503 (its Retry-After)")
 	pool := fs.Int("neo4j-pool", 0, "Neo4j driver connections (0: the sum of the --max-* bounds plus 16)")
-	acquire := fs.Duration("neo4j-acquire-timeout", 5*time.Second, "longest wait for a free Neo4j connection before a request fails as OVERLOADED")
+	acquire := fs.Duration("neo4j-acquire-timeout", 3*time.Second, "longest wait for a Neo4j connection (a free one, or a new one opened) before a request fails as UNAVAILABLE")
+	connectTimeout := fs.Duration("neo4j-connect-timeout", 2*time.Second, "longest time to open one Neo4j connection (a starting Neo4j may accept and not answer)")
+	failFast := fs.Duration("neo4j-fail-fast", time.Second, "after a request finds Neo4j unreachable, answer UNAVAILABLE at once for this long instead of retrying each request (0: always retry)")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -89,6 +91,8 @@ loopback by default. In production turn both off (--ide=false
 		cfg.MaxPoolSize = adm.WithDefaults().InFlight() + poolHeadroom
 	}
 	cfg.AcquireTimeout = *acquire
+	cfg.FailFast = *failFast
+	cfg.ConnectTimeout = *connectTimeout
 	db, err := graph.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -108,7 +112,7 @@ loopback by default. In production turn both off (--ide=false
 	h := resolvers.NewHandler(newCore(db), resolvers.Options{
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		MaxTokens: *maxTokens, MaxFields: *maxFields, MaxAliases: *maxAliases, MaxDirectives: *maxDirectives, MaxErrors: *maxErrors,
-		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping,
+		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping, StoreDown: db.Down,
 		MetricOperations: ops, Introspection: introspection, IDE: ide, Admission: adm,
 	})
 	db.SetQueryHook(h.ObserveQuery)
