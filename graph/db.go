@@ -48,7 +48,7 @@ type Config struct {
 	// FailFast, when positive, makes transactions fail at once, as
 	// UNAVAILABLE, for this long after one found Neo4j unreachable,
 	// instead of each retrying for RetryTime; then one at a time tries
-	// while the others still fail, until one succeeds (or a Ping does).
+	// while the others still fail, until one succeeds.
 	// During an outage the API answers at once and its requests do not
 	// hold their slots. Zero (the loader): every transaction tries.
 	FailFast time.Duration
@@ -202,7 +202,9 @@ func (db *DB) Ping(ctx context.Context) error {
 		db.observe(err)
 		return err
 	}
-	db.observe(nil)
+	// A Ping that succeeds does not end FailFast: a starting Neo4j answers
+	// it before its database is online, and transactions would then wait.
+	// The next probe transaction that succeeds ends it.
 	return nil
 }
 
