@@ -272,3 +272,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(ks)
 	return ks
 }
+
+// CheckCase is ValidateCase for callers outside the loader (importers): the
+// problems of one case on its own, located at pos.
+func CheckCase(c *ilgraph.Case, vocab map[ilgraph.Kind]map[string]bool, now time.Time, pos Position) Problems {
+	var out Problems
+	for _, fp := range ValidateCase(c, vocab, now) {
+		out = append(out, &Problem{Pos: pos, CaseID: c.ID, Field: fp.field, Msg: fp.msg})
+	}
+	return out
+}
