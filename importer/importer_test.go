@@ -83,8 +83,8 @@ func TestBadPostmortems(t *testing.T) {
 		t.Errorf("read %d records, want the 4 good files", len(recs))
 	}
 	want := map[string]string{
-		"0e1f2a3b4c5d6e7f.md:1: no front matter":                                               "",
-		"6b2a9c8d-3e4f-4a5b-9c6d-7e8f9a0b1c2d.md:4: invalid YAML in the front matter":           "",
+		"0e1f2a3b4c5d6e7f.md:1: no front matter":                                                 "",
+		"6b2a9c8d-3e4f-4a5b-9c6d-7e8f9a0b1c2d.md:4: invalid YAML in the front matter":            "",
 		"9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a.md:5: no date: start_time and source_published_at": "",
 	}
 	if len(probs) != len(want) {
@@ -265,9 +265,9 @@ func TestParseText(t *testing.T) {
 func TestSlug(t *testing.T) {
 	for in, want := range map[string]string{
 		"Indian Electricity Grid (POSOCO / CERC)": "indian-electricity-grid-posoco-cerc",
-		"incident.io":                             "incident-io",
-		"  Brindlewood Bank ":                     "brindlewood-bank",
-		"€€€":                                     "",
+		"incident.io":         "incident-io",
+		"  Brindlewood Bank ": "brindlewood-bank",
+		"€€€":                 "",
 	} {
 		if got := Slug(in); got != want {
 			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
