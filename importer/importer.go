@@ -340,8 +340,8 @@ func tidy(c *ilgraph.Case) {
 }
 
 // Slug makes an organization slug of a name: lower-case ASCII letters and
-// digits, every other run of characters a single dash ("Indian Grid (POSOCO
-// / CERC)" → "indian-grid-posoco-cerc").
+// digits, every other run of characters a single dash ("Marrowgate Grid (North
+// / East)" → "marrowgate-grid-north-east").
 func Slug(name string) string {
 	var b strings.Builder
 	dash := false

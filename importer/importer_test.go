@@ -264,10 +264,10 @@ func TestParseText(t *testing.T) {
 
 func TestSlug(t *testing.T) {
 	for in, want := range map[string]string{
-		"Indian Electricity Grid (POSOCO / CERC)": "indian-electricity-grid-posoco-cerc",
-		"incident.io":         "incident-io",
-		"  Brindlewood Bank ": "brindlewood-bank",
-		"€€€":                 "",
+		"Marrowgate Power Grid (North / East)": "marrowgate-power-grid-north-east",
+		"incident.io":                          "incident-io",
+		"  Brindlewood Bank ":                  "brindlewood-bank",
+		"€€€":                                  "",
 	} {
 		if got := Slug(in); got != want {
 			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
