@@ -21,7 +21,8 @@ Usage:
 
 Commands:
   load    validate case files and load them into Neo4j
-  serve   serve the GraphQL API
+  serve   serve the GraphQL API, the JSON API and MCP over HTTP
+  mcp     serve MCP on stdio, for desktop assistants
   similar rank the cases most like a case or an incident in progress; explain a pair
   stats   corpus statistics
   import  turn postmortems.app files or plain descriptions into machine-tagged cases
@@ -61,6 +62,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runLoad(ctx, args[1:], stdout, stderr)
 	case "serve":
 		err = runServe(ctx, args[1:], stdout, stderr)
+	case "mcp":
+		err = runMCP(ctx, args[1:], stdout, stderr)
 	case "similar":
 		err = runSimilar(ctx, args[1:], stdout, stderr)
 	case "stats":

@@ -14,7 +14,11 @@ import (
 	"time"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/jsonapi"
+	"github.com/ilgraph/ilgraph/mcpserver"
+	"github.com/ilgraph/ilgraph/ratelimit"
 	"github.com/ilgraph/ilgraph/resolvers"
 )
 
@@ -22,8 +26,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("serve", `Usage: ilgraph serve [--addr HOST:PORT] [flags]
 
 Serves the GraphQL API: POST and GET /graphql, a GraphQL IDE at /, /healthz,
-/readyz (ready while Neo4j answers) and /metrics (Prometheus). Stops
-gracefully on SIGINT or SIGTERM, letting requests in flight finish.
+/readyz (ready while Neo4j answers) and /metrics (Prometheus); the JSON API
+(/cases, /cases/{id}, /cases/{id}/similar, /topics/{kind}/{id}, /vocab,
+described by /openapi.json); and the MCP server over Streamable HTTP at /mcp.
+Stops gracefully on SIGINT or SIGTERM, letting requests in flight finish.
+
+Every client address may make --rate-limit requests a second (bursts of
+--rate-burst) across all of them, except loopback clients unless
+--rate-limit-loopback. Behind a proxy, name it in --trusted-proxies so that
+its X-Forwarded-For is believed; no other client's is.
 
 Introspection and the IDE are on by default, since the server listens on
 loopback by default. In production turn both off (--ide=false
@@ -41,9 +52,23 @@ loopback by default. In production turn both off (--ide=false
 		"comma-separated operation names /metrics labels requests by; other names count as \"other\" (empty: none)")
 	introspection := fs.Bool("introspection", true, "answer introspection queries (__schema, __type); --introspection=false refuses them")
 	ide := fs.Bool("ide", true, "serve the GraphQL IDE at /; --ide=false answers 404 there")
+	rateLimit := fs.Float64("rate-limit", 10, "requests per second each client address may make (0: no limit)")
+	rateBurst := fs.Int("rate-burst", 20, "requests a client may make at once before --rate-limit applies")
+	rateLoopback := fs.Bool("rate-limit-loopback", false, "limit loopback clients too (exempt by default)")
+	trusted := fs.String("trusted-proxies", "", "comma-separated addresses or CIDR prefixes of proxies whose X-Forwarded-For names the client")
+	mcpAnyHost := fs.Bool("mcp-allow-any-host", false, "let /mcp answer a request that reaches a loopback address with a non-loopback Host (a reverse proxy on the same host); off, such requests get 403 (DNS-rebinding protection)")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	proxies, err := ratelimit.ParsePrefixes(*trusted)
+	if err != nil {
+		fmt.Fprintf(stderr, "ilgraph serve: --trusted-proxies: %v\n", err)
+		return errUsage
+	}
+	if *rateLimit < 0 || *rateBurst < 0 {
+		fmt.Fprintln(stderr, "ilgraph serve: --rate-limit and --rate-burst must not be negative")
+		return errUsage
 	}
 	var logger *slog.Logger
 	if *logJSON {
@@ -72,18 +97,23 @@ loopback by default. In production turn both off (--ide=false
 	if ops == nil {
 		ops = []string{} // none allowed, rather than the default list
 	}
-	h := resolvers.NewHandler(newCore(db), resolvers.Options{
+	core := newCore(db)
+	h := resolvers.NewHandler(core, resolvers.Options{
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping,
 		MetricOperations: ops, Introspection: introspection, IDE: ide,
+		Routes: frontDoors(core, logger, *maxBody, *timeout, *mcpAnyHost),
 	})
 	db.SetQueryHook(h.ObserveQuery)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
+	limiter := ratelimit.New(ratelimit.Options{Rate: *rateLimit, Burst: *rateBurst, TrustedProxies: proxies,
+		LimitLoopback: *rateLoopback, Exempt: healthCheck})
+	srv := &http.Server{Handler: limiter.Middleware(h), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
 	ideNote := fmt.Sprintf("IDE at http://%s/", ln.Addr())
 	if !*ide {
 		ideNote = "no IDE"
 	}
-	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (%s), Neo4j at %s\n", ln.Addr(), ideNote, cfg.URI)
+	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (%s), the JSON API on http://%s/cases, MCP on http://%s/mcp, Neo4j at %s\n",
+		ln.Addr(), ideNote, ln.Addr(), ln.Addr(), cfg.URI)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -99,6 +129,29 @@ loopback by default. In production turn both off (--ide=false
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// frontDoors are the doors served beside GraphQL, on the same mux: the JSON
+// API and MCP over Streamable HTTP, with the server's limits.
+func frontDoors(core *explore.Service, logger *slog.Logger, maxBody int64, timeout time.Duration, mcpAnyHost bool) map[string]http.Handler {
+	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: logger, MaxBodyBytes: maxBody})
+	routes := map[string]http.Handler{
+		"/mcp": mcpserver.NewHandler(core, mcpserver.Options{Logger: logger, Timeout: timeout, MaxBodyBytes: maxBody, Version: buildVersion(), AllowAnyHost: mcpAnyHost}),
+	}
+	for _, p := range jsonapi.Patterns {
+		routes[p] = api
+	}
+	return routes
+}
+
+// healthCheck exempts the probes of load balancers and monitors from the
+// rate limit.
+func healthCheck(r *http.Request) bool {
+	switch r.URL.Path {
+	case "/healthz", "/readyz", "/metrics":
+		return true
+	}
+	return false
 }
 
 func splitList(s string) []string {
