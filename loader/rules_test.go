@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/loader"
@@ -175,6 +176,58 @@ func TestEveryRuleIsDocumented(t *testing.T) {
 		}
 		if !strings.Contains(section, "| `"+r.ID+"` |") {
 			t.Errorf("rule %s is not in the table of docs/vocabulary.md", r.ID)
+		}
+	}
+}
+
+// TestTagConfidenceChecked: tag_confidence may name only the case's own
+// tags, with confidences between 0 and 1.
+func TestTagConfidenceChecked(t *testing.T) {
+	vocab := map[ilgraph.Kind]map[string]bool{
+		ilgraph.KindRootCause: {"deployment": true, "capacity": true}, ilgraph.KindComponent: {"background-jobs": true},
+		ilgraph.KindSymptom: {"processing-backlog": true}, ilgraph.KindContributing: {"insufficient-testing": true},
+		ilgraph.KindDomain: {"payments": true},
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := ruleCase()
+	c.TagConfidence = &ilgraph.TagConfidence{
+		RootCause:  map[string]float64{"deployment": 0.61},
+		Components: map[string]float64{"background-jobs": 1},
+		Domain:     map[string]float64{"payments": 0},
+	}
+	if ps := loader.CheckCase(c, vocab, now, loader.Position{File: "f"}); len(ps) > 0 {
+		t.Fatalf("a good tag_confidence: %v", ps)
+	}
+	c.TagConfidence.RootCause["capacity"] = 0.3
+	c.TagConfidence.Symptoms = map[string]float64{"processing-backlog": 1.5}
+	var got []string
+	for _, p := range loader.CheckCase(c, vocab, now, loader.Position{File: "f"}) {
+		got = append(got, p.Field+": "+p.Msg)
+	}
+	want := []string{
+		`tag_confidence.root_cause.capacity: "capacity" is not one of the case's root cause tags`,
+		`tag_confidence.symptoms.processing-backlog: 1.5 is not a confidence between 0 and 1`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestMachineTagged(t *testing.T) {
+	for _, tt := range []struct {
+		review ilgraph.Review
+		want   bool
+	}{
+		{ilgraph.Review{WrittenBy: "import"}, true},
+		{ilgraph.Review{WrittenBy: "import", ReviewedAt: " "}, true},
+		{ilgraph.Review{WrittenBy: "import", ReviewedAt: "2026-01-05", ReviewedBy: "a reviewer"}, false},
+		{ilgraph.Review{WrittenBy: "analyst"}, false},
+		{ilgraph.Review{}, false},
+	} {
+		c := ruleCase()
+		c.Review = tt.review
+		if got := c.MachineTagged(); got != tt.want {
+			t.Errorf("%+v: MachineTagged %v, want %v", tt.review, got, tt.want)
 		}
 	}
 }
