@@ -199,6 +199,12 @@ func TestImportEndToEnd(t *testing.T) {
 		}
 	}
 
+	var st struct{ Cases int }
+	stdout.Reset()
+	if code := run(ctx, []string{"stats", "--reviewed-only", "--json"}, &stdout, &stderr); code != exitOK || json.Unmarshal(stdout.Bytes(), &st) != nil || st.Cases != nSeeds {
+		t.Errorf("stats --reviewed-only: exit %d, %d cases, want %d: %s", code, st.Cases, nSeeds, stdout.String())
+	}
+
 	// A reviewer sets reviewed_at: the case counts as reviewed from then on.
 	data, err := os.ReadFile(out)
 	if err != nil {
