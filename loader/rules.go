@@ -84,7 +84,7 @@ func checkFullAndPartial(c *ilgraph.Case) []finding {
 // partialScope finds words saying an outage was limited to part of a
 // service. Each alternative names the part outright; vaguer words ("many
 // users", "a region") are left alone.
-var partialScope = regexp.MustCompile(`(?i)\b(?:one|a single|single|only one) (?:(?:us|eu|european|asian|east|west|north|south|[a-z]+-[a-z]+-\d) )?(?:region|availability zone|az|data ?cent(?:er|re)|datacent(?:er|re)|cluster|cell|shard)\b|\b(?:some|a subset of|a small number of|a portion of|a fraction of|a minority of) (?:of )?(?:our |the )?(?:customers|users|regions|tenants)\b|일부 (?:고객|사용자|이용자|리전)|(?:한|단일) (?:리전|데이터센터|데이터 센터|가용 영역)`)
+var partialScope = regexp.MustCompile(`(?i)\b(?:one|a single|single|only one) (?:(?:us|eu|european|asian|east|west|north|south|[a-z]+-[a-z]+-\d) )?(?:region|availability zone|az|data ?cent(?:er|re)|datacent(?:er|re)|cell|shard)\b|\b(?:some|a subset of|a small number of|a portion of|a fraction of|a minority of) (?:of )?(?:our |the )?(?:customers|users|regions|tenants)\b|일부 (?:고객|사용자|이용자|리전)|(?:한|단일) (?:리전|데이터센터|데이터 센터|가용 영역)`)
 
 func checkFullOutageScope(c *ilgraph.Case) []finding {
 	i := slices.Index(c.Symptoms, "full-outage")
