@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explorer"
 	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/resolvers"
 )
@@ -21,9 +22,10 @@ import (
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", `Usage: ilgraph serve [--addr HOST:PORT] [flags]
 
-Serves the GraphQL API: POST and GET /graphql, a GraphQL IDE at /, /healthz,
-/readyz (ready while Neo4j answers) and /metrics (Prometheus). Stops
-gracefully on SIGINT or SIGTERM, letting requests in flight finish.
+Serves the explorer (the web page for analysts) at /, the GraphQL API (POST
+and GET /graphql), a GraphQL IDE at /ide, /healthz, /readyz (ready while
+Neo4j answers) and /metrics (Prometheus). Stops gracefully on SIGINT or
+SIGTERM, letting requests in flight finish.
 
 Introspection and the IDE are on by default, since the server listens on
 loopback by default. In production turn both off (--ide=false
@@ -40,7 +42,8 @@ loopback by default. In production turn both off (--ide=false
 	metricOps := fs.String("metric-operations", strings.Join(resolvers.DefaultMetricOperations, ","),
 		"comma-separated operation names /metrics labels requests by; other names count as \"other\" (empty: none)")
 	introspection := fs.Bool("introspection", true, "answer introspection queries (__schema, __type); --introspection=false refuses them")
-	ide := fs.Bool("ide", true, "serve the GraphQL IDE at /; --ide=false answers 404 there")
+	ide := fs.Bool("ide", true, "serve the GraphQL IDE at /ide; --ide=false answers 404 there")
+	explorerOn := fs.Bool("explorer", true, "serve the explorer at /; --explorer=false answers 404 there")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -72,18 +75,28 @@ loopback by default. In production turn both off (--ide=false
 	if ops == nil {
 		ops = []string{} // none allowed, rather than the default list
 	}
+	var routes map[string]http.Handler
+	if *explorerOn {
+		routes = map[string]http.Handler{"/": explorer.Handler()}
+	}
 	h := resolvers.NewHandler(newCore(db), resolvers.Options{
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping,
-		MetricOperations: ops, Introspection: introspection, IDE: ide,
+		MetricOperations: ops, Introspection: introspection, IDE: ide, Routes: routes,
 	})
 	db.SetQueryHook(h.ObserveQuery)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
-	ideNote := fmt.Sprintf("IDE at http://%s/", ln.Addr())
-	if !*ide {
-		ideNote = "no IDE"
+	var notes []string
+	if *explorerOn {
+		notes = append(notes, fmt.Sprintf("explorer at http://%s/", ln.Addr()))
 	}
-	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (%s), Neo4j at %s\n", ln.Addr(), ideNote, cfg.URI)
+	if *ide {
+		notes = append(notes, fmt.Sprintf("IDE at http://%s/ide", ln.Addr()))
+	}
+	if len(notes) == 0 {
+		notes = append(notes, "no explorer, no IDE")
+	}
+	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (%s), Neo4j at %s\n", ln.Addr(), strings.Join(notes, ", "), cfg.URI)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
