@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -326,5 +327,223 @@ func TestExplorerInBrowser(t *testing.T) {
 				t.Errorf("%s: axe-core: %d serious or critical violations:\n%s", sc.name, len(v), strings.Join(v, "\n"))
 			}
 		}
+	})
+
+	t.Run("filters change the list and the URL; back restores them", func(t *testing.T) {
+		b.t = t
+		b.open(s.url + "/cases")
+		before := eval[string](b, `document.getElementById("result-count").textContent`)
+		var all struct{ Cases struct{ TotalCount int } }
+		s.api(`{ cases { totalCount } }`, nil, &all)
+		if !strings.Contains(before, fmt.Sprint(all.Cases.TotalCount)) {
+			t.Errorf("result count %q, want it to say %d", before, all.Cases.TotalCount)
+		}
+		// The first symptom facet: check it.
+		id := eval[string](b, `(() => { const l = document.querySelector('label[for="fc-s-0"] span[lang]'); return l ? document.querySelector('#fc-s-0').closest("li").querySelector("label").textContent : "" })()`)
+		if id == "" {
+			t.Fatal("no symptom facet")
+		}
+		b.do(chromedp.Click(chromedp.CSS("#fc-s-0")))
+		b.settle()
+		u := b.location()
+		if !strings.Contains(u, "s=") {
+			t.Errorf("URL after checking a symptom: %s", u)
+		}
+		sym := u[strings.Index(u, "s=")+2:]
+		if i := strings.IndexByte(sym, '&'); i >= 0 {
+			sym = sym[:i]
+		}
+		var one struct{ Cases struct{ TotalCount int } }
+		s.api(`query($s: [ID!]) { cases(filter: {symptoms: {anyOf: $s}}) { totalCount } }`, map[string]any{"s": []string{sym}}, &one)
+		after := eval[string](b, `document.getElementById("result-count").textContent`)
+		if after == before || !strings.Contains(after, fmt.Sprint(one.Cases.TotalCount)) {
+			t.Errorf("after filtering by %s: count %q (before %q), want %d", sym, after, before, one.Cases.TotalCount)
+		}
+		if n := eval[int](b, `document.querySelectorAll(".chips .chip").length`); n != 1 {
+			t.Errorf("%d chips, want 1", n)
+		}
+		b.do(chromedp.NavigateBack())
+		b.settle()
+		if u := b.location(); u != "/cases" {
+			t.Errorf("back: URL %s, want /cases", u)
+		}
+		if got := eval[string](b, `document.getElementById("result-count").textContent`); got != before {
+			t.Errorf("back: count %q, want %q", got, before)
+		}
+		b.do(chromedp.NavigateForward())
+		b.settle()
+		if got := eval[string](b, `document.getElementById("result-count").textContent`); got != after {
+			t.Errorf("forward: count %q, want %q", got, after)
+		}
+		if errs := b.takeErrors(); len(errs) > 0 {
+			t.Errorf("console errors: %q", errs)
+		}
+	})
+
+	t.Run("the graph draws the API's nodes", func(t *testing.T) {
+		b.t = t
+		var co struct {
+			Cooccurrence struct {
+				Nodes []struct{ Key string }
+				Edges []struct{ Source string }
+			}
+		}
+		s.api(`{ cooccurrence(from: ROOT_CAUSE, to: COMPONENT) { nodes { key } edges { source } } }`, nil, &co)
+		if st, _ := b.open(s.url + "/graph"); st != "ready" {
+			t.Fatalf("state %s", st)
+		}
+		drawn := eval[int](b, `window.__ilgraphCy.nodes().length`)
+		attr := eval[string](b, `document.getElementById("cy").dataset.nodes`)
+		if drawn != len(co.Cooccurrence.Nodes) || attr != fmt.Sprint(len(co.Cooccurrence.Nodes)) || drawn == 0 {
+			t.Errorf("graph draws %d nodes (says %s), the API has %d", drawn, attr, len(co.Cooccurrence.Nodes))
+		}
+		if e := eval[int](b, `window.__ilgraphCy.edges().length`); e != len(co.Cooccurrence.Edges) {
+			t.Errorf("graph draws %d edges, the API has %d", e, len(co.Cooccurrence.Edges))
+		}
+		// Expanding a node and connecting two cases add to the drawing.
+		if st, _ := b.open(s.url + "/graph?x=case:IL-0384&p1=IL-0384&p2=IL-0282"); st != "ready" {
+			t.Fatalf("state %s", st)
+		}
+		if n := eval[int](b, `window.__ilgraphCy.nodes(".path").length`); n == 0 {
+			t.Error("no connection drawn between IL-0384 and IL-0282")
+		}
+		if n := eval[int](b, `window.__ilgraphCy.getElementById("case:IL-0384").length`); n != 1 {
+			t.Error("the expanded case is not drawn")
+		}
+		if errs := b.takeErrors(); len(errs) > 0 {
+			t.Errorf("console errors: %q", errs)
+		}
+	})
+
+	t.Run("the case page lists the API's same-root-cause and similar cases; Korean shows", func(t *testing.T) {
+		b.t = t
+		var want struct {
+			Case struct {
+				Title struct{ En, Ko string }
+			}
+			SameRootCause struct {
+				Nodes []struct{ Case struct{ ID string } }
+			}
+			SimilarCases []struct{ Case struct{ ID string } }
+		}
+		s.api(`{ case(id: "IL-0282") { title { en ko } } sameRootCause(caseId: "IL-0282", first: 50) { nodes { case { id } } }
+			similarCases(caseId: "IL-0282", k: 10) { case { id } } }`, nil, &want)
+		if st, _ := b.open(s.url + "/case/IL-0282"); st != "ready" {
+			t.Fatalf("state %s", st)
+		}
+		ids := func(sel string) []string {
+			return eval[[]string](b, `[...document.querySelectorAll("`+sel+` > li .case-id")].map(e => e.textContent)`)
+		}
+		var wantSame, wantSim []string
+		for _, n := range want.SameRootCause.Nodes {
+			wantSame = append(wantSame, n.Case.ID)
+		}
+		for _, n := range want.SimilarCases {
+			wantSim = append(wantSim, n.Case.ID)
+		}
+		if got := ids("#same-root-cause"); fmt.Sprint(got) != fmt.Sprint(wantSame) || len(got) == 0 {
+			t.Errorf("same root cause: page %v, API %v", got, wantSame)
+		}
+		if got := ids("#similar"); fmt.Sprint(got) != fmt.Sprint(wantSim) || len(got) == 0 {
+			t.Errorf("similar: page %v, API %v", got, wantSim)
+		}
+		if n := eval[int](b, `document.querySelectorAll("#similar .bar .seg").length`); n == 0 {
+			t.Error("no score bars")
+		}
+		b.do(chromedp.Click(chromedp.CSS("#lang-toggle")))
+		b.settle()
+		if u := b.location(); !strings.Contains(u, "lang=ko") {
+			t.Errorf("URL after the Korean toggle: %s", u)
+		}
+		ko := eval[string](b, `(document.querySelector('h1 [lang="ko"]') || {}).textContent || ""`)
+		if want.Case.Title.Ko == "" || ko != want.Case.Title.Ko {
+			t.Errorf("Korean title %q, want %q", ko, want.Case.Title.Ko)
+		}
+		if n := eval[int](b, `document.querySelectorAll('[lang="ko"]').length`); n < 10 {
+			t.Errorf("only %d elements marked Korean", n)
+		}
+		b.screenshot("case-ko")
+		if v := b.axe(); len(v) > 0 {
+			t.Errorf("axe-core (Korean): %s", strings.Join(v, "\n"))
+		}
+		// Weights change the URL and the ranking's scores.
+		b.do(chromedp.SetValue(chromedp.CSS("#w-rootCause"), "0"), chromedp.Click(chromedp.CSS(".weights button[type=submit]")))
+		b.settle()
+		if u := b.location(); !strings.Contains(u, "w=rootCause") {
+			t.Errorf("URL after changing a weight: %s", u)
+		}
+		if errs := b.takeErrors(); len(errs) > 0 {
+			t.Errorf("console errors: %q", errs)
+		}
+	})
+
+	t.Run("hostile search text is shown as text", func(t *testing.T) {
+		b.t = t
+		const hostile = `<img src=x onerror=alert(1)>`
+		b.open(s.url + "/cases")
+		b.do(chromedp.SendKeys(chromedp.CSS("#q"), hostile), chromedp.Click(chromedp.CSS(".search button[type=submit]")))
+		b.settle()
+		time.Sleep(500 * time.Millisecond)
+		if d := b.takeDialogs(); len(d) > 0 {
+			t.Errorf("dialogs opened: %q", d)
+		}
+		if n := eval[int](b, `document.querySelectorAll("img").length`); n != 0 {
+			t.Errorf("%d img elements", n)
+		}
+		if !eval[bool](b, `document.querySelector(".chips").textContent.includes(`+fmt.Sprintf("%q", hostile)+`)`) {
+			t.Error("the search text is not shown in a chip")
+		}
+		if eval[string](b, `document.getElementById("q").value`) != hostile {
+			t.Error("the search box lost the text")
+		}
+		b.takeErrors()
+	})
+
+	t.Run("bad URLs", func(t *testing.T) {
+		b.t = t
+		for _, path := range []string{"/case/IL-9999", "/topic/component/no-such-term", "/topic/nokind/x", "/no/such/page"} {
+			if st, _ := b.open(s.url + path); st != "notfound" {
+				t.Errorf("%s: state %q, want notfound", path, st)
+			}
+			if h1 := eval[string](b, `document.querySelector("h1").textContent`); !strings.Contains(h1, "Not found") {
+				t.Errorf("%s: heading %q", path, h1)
+			}
+		}
+		b.screenshot("not-found")
+		b.takeErrors() // the 404 of /no/such/page is logged
+		for _, path := range []string{"/cases?from=yesterday&sort=BOGUS&cm=some", "/graph?a=nope&min=-3&x=weird", "/dashboard?y=2020..2019-01-01", "/case/IL-0384?w=rootCause:abc&k=1000"} {
+			if st, _ := b.open(s.url + path); st != "ready" {
+				t.Errorf("%s: state %q, want ready", path, st)
+			}
+			if n := eval[string](b, `document.getElementById("notice").textContent`); !strings.Contains(n, "could not be used") {
+				t.Errorf("%s: notice %q", path, n)
+			}
+			if u := b.location(); strings.Contains(u, "BOGUS") || strings.Contains(u, "nope") || strings.Contains(u, "abc") || strings.Contains(u, "2020..") {
+				t.Errorf("%s: URL not cleaned: %s", path, u)
+			}
+		}
+		if errs := b.takeErrors(); len(errs) > 0 {
+			t.Errorf("console errors: %q", errs)
+		}
+	})
+
+	t.Run("API down: a visible error that retries", func(t *testing.T) {
+		b.t = t
+		s.down.Store(true)
+		if st, _ := b.open(s.url + "/dashboard"); st != "error" {
+			t.Errorf("state %q, want error", st)
+		}
+		msg := eval[string](b, `document.querySelector('[role="alert"]').textContent`)
+		if !strings.Contains(msg, "not answering") || !strings.Contains(msg, "Retry") {
+			t.Errorf("error view: %q", msg)
+		}
+		b.screenshot("api-down")
+		s.down.Store(false)
+		ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+		defer cancel()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body.dataset.state === "ready"`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+			t.Errorf("no recovery after the API came back: %v", err)
+		}
+		b.takeErrors() // the 503s are logged
 	})
 }

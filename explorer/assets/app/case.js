@@ -65,10 +65,19 @@ export async function render(ctx) {
   const bad = [];
   const st = parse(ctx.params, bad);
   ctx.clean(link("/case/" + encodeURIComponent(id), { w: wParam(st.weights), k: st.k !== 10 ? st.k : "" }), bad);
-  const r = await query(CASE, { id, k: st.k, weights: Object.keys(st.weights).length ? st.weights : null });
+  const notFound = () => new NotFound(L(`There is no case “${id}”.`, `“${id}” 사례는 없습니다.`));
+  let r;
+  try {
+    r = await query(CASE, { id, k: st.k, weights: Object.keys(st.weights).length ? st.weights : null });
+  } catch (e) {
+    // sameRootCause and similarCases answer NOT_FOUND for an unknown case,
+    // which nulls the whole answer.
+    if (e.errors && e.errors.some((x) => x.extensions && x.extensions.code === "NOT_FOUND")) throw notFound();
+    throw e;
+  }
   if (!ctx.alive()) return;
   const c = r.data.case;
-  if (!c) throw new NotFound(L(`There is no case “${id}”.`, `“${id}” 사례는 없습니다.`));
+  if (!c) throw notFound();
   if (r.errors.length) throw new Error(r.errors[0].message);
   document.title = `${c.id} · ${state.lang === "ko" && c.title.ko ? c.title.ko : c.title.en} · ilgraph`;
 
