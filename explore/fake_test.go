@@ -283,4 +283,3 @@ func (s memSimilarity) Similar(_ context.Context, id string, opt ilgraph.Similar
 func (s memSimilarity) SimilarToProfile(_ context.Context, p []ilgraph.Feature, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error) {
 	return s.ix.Similar(p, "", opt), nil
 }
-

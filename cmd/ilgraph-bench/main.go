@@ -33,8 +33,8 @@ import (
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/internal/gen"
-	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/similarity"
 )
 
 // Result is the JSON written under bench/results/.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
-	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/similarity"
 )
 
 func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
-	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/similarity"
 )
 
 // EnsureLoaded makes the graph hold exactly the seed vocabulary and n
