@@ -3,24 +3,10 @@
 // demand and the connections between two cases. URL: a, b (kinds), min,
 // the case filter (filter.js), x (expanded nodes, kind:id, comma-separated),
 // p1, p2 (two case ids to connect).
-import { h, must, KINDS, kindByURL, L, link, go, vocabulary, CASE_COLOUR, CASE_ID, validID, termLabel } from "./lib.js";
+import { h, must, KINDS, kindByURL, L, link, go, vocabulary, CASE_ID, validID, termLabel } from "./lib.js";
 import { parseFilter, filterParams, apiFilter, chips, clone } from "./filter.js";
 import { kindLegend } from "./bars.js";
-
-let cyLoad = null;
-function loadCytoscape() {
-  if (window.cytoscape) return Promise.resolve(window.cytoscape);
-  if (!cyLoad) {
-    cyLoad = new Promise((resolve, reject) => {
-      const el = document.createElement("script");
-      el.src = "/assets/vendor/cytoscape/cytoscape.min.js";
-      el.onload = () => resolve(window.cytoscape);
-      el.onerror = () => { cyLoad = null; reject(new Error("The graph library did not load.")); };
-      document.head.append(el);
-    });
-  }
-  return cyLoad;
-}
+import { loadCytoscape, draw, liftColour } from "./draw.js";
 
 const NODE = "{ key kind id label count }";
 const EDGE = "{ source target type count lift }";
@@ -63,16 +49,6 @@ function buildQuery(st) {
     parts.push(`paths: connections(from: $p1, to: $p2, maxHops: 4, limit: 10) { length nodes ${NODE} edges ${EDGE} }`);
   }
   return { doc: `query Graph(${decl.join(", ")}) {\n  ${parts.join("\n  ")}\n}`, vars };
-}
-
-// liftColour: blue below chance, grey at chance, red above (log scale).
-function liftColour(lift) {
-  if (lift === null || lift === undefined) return "#8a8a8a";
-  const t = Math.max(-1, Math.min(1, Math.log2(lift) / 2));
-  const mix = (a, b, u) => Math.round(a + (b - a) * u);
-  const grey = [138, 138, 138], red = [190, 30, 30], blue = [30, 90, 190];
-  const to = t >= 0 ? red : blue, u = Math.abs(t);
-  return `rgb(${mix(grey[0], to[0], u)},${mix(grey[1], to[1], u)},${mix(grey[2], to[2], u)})`;
 }
 
 export async function render(ctx) {
@@ -118,7 +94,6 @@ export async function render(ctx) {
   };
   const maxCount = Math.max(1, ...[...edges.values()].map((e) => e.count || 1));
   const maxNode = Math.max(1, ...[...nodes.values()].map((n) => n.count || 1));
-  const big = nodes.size > 300;
   const elements = [
     ...[...nodes.values()].map((n) => ({ group: "nodes", data: { id: n.key, kind: n.kind, tid: n.id, label: label(n), size: 14 + 26 * Math.sqrt((n.count || 1) / maxNode) }, classes: [...n.classes].join(" ") })),
     ...[...edges.values()].filter((e) => nodes.has(e.source) && nodes.has(e.target)).map((e) => ({ group: "edges",
@@ -191,24 +166,7 @@ export async function render(ctx) {
       "분류를 누르면 그것으로 거르고, 사례를 누르면 엽니다. 오른쪽 클릭(또는 위에서 선택)하면 주변을 펼칩니다.")),
     h("p", {}, h("a", { href: link("/cases", filterParams(st.f)), "data-nav": "" }, L("These cases as a list", "이 사례들을 목록으로"))));
 
-  const colours = Object.fromEntries(KINDS.map((k) => [k.url, k.colour]));
-  colours.case = CASE_COLOUR;
-  const cy = cytoscape({
-    container: box, elements, wheelSensitivity: 0.3,
-    textureOnViewport: big, hideEdgesOnViewport: big, hideLabelsOnViewport: big, pixelRatio: big ? 1 : "auto",
-    style: [
-      { selector: "node", style: { "background-color": (n) => colours[n.data("kind")] || "#555", width: "data(size)", height: "data(size)",
-        label: big ? "" : "data(label)", "font-size": 10, color: "#1a1a1a", "text-valign": "bottom", "text-margin-y": 2, "min-zoomed-font-size": 6 } },
-      { selector: "edge", style: { width: "data(width)", "line-color": "data(colour)", opacity: 0.75, "curve-style": big ? "haystack" : "bezier" } },
-      { selector: "edge.nb", style: { "line-style": "dashed", "line-color": "#8a8a8a", width: 1 } },
-      { selector: "node.path", style: { "border-width": 3, "border-color": "#111" } },
-      { selector: "edge.path", style: { "line-color": "#111", width: 4, opacity: 1, "line-style": "solid" } },
-      { selector: "node:selected", style: { "border-width": 3, "border-color": "#f2b600" } },
-    ],
-    layout: nodes.size <= 300
-      ? { name: "cose", animate: false, randomize: false, nodeRepulsion: () => 9000, idealEdgeLength: () => 80, numIter: 600 }
-      : { name: "concentric", animate: false, concentric: (n) => n.degree(), levelWidth: () => 4, minNodeSpacing: 2 },
-  });
+  const cy = draw(cytoscape, box, elements);
   cy.on("tap", "node", (ev) => primary(nodes.get(ev.target.id())));
   cy.on("cxttap", "node", (ev) => expand(nodes.get(ev.target.id())));
   finder.addEventListener("change", () => { cy.$(":selected").unselect(); if (finder.value) cy.getElementById(finder.value).select(); });
