@@ -402,6 +402,33 @@ func TestExplorerInBrowser(t *testing.T) {
 		if got := eval[string](b, `document.getElementById("result-count").textContent`); got != after {
 			t.Errorf("forward: count %q, want %q", got, after)
 		}
+		// By keyboard: Space on a focused facet filters, and the focus stays
+		// on it.
+		b.open(s.url + "/cases")
+		b.do(chromedp.Focus(chromedp.CSS("#fc-rc-0")), chromedp.KeyEvent(" "))
+		b.settle()
+		if u := b.location(); !strings.Contains(u, "rc=") {
+			t.Errorf("URL after Space on a root-cause facet: %s", u)
+		}
+		if f := eval[string](b, `document.activeElement.id`); f != "fc-rc-0" {
+			t.Errorf("focus on %q after filtering, want fc-rc-0", f)
+		}
+		// Paging: next page, then back.
+		b.open(s.url + "/cases")
+		first := eval[string](b, `document.querySelector(".case-list .case-id").textContent`)
+		b.do(chromedp.Click(chromedp.CSS(`.pager a[rel="next"]`)))
+		b.settle()
+		if u := b.location(); !strings.Contains(u, "after=") {
+			t.Errorf("URL of the next page: %s", u)
+		}
+		if got := eval[string](b, `document.getElementById("result-count").textContent`); !strings.Contains(got, "21–40") {
+			t.Errorf("next page: %q", got)
+		}
+		b.do(chromedp.Click(chromedp.CSS(`.pager a[rel="prev"]`)))
+		b.settle()
+		if got := eval[string](b, `document.querySelector(".case-list .case-id").textContent`); got != first {
+			t.Errorf("previous page starts with %s, want %s", got, first)
+		}
 		if errs := b.takeErrors(); len(errs) > 0 {
 			t.Errorf("console errors: %q", errs)
 		}
@@ -419,22 +446,22 @@ func TestExplorerInBrowser(t *testing.T) {
 		if st, _ := b.open(s.url + "/graph"); st != "ready" {
 			t.Fatalf("state %s", st)
 		}
-		drawn := eval[int](b, `window.__ilgraphCy.nodes().length`)
+		drawn := eval[int](b, `document.getElementById("cy").cy.nodes().length`)
 		attr := eval[string](b, `document.getElementById("cy").dataset.nodes`)
 		if drawn != len(co.Cooccurrence.Nodes) || attr != fmt.Sprint(len(co.Cooccurrence.Nodes)) || drawn == 0 {
 			t.Errorf("graph draws %d nodes (says %s), the API has %d", drawn, attr, len(co.Cooccurrence.Nodes))
 		}
-		if e := eval[int](b, `window.__ilgraphCy.edges().length`); e != len(co.Cooccurrence.Edges) {
+		if e := eval[int](b, `document.getElementById("cy").cy.edges().length`); e != len(co.Cooccurrence.Edges) {
 			t.Errorf("graph draws %d edges, the API has %d", e, len(co.Cooccurrence.Edges))
 		}
 		// Expanding a node and connecting two cases add to the drawing.
 		if st, _ := b.open(s.url + "/graph?x=case:IL-0384&p1=IL-0384&p2=IL-0282"); st != "ready" {
 			t.Fatalf("state %s", st)
 		}
-		if n := eval[int](b, `window.__ilgraphCy.nodes(".path").length`); n == 0 {
+		if n := eval[int](b, `document.getElementById("cy").cy.nodes(".path").length`); n == 0 {
 			t.Error("no connection drawn between IL-0384 and IL-0282")
 		}
-		if n := eval[int](b, `window.__ilgraphCy.getElementById("case:IL-0384").length`); n != 1 {
+		if n := eval[int](b, `document.getElementById("cy").cy.getElementById("case:IL-0384").length`); n != 1 {
 			t.Error("the expanded case is not drawn")
 		}
 		if errs := b.takeErrors(); len(errs) > 0 {
@@ -564,7 +591,9 @@ func TestExplorerInBrowser(t *testing.T) {
 		if eval[string](b, `document.getElementById("q").value`) != hostile {
 			t.Error("the search box lost the text")
 		}
-		b.takeErrors()
+		if errs := b.takeErrors(); len(errs) > 0 {
+			t.Errorf("console errors: %q", errs)
+		}
 	})
 
 	t.Run("bad URLs", func(t *testing.T) {

@@ -2,7 +2,7 @@
 // timeline, sources, related cases and recurrences, the cases with the same
 // root cause (with reasons) and the most similar cases (a bar per case:
 // each shared feature's share of the score; weights adjustable).
-import { h, query, KINDS, kindByAPI, L, state, text, termSpan, termLabel, link, go, caseLink, topicLink, safeURL, NotFound, CASE_ID, fmtMinutes } from "./lib.js";
+import { h, query, must, KINDS, kindByAPI, L, state, text, termSpan, termLabel, link, go, caseLink, topicLink, safeURL, NotFound, CASE_ID, fmtMinutes } from "./lib.js";
 import { scoreBar, kindLegend } from "./bars.js";
 
 const WEIGHT_KEYS = [["rootCause", "ROOT_CAUSE"], ["component", "COMPONENT"], ["symptom", "SYMPTOM"], ["contributing", "CONTRIBUTING"], ["domain", "DOMAIN"], ["org", "ORG"]];
@@ -136,7 +136,25 @@ export async function render(ctx) {
       field("Recurrences", "재발", c.recurrences.length ? h("ul", { class: "briefs" }, c.recurrences.map(brief)) : null),
       sameRootCause(c, r.data.sameRootCause),
       similar(c, r.data.similarCases, r.data.similarityDefaults.weights, st),
-      h("p", {}, h("a", { href: link("/graph", { x: "case:" + c.id }), "data-nav": "" }, L("Show this case's neighbourhood as a graph", "이 사례 주변을 그래프로 보기")))));
+      h("p", {}, h("a", { href: link("/graph", { x: "case:" + c.id }), "data-nav": "" }, L("Show this case's neighbourhood as a graph", "이 사례 주변을 그래프로 보기"))),
+      rawJSON(c.id)));
+}
+
+// rawJSON shows the case exactly as loaded, asked for when opened.
+function rawJSON(id) {
+  const pre = h("pre", { class: "json", tabindex: "0", "aria-label": L("The case as JSON", "사례 JSON") }, L("Loading…", "불러오는 중…"));
+  const details = h("details", { class: "field" }, h("summary", {}, L("The case as loaded (JSON)", "적재된 그대로의 사례 (JSON)")), pre);
+  details.addEventListener("toggle", async () => {
+    if (!details.open || pre.dataset.loaded) return;
+    try {
+      const d = await must(`query CaseJSON($id: ID!) { case(id: $id) { json } }`, { id });
+      pre.textContent = JSON.stringify(JSON.parse(d.case.json), null, 2);
+      pre.dataset.loaded = "1";
+    } catch (e) {
+      pre.textContent = e.message;
+    }
+  });
+  return details;
 }
 
 function reasonText(x) {

@@ -51,6 +51,14 @@ function buildQuery(st) {
   return { doc: `query Graph(${decl.join(", ")}) {\n  ${parts.join("\n  ")}\n}`, vars };
 }
 
+let shown = null; // the Cytoscape instance on screen
+
+// leave frees the drawing when another screen replaces the graph.
+export function leave() {
+  if (shown) shown.destroy();
+  shown = null;
+}
+
 export async function render(ctx) {
   const bad = [];
   const st = parse(ctx.params, bad);
@@ -166,10 +174,11 @@ export async function render(ctx) {
       "분류를 누르면 그것으로 거르고, 사례를 누르면 엽니다. 오른쪽 클릭(또는 위에서 선택)하면 주변을 펼칩니다.")),
     h("p", {}, h("a", { href: link("/cases", filterParams(st.f)), "data-nav": "" }, L("These cases as a list", "이 사례들을 목록으로"))));
 
+  leave();
   const cy = draw(cytoscape, box, elements);
+  shown = cy;
   cy.on("tap", "node", (ev) => primary(nodes.get(ev.target.id())));
   cy.on("cxttap", "node", (ev) => expand(nodes.get(ev.target.id())));
   finder.addEventListener("change", () => { cy.$(":selected").unselect(); if (finder.value) cy.getElementById(finder.value).select(); });
-  ctx.onLeave = () => cy.destroy();
-  window.__ilgraphCy = cy;
+  box.cy = cy; // for the browser tests
 }

@@ -23,6 +23,7 @@ const noticeEl = document.getElementById("notice");
 let generation = 0;
 let retryTimer = null;
 let pendingNotice = "";
+let current = null; // the module of the screen shown
 
 window.addEventListener("ilgraph:navigate", () => render());
 
@@ -68,6 +69,11 @@ async function render({ focus = true } = {}) {
   setState("loading");
   showNotice(pendingNotice);
   pendingNotice = "";
+  // The focused control, to focus again after the render when the new
+  // screen has it (a facet checkbox toggled with the keyboard, say).
+  const keepFocus = document.activeElement && document.activeElement !== document.body ? document.activeElement.id : "";
+  if (current && current.leave && current !== (route && route.mod)) current.leave();
+  current = route ? route.mod : null;
   const alive = () => gen === generation;
   const ctx = {
     main, params, alive,
@@ -104,7 +110,10 @@ async function render({ focus = true } = {}) {
       showError(e, gen);
     }
   }
-  if (focus && alive() && document.activeElement === document.body) main.focus({ preventScroll: true });
+  if (!alive()) return;
+  const again = keepFocus && document.getElementById(keepFocus);
+  if (again && again !== document.activeElement) again.focus({ preventScroll: true });
+  else if (focus && document.activeElement === document.body) main.focus({ preventScroll: true });
 }
 
 let attempts = 0;
