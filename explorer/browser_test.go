@@ -503,8 +503,11 @@ func TestExplorerInBrowser(t *testing.T) {
 		if ms["nodes"] != 2000 {
 			t.Errorf("drew %v nodes", ms["nodes"])
 		}
-		if ms["draw"] > 4000 || ms["zoom"] > 500 {
-			t.Errorf("2,000 nodes: draw %.0f ms (want ≤ 4000), zoom and pan %.0f ms (want ≤ 500)", ms["draw"], ms["zoom"])
+		// About 1.5 s and under 100 ms on two shared cores; the bounds leave
+		// room for a loaded CI machine and still catch a force layout or
+		// animation sneaking back in (tens of seconds at this size).
+		if ms["draw"] > 8000 || ms["zoom"] > 500 {
+			t.Errorf("2,000 nodes: draw %.0f ms (want ≤ 8000), zoom and pan %.0f ms (want ≤ 500)", ms["draw"], ms["zoom"])
 		}
 	})
 

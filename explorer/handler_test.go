@@ -3,6 +3,7 @@ package explorer_test
 import (
 	"compress/gzip"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -67,5 +68,29 @@ func TestHandler(t *testing.T) {
 	req, _ := http.NewRequest("POST", srv.URL+"/", nil)
 	if r, err := http.DefaultClient.Do(req); err != nil || r.StatusCode != 405 {
 		t.Errorf("POST /: %v %v", r.StatusCode, err)
+	}
+}
+
+// TestNoHTMLFromStrings keeps the rule that data is rendered as text: the
+// explorer's code never parses strings as HTML or code.
+func TestNoHTMLFromStrings(t *testing.T) {
+	banned := []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "setHTMLUnsafe", "createContextualFragment", "javascript:"}
+	err := fs.WalkDir(explorer.Assets(), "app", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".js") {
+			return err
+		}
+		b, err := fs.ReadFile(explorer.Assets(), p)
+		if err != nil {
+			return err
+		}
+		for _, w := range banned {
+			if strings.Contains(string(b), w) {
+				t.Errorf("%s uses %s: build elements with h() and text nodes instead", p, w)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

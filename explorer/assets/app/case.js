@@ -2,7 +2,7 @@
 // timeline, sources, related cases and recurrences, the cases with the same
 // root cause (with reasons) and the most similar cases (a bar per case:
 // each shared feature's share of the score; weights adjustable).
-import { h, query, must, KINDS, kindByAPI, L, state, text, termSpan, termLabel, link, go, caseLink, topicLink, safeURL, NotFound, CASE_ID, fmtMinutes } from "./lib.js";
+import { h, query, must, english, KINDS, kindByAPI, L, state, text, termSpan, termLabel, link, go, caseLink, topicLink, safeURL, NotFound, CASE_ID, fmtMinutes } from "./lib.js";
 import { scoreBar, kindLegend } from "./bars.js";
 
 const WEIGHT_KEYS = [["rootCause", "ROOT_CAUSE"], ["component", "COMPONENT"], ["symptom", "SYMPTOM"], ["contributing", "CONTRIBUTING"], ["domain", "DOMAIN"], ["org", "ORG"]];
@@ -110,9 +110,9 @@ export async function render(ctx) {
         tagRow(kinds.org, [c.organization])),
       field("Summary", "요약", para(c.summary)),
       dl([
-        [L("Impact scope", "영향 범위"), c.impact.scope ? h("span", { lang: "en" }, c.impact.scope) : "–"],
-        [L("Users affected", "영향 사용자"), c.impact.users ? h("span", { lang: "en" }, c.impact.users) : "–"],
-        [L("Region", "지역"), c.impact.region ? h("span", { lang: "en" }, c.impact.region) : "–"],
+        [L("Impact scope", "영향 범위"), c.impact.scope ? english(c.impact.scope) : "–"],
+        [L("Users affected", "영향 사용자"), c.impact.users ? english(c.impact.users) : "–"],
+        [L("Region", "지역"), c.impact.region ? english(c.impact.region) : "–"],
       ]),
       h("section", { class: "field timeline" }, h("h2", {}, L("Timeline", "타임라인")),
         h("ol", {},

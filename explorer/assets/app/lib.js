@@ -136,6 +136,12 @@ export function text(t, tag = "span", attrs = {}) {
   return h(tag, { ...attrs, lang: "en" }, t.en);
 }
 
+// english renders a text the data has only in English (impact, term
+// descriptions): marked as English when Korean is asked for.
+export function english(str, tag = "span", attrs = {}) {
+  return text({ en: str, ko: null }, tag, attrs);
+}
+
 // termSpan renders a term's label with the right lang attribute.
 export function termSpan(t) {
   const ko = state.lang === "ko" && t && t.ko;
@@ -166,8 +172,8 @@ export function a(href, ...children) {
   return h("a", { href, "data-nav": "" }, ...children);
 }
 
-// safeURL returns the URL when it is http(s), else null: data never
-// becomes a javascript: link.
+// safeURL returns the URL when it is http(s), else null: a link from
+// data never runs script or opens another scheme.
 export function safeURL(u) {
   try {
     const x = new URL(u);

@@ -1,6 +1,6 @@
 // Topic: one term — description, cases over the years, co-occurring terms
 // of each kind, and its cases.
-import { h, query, KINDS, kindByURL, L, termSpan, termLabel, link, topicLink, NotFound, validID } from "./lib.js";
+import { h, query, english, KINDS, kindByURL, L, termSpan, termLabel, link, topicLink, NotFound, validID } from "./lib.js";
 import { columns } from "./charts.js";
 import { caseCard } from "./cases.js";
 import { filterParams, parseFilter } from "./filter.js";
@@ -47,7 +47,7 @@ export async function render(ctx) {
     h("p", { class: "crumbs" }, h("a", { href: link("/cases"), "data-nav": "" }, L("Cases", "사례")), " › ", L(k.en, k.ko)),
     h("h1", {}, termSpan(t), t.ko && t.en !== termLabel(t) ? h("span", { class: "alt", lang: "en" }, " · " + t.en) : null),
     h("p", { class: "meta" }, L(k.en, k.ko), " · ", h("code", {}, t.id), " · ", L(`${t.caseCount} cases`, `사례 ${t.caseCount}건`)),
-    t.description ? h("p", { class: "description", lang: "en" }, t.description) : null,
+    t.description ? english(t.description, "p", { class: "description" }) : null,
     h("p", {}, h("a", { href: link("/cases", filterParams(filter)), "data-nav": "" }, L("Filter the case list by it", "이 분류로 사례 목록 거르기")),
       " · ", h("a", { href: link("/graph", { x: `${k.url}:${t.id}` }), "data-nav": "" }, L("Its neighbourhood as a graph", "주변 그래프"))),
     h("section", { class: "field" }, h("h2", {}, L("Cases per year", "연도별 사례")),
