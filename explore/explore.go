@@ -5,7 +5,9 @@
 // defaults, independent of any front door.
 //
 // The GraphQL resolvers, the JSON API, the MCP server and the explorer are
-// translations between their protocol and this package. It speaks no Cypher:
+// translations between their protocol and this package. Term values that
+// are not ids come back resolved or not, with Warnings, through the
+// collector a front door puts in the request's context (WithWarnings). It speaks no Cypher:
 // the store (graph.DB) sits behind the small interfaces declared here, so the
 // core can be tested with an in-memory fake as well as against Neo4j.
 package explore
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // CaseStore reads cases.
@@ -65,17 +68,35 @@ type Similarity interface {
 	SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
 }
 
+// Suggester suggests vocabulary terms for free text (the suggest package's
+// Service implements it).
+type Suggester interface {
+	Suggest(ctx context.Context, text, lang string) (*suggest.Result, error)
+}
+
 // Service answers every question. It is safe for concurrent use; one per
 // process.
 type Service struct {
-	store Store
-	sim   Similarity
-	vocab vocabCache
+	store     Store
+	sim       Similarity
+	suggester Suggester
+	vocab     vocabCache
+	orgs      orgCache
 }
 
+// Option configures a Service.
+type Option func(*Service)
+
+// WithSuggester lets the core answer questions asked in free text.
+func WithSuggester(sg Suggester) Option { return func(s *Service) { s.suggester = sg } }
+
 // New returns the core over a store and a similarity ranker.
-func New(store Store, sim Similarity) *Service {
-	return &Service{store: store, sim: sim}
+func New(store Store, sim Similarity, opts ...Option) *Service {
+	s := &Service{store: store, sim: sim}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // VocabularyTTL is how long the process reuses the vocabulary it read (term
@@ -103,6 +124,34 @@ func (s *Service) VocabularySnapshot(ctx context.Context) (map[ilgraph.TermKey]i
 	data, err := s.store.VocabularyCounts(ctx)
 	if err != nil {
 		return nil, err
+	}
+	c.data, c.fetched = data, time.Now()
+	return data, nil
+}
+
+// orgCache shares the organizations (ids and names) between requests, for
+// resolving the organizations filters name.
+type orgCache struct {
+	mu      sync.Mutex
+	data    []ilgraph.Term
+	fetched time.Time
+}
+
+// organizations returns every organization, as read at most VocabularyTTL
+// ago.
+func (s *Service) organizations(ctx context.Context) ([]ilgraph.Term, error) {
+	c := &s.orgs
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.data != nil && time.Since(c.fetched) < VocabularyTTL {
+		return c.data, nil
+	}
+	data, err := s.store.Terms(ctx, ilgraph.KindOrg)
+	if err != nil {
+		return nil, err
+	}
+	if data == nil {
+		data = []ilgraph.Term{}
 	}
 	c.data, c.fetched = data, time.Now()
 	return data, nil

@@ -205,7 +205,19 @@ func (m *memStore) Stats(context.Context, ilgraph.CaseFilter) (*ilgraph.Stats, e
 }
 
 func (m *memStore) Terms(_ context.Context, k ilgraph.Kind) ([]ilgraph.Term, error) {
+	m.calls["Terms"]++
 	var out []ilgraph.Term
+	if k == ilgraph.KindOrg { // organizations are the cases' own, as in the graph
+		seen := map[string]bool{}
+		for _, c := range m.cases {
+			if !seen[c.OrgSlug] {
+				seen[c.OrgSlug] = true
+				out = append(out, ilgraph.Term{Kind: k, ID: c.OrgSlug, En: c.Org})
+			}
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+		return out, nil
+	}
 	for _, t := range m.vocab.Terms() {
 		if t.Kind == k {
 			out = append(out, t)

@@ -61,6 +61,9 @@ func (s *Service) Similar(ctx context.Context, caseID string, q SimilarityQuery)
 	if err != nil {
 		return nil, err
 	}
+	if opt.Filter, err = s.resolveFilter(ctx, opt.Filter); err != nil {
+		return nil, err
+	}
 	ms, err := s.sim.Similar(ctx, caseID, opt)
 	if err != nil {
 		return nil, err
@@ -131,7 +134,18 @@ func (s *Service) SimilarToProfile(ctx context.Context, p Profile, q SimilarityQ
 	if err != nil {
 		return nil, err
 	}
+	if opt.Filter, err = s.resolveFilter(ctx, opt.Filter); err != nil {
+		return nil, err
+	}
 	features := p.Features()
+	if len(features) > 0 && len(features) <= ilgraph.MaxFilterTerms {
+		var ws []Warning
+		if p, ws, err = s.ResolveProfile(ctx, p); err != nil {
+			return nil, err
+		}
+		report(ctx, ws)
+		features = p.Features()
+	}
 	if len(features) == 0 {
 		return nil, ilgraph.Errorf(ilgraph.EINVALID, "profile: give at least one feature")
 	}

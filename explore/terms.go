@@ -151,6 +151,13 @@ func (s *Service) Neighbourhood(ctx context.Context, kind, id string, depth, lim
 // cases a filter selects: edges carry the number of cases with both terms
 // and their lift.
 func (s *Service) Cooccurrence(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter, minCount int) (*ilgraph.Drawing, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	f, err := s.resolveFilter(ctx, f)
+	if err != nil {
+		return nil, err
+	}
 	return s.store.Cooccurrence(ctx, from, to, f, minCount)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/suggest"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -30,24 +31,31 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Case() CaseResolver
 	CaseConnection() CaseConnectionResolver
+	CaseEdge() CaseEdgeResolver
 	CrossReference() CrossReferenceResolver
 	CrossReferenceConnection() CrossReferenceConnectionResolver
 	DifferingFeature() DifferingFeatureResolver
 	Distribution() DistributionResolver
 	DrawEdge() DrawEdgeResolver
 	DrawNode() DrawNodeResolver
+	Evidence() EvidenceResolver
 	FeatureContribution() FeatureContributionResolver
 	PageInfo() PageInfoResolver
 	PairCount() PairCountResolver
 	Path() PathResolver
+	Profile() ProfileResolver
 	Query() QueryResolver
 	SharedFeature() SharedFeatureResolver
 	SimilarityDefaults() SimilarityDefaultsResolver
+	Snippet() SnippetResolver
 	Stats() StatsResolver
+	SuggestedTerm() SuggestedTermResolver
+	Suggestions() SuggestionsResolver
 	Term() TermResolver
 	TermCount() TermCountResolver
 	TermDistribution() TermDistributionResolver
 	Text() TextResolver
+	TextNeighbour() TextNeighbourResolver
 	Timeline() TimelineResolver
 	WeightedTerm() WeightedTermResolver
 }
@@ -100,8 +108,9 @@ type ComplexityRoot struct {
 	}
 
 	CaseEdge struct {
-		Cursor func(childComplexity int) int
-		Node   func(childComplexity int) int
+		Cursor   func(childComplexity int) int
+		Node     func(childComplexity int) int
+		Snippets func(childComplexity int) int
 	}
 
 	CrossReference struct {
@@ -165,6 +174,16 @@ type ComplexityRoot struct {
 		Truncated func(childComplexity int) int
 	}
 
+	Evidence struct {
+		Case   func(childComplexity int) int
+		End    func(childComplexity int) int
+		Phrase func(childComplexity int) int
+		Source func(childComplexity int) int
+		Start  func(childComplexity int) int
+		Text   func(childComplexity int) int
+		Weight func(childComplexity int) int
+	}
+
 	Facets struct {
 		Components   func(childComplexity int) int
 		Contributing func(childComplexity int) int
@@ -180,6 +199,11 @@ type ComplexityRoot struct {
 		Kind         func(childComplexity int) int
 		Term         func(childComplexity int) int
 		Weight       func(childComplexity int) int
+	}
+
+	Highlight struct {
+		End   func(childComplexity int) int
+		Start func(childComplexity int) int
 	}
 
 	Impact struct {
@@ -207,6 +231,14 @@ type ComplexityRoot struct {
 		Nodes  func(childComplexity int) int
 	}
 
+	Profile struct {
+		Components   func(childComplexity int) int
+		Contributing func(childComplexity int) int
+		Domains      func(childComplexity int) int
+		RootCause    func(childComplexity int) int
+		Symptoms     func(childComplexity int) int
+	}
+
 	ProfileMatch struct {
 		Contributing func(childComplexity int) int
 		Matches      func(childComplexity int) int
@@ -224,8 +256,10 @@ type ComplexityRoot struct {
 		SharedWith         func(childComplexity int, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
 		SimilarCases       func(childComplexity int, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) int
 		SimilarToProfile   func(childComplexity int, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) int
+		SimilarToText      func(childComplexity int, text string, lang *string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) int
 		SimilarityDefaults func(childComplexity int) int
 		Stats              func(childComplexity int, filter *CaseFilter) int
+		Suggest            func(childComplexity int, text string, lang *string) int
 		Term               func(childComplexity int, kind ilgraph.Kind, id string) int
 		Vocabulary         func(childComplexity int, kind *ilgraph.Kind) int
 	}
@@ -261,6 +295,13 @@ type ComplexityRoot struct {
 		Weights       func(childComplexity int) int
 	}
 
+	Snippet struct {
+		Field      func(childComplexity int) int
+		Highlights func(childComplexity int) int
+		Language   func(childComplexity int) int
+		Text       func(childComplexity int) int
+	}
+
 	Source struct {
 		Archived func(childComplexity int) int
 		Kind     func(childComplexity int) int
@@ -277,6 +318,23 @@ type ComplexityRoot struct {
 		TimeToResolveByFactor    func(childComplexity int) int
 		TimeToResolveByRootCause func(childComplexity int) int
 		TopCauseComponentPairs   func(childComplexity int) int
+	}
+
+	SuggestedTerm struct {
+		Confidence func(childComplexity int) int
+		Evidence   func(childComplexity int) int
+		Kind       func(childComplexity int) int
+		Term       func(childComplexity int) int
+	}
+
+	Suggestions struct {
+		Components   func(childComplexity int) int
+		Contributing func(childComplexity int) int
+		Domains      func(childComplexity int) int
+		Lang         func(childComplexity int) int
+		Neighbours   func(childComplexity int) int
+		RootCauses   func(childComplexity int) int
+		Symptoms     func(childComplexity int) int
 	}
 
 	Term struct {
@@ -303,6 +361,17 @@ type ComplexityRoot struct {
 	Text struct {
 		En func(childComplexity int) int
 		Ko func(childComplexity int) int
+	}
+
+	TextMatch struct {
+		Match       func(childComplexity int) int
+		Profile     func(childComplexity int) int
+		Suggestions func(childComplexity int) int
+	}
+
+	TextNeighbour struct {
+		Case  func(childComplexity int) int
+		Score func(childComplexity int) int
 	}
 
 	Timeline struct {
@@ -366,6 +435,9 @@ type CaseConnectionResolver interface {
 
 	Facets(ctx context.Context, obj *explore.CaseList, top *int) (*Facets, error)
 }
+type CaseEdgeResolver interface {
+	Snippets(ctx context.Context, obj *CaseEdge) ([]explore.Snippet, error)
+}
 type CrossReferenceResolver interface {
 	RootCause(ctx context.Context, obj *explore.CrossReference) (*ilgraph.Term, error)
 }
@@ -394,6 +466,14 @@ type DrawEdgeResolver interface {
 type DrawNodeResolver interface {
 	Count(ctx context.Context, obj *ilgraph.Node) (*int, error)
 }
+type EvidenceResolver interface {
+	Source(ctx context.Context, obj *suggest.Evidence) (string, error)
+	Text(ctx context.Context, obj *suggest.Evidence) (*string, error)
+	Phrase(ctx context.Context, obj *suggest.Evidence) (*string, error)
+	Start(ctx context.Context, obj *suggest.Evidence) (*int, error)
+	End(ctx context.Context, obj *suggest.Evidence) (*int, error)
+	Case(ctx context.Context, obj *suggest.Evidence) (*ilgraph.Case, error)
+}
 type FeatureContributionResolver interface {
 	Term(ctx context.Context, obj *ilgraph.Contribution) (*ilgraph.Term, error)
 }
@@ -407,6 +487,13 @@ type PairCountResolver interface {
 }
 type PathResolver interface {
 	Length(ctx context.Context, obj *ilgraph.Path) (int, error)
+}
+type ProfileResolver interface {
+	RootCause(ctx context.Context, obj *explore.Profile) (*ilgraph.Term, error)
+	Components(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error)
+	Symptoms(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error)
+	Contributing(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error)
+	Domains(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error)
 }
 type QueryResolver interface {
 	Case(ctx context.Context, id string) (*ilgraph.Case, error)
@@ -422,6 +509,8 @@ type QueryResolver interface {
 	SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]explore.SimilarCase, error)
 	SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.ProfileMatch, error)
 	SimilarityDefaults(ctx context.Context) (*explore.Defaults, error)
+	Suggest(ctx context.Context, text string, lang *string) (*suggest.Result, error)
+	SimilarToText(ctx context.Context, text string, lang *string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.TextMatch, error)
 }
 type SharedFeatureResolver interface {
 	Term(ctx context.Context, obj *ilgraph.Feature) (*ilgraph.Term, error)
@@ -429,12 +518,25 @@ type SharedFeatureResolver interface {
 type SimilarityDefaultsResolver interface {
 	Weights(ctx context.Context, obj *explore.Defaults) (*Weights, error)
 }
+type SnippetResolver interface {
+	Highlights(ctx context.Context, obj *explore.Snippet) ([]Highlight, error)
+}
 type StatsResolver interface {
 	PerOrganization(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.TermCount, error)
 	TopCauseComponentPairs(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.PairCount, error)
 	TimeToResolve(ctx context.Context, obj *ilgraph.Stats) (*ilgraph.Distribution, error)
 	TimeToResolveByRootCause(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.GroupDistribution, error)
 	TimeToResolveByFactor(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.GroupDistribution, error)
+}
+type SuggestedTermResolver interface {
+	Term(ctx context.Context, obj *suggest.Suggestion) (*ilgraph.Term, error)
+}
+type SuggestionsResolver interface {
+	RootCauses(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
+	Components(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
+	Symptoms(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
+	Contributing(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
+	Domains(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
 }
 type TermResolver interface {
 	Ko(ctx context.Context, obj *ilgraph.Term) (*string, error)
@@ -452,6 +554,9 @@ type TermDistributionResolver interface {
 }
 type TextResolver interface {
 	Ko(ctx context.Context, obj *ilgraph.Text) (*string, error)
+}
+type TextNeighbourResolver interface {
+	Case(ctx context.Context, obj *suggest.Neighbour) (*ilgraph.Case, error)
 }
 type TimelineResolver interface {
 	DetectedAfterMinutes(ctx context.Context, obj *ilgraph.Timeline) (*int, error)
@@ -731,6 +836,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CaseEdge.Node(childComplexity), true
+	case "CaseEdge.snippets":
+		if e.ComplexityRoot.CaseEdge.Snippets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseEdge.Snippets(childComplexity), true
 
 	case "CrossReference.case":
 		if e.ComplexityRoot.CrossReference.Case == nil {
@@ -962,6 +1073,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Drawing.Truncated(childComplexity), true
 
+	case "Evidence.case":
+		if e.ComplexityRoot.Evidence.Case == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Evidence.Case(childComplexity), true
+	case "Evidence.end":
+		if e.ComplexityRoot.Evidence.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Evidence.End(childComplexity), true
+	case "Evidence.phrase":
+		if e.ComplexityRoot.Evidence.Phrase == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Evidence.Phrase(childComplexity), true
+	case "Evidence.source":
+		if e.ComplexityRoot.Evidence.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Evidence.Source(childComplexity), true
+	case "Evidence.start":
+		if e.ComplexityRoot.Evidence.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Evidence.Start(childComplexity), true
+	case "Evidence.text":
+		if e.ComplexityRoot.Evidence.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Evidence.Text(childComplexity), true
+	case "Evidence.weight":
+		if e.ComplexityRoot.Evidence.Weight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Evidence.Weight(childComplexity), true
+
 	case "Facets.components":
 		if e.ComplexityRoot.Facets.Components == nil {
 			break
@@ -1029,6 +1183,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FeatureContribution.Weight(childComplexity), true
+
+	case "Highlight.end":
+		if e.ComplexityRoot.Highlight.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Highlight.End(childComplexity), true
+	case "Highlight.start":
+		if e.ComplexityRoot.Highlight.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Highlight.Start(childComplexity), true
 
 	case "Impact.region":
 		if e.ComplexityRoot.Impact.Region == nil {
@@ -1111,6 +1278,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Path.Nodes(childComplexity), true
+
+	case "Profile.components":
+		if e.ComplexityRoot.Profile.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Profile.Components(childComplexity), true
+	case "Profile.contributing":
+		if e.ComplexityRoot.Profile.Contributing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Profile.Contributing(childComplexity), true
+	case "Profile.domains":
+		if e.ComplexityRoot.Profile.Domains == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Profile.Domains(childComplexity), true
+	case "Profile.rootCause":
+		if e.ComplexityRoot.Profile.RootCause == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Profile.RootCause(childComplexity), true
+	case "Profile.symptoms":
+		if e.ComplexityRoot.Profile.Symptoms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Profile.Symptoms(childComplexity), true
 
 	case "ProfileMatch.contributing":
 		if e.ComplexityRoot.ProfileMatch.Contributing == nil {
@@ -1237,6 +1435,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.SimilarToProfile(childComplexity, args["profile"].(ProfileInput), args["k"].(*int), args["weights"].(*WeightsInput), args["rarity"].(*bool), args["filter"].(*CaseFilter), args["minScore"].(*float64)), true
+	case "Query.similarToText":
+		if e.ComplexityRoot.Query.SimilarToText == nil {
+			break
+		}
+
+		args, err := ec.field_Query_similarToText_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SimilarToText(childComplexity, args["text"].(string), args["lang"].(*string), args["k"].(*int), args["weights"].(*WeightsInput), args["rarity"].(*bool), args["filter"].(*CaseFilter), args["minScore"].(*float64)), true
 	case "Query.similarityDefaults":
 		if e.ComplexityRoot.Query.SimilarityDefaults == nil {
 			break
@@ -1254,6 +1463,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Stats(childComplexity, args["filter"].(*CaseFilter)), true
+	case "Query.suggest":
+		if e.ComplexityRoot.Query.Suggest == nil {
+			break
+		}
+
+		args, err := ec.field_Query_suggest_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Suggest(childComplexity, args["text"].(string), args["lang"].(*string)), true
 	case "Query.term":
 		if e.ComplexityRoot.Query.Term == nil {
 			break
@@ -1378,6 +1598,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SimilarityDefaults.Weights(childComplexity), true
 
+	case "Snippet.field":
+		if e.ComplexityRoot.Snippet.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Field(childComplexity), true
+	case "Snippet.highlights":
+		if e.ComplexityRoot.Snippet.Highlights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Highlights(childComplexity), true
+	case "Snippet.language":
+		if e.ComplexityRoot.Snippet.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Language(childComplexity), true
+	case "Snippet.text":
+		if e.ComplexityRoot.Snippet.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Text(childComplexity), true
+
 	case "Source.archived":
 		if e.ComplexityRoot.Source.Archived == nil {
 			break
@@ -1451,6 +1696,74 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Stats.TopCauseComponentPairs(childComplexity), true
+
+	case "SuggestedTerm.confidence":
+		if e.ComplexityRoot.SuggestedTerm.Confidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestedTerm.Confidence(childComplexity), true
+	case "SuggestedTerm.evidence":
+		if e.ComplexityRoot.SuggestedTerm.Evidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestedTerm.Evidence(childComplexity), true
+	case "SuggestedTerm.kind":
+		if e.ComplexityRoot.SuggestedTerm.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestedTerm.Kind(childComplexity), true
+	case "SuggestedTerm.term":
+		if e.ComplexityRoot.SuggestedTerm.Term == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestedTerm.Term(childComplexity), true
+
+	case "Suggestions.components":
+		if e.ComplexityRoot.Suggestions.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestions.Components(childComplexity), true
+	case "Suggestions.contributing":
+		if e.ComplexityRoot.Suggestions.Contributing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestions.Contributing(childComplexity), true
+	case "Suggestions.domains":
+		if e.ComplexityRoot.Suggestions.Domains == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestions.Domains(childComplexity), true
+	case "Suggestions.lang":
+		if e.ComplexityRoot.Suggestions.Lang == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestions.Lang(childComplexity), true
+	case "Suggestions.neighbours":
+		if e.ComplexityRoot.Suggestions.Neighbours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestions.Neighbours(childComplexity), true
+	case "Suggestions.rootCauses":
+		if e.ComplexityRoot.Suggestions.RootCauses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestions.RootCauses(childComplexity), true
+	case "Suggestions.symptoms":
+		if e.ComplexityRoot.Suggestions.Symptoms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestions.Symptoms(childComplexity), true
 
 	case "Term.caseCount":
 		if e.ComplexityRoot.Term.CaseCount == nil {
@@ -1549,6 +1862,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Text.Ko(childComplexity), true
+
+	case "TextMatch.match":
+		if e.ComplexityRoot.TextMatch.Match == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextMatch.Match(childComplexity), true
+	case "TextMatch.profile":
+		if e.ComplexityRoot.TextMatch.Profile == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextMatch.Profile(childComplexity), true
+	case "TextMatch.suggestions":
+		if e.ComplexityRoot.TextMatch.Suggestions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextMatch.Suggestions(childComplexity), true
+
+	case "TextNeighbour.case":
+		if e.ComplexityRoot.TextNeighbour.Case == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextNeighbour.Case(childComplexity), true
+	case "TextNeighbour.score":
+		if e.ComplexityRoot.TextNeighbour.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextNeighbour.Score(childComplexity), true
 
 	case "Timeline.detectedAfter":
 		if e.ComplexityRoot.Timeline.DetectedAfter == nil {
@@ -1727,7 +2072,10 @@ terms of a controlled vocabulary (organizations are terms of kind ORG).
 Errors carry extensions.code: INVALID (bad argument), NOT_FOUND, LIMIT (a size
 or complexity limit was hit), TIMEOUT, UNAVAILABLE (Neo4j is down), INTERNAL.
 Unknown ids: case(id) returns null; queries about a case that does not exist
-return a NOT_FOUND error; filters naming unknown terms simply match nothing.
+return a NOT_FOUND error. Term values in filters and profiles that are not
+ids are resolved when one term fits (a label, an organization's name, another
+letter case) or kept and matching nothing; either way the response's
+extensions.warnings says so (see docs/api.md).
 """
 schema {
   query: Query
@@ -1794,6 +2142,23 @@ type Query {
 
   "The default weights and the rarity formula."
   similarityDefaults: SimilarityDefaults!
+
+  """
+  The vocabulary terms that free text points to — what an on-call engineer
+  sees, in English or Korean — per kind, each with a confidence in [0, 1] and
+  its evidence: the words that matched a term's label or alias, and the
+  similar cases that voted for it. lang: "en", "ko", or omitted to detect it.
+  At most 10,000 characters. See docs/suggest.md.
+  """
+  suggest(text: String!, lang: String): Suggestions!
+
+  """
+  The cases most like an incident described in words: the terms suggested for
+  the text, the profile built from them (the suggestions above each kind's
+  cut-off, one root cause at most), and that profile's matches with what they
+  suggest checking next.
+  """
+  similarToText(text: String!, lang: String, k: Int = 10, weights: WeightsInput, rarity: Boolean = false, filter: CaseFilter, minScore: Float = 0): TextMatch!
 }
 
 "Weight per kind; omitted kinds keep their defaults (see similarityDefaults)."
@@ -1822,7 +2187,7 @@ type SimilarityDefaults {
   rarityFormula: String!
 }
 
-"An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case."
+"An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case (and are listed in extensions.warnings, like labels resolved to ids)."
 input ProfileInput {
   rootCause: ID
   components: [ID!]
@@ -1932,8 +2297,40 @@ input CaseFilter {
   "Incident date on or before (YYYY-MM-DD)."
   dateTo: String
   severities: [String!]
-  "Full-text search over titles and summaries, English and Korean."
+  """
+  Full-text search over titles and summaries, English and Korean (at most
+  500 characters, 32 words). A word is what lies between spaces. English
+  words match whole words, any case, without stemming ("failure" does not
+  find "failures"); stop words such as "the" are ignored. Korean words match
+  anywhere inside a written word, particles and compounds included
+  ("데이터베이스" finds 데이터베이스가 and 분산데이터베이스, not 데이터센터),
+  except where the Korean is written against digits or Latin letters (31시간,
+  API가): the index keeps such a word whole, so only the whole word finds it.
+  One-syllable Korean words match only where they stand alone.
+  """
   text: String
+  "How the words of text combine: ALL (the default), ANY or PHRASE."
+  textMode: TextMode
+  "Where text is searched: ALL fields (the default) or TITLES only."
+  textFields: TextFields
+}
+
+"How the words of a full-text query combine."
+enum TextMode {
+  "Every word, each anywhere in the searched fields (the default)."
+  ALL
+  "At least one of the words."
+  ANY
+  "The words one after another, in one field (punctuation between them is ignored)."
+  PHRASE
+}
+
+"Which fields a full-text query searches."
+enum TextFields {
+  "Titles and summaries, English and Korean (the default)."
+  ALL
+  "Titles only, English and Korean."
+  TITLES
 }
 
 input NodeInput {
@@ -2060,6 +2457,33 @@ type PageInfo {
 type CaseEdge {
   cursor: String!
   node: Case!
+  """
+  Where filter.text matched the case: one snippet per searched field with a
+  match (title en, title ko, summary en, summary ko, in that order); empty
+  without filter.text.
+  """
+  snippets: [Snippet!]!
+}
+
+"A searched field, or a window of it, with the places the text query matched."
+type Snippet {
+  "title or summary"
+  field: String!
+  "en or ko"
+  language: String!
+  "The whole title, or about 200 characters of the summary around its first match, with … where cut."
+  text: String!
+  "The matches in text, in order, not overlapping."
+  highlights: [Highlight!]!
+}
+
+"""
+A range of Snippet.text: from start (inclusive) to end (exclusive), counted in
+UTF-16 code units, as JavaScript indexes strings: text.slice(start, end).
+"""
+type Highlight {
+  start: Int!
+  end: Int!
 }
 
 type CaseConnection {
@@ -2181,6 +2605,65 @@ type Stats {
   timeToResolveByRootCause: [TermDistribution!]!
   timeToResolveByFactor: [TermDistribution!]!
 }
+
+"Terms suggested for a text, per kind, by confidence descending."
+type Suggestions {
+  "The language the text was read in: en or ko."
+  lang: String!
+  rootCauses: [SuggestedTerm!]!
+  components: [SuggestedTerm!]!
+  symptoms: [SuggestedTerm!]!
+  contributing: [SuggestedTerm!]!
+  domains: [SuggestedTerm!]!
+  "The cases whose text is most like the input (BM25), which voted for their tags."
+  neighbours: [TextNeighbour!]!
+}
+
+type SuggestedTerm {
+  kind: Kind!
+  term: Term!
+  "From 0 to 1."
+  confidence: Float!
+  evidence: [Evidence!]!
+}
+
+"Why a term is suggested: a phrase of the text, or a similar case's vote."
+type Evidence {
+  "label, id or alias: a phrase of the text matched the term's; case: a similar case carries the term."
+  source: String!
+  "The text's words that matched, as written."
+  text: String
+  "The label or alias they matched."
+  phrase: String
+  "Byte offsets of text in the input."
+  start: Int
+  end: Int
+  "The similar case that voted."
+  case: Case
+  "The phrase's reliability, or the case's share of the vote."
+  weight: Float!
+}
+
+type TextNeighbour {
+  case: Case!
+  score: Float!
+}
+
+type TextMatch {
+  suggestions: Suggestions!
+  "The profile the suggestions make."
+  profile: Profile!
+  match: ProfileMatch!
+}
+
+"A live incident's features."
+type Profile {
+  rootCause: Term
+  components: [Term!]!
+  symptoms: [Term!]!
+  contributing: [Term!]!
+  domains: [Term!]!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -2281,6 +2764,8 @@ func (ec *executionContext) childFields_CaseEdge(ctx context.Context, field grap
 		return ec.fieldContext_CaseEdge_cursor(ctx, field)
 	case "node":
 		return ec.fieldContext_CaseEdge_node(ctx, field)
+	case "snippets":
+		return ec.fieldContext_CaseEdge_snippets(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CaseEdge", field.Name)
 }
@@ -2407,6 +2892,26 @@ func (ec *executionContext) childFields_Drawing(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Drawing", field.Name)
 }
 
+func (ec *executionContext) childFields_Evidence(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "source":
+		return ec.fieldContext_Evidence_source(ctx, field)
+	case "text":
+		return ec.fieldContext_Evidence_text(ctx, field)
+	case "phrase":
+		return ec.fieldContext_Evidence_phrase(ctx, field)
+	case "start":
+		return ec.fieldContext_Evidence_start(ctx, field)
+	case "end":
+		return ec.fieldContext_Evidence_end(ctx, field)
+	case "case":
+		return ec.fieldContext_Evidence_case(ctx, field)
+	case "weight":
+		return ec.fieldContext_Evidence_weight(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Evidence", field.Name)
+}
+
 func (ec *executionContext) childFields_Facets(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "rootCauses":
@@ -2439,6 +2944,16 @@ func (ec *executionContext) childFields_FeatureContribution(ctx context.Context,
 		return ec.fieldContext_FeatureContribution_contribution(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FeatureContribution", field.Name)
+}
+
+func (ec *executionContext) childFields_Highlight(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_Highlight_start(ctx, field)
+	case "end":
+		return ec.fieldContext_Highlight_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Highlight", field.Name)
 }
 
 func (ec *executionContext) childFields_Impact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2489,6 +3004,22 @@ func (ec *executionContext) childFields_Path(ctx context.Context, field graphql.
 		return ec.fieldContext_Path_length(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Path", field.Name)
+}
+
+func (ec *executionContext) childFields_Profile(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "rootCause":
+		return ec.fieldContext_Profile_rootCause(ctx, field)
+	case "components":
+		return ec.fieldContext_Profile_components(ctx, field)
+	case "symptoms":
+		return ec.fieldContext_Profile_symptoms(ctx, field)
+	case "contributing":
+		return ec.fieldContext_Profile_contributing(ctx, field)
+	case "domains":
+		return ec.fieldContext_Profile_domains(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Profile", field.Name)
 }
 
 func (ec *executionContext) childFields_ProfileMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2567,6 +3098,20 @@ func (ec *executionContext) childFields_SimilarityDefaults(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type SimilarityDefaults", field.Name)
 }
 
+func (ec *executionContext) childFields_Snippet(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "field":
+		return ec.fieldContext_Snippet_field(ctx, field)
+	case "language":
+		return ec.fieldContext_Snippet_language(ctx, field)
+	case "text":
+		return ec.fieldContext_Snippet_text(ctx, field)
+	case "highlights":
+		return ec.fieldContext_Snippet_highlights(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Snippet", field.Name)
+}
+
 func (ec *executionContext) childFields_Source(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "url":
@@ -2601,6 +3146,40 @@ func (ec *executionContext) childFields_Stats(ctx context.Context, field graphql
 		return ec.fieldContext_Stats_timeToResolveByFactor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Stats", field.Name)
+}
+
+func (ec *executionContext) childFields_SuggestedTerm(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_SuggestedTerm_kind(ctx, field)
+	case "term":
+		return ec.fieldContext_SuggestedTerm_term(ctx, field)
+	case "confidence":
+		return ec.fieldContext_SuggestedTerm_confidence(ctx, field)
+	case "evidence":
+		return ec.fieldContext_SuggestedTerm_evidence(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SuggestedTerm", field.Name)
+}
+
+func (ec *executionContext) childFields_Suggestions(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "lang":
+		return ec.fieldContext_Suggestions_lang(ctx, field)
+	case "rootCauses":
+		return ec.fieldContext_Suggestions_rootCauses(ctx, field)
+	case "components":
+		return ec.fieldContext_Suggestions_components(ctx, field)
+	case "symptoms":
+		return ec.fieldContext_Suggestions_symptoms(ctx, field)
+	case "contributing":
+		return ec.fieldContext_Suggestions_contributing(ctx, field)
+	case "domains":
+		return ec.fieldContext_Suggestions_domains(ctx, field)
+	case "neighbours":
+		return ec.fieldContext_Suggestions_neighbours(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Suggestions", field.Name)
 }
 
 func (ec *executionContext) childFields_Term(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2653,6 +3232,28 @@ func (ec *executionContext) childFields_Text(ctx context.Context, field graphql.
 		return ec.fieldContext_Text_ko(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Text", field.Name)
+}
+
+func (ec *executionContext) childFields_TextMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "suggestions":
+		return ec.fieldContext_TextMatch_suggestions(ctx, field)
+	case "profile":
+		return ec.fieldContext_TextMatch_profile(ctx, field)
+	case "match":
+		return ec.fieldContext_TextMatch_match(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TextMatch", field.Name)
+}
+
+func (ec *executionContext) childFields_TextNeighbour(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "case":
+		return ec.fieldContext_TextNeighbour_case(ctx, field)
+	case "score":
+		return ec.fieldContext_TextNeighbour_score(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TextNeighbour", field.Name)
 }
 
 func (ec *executionContext) childFields_Timeline(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3239,6 +3840,68 @@ func (ec *executionContext) field_Query_similarToProfile_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_similarToText_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "text",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["text"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "lang",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["lang"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "k",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["k"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "weights",
+		func(ctx context.Context, v any) (*WeightsInput, error) {
+			return ec.unmarshalOWeightsInput2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["weights"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "rarity",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rarity"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*CaseFilter, error) {
+			return ec.unmarshalOCaseFilter2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "minScore",
+		func(ctx context.Context, v any) (*float64, error) {
+			return ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["minScore"] = arg6
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_stats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3250,6 +3913,28 @@ func (ec *executionContext) field_Query_stats_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["filter"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_suggest_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "text",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["text"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "lang",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["lang"] = arg1
 	return args, nil
 }
 
@@ -4608,6 +5293,38 @@ func (ec *executionContext) fieldContext_CaseEdge_node(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _CaseEdge_snippets(ctx context.Context, field graphql.CollectedField, obj *CaseEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseEdge_snippets(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CaseEdge().Snippets(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.Snippet) graphql.Marshaler {
+			return ec.marshalNSnippet2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippetᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseEdge_snippets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CaseEdge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Snippet(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CrossReference_case(ctx context.Context, field graphql.CollectedField, obj *explore.CrossReference) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5549,6 +6266,176 @@ func (ec *executionContext) fieldContext_Drawing_truncated(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Drawing", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Evidence_source(ctx context.Context, field graphql.CollectedField, obj *suggest.Evidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Evidence_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Evidence().Source(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Evidence_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Evidence", field, true, true, "String")
+}
+
+func (ec *executionContext) _Evidence_text(ctx context.Context, field graphql.CollectedField, obj *suggest.Evidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Evidence_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Evidence().Text(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Evidence_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Evidence", field, true, true, "String")
+}
+
+func (ec *executionContext) _Evidence_phrase(ctx context.Context, field graphql.CollectedField, obj *suggest.Evidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Evidence_phrase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Evidence().Phrase(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Evidence_phrase(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Evidence", field, true, true, "String")
+}
+
+func (ec *executionContext) _Evidence_start(ctx context.Context, field graphql.CollectedField, obj *suggest.Evidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Evidence_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Evidence().Start(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Evidence_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Evidence", field, true, true, "Int")
+}
+
+func (ec *executionContext) _Evidence_end(ctx context.Context, field graphql.CollectedField, obj *suggest.Evidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Evidence_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Evidence().End(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Evidence_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Evidence", field, true, true, "Int")
+}
+
+func (ec *executionContext) _Evidence_case(ctx context.Context, field graphql.CollectedField, obj *suggest.Evidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Evidence_case(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Evidence().Case(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Case) graphql.Marshaler {
+			return ec.marshalOCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCase(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Evidence_case(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Evidence",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Evidence_weight(ctx context.Context, field graphql.CollectedField, obj *suggest.Evidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Evidence_weight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Evidence_weight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Evidence", field, false, false, "Float")
+}
+
 func (ec *executionContext) _Facets_rootCauses(ctx context.Context, field graphql.CollectedField, obj *Facets) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5872,6 +6759,52 @@ func (ec *executionContext) _FeatureContribution_contribution(ctx context.Contex
 }
 func (ec *executionContext) fieldContext_FeatureContribution_contribution(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FeatureContribution", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Highlight_start(ctx context.Context, field graphql.CollectedField, obj *Highlight) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Highlight_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Highlight_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Highlight", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Highlight_end(ctx context.Context, field graphql.CollectedField, obj *Highlight) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Highlight_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Highlight_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Highlight", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Impact_scope(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Impact) (ret graphql.Marshaler) {
@@ -6207,6 +7140,166 @@ func (ec *executionContext) _Path_length(ctx context.Context, field graphql.Coll
 }
 func (ec *executionContext) fieldContext_Path_length(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Path", field, true, true, "Int")
+}
+
+func (ec *executionContext) _Profile_rootCause(ctx context.Context, field graphql.CollectedField, obj *explore.Profile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Profile_rootCause(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Profile().RootCause(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
+			return ec.marshalOTerm2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Profile_rootCause(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Profile",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Profile_components(ctx context.Context, field graphql.CollectedField, obj *explore.Profile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Profile_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Profile().Components(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Profile_components(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Profile",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Profile_symptoms(ctx context.Context, field graphql.CollectedField, obj *explore.Profile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Profile_symptoms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Profile().Symptoms(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Profile_symptoms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Profile",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Profile_contributing(ctx context.Context, field graphql.CollectedField, obj *explore.Profile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Profile_contributing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Profile().Contributing(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Profile_contributing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Profile",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Profile_domains(ctx context.Context, field graphql.CollectedField, obj *explore.Profile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Profile_domains(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Profile().Domains(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Profile_domains(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Profile",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ProfileMatch_matches(ctx context.Context, field graphql.CollectedField, obj *explore.ProfileMatch) (ret graphql.Marshaler) {
@@ -6897,6 +7990,94 @@ func (ec *executionContext) fieldContext_Query_similarityDefaults(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_suggest(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_suggest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Suggest(ctx, fc.Args["text"].(string), fc.Args["lang"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *suggest.Result) graphql.Marshaler {
+			return ec.marshalNSuggestions2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_suggest(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Suggestions(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_suggest_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_similarToText(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_similarToText(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SimilarToText(ctx, fc.Args["text"].(string), fc.Args["lang"].(*string), fc.Args["k"].(*int), fc.Args["weights"].(*WeightsInput), fc.Args["rarity"].(*bool), fc.Args["filter"].(*CaseFilter), fc.Args["minScore"].(*float64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.TextMatch) graphql.Marshaler {
+			return ec.marshalNTextMatch2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐTextMatch(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_similarToText(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextMatch(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_similarToText_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7413,6 +8594,107 @@ func (ec *executionContext) fieldContext_SimilarityDefaults_rarityFormula(_ cont
 	return graphql.NewScalarFieldContext("SimilarityDefaults", field, false, false, "String")
 }
 
+func (ec *executionContext) _Snippet_field(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_field(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Field, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Snippet", field, false, false, "String")
+}
+
+func (ec *executionContext) _Snippet_language(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Snippet", field, false, false, "String")
+}
+
+func (ec *executionContext) _Snippet_text(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Snippet", field, false, false, "String")
+}
+
+func (ec *executionContext) _Snippet_highlights(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_highlights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Snippet().Highlights(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []Highlight) graphql.Marshaler {
+			return ec.marshalNHighlight2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlightᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_highlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Snippet",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Highlight(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Source_url(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Source) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7747,6 +9029,331 @@ func (ec *executionContext) fieldContext_Stats_timeToResolveByFactor(_ context.C
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TermDistribution(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SuggestedTerm_kind(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestedTerm_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
+			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestedTerm_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuggestedTerm", field, false, false, "Kind")
+}
+
+func (ec *executionContext) _SuggestedTerm_term(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestedTerm_term(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SuggestedTerm().Term(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestedTerm_term(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SuggestedTerm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SuggestedTerm_confidence(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestedTerm_confidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Confidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestedTerm_confidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuggestedTerm", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SuggestedTerm_evidence(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestedTerm_evidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Evidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Evidence) graphql.Marshaler {
+			return ec.marshalNEvidence2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐEvidenceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestedTerm_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SuggestedTerm",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Evidence(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Suggestions_lang(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestions_lang(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lang, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestions_lang(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Suggestions", field, false, false, "String")
+}
+
+func (ec *executionContext) _Suggestions_rootCauses(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestions_rootCauses(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Suggestions().RootCauses(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Suggestion) graphql.Marshaler {
+			return ec.marshalNSuggestedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestions_rootCauses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Suggestions",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SuggestedTerm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Suggestions_components(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestions_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Suggestions().Components(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Suggestion) graphql.Marshaler {
+			return ec.marshalNSuggestedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestions_components(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Suggestions",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SuggestedTerm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Suggestions_symptoms(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestions_symptoms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Suggestions().Symptoms(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Suggestion) graphql.Marshaler {
+			return ec.marshalNSuggestedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestions_symptoms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Suggestions",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SuggestedTerm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Suggestions_contributing(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestions_contributing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Suggestions().Contributing(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Suggestion) graphql.Marshaler {
+			return ec.marshalNSuggestedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestions_contributing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Suggestions",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SuggestedTerm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Suggestions_domains(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestions_domains(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Suggestions().Domains(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Suggestion) graphql.Marshaler {
+			return ec.marshalNSuggestedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestions_domains(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Suggestions",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SuggestedTerm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Suggestions_neighbours(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestions_neighbours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Neighbours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Neighbour) graphql.Marshaler {
+			return ec.marshalNTextNeighbour2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐNeighbourᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestions_neighbours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Suggestions",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextNeighbour(ctx, field)
 		},
 	}
 	return fc, nil
@@ -8141,6 +9748,157 @@ func (ec *executionContext) _Text_ko(ctx context.Context, field graphql.Collecte
 }
 func (ec *executionContext) fieldContext_Text_ko(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Text", field, true, true, "String")
+}
+
+func (ec *executionContext) _TextMatch_suggestions(ctx context.Context, field graphql.CollectedField, obj *explore.TextMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextMatch_suggestions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Suggestions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *suggest.Result) graphql.Marshaler {
+			return ec.marshalNSuggestions2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextMatch_suggestions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextMatch",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Suggestions(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextMatch_profile(ctx context.Context, field graphql.CollectedField, obj *explore.TextMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextMatch_profile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Profile, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v explore.Profile) graphql.Marshaler {
+			return ec.marshalNProfile2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐProfile(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextMatch_profile(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextMatch",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Profile(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextMatch_match(ctx context.Context, field graphql.CollectedField, obj *explore.TextMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextMatch_match(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Match, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.ProfileMatch) graphql.Marshaler {
+			return ec.marshalNProfileMatch2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐProfileMatch(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextMatch_match(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextMatch",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProfileMatch(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextNeighbour_case(ctx context.Context, field graphql.CollectedField, obj *suggest.Neighbour) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextNeighbour_case(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TextNeighbour().Case(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextNeighbour_case(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextNeighbour",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextNeighbour_score(ctx context.Context, field graphql.CollectedField, obj *suggest.Neighbour) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextNeighbour_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextNeighbour_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextNeighbour", field, false, false, "Float")
 }
 
 func (ec *executionContext) _Timeline_detectedAfter(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Timeline) (ret graphql.Marshaler) {
@@ -9581,7 +11339,7 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "text"}
+	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "text", "textMode", "textFields"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -9665,6 +11423,20 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it.Text = data
+		case "textMode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("textMode"))
+			data, err := ec.unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TextMode = data
+		case "textFields":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("textFields"))
+			data, err := ec.unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TextFields = data
 		}
 	}
 	return it, nil
@@ -10216,13 +11988,19 @@ func (ec *executionContext) _CaseEdge(ctx context.Context, sel ast.SelectionSet,
 		case "cursor":
 			out.Values[i] = ec._CaseEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "node":
 			out.Values[i] = ec._CaseEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "snippets":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CaseEdge_snippets(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -10664,6 +12442,75 @@ func (ec *executionContext) _Drawing(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var evidenceImplementors = []string{"Evidence"}
+
+func (ec *executionContext) _Evidence(ctx context.Context, sel ast.SelectionSet, obj *suggest.Evidence) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, evidenceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Evidence")
+		case "source":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Evidence_source(ctx, field, obj)
+				})
+		case "text":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Evidence_text(ctx, field, obj)
+				})
+		case "phrase":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Evidence_phrase(ctx, field, obj)
+				})
+		case "start":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Evidence_start(ctx, field, obj)
+				})
+		case "end":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Evidence_end(ctx, field, obj)
+				})
+		case "case":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Evidence_case(ctx, field, obj)
+				})
+		case "weight":
+			out.Values[i] = ec._Evidence_weight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var facetsImplementors = []string{"Facets"}
 
 func (ec *executionContext) _Facets(ctx context.Context, sel ast.SelectionSet, obj *Facets) graphql.Marshaler {
@@ -10758,6 +12605,44 @@ func (ec *executionContext) _FeatureContribution(ctx context.Context, sel ast.Se
 			out.Values[i] = ec._FeatureContribution_contribution(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var highlightImplementors = []string{"Highlight"}
+
+func (ec *executionContext) _Highlight(ctx context.Context, sel ast.SelectionSet, obj *Highlight) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, highlightImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Highlight")
+		case "start":
+			out.Values[i] = ec._Highlight_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._Highlight_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -10958,6 +12843,64 @@ func (ec *executionContext) _Path(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var profileImplementors = []string{"Profile"}
+
+func (ec *executionContext) _Profile(ctx context.Context, sel ast.SelectionSet, obj *explore.Profile) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, profileImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Profile")
+		case "rootCause":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Profile_rootCause(ctx, field, obj)
+				})
+		case "components":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Profile_components(ctx, field, obj)
+				})
+		case "symptoms":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Profile_symptoms(ctx, field, obj)
+				})
+		case "contributing":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Profile_contributing(ctx, field, obj)
+				})
+		case "domains":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Profile_domains(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var profileMatchImplementors = []string{"ProfileMatch"}
 
 func (ec *executionContext) _ProfileMatch(ctx context.Context, sel ast.SelectionSet, obj *explore.ProfileMatch) graphql.Marshaler {
@@ -11102,6 +13045,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_similarityDefaults(ctx, field)
+				})
+		case "suggest":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_suggest(ctx, field)
+				})
+		case "similarToText":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_similarToText(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -11356,6 +13311,55 @@ func (ec *executionContext) _SimilarityDefaults(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var snippetImplementors = []string{"Snippet"}
+
+func (ec *executionContext) _Snippet(ctx context.Context, sel ast.SelectionSet, obj *explore.Snippet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, snippetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Snippet")
+		case "field":
+			out.Values[i] = ec._Snippet_field(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "language":
+			out.Values[i] = ec._Snippet_language(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "text":
+			out.Values[i] = ec._Snippet_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "highlights":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Snippet_highlights(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var sourceImplementors = []string{"Source"}
 
 func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Source) graphql.Marshaler {
@@ -11460,6 +13464,123 @@ func (ec *executionContext) _Stats(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Stats_timeToResolveByFactor(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var suggestedTermImplementors = []string{"SuggestedTerm"}
+
+func (ec *executionContext) _SuggestedTerm(ctx context.Context, sel ast.SelectionSet, obj *suggest.Suggestion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, suggestedTermImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SuggestedTerm")
+		case "kind":
+			out.Values[i] = ec._SuggestedTerm_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "term":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SuggestedTerm_term(ctx, field, obj)
+				})
+		case "confidence":
+			out.Values[i] = ec._SuggestedTerm_confidence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "evidence":
+			out.Values[i] = ec._SuggestedTerm_evidence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var suggestionsImplementors = []string{"Suggestions"}
+
+func (ec *executionContext) _Suggestions(ctx context.Context, sel ast.SelectionSet, obj *suggest.Result) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, suggestionsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Suggestions")
+		case "lang":
+			out.Values[i] = ec._Suggestions_lang(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "rootCauses":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Suggestions_rootCauses(ctx, field, obj)
+				})
+		case "components":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Suggestions_components(ctx, field, obj)
+				})
+		case "symptoms":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Suggestions_symptoms(ctx, field, obj)
+				})
+		case "contributing":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Suggestions_contributing(ctx, field, obj)
+				})
+		case "domains":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Suggestions_domains(ctx, field, obj)
+				})
+		case "neighbours":
+			out.Values[i] = ec._Suggestions_neighbours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -11651,6 +13772,88 @@ func (ec *executionContext) _Text(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Text_ko(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var textMatchImplementors = []string{"TextMatch"}
+
+func (ec *executionContext) _TextMatch(ctx context.Context, sel ast.SelectionSet, obj *explore.TextMatch) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, textMatchImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TextMatch")
+		case "suggestions":
+			out.Values[i] = ec._TextMatch_suggestions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "profile":
+			out.Values[i] = ec._TextMatch_profile(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "match":
+			out.Values[i] = ec._TextMatch_match(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var textNeighbourImplementors = []string{"TextNeighbour"}
+
+func (ec *executionContext) _TextNeighbour(ctx context.Context, sel ast.SelectionSet, obj *suggest.Neighbour) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, textNeighbourImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TextNeighbour")
+		case "case":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TextNeighbour_case(ctx, field, obj)
+				})
+		case "score":
+			out.Values[i] = ec._TextNeighbour_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12422,6 +14625,26 @@ func (ec *executionContext) marshalNDrawing2ᚖgithubᚗcomᚋilgraphᚋilgraph�
 	return ec._Drawing(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNEvidence2githubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐEvidence(ctx context.Context, sel ast.SelectionSet, v suggest.Evidence) graphql.Marshaler {
+	return ec._Evidence(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNEvidence2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐEvidenceᚄ(ctx context.Context, sel ast.SelectionSet, v []suggest.Evidence) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEvidence2githubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐEvidence(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNFacets2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐFacets(ctx context.Context, sel ast.SelectionSet, v *Facets) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Facets!")
@@ -12462,6 +14685,26 @@ func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.S
 		graphql.AddInvalidNullFromMarshaler(ctx, "Float!")
 	}
 	return graphql.WrapContextMarshaler(ctx, res)
+}
+
+func (ec *executionContext) marshalNHighlight2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlight(ctx context.Context, sel ast.SelectionSet, v Highlight) graphql.Marshaler {
+	return ec._Highlight(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNHighlight2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlightᚄ(ctx context.Context, sel ast.SelectionSet, v []Highlight) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNHighlight2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlight(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
@@ -12589,6 +14832,10 @@ func (ec *executionContext) marshalNPath2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐP
 	return ret
 }
 
+func (ec *executionContext) marshalNProfile2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐProfile(ctx context.Context, sel ast.SelectionSet, v explore.Profile) graphql.Marshaler {
+	return ec._Profile(ctx, sel, &v)
+}
+
 func (ec *executionContext) unmarshalNProfileInput2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐProfileInput(ctx context.Context, v any) (ProfileInput, error) {
 	res, err := ec.unmarshalInputProfileInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -12684,6 +14931,26 @@ func (ec *executionContext) marshalNSimilarityDefaults2ᚖgithubᚗcomᚋilgraph
 	return ec._SimilarityDefaults(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNSnippet2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippet(ctx context.Context, sel ast.SelectionSet, v explore.Snippet) graphql.Marshaler {
+	return ec._Snippet(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSnippet2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippetᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.Snippet) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSnippet2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippet(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNSource2githubᚗcomᚋilgraphᚋilgraphᚐSource(ctx context.Context, sel ast.SelectionSet, v ilgraph.Source) graphql.Marshaler {
 	return ec._Source(ctx, sel, &v)
 }
@@ -12753,6 +15020,34 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNSuggestedTerm2githubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestion(ctx context.Context, sel ast.SelectionSet, v suggest.Suggestion) graphql.Marshaler {
+	return ec._SuggestedTerm(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSuggestedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestionᚄ(ctx context.Context, sel ast.SelectionSet, v []suggest.Suggestion) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSuggestedTerm2githubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestion(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSuggestions2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐResult(ctx context.Context, sel ast.SelectionSet, v *suggest.Result) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Suggestions!")
+		return graphql.Null
+	}
+	return ec._Suggestions(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTerm2githubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx context.Context, sel ast.SelectionSet, v ilgraph.Term) graphql.Marshaler {
@@ -12832,6 +15127,34 @@ func (ec *executionContext) marshalNText2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐT
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNText2githubᚗcomᚋilgraphᚋilgraphᚐText(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTextMatch2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐTextMatch(ctx context.Context, sel ast.SelectionSet, v *explore.TextMatch) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TextMatch!")
+		return graphql.Null
+	}
+	return ec._TextMatch(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTextNeighbour2githubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐNeighbour(ctx context.Context, sel ast.SelectionSet, v suggest.Neighbour) graphql.Marshaler {
+	return ec._TextNeighbour(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTextNeighbour2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐNeighbourᚄ(ctx context.Context, sel ast.SelectionSet, v []suggest.Neighbour) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTextNeighbour2githubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐNeighbour(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -13323,6 +15646,68 @@ func (ec *executionContext) unmarshalOTermMatch2ᚖgithubᚗcomᚋilgraphᚋilgr
 	res, err := ec.unmarshalInputTermMatch(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
+
+func (ec *executionContext) unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx context.Context, v any) (*ilgraph.TextFields, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx context.Context, sel ast.SelectionSet, v *ilgraph.TextFields) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields[*v])
+	return res
+}
+
+var (
+	unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields = map[string]ilgraph.TextFields{
+		"ALL":    ilgraph.TextInAll,
+		"TITLES": ilgraph.TextInTitles,
+	}
+	marshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields = map[ilgraph.TextFields]string{
+		ilgraph.TextInAll:    "ALL",
+		ilgraph.TextInTitles: "TITLES",
+	}
+)
+
+func (ec *executionContext) unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode(ctx context.Context, v any) (*ilgraph.TextMode, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode(ctx context.Context, sel ast.SelectionSet, v *ilgraph.TextMode) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode[*v])
+	return res
+}
+
+var (
+	unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode = map[string]ilgraph.TextMode{
+		"ALL":    ilgraph.TextAll,
+		"ANY":    ilgraph.TextAny,
+		"PHRASE": ilgraph.TextPhrase,
+	}
+	marshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode = map[ilgraph.TextMode]string{
+		ilgraph.TextAll:    "ALL",
+		ilgraph.TextAny:    "ANY",
+		ilgraph.TextPhrase: "PHRASE",
+	}
+)
 
 func (ec *executionContext) unmarshalOWeightsInput2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightsInput(ctx context.Context, v any) (*WeightsInput, error) {
 	if v == nil {

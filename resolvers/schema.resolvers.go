@@ -10,6 +10,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // Organization is the resolver for the organization field.
@@ -118,7 +119,7 @@ func (r *caseResolver) Similar(ctx context.Context, obj *ilgraph.Case, k *int) (
 func (r *caseConnectionResolver) Edges(ctx context.Context, obj *explore.CaseList) ([]CaseEdge, error) {
 	out := make([]CaseEdge, len(obj.Cases))
 	for i, c := range obj.Cases {
-		out[i] = CaseEdge{Cursor: obj.Cursor(i), Node: c}
+		out[i] = CaseEdge{Cursor: obj.Cursor(i), Node: c, list: obj, index: i}
 	}
 	return out, nil
 }
@@ -147,6 +148,14 @@ func (r *caseConnectionResolver) Facets(ctx context.Context, obj *explore.CaseLi
 		Orgs:         f.Terms[ilgraph.KindOrg],
 		Years:        f.Years,
 	}, nil
+}
+
+// Snippets is the resolver for the snippets field.
+func (r *caseEdgeResolver) Snippets(ctx context.Context, obj *CaseEdge) ([]explore.Snippet, error) {
+	if obj.list == nil {
+		return []explore.Snippet{}, nil
+	}
+	return obj.list.Snippets(obj.index), nil
 }
 
 // RootCause is the resolver for the rootCause field.
@@ -243,6 +252,48 @@ func (r *drawNodeResolver) Count(ctx context.Context, obj *ilgraph.Node) (*int, 
 	return &obj.Count, nil
 }
 
+// Source is the resolver for the source field.
+func (r *evidenceResolver) Source(ctx context.Context, obj *suggest.Evidence) (string, error) {
+	if obj.CaseID != "" {
+		return "case", nil
+	}
+	return obj.Source, nil
+}
+
+// Text is the resolver for the text field.
+func (r *evidenceResolver) Text(ctx context.Context, obj *suggest.Evidence) (*string, error) {
+	return optString(obj.Text), nil
+}
+
+// Phrase is the resolver for the phrase field.
+func (r *evidenceResolver) Phrase(ctx context.Context, obj *suggest.Evidence) (*string, error) {
+	return optString(obj.Phrase), nil
+}
+
+// Start is the resolver for the start field.
+func (r *evidenceResolver) Start(ctx context.Context, obj *suggest.Evidence) (*int, error) {
+	if obj.CaseID != "" {
+		return nil, nil
+	}
+	return &obj.Start, nil
+}
+
+// End is the resolver for the end field.
+func (r *evidenceResolver) End(ctx context.Context, obj *suggest.Evidence) (*int, error) {
+	if obj.CaseID != "" {
+		return nil, nil
+	}
+	return &obj.End, nil
+}
+
+// Case is the resolver for the case field.
+func (r *evidenceResolver) Case(ctx context.Context, obj *suggest.Evidence) (*ilgraph.Case, error) {
+	if obj.CaseID == "" {
+		return nil, nil
+	}
+	return r.loaders(ctx).Case.Load(ctx, obj.CaseID)
+}
+
 // Term is the resolver for the term field.
 func (r *featureContributionResolver) Term(ctx context.Context, obj *ilgraph.Contribution) (*ilgraph.Term, error) {
 	return r.term(ctx, obj.Kind, obj.ID)
@@ -271,6 +322,34 @@ func (r *pairCountResolver) B(ctx context.Context, obj *ilgraph.PairCount) (*ilg
 // Length is the resolver for the length field.
 func (r *pathResolver) Length(ctx context.Context, obj *ilgraph.Path) (int, error) {
 	return len(obj.Edges), nil
+}
+
+// RootCause is the resolver for the rootCause field.
+func (r *profileResolver) RootCause(ctx context.Context, obj *explore.Profile) (*ilgraph.Term, error) {
+	if obj.RootCause == "" {
+		return nil, nil
+	}
+	return r.term(ctx, ilgraph.KindRootCause, obj.RootCause)
+}
+
+// Components is the resolver for the components field.
+func (r *profileResolver) Components(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error) {
+	return r.terms(ctx, ilgraph.KindComponent, obj.Components)
+}
+
+// Symptoms is the resolver for the symptoms field.
+func (r *profileResolver) Symptoms(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error) {
+	return r.terms(ctx, ilgraph.KindSymptom, obj.Symptoms)
+}
+
+// Contributing is the resolver for the contributing field.
+func (r *profileResolver) Contributing(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error) {
+	return r.terms(ctx, ilgraph.KindContributing, obj.Contributing)
+}
+
+// Domains is the resolver for the domains field.
+func (r *profileResolver) Domains(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error) {
+	return r.terms(ctx, ilgraph.KindDomain, obj.Domains)
 }
 
 // Case is the resolver for the case field.
@@ -363,6 +442,16 @@ func (r *queryResolver) SimilarityDefaults(ctx context.Context) (*explore.Defaul
 	return &d, nil
 }
 
+// Suggest is the resolver for the suggest field.
+func (r *queryResolver) Suggest(ctx context.Context, text string, lang *string) (*suggest.Result, error) {
+	return r.Core.Suggest(ctx, text, deref(lang))
+}
+
+// SimilarToText is the resolver for the similarToText field.
+func (r *queryResolver) SimilarToText(ctx context.Context, text string, lang *string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.TextMatch, error) {
+	return r.Core.SimilarToText(ctx, text, deref(lang), similarityQuery(k, weights, rarity, filter, minScore))
+}
+
 // Term is the resolver for the term field.
 func (r *sharedFeatureResolver) Term(ctx context.Context, obj *ilgraph.Feature) (*ilgraph.Term, error) {
 	return r.term(ctx, obj.Kind, obj.ID)
@@ -371,6 +460,11 @@ func (r *sharedFeatureResolver) Term(ctx context.Context, obj *ilgraph.Feature) 
 // Weights is the resolver for the weights field.
 func (r *similarityDefaultsResolver) Weights(ctx context.Context, obj *explore.Defaults) (*Weights, error) {
 	return weightsOut(obj.Weights), nil
+}
+
+// Highlights is the resolver for the highlights field.
+func (r *snippetResolver) Highlights(ctx context.Context, obj *explore.Snippet) ([]Highlight, error) {
+	return utf16Offsets(obj.Text, obj.Highlights), nil
 }
 
 // PerOrganization is the resolver for the perOrganization field.
@@ -396,6 +490,36 @@ func (r *statsResolver) TimeToResolveByRootCause(ctx context.Context, obj *ilgra
 // TimeToResolveByFactor is the resolver for the timeToResolveByFactor field.
 func (r *statsResolver) TimeToResolveByFactor(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.GroupDistribution, error) {
 	return append([]ilgraph.GroupDistribution{}, obj.ResolveByFactor...), nil
+}
+
+// Term is the resolver for the term field.
+func (r *suggestedTermResolver) Term(ctx context.Context, obj *suggest.Suggestion) (*ilgraph.Term, error) {
+	return r.term(ctx, obj.Kind, obj.ID)
+}
+
+// RootCauses is the resolver for the rootCauses field.
+func (r *suggestionsResolver) RootCauses(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error) {
+	return suggestionsOf(obj, ilgraph.KindRootCause), nil
+}
+
+// Components is the resolver for the components field.
+func (r *suggestionsResolver) Components(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error) {
+	return suggestionsOf(obj, ilgraph.KindComponent), nil
+}
+
+// Symptoms is the resolver for the symptoms field.
+func (r *suggestionsResolver) Symptoms(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error) {
+	return suggestionsOf(obj, ilgraph.KindSymptom), nil
+}
+
+// Contributing is the resolver for the contributing field.
+func (r *suggestionsResolver) Contributing(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error) {
+	return suggestionsOf(obj, ilgraph.KindContributing), nil
+}
+
+// Domains is the resolver for the domains field.
+func (r *suggestionsResolver) Domains(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error) {
+	return suggestionsOf(obj, ilgraph.KindDomain), nil
 }
 
 // Ko is the resolver for the ko field.
@@ -448,6 +572,11 @@ func (r *textResolver) Ko(ctx context.Context, obj *ilgraph.Text) (*string, erro
 	return optString(obj.Ko), nil
 }
 
+// Case is the resolver for the case field.
+func (r *textNeighbourResolver) Case(ctx context.Context, obj *suggest.Neighbour) (*ilgraph.Case, error) {
+	return r.loaders(ctx).Case.Load(ctx, obj.CaseID)
+}
+
 // DetectedAfterMinutes is the resolver for the detectedAfterMinutes field.
 func (r *timelineResolver) DetectedAfterMinutes(ctx context.Context, obj *ilgraph.Timeline) (*int, error) {
 	return minutes(obj.DetectedAfter), nil
@@ -469,6 +598,9 @@ func (r *Resolver) Case() CaseResolver { return &caseResolver{r} }
 // CaseConnection returns CaseConnectionResolver implementation.
 func (r *Resolver) CaseConnection() CaseConnectionResolver { return &caseConnectionResolver{r} }
 
+// CaseEdge returns CaseEdgeResolver implementation.
+func (r *Resolver) CaseEdge() CaseEdgeResolver { return &caseEdgeResolver{r} }
+
 // CrossReference returns CrossReferenceResolver implementation.
 func (r *Resolver) CrossReference() CrossReferenceResolver { return &crossReferenceResolver{r} }
 
@@ -489,6 +621,9 @@ func (r *Resolver) DrawEdge() DrawEdgeResolver { return &drawEdgeResolver{r} }
 // DrawNode returns DrawNodeResolver implementation.
 func (r *Resolver) DrawNode() DrawNodeResolver { return &drawNodeResolver{r} }
 
+// Evidence returns EvidenceResolver implementation.
+func (r *Resolver) Evidence() EvidenceResolver { return &evidenceResolver{r} }
+
 // FeatureContribution returns FeatureContributionResolver implementation.
 func (r *Resolver) FeatureContribution() FeatureContributionResolver {
 	return &featureContributionResolver{r}
@@ -503,6 +638,9 @@ func (r *Resolver) PairCount() PairCountResolver { return &pairCountResolver{r} 
 // Path returns PathResolver implementation.
 func (r *Resolver) Path() PathResolver { return &pathResolver{r} }
 
+// Profile returns ProfileResolver implementation.
+func (r *Resolver) Profile() ProfileResolver { return &profileResolver{r} }
+
 // Query returns QueryResolver implementation.
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
@@ -514,8 +652,17 @@ func (r *Resolver) SimilarityDefaults() SimilarityDefaultsResolver {
 	return &similarityDefaultsResolver{r}
 }
 
+// Snippet returns SnippetResolver implementation.
+func (r *Resolver) Snippet() SnippetResolver { return &snippetResolver{r} }
+
 // Stats returns StatsResolver implementation.
 func (r *Resolver) Stats() StatsResolver { return &statsResolver{r} }
+
+// SuggestedTerm returns SuggestedTermResolver implementation.
+func (r *Resolver) SuggestedTerm() SuggestedTermResolver { return &suggestedTermResolver{r} }
+
+// Suggestions returns SuggestionsResolver implementation.
+func (r *Resolver) Suggestions() SuggestionsResolver { return &suggestionsResolver{r} }
 
 // Term returns TermResolver implementation.
 func (r *Resolver) Term() TermResolver { return &termResolver{r} }
@@ -529,6 +676,9 @@ func (r *Resolver) TermDistribution() TermDistributionResolver { return &termDis
 // Text returns TextResolver implementation.
 func (r *Resolver) Text() TextResolver { return &textResolver{r} }
 
+// TextNeighbour returns TextNeighbourResolver implementation.
+func (r *Resolver) TextNeighbour() TextNeighbourResolver { return &textNeighbourResolver{r} }
+
 // Timeline returns TimelineResolver implementation.
 func (r *Resolver) Timeline() TimelineResolver { return &timelineResolver{r} }
 
@@ -538,24 +688,31 @@ func (r *Resolver) WeightedTerm() WeightedTermResolver { return &weightedTermRes
 type (
 	caseResolver                     struct{ *Resolver }
 	caseConnectionResolver           struct{ *Resolver }
+	caseEdgeResolver                 struct{ *Resolver }
 	crossReferenceResolver           struct{ *Resolver }
 	crossReferenceConnectionResolver struct{ *Resolver }
 	differingFeatureResolver         struct{ *Resolver }
 	distributionResolver             struct{ *Resolver }
 	drawEdgeResolver                 struct{ *Resolver }
 	drawNodeResolver                 struct{ *Resolver }
+	evidenceResolver                 struct{ *Resolver }
 	featureContributionResolver      struct{ *Resolver }
 	pageInfoResolver                 struct{ *Resolver }
 	pairCountResolver                struct{ *Resolver }
 	pathResolver                     struct{ *Resolver }
+	profileResolver                  struct{ *Resolver }
 	queryResolver                    struct{ *Resolver }
 	sharedFeatureResolver            struct{ *Resolver }
 	similarityDefaultsResolver       struct{ *Resolver }
+	snippetResolver                  struct{ *Resolver }
 	statsResolver                    struct{ *Resolver }
+	suggestedTermResolver            struct{ *Resolver }
+	suggestionsResolver              struct{ *Resolver }
 	termResolver                     struct{ *Resolver }
 	termCountResolver                struct{ *Resolver }
 	termDistributionResolver         struct{ *Resolver }
 	textResolver                     struct{ *Resolver }
+	textNeighbourResolver            struct{ *Resolver }
 	timelineResolver                 struct{ *Resolver }
 	weightedTermResolver             struct{ *Resolver }
 )

@@ -111,7 +111,7 @@ type Result struct {
 	Lang string `json:"lang"` // the language used: "en" or "ko"
 	// ByKind holds, for each vocabulary kind, every term with a confidence
 	// above 0, by confidence descending, then more evidence first, then
-	// vocabulary order.
+	// id.
 	ByKind     map[ilgraph.Kind][]Suggestion `json:"byKind"`
 	Neighbours []Neighbour                   `json:"neighbours"`
 }
@@ -145,7 +145,21 @@ func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, er
 		opts.VoteWeight = 0.8
 	}
 	e := &Engine{opts: opts, termIdx: map[ilgraph.Feature]int{}, index: map[string]*bm25{}}
+	// Terms in a fixed order (kind, then id), whatever order the vocabulary
+	// came in: ties between suggestions break by it, so the engine built from
+	// vocab.json and the one built from the graph answer alike.
 	e.terms = v.Terms()
+	kindAt := map[ilgraph.Kind]int{}
+	for i, k := range ilgraph.AllKinds {
+		kindAt[k] = i
+	}
+	sort.SliceStable(e.terms, func(i, j int) bool {
+		a, b := e.terms[i], e.terms[j]
+		if a.Kind != b.Kind {
+			return kindAt[a.Kind] < kindAt[b.Kind]
+		}
+		return a.ID < b.ID
+	})
 	for i, t := range e.terms {
 		e.termIdx[ilgraph.Feature{Kind: t.Kind, ID: t.ID}] = i
 	}
