@@ -36,6 +36,7 @@ import (
 	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/resolvers"
 	"github.com/ilgraph/ilgraph/similarity"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // MaxFirstLoad is the most a screen's first load may transfer (compressed,
@@ -76,7 +77,8 @@ func mustSite(t *testing.T) *site {
 	if _, err := loader.Load(context.Background(), db, []string{corpus.Seeds(t)}, loader.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	h := resolvers.NewHandler(explore.New(db, similarity.NewService(db)), resolvers.Options{
+	core := explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+	h := resolvers.NewHandler(core, resolvers.Options{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Ready:  db.Ping,
 		Routes: map[string]http.Handler{"/": explorer.Handler()},
@@ -315,13 +317,24 @@ func (b *browser) screenshot(name string, scrollTo ...string) {
 	eval[bool](b, `(() => { window.scrollTo(0, 0); return true })()`)
 }
 
+// junkText lists the text nodes that say null, undefined, NaN or [object
+// Object]: values rendered by mistake.
+const junkText = `(() => {
+	const out = [], w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+	for (let n = w.nextNode(); n; n = w.nextNode()) {
+		const v = n.textContent.trim();
+		if (["null", "undefined", "NaN", "[object Object]"].includes(v) || /\bNaN\b|\bundefined\b|\[object /.test(v)) out.push(v.slice(0, 60));
+	}
+	return out;
+})()`
+
 func TestExplorerInBrowser(t *testing.T) {
 	chromiumPath(t)
 	s := mustSite(t)
 	b := newBrowser(t)
 
 	t.Run("screens", func(t *testing.T) {
-		b.t = t
+		b.t, s.t = t, t
 		for _, sc := range []struct{ name, path, wantH1 string }{
 			{"cases", "/", "Cases"},
 			{"graph", "/graph", "Graph"},
@@ -342,6 +355,9 @@ func TestExplorerInBrowser(t *testing.T) {
 			if errs := b.takeErrors(); len(errs) > 0 {
 				t.Errorf("%s: console errors: %q", sc.name, errs)
 			}
+			if junk := eval[[]string](b, junkText); len(junk) > 0 {
+				t.Errorf("%s: text nodes that are program values, not data: %q", sc.name, junk)
+			}
 			t.Logf("%s: first load transferred %.1f KB", sc.name, n/1024)
 			if n > MaxFirstLoad || n == 0 {
 				t.Errorf("%s: first load transferred %.0f bytes, want 1 to %d", sc.name, n, MaxFirstLoad)
@@ -357,7 +373,7 @@ func TestExplorerInBrowser(t *testing.T) {
 	})
 
 	t.Run("filters change the list and the URL; back restores them", func(t *testing.T) {
-		b.t = t
+		b.t, s.t = t, t
 		b.open(s.url + "/cases")
 		before := eval[string](b, `document.getElementById("result-count").textContent`)
 		var all struct{ Cases struct{ TotalCount int } }
@@ -434,8 +450,61 @@ func TestExplorerInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("search shows snippets and suggested filters", func(t *testing.T) {
+		b.t, s.t = t, t
+		const q = "database overloaded"
+		var want struct {
+			Cases struct {
+				TotalCount int
+				Edges      []struct{ Snippets []struct{ Highlights []struct{ Start int } } }
+			}
+			Suggest map[string][]struct{ Confidence float64 }
+		}
+		const st = "{ confidence }"
+		s.api(`query($q: String!) { cases(filter: {text: $q}) { totalCount edges { snippets { highlights { start } } } }
+			suggest(text: $q) { rootCauses `+st+` components `+st+` symptoms `+st+` contributing `+st+` domains `+st+` } }`, map[string]any{"q": q}, &want)
+		cut := map[string][2]float64{"rootCauses": {0, 1}, "components": {0.5, 4}, "symptoms": {0.4, 4}, "contributing": {0.4, 4}, "domains": {0.5, 4}}
+		wantChips := 0
+		for field, c := range cut {
+			n := 0
+			for _, x := range want.Suggest[field] {
+				if x.Confidence >= c[0] && float64(n) < c[1] {
+					n++
+				}
+			}
+			wantChips += n
+		}
+		b.open(s.url + "/cases?q=" + strings.ReplaceAll(q, " ", "+"))
+		if got := eval[string](b, `document.getElementById("result-count").textContent`); want.Cases.TotalCount == 0 || !strings.Contains(got, fmt.Sprint(want.Cases.TotalCount)) {
+			t.Errorf("count %q, API %d", got, want.Cases.TotalCount)
+		}
+		if n := eval[int](b, `document.querySelectorAll(".case-list mark").length`); n == 0 {
+			t.Error("no highlighted snippets")
+		}
+		ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+		defer cancel()
+		got, err := chromedp.Run(ctx, chromedp.Poll[int](`document.querySelectorAll(".suggest li").length`, chromedp.WithPollingTimeout(15*time.Second)))
+		if wantChips > 0 && (err != nil || got != wantChips) {
+			t.Errorf("%d suggested filters (%v), the API's above the cut-offs: %d", got, err, wantChips)
+		}
+		if wantChips > 0 {
+			b.do(chromedp.Click(chromedp.CSS(".suggest li button")))
+			b.settle()
+			if n := eval[int](b, `document.querySelectorAll(".chips .chip").length`); n != 2 {
+				t.Errorf("after a suggested filter: %d chips, want 2", n)
+			}
+		}
+		if junk := eval[[]string](b, junkText); len(junk) > 0 {
+			t.Errorf("text nodes that are program values, not data: %q", junk)
+		}
+		b.screenshot("cases-search")
+		if errs := b.takeErrors(); len(errs) > 0 {
+			t.Errorf("console errors: %q", errs)
+		}
+	})
+
 	t.Run("the graph draws the API's nodes", func(t *testing.T) {
-		b.t = t
+		b.t, s.t = t, t
 		var co struct {
 			Cooccurrence struct {
 				Nodes []struct{ Key string }
@@ -470,7 +539,7 @@ func TestExplorerInBrowser(t *testing.T) {
 	})
 
 	t.Run("the graph stays responsive with 2,000 nodes", func(t *testing.T) {
-		b.t = t
+		b.t, s.t = t, t
 		b.open(s.url + "/graph")
 		// The page's own drawing code over a synthetic drawing of the size
 		// the API allows at most: 2,000 nodes, 6,000 edges.
@@ -512,7 +581,7 @@ func TestExplorerInBrowser(t *testing.T) {
 	})
 
 	t.Run("the case page lists the API's same-root-cause and similar cases; Korean shows", func(t *testing.T) {
-		b.t = t
+		b.t, s.t = t, t
 		var want struct {
 			Case struct {
 				Title struct{ En, Ko string }
@@ -576,7 +645,7 @@ func TestExplorerInBrowser(t *testing.T) {
 	})
 
 	t.Run("hostile search text is shown as text", func(t *testing.T) {
-		b.t = t
+		b.t, s.t = t, t
 		const hostile = `<img src=x onerror=alert(1)>`
 		b.open(s.url + "/cases")
 		b.do(chromedp.SendKeys(chromedp.CSS("#q"), hostile), chromedp.Click(chromedp.CSS(".search button[type=submit]")))
@@ -600,7 +669,7 @@ func TestExplorerInBrowser(t *testing.T) {
 	})
 
 	t.Run("bad URLs", func(t *testing.T) {
-		b.t = t
+		b.t, s.t = t, t
 		for _, path := range []string{"/case/IL-9999", "/topic/component/no-such-term", "/topic/nokind/x", "/no/such/page"} {
 			if st, _ := b.open(s.url + path); st != "notfound" {
 				t.Errorf("%s: state %q, want notfound", path, st)
@@ -628,7 +697,7 @@ func TestExplorerInBrowser(t *testing.T) {
 	})
 
 	t.Run("API down: a visible error that retries", func(t *testing.T) {
-		b.t = t
+		b.t, s.t = t, t
 		s.down.Store(true)
 		if st, _ := b.open(s.url + "/dashboard"); st != "error" {
 			t.Errorf("state %q, want error", st)

@@ -2,7 +2,7 @@
 // timeline, sources, related cases and recurrences, the cases with the same
 // root cause (with reasons) and the most similar cases (a bar per case:
 // each shared feature's share of the score; weights adjustable).
-import { h, query, must, english, KINDS, kindByAPI, L, state, text, termSpan, termLabel, link, go, caseLink, topicLink, safeURL, NotFound, CASE_ID, fmtMinutes } from "./lib.js";
+import { h, fill, query, must, english, KINDS, kindByAPI, L, state, text, termSpan, termLabel, link, go, caseLink, topicLink, safeURL, NotFound, CASE_ID, fmtMinutes } from "./lib.js";
 import { scoreBar, kindLegend } from "./bars.js";
 
 const WEIGHT_KEYS = [["rootCause", "ROOT_CAUSE"], ["component", "COMPONENT"], ["symptom", "SYMPTOM"], ["contributing", "CONTRIBUTING"], ["domain", "DOMAIN"], ["org", "ORG"]];
@@ -98,7 +98,7 @@ export async function render(ctx) {
       s.kind ? [" · ", s.kind] : null, arch ? [" · ", h("a", { href: arch, rel: "noopener noreferrer" }, L("archived copy", "보관본"))] : null);
   })) : null;
 
-  ctx.main.replaceChildren(
+  fill(ctx.main, 
     h("article", { class: "case" },
       h("p", { class: "crumbs" }, h("a", { href: link("/cases"), "data-nav": "" }, L("Cases", "사례")), " › ", c.id),
       h("h1", {}, h("span", { class: "case-id" }, c.id), " ", text(c.title)),

@@ -1,5 +1,5 @@
 // Cases: search, filters with facet counts, chips, sort and cursor paging.
-import { h, query, must, KINDS, L, termLabel, text, termSpan, link, go, vocabulary, caseLink, fmtNumber } from "./lib.js";
+import { h, fill, query, ask, warningsBox, KINDS, L, text, termSpan, link, go, vocabulary, caseLink, fmtNumber } from "./lib.js";
 import { parseFilter, filterParams, apiFilter, chips, clone } from "./filter.js";
 
 const SORTS = ["DATE_DESC", "DATE_ASC", "ID_ASC", "ID_DESC", "RELEVANCE"];
@@ -14,7 +14,10 @@ const CASES = `query Cases($filter: CaseFilter, $sort: CaseSort, $first: Int, $a
   cases(filter: $filter, sort: $sort, first: $first, after: $after) {
     totalCount
     pageInfo { hasNextPage endCursor }
-    nodes { id date severity title { en ko } organization { id en ko } rootCause { kind id en ko } }
+    edges {
+      node { id date severity title { en ko } organization { id en ko } rootCause { kind id en ko } }
+      snippets { field language text highlights { start end } }
+    }
     facets(top: 30) {
       rootCauses { term { kind id en ko } count } components { term { kind id en ko } count }
       symptoms { term { kind id en ko } count } contributing { term { kind id en ko } count }
@@ -23,22 +26,47 @@ const CASES = `query Cases($filter: CaseFilter, $sort: CaseSort, $first: Int, $a
   }
 }`;
 
-// suggest asks for vocabulary terms found in the search text. The field is
-// being added to the API; until a server has it (the query does not
-// validate), the suggestions row stays hidden and is not asked for again.
+// Suggested filters: the vocabulary terms the search text points to
+// (suggest), above the cut-offs the suggestion engine was evaluated with
+// (docs/suggest.md): the best root cause, up to four components (≥ 0.5),
+// symptoms and factors (≥ 0.4), domains (≥ 0.5). A server without suggest
+// (the query does not validate) hides the row, and it is not asked again.
 let suggestSupported = true;
-const SUGGEST = `query Suggest($text: String!) { suggest(text: $text) { kind confidence term { kind id en ko } } }`;
-async function suggestions(textValue) {
+const ST = "{ kind confidence term { kind id en ko } }";
+const SUGGEST = `query Suggest($text: String!) { suggest(text: $text) {
+  rootCauses ${ST} components ${ST} symptoms ${ST} contributing ${ST} domains ${ST} } }`;
+export const CUTOFFS = { rootCauses: [0, 1], components: [0.5, 4], symptoms: [0.4, 4], contributing: [0.4, 4], domains: [0.5, 4] };
+export async function suggestions(textValue) {
   if (!suggestSupported || !textValue.trim()) return [];
   try {
-    const r = await query(SUGGEST, { text: textValue });
+    const r = await query(SUGGEST, { text: textValue.slice(0, 10000) });
     const codes = r.errors.map((e) => e.extensions && e.extensions.code);
     if (codes.includes("GRAPHQL_VALIDATION_FAILED")) suggestSupported = false;
-    return (r.data && r.data.suggest) || [];
+    const out = [];
+    const sg = (r.data && r.data.suggest) || {};
+    for (const [field, [min, max]] of Object.entries(CUTOFFS)) {
+      out.push(...(sg[field] || []).filter((x) => x.confidence >= min).slice(0, max));
+    }
+    return out;
   } catch (e) {
-    if (!e.down) suggestSupported = false;
+    if (!e.down && e.errors && e.errors.some((x) => x.extensions && x.extensions.code === "GRAPHQL_VALIDATION_FAILED")) suggestSupported = false;
     return [];
   }
+}
+
+// snippet renders where the search matched: the text with its highlights
+// as <mark> elements (text nodes only; offsets are UTF-16, as slice()).
+function snippet(sn) {
+  const parts = [];
+  let at = 0;
+  for (const hl of sn.highlights) {
+    if (hl.start < at || hl.end > sn.text.length || hl.end <= hl.start) continue;
+    parts.push(sn.text.slice(at, hl.start), h("mark", {}, sn.text.slice(hl.start, hl.end)));
+    at = hl.end;
+  }
+  parts.push(sn.text.slice(at));
+  return h("p", { class: "snippet", lang: sn.language === "ko" ? "ko" : "en" },
+    h("span", { class: "snippet-field" }, sn.field === "title" ? L("title", "제목") : L("summary", "요약"), ": "), parts);
 }
 
 export function parseState(params, bad) {
@@ -68,35 +96,44 @@ export async function render(ctx) {
   ctx.clean(link("/cases", stateParams(st)), bad);
   const [vocab, res] = await Promise.all([
     vocabulary(),
-    must(CASES, { filter: apiFilter(st.f), sort: st.sort, first: PAGE, after: st.after || null }),
+    ask(CASES, { filter: apiFilter(st.f), sort: st.sort, first: PAGE, after: st.after || null }),
   ]);
   if (!ctx.alive()) return;
-  const conn = res.cases;
+  const conn = res.data.cases;
   document.title = L("Cases", "사례") + " · ilgraph";
   const nav = (nst) => go(link("/cases", stateParams(nst)));
   const fresh = (f) => ({ f, sort: f.q ? st.sort : st.sort === "RELEVANCE" ? "DATE_DESC" : st.sort, after: "", back: [] });
 
   // Search
   const input = h("input", { type: "search", id: "q", name: "q", value: st.f.q, maxlength: "500", autocomplete: "off" });
+  const tmSel = h("select", { id: "tm" }, [["", L("all of them", "모두")], ["any", L("any of them", "하나라도")], ["phrase", L("as a phrase", "구절로")]]
+    .map(([v, t]) => h("option", { value: v, selected: v === st.f.tm }, t)));
+  const tfSel = h("select", { id: "tf" }, [["", L("titles and summaries", "제목과 요약")], ["titles", L("titles only", "제목만")]]
+    .map(([v, t]) => h("option", { value: v, selected: v === st.f.tf }, t)));
   const form = h("form", { class: "search", role: "search", onsubmit: (ev) => {
     ev.preventDefault();
     const f = clone(st.f);
     f.q = input.value.trim();
+    f.tm = f.q ? tmSel.value : "";
+    f.tf = f.q ? tfSel.value : "";
     nav({ ...fresh(f), sort: f.q && st.sort === "DATE_DESC" && !st.f.q ? "RELEVANCE" : fresh(f).sort });
   } },
   h("label", { for: "q" }, L("Search titles and summaries, in English or Korean", "제목과 요약 검색 (영어, 한국어)")),
-  h("div", { class: "row" }, input, h("button", { type: "submit" }, L("Search", "검색"))));
+  h("div", { class: "row" }, input, h("button", { type: "submit" }, L("Search", "검색"))),
+  h("div", { class: "row small-controls" },
+    h("label", { for: "tm" }, L("Words", "단어")), " ", tmSel, " ",
+    h("label", { for: "tf" }, L("In", "범위")), " ", tfSel));
 
   const suggestBox = h("div", { class: "suggest", hidden: true });
   if (st.f.q) {
     suggestions(st.f.q).then((list) => {
       if (!ctx.alive() || !list.length) return;
       const items = [];
-      for (const sg of list.slice(0, 12)) {
-        const t = sg.term || sg;
-        const k = KINDS.find((x) => x.api === (t.kind || sg.kind));
+      for (const sg of list) {
+        const t = sg.term;
+        const k = KINDS.find((x) => x.api === (sg.kind || t.kind));
         if (!k || st.f.terms[k.param].includes(t.id)) continue;
-        items.push(h("li", {}, h("button", { type: "button", class: "chip add", onclick: () => {
+        items.push(h("li", {}, h("button", { type: "button", class: "chip add", title: L(`confidence ${sg.confidence.toFixed(2)}`, `확신도 ${sg.confidence.toFixed(2)}`), onclick: () => {
           const f = clone(st.f);
           f.terms[k.param].push(t.id);
           nav(fresh(f));
@@ -158,18 +195,18 @@ export async function render(ctx) {
 
   // Results
   const start = st.back.length * PAGE + 1;
-  const end = st.back.length * PAGE + conn.nodes.length;
+  const end = st.back.length * PAGE + conn.edges.length;
   const count = h("p", { class: "result-count", id: "result-count" },
     conn.totalCount === 0 ? L("No cases match.", "맞는 사례가 없습니다.")
       : L(`${fmtNumber(conn.totalCount)} cases · showing ${start}–${end}`, `사례 ${fmtNumber(conn.totalCount)}건 · ${start}~${end}번째`));
-  const list = h("ol", { class: "case-list", start: String(start) }, conn.nodes.map((c) => h("li", {}, caseCard(c))));
+  const list = h("ol", { class: "case-list", start: String(start) }, conn.edges.map((e) => h("li", {}, caseCard(e.node, e.snippets))));
   const pager = h("nav", { class: "pager", "aria-label": L("Pages", "페이지") },
     st.back.length ? h("a", { href: link("/cases", stateParams({ ...st, after: st.back[st.back.length - 1] === "0" ? "" : st.back[st.back.length - 1], back: st.back.slice(0, -1) })), "data-nav": "", rel: "prev" }, L("← Previous page", "← 이전 페이지")) : null,
     conn.pageInfo.hasNextPage ? h("a", { href: link("/cases", stateParams({ ...st, after: conn.pageInfo.endCursor, back: [...st.back, st.after || "0"] })), "data-nav": "", rel: "next" }, L("Next page →", "다음 페이지 →")) : null);
 
-  ctx.main.replaceChildren(
+  fill(ctx.main, 
     h("h1", {}, L("Cases", "사례")),
-    form, suggestBox,
+    form, suggestBox, warningsBox(res.warnings),
     chips(st.f, vocab, "/cases", st.sort !== "DATE_DESC" && (st.sort !== "RELEVANCE") ? { sort: st.sort } : {}),
     h("div", { class: "with-aside" },
       h("aside", { "aria-label": L("Filters", "필터") }, h("h2", {}, L("Filters", "필터")), dates, facetBoxes),
@@ -179,12 +216,13 @@ export async function render(ctx) {
         list, pager)));
 }
 
-export function caseCard(c) {
+export function caseCard(c, snippets = []) {
+  const shown = snippets.filter((sn) => sn.field !== "title" || snippets.length === 1).slice(0, 2);
   return h("article", { class: "case-card" },
     h("h3", {}, h("a", { href: caseLink(c.id), "data-nav": "" }, h("span", { class: "case-id" }, c.id), " ", text(c.title))),
     h("p", { class: "meta" }, h("time", { datetime: c.date }, c.date), " · ", termSpan(c.organization),
       c.rootCause ? [" · ", L("root cause ", "원인 "), termSpan(c.rootCause)] : null,
-      c.severity ? [" · ", c.severity] : null));
+      c.severity ? [" · ", c.severity] : null),
+    shown.map(snippet));
 }
 
-export { termLabel };

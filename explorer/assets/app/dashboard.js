@@ -1,7 +1,7 @@
 // Dashboard: cases per year and per root cause, time to resolve by
 // contributing factor, the strongest cause–component pairs by lift. Each
 // chart has its own date range, in the URL as y, r, t, l = FROM..TO.
-import { h, must, L, link, go, termSpan, topicLink, validDate, fmtMinutes } from "./lib.js";
+import { h, fill, must, L, link, go, termSpan, topicLink, validDate, fmtMinutes } from "./lib.js";
 import { columns, rows } from "./charts.js";
 
 const TERM = "{ kind id en ko }";
@@ -86,7 +86,7 @@ export async function render(ctx) {
     return h("section", { class: "card", "aria-labelledby": `h-${c.key}` }, h("h2", { id: `h-${c.key}` }, L(c.en, c.ko)), form,
       charts[c.key] || h("p", {}, L("No data in this range.", "이 기간에는 자료가 없습니다.")));
   });
-  ctx.main.replaceChildren(h("h1", {}, L("Dashboard", "대시보드")),
+  fill(ctx.main, h("h1", {}, L("Dashboard", "대시보드")),
     h("p", { class: "meta" }, L(`${d.y.cases} cases in the first chart's range`, `첫 차트 기간의 사례 ${d.y.cases}건`)),
     h("div", { class: "cards" }, cards));
 }

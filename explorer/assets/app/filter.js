@@ -1,15 +1,22 @@
 // The case selection both the Cases and the Graph screens use, as URL
-// parameters: q (text), rc, c, s, f, d, org (comma-separated term ids),
-// cm, sm, fm, dm ("all" for all-of; any-of otherwise), from, to (dates).
+// parameters: q (text), tm (any, phrase: how its words combine; all by
+// default), tf (titles: where it is searched; titles and summaries by
+// default), rc, c, s, f, d, org (comma-separated term ids), cm, sm, fm, dm
+// ("all" for all-of; any-of otherwise), from, to (dates).
 import { h, KINDS, termLabel, L, validDate, validID, go, link } from "./lib.js";
 
 export function parseFilter(params, bad) {
-  const f = { q: "", terms: {}, mode: {}, from: "", to: "" };
+  const f = { q: "", tm: "", tf: "", terms: {}, mode: {}, from: "", to: "" };
   const q = params.get("q");
   if (q !== null) {
     if (q.length > 500) bad.push("q");
     else f.q = q;
   }
+  const tm = params.get("tm"), tf = params.get("tf");
+  if (tm !== null && tm !== "any" && tm !== "phrase" && tm !== "all") bad.push("tm");
+  else if (tm === "any" || tm === "phrase") f.tm = tm;
+  if (tf !== null && tf !== "titles" && tf !== "all") bad.push("tf");
+  else if (tf === "titles") f.tf = tf;
   for (const k of KINDS) {
     const raw = params.get(k.param);
     f.terms[k.param] = [];
@@ -41,7 +48,11 @@ export function parseFilter(params, bad) {
 // filterParams turns a selection back into URL parameters.
 export function filterParams(f) {
   const p = {};
-  if (f.q) p.q = f.q;
+  if (f.q) {
+    p.q = f.q;
+    if (f.tm) p.tm = f.tm;
+    if (f.tf) p.tf = f.tf;
+  }
   for (const k of KINDS) {
     if (f.terms[k.param] && f.terms[k.param].length) p[k.param] = f.terms[k.param];
     if (!k.anyOnly && f.mode[k.param] === "all" && f.terms[k.param].length) p[k.param + "m"] = "all";
@@ -54,7 +65,11 @@ export function filterParams(f) {
 // apiFilter turns a selection into the API's CaseFilter.
 export function apiFilter(f) {
   const out = {};
-  if (f.q.trim()) out.text = f.q.trim();
+  if (f.q.trim()) {
+    out.text = f.q.trim();
+    if (f.tm) out.textMode = f.tm.toUpperCase();
+    if (f.tf) out.textFields = f.tf.toUpperCase();
+  }
   for (const k of KINDS) {
     const ids = f.terms[k.param];
     if (!ids || !ids.length) continue;
@@ -69,7 +84,7 @@ export function apiFilter(f) {
 export const isEmpty = (f) => !f.q && !f.from && !f.to && KINDS.every((k) => !f.terms[k.param].length);
 
 export function clone(f) {
-  return { q: f.q, from: f.from, to: f.to, mode: { ...f.mode }, terms: Object.fromEntries(Object.entries(f.terms).map(([k, v]) => [k, [...v]])) };
+  return { q: f.q, tm: f.tm, tf: f.tf, from: f.from, to: f.to, mode: { ...f.mode }, terms: Object.fromEntries(Object.entries(f.terms).map(([k, v]) => [k, [...v]])) };
 }
 
 // chips lists the applied filters as removable chips, with "clear all".
@@ -82,7 +97,8 @@ export function chips(f, vocab, path, extra = {}) {
     h("li", { class: "chip" },
       h("span", { class: "chip-kind" }, label + ": "), h("span", { lang }, value),
       h("button", { type: "button", class: "chip-x", "aria-label": L(`Remove ${label}: ${value}`, `${label}: ${value} 빼기`), onclick: remove }, "×"));
-  if (f.q) items.push(chip(L("Text", "검색어"), f.q, undefined, () => { const n = clone(f); n.q = ""; nav(n); }));
+  const how = [f.tm === "any" ? L("any word", "단어 하나라도") : f.tm === "phrase" ? L("phrase", "구절") : "", f.tf === "titles" ? L("titles", "제목") : ""].filter(Boolean);
+  if (f.q) items.push(chip(L("Text", "검색어") + (how.length ? ` (${how.join(", ")})` : ""), f.q, undefined, () => { const n = clone(f); n.q = ""; n.tm = ""; n.tf = ""; nav(n); }));
   for (const k of KINDS) {
     for (const id of f.terms[k.param]) {
       const t = vocab.byKey.get(k.api + ":" + id) || { id, en: id };

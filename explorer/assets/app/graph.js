@@ -3,7 +3,7 @@
 // demand and the connections between two cases. URL: a, b (kinds), min,
 // the case filter (filter.js), x (expanded nodes, kind:id, comma-separated),
 // p1, p2 (two case ids to connect).
-import { h, must, KINDS, kindByURL, L, link, go, vocabulary, CASE_ID, validID, termLabel } from "./lib.js";
+import { h, fill, ask, warningsBox, KINDS, kindByURL, L, link, go, vocabulary, CASE_ID, validID, termLabel } from "./lib.js";
 import { parseFilter, filterParams, apiFilter, chips, clone } from "./filter.js";
 import { kindLegend } from "./bars.js";
 import { loadCytoscape, draw, liftColour } from "./draw.js";
@@ -64,7 +64,8 @@ export async function render(ctx) {
   const st = parse(ctx.params, bad);
   ctx.clean(link("/graph", params(st)), bad);
   const { doc, vars } = buildQuery(st);
-  const [vocab, d, cytoscape] = await Promise.all([vocabulary(), must(doc, vars), loadCytoscape()]);
+  const [vocab, r, cytoscape] = await Promise.all([vocabulary(), ask(doc, vars), loadCytoscape()]);
+  const d = r.data;
   if (!ctx.alive()) return;
   document.title = L("Graph", "그래프") + " · ilgraph";
 
@@ -163,9 +164,9 @@ export async function render(ctx) {
   const box = h("div", { id: "cy", class: "cy", role: "img", tabindex: "0", "data-nodes": String(nodes.size), "data-edges": String(elements.length - nodes.size),
     "aria-label": L(`Graph of ${nodes.size} nodes and ${elements.length - nodes.size} edges; choose a node below to act on it`, `노드 ${nodes.size}개와 선 ${elements.length - nodes.size}개의 그래프; 아래에서 노드를 골라 다루세요`) });
 
-  ctx.main.replaceChildren(
+  fill(ctx.main, 
     h("h1", {}, L("Graph", "그래프")),
-    chips(st.f, vocab, "/graph", (({ a, b, min }) => ({ a, b, min }))(params(st))),
+    chips(st.f, vocab, "/graph", (({ a, b, min }) => ({ a, b, min }))(params(st))), warningsBox(r.warnings),
     controls, connect, status,
     h("div", { class: "legends" }, h("div", {}, h("h2", { class: "small" }, L("Nodes", "노드")), kindLegend(true)),
       h("div", {}, h("h2", { class: "small" }, L("Edges: width = cases, colour = lift", "선: 굵기 = 사례 수, 색 = 리프트")), lift)),

@@ -19,6 +19,13 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
+// fill replaces an element's children, skipping null ones as h does
+// (replaceChildren would write "null").
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+}
+
 function append(el, children) {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
@@ -83,17 +90,33 @@ export async function query(doc, variables = {}) {
   if (!body.data) {
     throw new ApiError(errors.length ? errors[0].message : "The API answered without data.", { code: codes[0] || "", errors });
   }
-  return { data: body.data, errors };
+  const warnings = (body.extensions && Array.isArray(body.extensions.warnings) ? body.extensions.warnings : [])
+    .map((w) => (w && typeof w.message === "string" ? w.message : "")).filter(Boolean);
+  return { data: body.data, errors, warnings };
 }
 
-// must is query that throws on any error.
-export async function must(doc, variables) {
+// ask is query that throws on any error; it returns {data, warnings}
+// (extensions.warnings: filter values the API resolved or could not).
+export async function ask(doc, variables) {
   const r = await query(doc, variables);
   if (r.errors.length) {
     const e = r.errors[0];
     throw new ApiError(e.message, { code: (e.extensions && e.extensions.code) || "", errors: r.errors });
   }
-  return r.data;
+  return r;
+}
+
+// must is ask without the warnings.
+export async function must(doc, variables) {
+  return (await ask(doc, variables)).data;
+}
+
+// warningsBox lists the API's warnings about the request, if any.
+export function warningsBox(warnings) {
+  if (!warnings || !warnings.length) return null;
+  return h("div", { class: "warnings", role: "status" },
+    h("p", {}, L("The API read the filters like this:", "API 가 필터를 이렇게 읽었습니다:")),
+    h("ul", {}, warnings.map((w) => h("li", { lang: "en" }, w))));
 }
 
 // ---- kinds ----

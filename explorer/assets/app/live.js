@@ -1,9 +1,10 @@
 // Live incident: pick the components, symptoms and contributing factors
 // seen so far; similarToProfile answers with similar past cases, the root
 // causes and factors to check next (weighted) and what resolved them.
-import { h, must, KINDS, L, text, termSpan, link, go, vocabulary, caseLink, topicLink, validID } from "./lib.js";
+import { h, fill, must, KINDS, L, text, termSpan, link, go, vocabulary, caseLink, topicLink, validID } from "./lib.js";
 import { scoreBar, kindLegend } from "./bars.js";
 import { rows } from "./charts.js";
+import { suggestions } from "./cases.js";
 
 const PICK = [
   { k: KINDS.find((x) => x.url === "component"), field: "components" },
@@ -57,12 +58,29 @@ export async function render(ctx) {
     return h("fieldset", { class: "pick" }, h("legend", {}, L(p.k.en, p.k.ko) + " " + `(${picked[p.k.param].length})`),
       h("label", { for: filterId, class: "small" }, L("Find", "찾기")), find, ul);
   });
+  // Describe it in words: suggest checks the terms the text points to.
+  const desc = h("textarea", { id: "describe", rows: "3", maxlength: "10000" });
+  const said = h("p", { class: "help", role: "status" });
+  const describe = h("div", { class: "describe" },
+    h("label", { for: "describe" }, L("Describe what you see, in English or Korean (optional)", "보이는 것을 적어 보세요, 영어나 한국어로 (선택)")), desc,
+    h("p", {}, h("button", { type: "button", onclick: async () => {
+      said.textContent = L("Asking…", "묻는 중…");
+      const list = await suggestions(desc.value);
+      let n = 0;
+      for (const sg of list) {
+        const p = PICK.find((x) => x.k.api === (sg.kind || sg.term.kind));
+        const box = p && form.querySelector(`input[name="${p.k.param}"][value="${CSS.escape(sg.term.id)}"]`);
+        if (box && !box.checked) { box.checked = true; box.closest("li").hidden = false; n++; }
+      }
+      said.textContent = list.length ? L(`${n} terms checked from the description; change them if they are wrong, then ask.`, `설명에서 분류 ${n}개를 골랐습니다. 틀리면 고친 뒤 찾으세요.`)
+        : L("No terms found in the description.", "설명에서 찾은 분류가 없습니다.");
+    } }, L("Suggest terms from the description", "설명에서 분류 추천받기"))), said);
   const form = h("form", { class: "live-form", onsubmit: (ev) => {
     ev.preventDefault();
     const next = {};
     for (const p of PICK) next[p.k.param] = [...form.querySelectorAll(`input[name="${p.k.param}"]:checked`)].map((x) => x.value);
     go(link("/live", next));
-  } }, h("div", { class: "pickers" }, pickers),
+  } }, describe, h("div", { class: "pickers" }, pickers),
   h("p", {}, h("button", { type: "submit" }, L("Find similar past cases", "비슷한 과거 사례 찾기")), " ",
     any ? h("a", { href: link("/live"), "data-nav": "" }, L("Start over", "처음부터")) : null));
 
@@ -88,5 +106,5 @@ export async function render(ctx) {
           r.remediation.length ? h("ul", {}, r.remediation.map((t) => text(t, "li"))) : null,
           r.actionItems.length ? h("details", {}, h("summary", {}, L("Action items", "후속 조치")), h("ul", {}, r.actionItems.map((t) => text(t, "li")))) : null))) : h("p", {}, "–")));
   }
-  ctx.main.replaceChildren(h("h1", {}, L("Live incident", "진행 중인 장애")), form, out);
+  fill(ctx.main, h("h1", {}, L("Live incident", "진행 중인 장애")), form, out);
 }

@@ -1,6 +1,6 @@
 // Topic: one term — description, cases over the years, co-occurring terms
 // of each kind, and its cases.
-import { h, query, english, KINDS, kindByURL, L, termSpan, termLabel, link, topicLink, NotFound, validID } from "./lib.js";
+import { h, fill, query, english, KINDS, kindByURL, L, termSpan, termLabel, link, topicLink, NotFound, validID } from "./lib.js";
 import { columns } from "./charts.js";
 import { caseCard } from "./cases.js";
 import { filterParams, parseFilter } from "./filter.js";
@@ -43,7 +43,7 @@ export async function render(ctx) {
     h("section", { class: "co" }, h("h3", {}, L(o.en, o.ko)),
       h("ul", {}, t[o.url].filter((x) => !(x.term.kind === t.kind && x.term.id === t.id)).map((x) =>
         h("li", {}, h("a", { href: topicLink(o.url, x.term.id), "data-nav": "" }, termSpan(x.term)), " ", h("span", { class: "count" }, `(${x.count})`))))));
-  ctx.main.replaceChildren(
+  fill(ctx.main, 
     h("p", { class: "crumbs" }, h("a", { href: link("/cases"), "data-nav": "" }, L("Cases", "사례")), " › ", L(k.en, k.ko)),
     h("h1", {}, termSpan(t), t.ko && t.en !== termLabel(t) ? h("span", { class: "alt", lang: "en" }, " · " + t.en) : null),
     h("p", { class: "meta" }, L(k.en, k.ko), " · ", h("code", {}, t.id), " · ", L(`${t.caseCount} cases`, `사례 ${t.caseCount}건`)),
