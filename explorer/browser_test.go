@@ -456,7 +456,9 @@ func TestExplorerInBrowser(t *testing.T) {
 		var want struct {
 			Cases struct {
 				TotalCount int
-				Edges      []struct{ Snippets []struct{ Highlights []struct{ Start int } } }
+				Edges      []struct {
+					Snippets []struct{ Highlights []struct{ Start int } }
+				}
 			}
 			Suggest map[string][]struct{ Confidence float64 }
 		}
