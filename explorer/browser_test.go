@@ -66,9 +66,10 @@ func chromiumPath(t *testing.T) string {
 // the explorer on one server. down makes /graphql answer 503, as a server
 // whose API is down would.
 type site struct {
-	t    *testing.T
-	url  string
-	down atomic.Bool
+	t         *testing.T
+	url       string
+	down      atomic.Bool
+	noSuggest atomic.Bool // serve the API without a suggestion engine
 }
 
 func mustSite(t *testing.T) *site {
@@ -83,10 +84,19 @@ func mustSite(t *testing.T) *site {
 		Ready:  db.Ping,
 		Routes: map[string]http.Handler{"/": explorer.Handler()},
 	})
+	// The same API without a suggestion engine, as a server without one runs.
+	plain := resolvers.NewHandler(explore.New(db, similarity.NewService(db)), resolvers.Options{
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Routes: map[string]http.Handler{"/": explorer.Handler()},
+	})
 	s := &site{t: t}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.down.Load() && r.URL.Path == "/graphql" {
 			http.Error(w, "down for the test", http.StatusServiceUnavailable)
+			return
+		}
+		if s.noSuggest.Load() {
+			plain.ServeHTTP(w, r)
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -500,6 +510,25 @@ func TestExplorerInBrowser(t *testing.T) {
 			t.Errorf("text nodes that are program values, not data: %q", junk)
 		}
 		b.screenshot("cases-search")
+		if errs := b.takeErrors(); len(errs) > 0 {
+			t.Errorf("console errors: %q", errs)
+		}
+	})
+
+	t.Run("without suggestions the search still works", func(t *testing.T) {
+		b.t, s.t = t, t
+		s.noSuggest.Store(true)
+		defer s.noSuggest.Store(false)
+		if st, _ := b.open(s.url + "/cases?q=database"); st != "ready" {
+			t.Fatalf("state %q", st)
+		}
+		time.Sleep(500 * time.Millisecond) // the suggestions are asked for after the list shows
+		if !eval[bool](b, `document.querySelector(".suggest").hidden`) {
+			t.Error("the suggestions row shows without suggestions")
+		}
+		if n := eval[int](b, `document.querySelectorAll(".case-list li").length`); n == 0 {
+			t.Error("no results")
+		}
 		if errs := b.takeErrors(); len(errs) > 0 {
 			t.Errorf("console errors: %q", errs)
 		}

@@ -64,7 +64,14 @@ export async function render(ctx) {
   const st = parse(ctx.params, bad);
   ctx.clean(link("/graph", params(st)), bad);
   const { doc, vars } = buildQuery(st);
-  const [vocab, r, cytoscape] = await Promise.all([vocabulary(), ask(doc, vars), loadCytoscape()]);
+  let limitNote = "";
+  const [vocab, r, cytoscape] = await Promise.all([vocabulary(), ask(doc, vars).catch((e) => {
+    // A drawing over the server's size limit: say so, draw nothing, and
+    // keep the controls that make it smaller.
+    if (e.code !== "LIMIT") throw e;
+    limitNote = e.message;
+    return { data: { co: { nodes: [], edges: [], truncated: true } }, warnings: [] };
+  }), loadCytoscape()]);
   const d = r.data;
   if (!ctx.alive()) return;
   document.title = L("Graph", "그래프") + " · ilgraph";
@@ -86,6 +93,7 @@ export async function render(ctx) {
   let truncated = d.co.truncated;
   st.x.forEach((_, i) => {
     const n = d["x" + i];
+    if (!n) return; // not asked: the drawing was over the limit
     truncated = truncated || n.truncated;
     n.nodes.forEach((x) => addNode(x, "nb"));
     n.edges.forEach((e) => addEdge(e, "nb"));
@@ -134,6 +142,7 @@ export async function render(ctx) {
   const status = h("p", { class: "graph-status", role: "status" },
     L(`${nodes.size} nodes, ${elements.length - nodes.size} edges`, `노드 ${nodes.size}개, 선 ${elements.length - nodes.size}개`),
     truncated ? L(" — cut short by a size limit", " — 크기 제한으로 일부만") : "",
+    limitNote ? [" — ", h("strong", {}, L("Too large to draw: raise the minimum cases per edge or narrow the filters.", "너무 커서 그릴 수 없습니다. 선의 최소 사례 수를 올리거나 필터를 좁히세요.")), " (", h("span", { lang: "en" }, limitNote), ")"] : null,
     st.p1 && st.p2 ? (paths.length ? L(` · ${paths.length} shortest connections (${paths[0].length} hops) highlighted`, ` · 최단 연결 ${paths.length}개 (${paths[0].length}단계) 강조`) : L(" · no connection within 4 hops", " · 4단계 안에 연결 없음")) : "");
 
   // Node finder and actions: the keyboard way to what clicks do.
