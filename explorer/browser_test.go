@@ -670,6 +670,19 @@ func TestExplorerInBrowser(t *testing.T) {
 		if u := b.location(); !strings.Contains(u, "w=rootCause") {
 			t.Errorf("URL after changing a weight: %s", u)
 		}
+		// The ranking follows the weights: the page lists what the API
+		// answers for them.
+		var weighted struct {
+			SimilarCases []struct{ Case struct{ ID string } }
+		}
+		s.api(`{ similarCases(caseId: "IL-0282", k: 10, weights: {rootCause: 0}) { case { id } } }`, nil, &weighted)
+		var wantW []string
+		for _, n := range weighted.SimilarCases {
+			wantW = append(wantW, n.Case.ID)
+		}
+		if got := ids("#similar"); fmt.Sprint(got) != fmt.Sprint(wantW) {
+			t.Errorf("similar with rootCause 0: page %v, API %v", got, wantW)
+		}
 		if errs := b.takeErrors(); len(errs) > 0 {
 			t.Errorf("console errors: %q", errs)
 		}

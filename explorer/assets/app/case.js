@@ -10,7 +10,7 @@ const WEIGHT_KEYS = [["rootCause", "ROOT_CAUSE"], ["component", "COMPONENT"], ["
 const T = "{ en ko }";
 const TERM = "{ kind id en ko }";
 const BRIEF = `{ id date year title ${T} organization ${TERM} }`;
-const CASE = `query CasePage($id: ID!, $k: Int, $weights: WeightsInput) {
+const CASE = `query CasePage($id: ID!, $k: Int, $weights: WeightsInput, $rarity: Boolean) {
   case(id: $id) {
     id date year dateKind severity url updatedAt
     title ${T} summary ${T} trigger ${T} detection ${T} symptomsText ${T} lessons ${T}
@@ -26,7 +26,7 @@ const CASE = `query CasePage($id: ID!, $k: Int, $weights: WeightsInput) {
     totalCount
     nodes { case ${BRIEF} reason sharedCount shared { kind term ${TERM} } }
   }
-  similarCases(caseId: $id, k: $k, weights: $weights) {
+  similarCases(caseId: $id, k: $k, weights: $weights, rarity: $rarity) {
     case ${BRIEF} score
     shared { kind term ${TERM} weight contribution }
   }
@@ -42,7 +42,7 @@ function parse(params, bad) {
       const n = Number(v);
       if (!WEIGHT_KEYS.some(([x]) => x === k) || v === undefined || v === "" || !isFinite(n) || n < 0 || n > 100) {
         bad.push("w");
-        return { weights: {}, k: 10 };
+        return { weights: {}, k: 10, rarity: false };
       }
       weights[k] = n;
     }
@@ -54,8 +54,13 @@ function parse(params, bad) {
     if (Number.isInteger(n) && n >= 1 && n <= 50) k = n;
     else bad.push("k");
   }
-  return { weights, k };
+  const rarity = params.get("rarity");
+  if (rarity !== null && rarity !== "1" && rarity !== "0") bad.push("rarity");
+  return { weights, k, rarity: rarity === "1" };
 }
+
+// caseParams are a case page's URL parameters besides its id.
+const caseParams = (st) => ({ w: wParam(st.weights), k: st.k !== 10 ? st.k : "", rarity: st.rarity ? "1" : "" });
 
 const wParam = (weights) => Object.entries(weights).map(([k, v]) => `${k}:${v}`).join(",");
 
@@ -64,11 +69,11 @@ export async function render(ctx) {
   if (!CASE_ID.test(id)) throw new NotFound(L(`There is no case “${id}”.`, `“${id}” 사례는 없습니다.`));
   const bad = [];
   const st = parse(ctx.params, bad);
-  ctx.clean(link("/case/" + encodeURIComponent(id), { w: wParam(st.weights), k: st.k !== 10 ? st.k : "" }), bad);
+  ctx.clean(link("/case/" + encodeURIComponent(id), caseParams(st)), bad);
   const notFound = () => new NotFound(L(`There is no case “${id}”.`, `“${id}” 사례는 없습니다.`));
   let r;
   try {
-    r = await query(CASE, { id, k: st.k, weights: Object.keys(st.weights).length ? st.weights : null });
+    r = await query(CASE, { id, k: st.k, rarity: st.rarity, weights: Object.keys(st.weights).length ? st.weights : null });
   } catch (e) {
     // sameRootCause and similarCases answer NOT_FOUND for an unknown case,
     // which nulls the whole answer.
@@ -190,11 +195,15 @@ function similar(c, matches, defaults, st) {
       const v = Number(form.elements[key].value);
       if (isFinite(v) && v >= 0 && v !== defaults[key]) w[key] = v;
     }
-    go(link("/case/" + encodeURIComponent(c.id), { w: wParam(w), k: st.k !== 10 ? st.k : "" }));
+    go(link("/case/" + encodeURIComponent(c.id), caseParams({ weights: w, k: Number(form.elements.k.value) || 10, rarity: form.elements.rarity.checked })));
   } },
   h("fieldset", {}, h("legend", {}, L("Weights per kind", "종류별 가중치")), inputs,
+    h("div", { class: "weight" }, h("label", { for: "w-k" }, L("How many", "개수")),
+      h("select", { id: "w-k", name: "k" }, [...new Set([5, 10, 20, 50, st.k])].sort((a, b) => a - b).map((n) => h("option", { value: String(n), selected: n === st.k }, String(n))))),
+    h("div", { class: "weight" }, h("input", { type: "checkbox", id: "w-rarity", name: "rarity", checked: st.rarity }), " ",
+      h("label", { for: "w-rarity", class: "inline" }, L("Rare shared features count more", "드문 공통 특징에 더 큰 가중치"))),
     h("button", { type: "submit" }, L("Apply weights", "가중치 적용")),
-    Object.keys(st.weights).length ? h("a", { href: link("/case/" + encodeURIComponent(c.id)), "data-nav": "" }, L("Default weights", "기본 가중치")) : null));
+    Object.keys(st.weights).length || st.rarity || st.k !== 10 ? h("a", { href: link("/case/" + encodeURIComponent(c.id)), "data-nav": "" }, L("Default weights", "기본 가중치")) : null));
   const body = matches.length
     ? h("ol", { class: "similar", id: "similar" }, matches.map((m) => h("li", {},
       h("div", { class: "similar-head" },
