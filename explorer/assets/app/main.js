@@ -22,7 +22,6 @@ const main = document.getElementById("main");
 const noticeEl = document.getElementById("notice");
 let generation = 0;
 let retryTimer = null;
-let pendingNotice = "";
 let current = null; // the module of the screen shown
 
 window.addEventListener("ilgraph:navigate", () => render());
@@ -48,9 +47,10 @@ async function render({ focus = true } = {}) {
   state.lang = lang === "ko" ? "ko" : "en";
   document.documentElement.lang = state.lang;
   const toggle = document.getElementById("lang-toggle");
-  toggle.setAttribute("aria-pressed", String(state.lang === "ko"));
+  // The button names the language it switches to, in that language.
   toggle.textContent = state.lang === "ko" ? "English" : "한국어";
   toggle.setAttribute("lang", state.lang === "ko" ? "en" : "ko");
+  toggle.title = state.lang === "ko" ? "Show English text" : "Show Korean text where cases have it";
   let path = url.pathname;
   if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
   let route = null, m = null;
@@ -67,8 +67,7 @@ async function render({ focus = true } = {}) {
   }
   document.querySelector("header .brand").href = link("/");
   setState("loading");
-  showNotice(pendingNotice);
-  pendingNotice = "";
+  showNotice("");
   // The focused control, to focus again after the render when the new
   // screen has it (a facet checkbox toggled with the keyboard, say).
   const keepFocus = document.activeElement && document.activeElement !== document.body ? document.activeElement.id : "";
