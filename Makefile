@@ -64,7 +64,9 @@ clean:
 explorer-vendor:
 	scripts/explorer-vendor
 
-# Retake the explorer's screenshots in docs/explorer/ (needs Chromium and
-# the test Neo4j, like make test).
+# Retake the explorer's screenshots in docs/explorer/ with the browser test
+# (needs Chromium; starts the test Neo4j unless NEO4J_URI is set, as make
+# test does).
 explorer-screenshots:
+	@if [ -z "$$NEO4J_URI" ]; then scripts/neo4j-test start && eval "$$(scripts/neo4j-test env)"; fi; \
 	UPDATE_SCREENSHOTS=1 go test ./explorer/ -run TestExplorerInBrowser -count=1
