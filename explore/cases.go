@@ -82,6 +82,9 @@ func (s *Service) Cases(ctx context.Context, q CaseQuery) (*CaseList, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := pastTheEnd(offset, p.Total); err != nil {
+		return nil, err
+	}
 	return &CaseList{Cases: p.Cases, TotalCount: p.Total, Offset: offset, Filter: q.Filter,
 		PageInfo: pageInfo(offset, len(p.Cases), p.Total)}, nil
 }

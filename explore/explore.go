@@ -33,6 +33,8 @@ type CaseStore interface {
 	Facets(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Facets, error)
 	SameRootCause(ctx context.Context, id string, offset, limit int) ([]ilgraph.CrossRef, int, error)
 	Stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, error)
+	// Breakdown counts the cases f selects along two different axes.
+	Breakdown(ctx context.Context, rows, cols ilgraph.Axis, f ilgraph.CaseFilter) (*ilgraph.BreakdownCounts, error)
 }
 
 // TermStore reads the vocabulary and organizations.
@@ -51,7 +53,7 @@ type TermStore interface {
 // GraphStore draws parts of the graph.
 type GraphStore interface {
 	Neighbourhood(ctx context.Context, kind, id string, depth, limit int) (*ilgraph.Drawing, error)
-	Cooccurrence(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter, minCount int) (*ilgraph.Drawing, error)
+	Cooccurrence(ctx context.Context, q ilgraph.CooccurrenceQuery) (*ilgraph.Drawing, error)
 	Connections(ctx context.Context, from, to string, maxHops, limit int) ([]ilgraph.Path, error)
 }
 
@@ -66,6 +68,11 @@ type Store interface {
 type Similarity interface {
 	Similar(ctx context.Context, id string, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
 	SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
+	// Weighting returns the features of each case named (nil for a case
+	// it does not know) and the weight of any feature under opt (the kind's
+	// weight, times the feature's rarity factor when opt.Rarity is set),
+	// both as the ranking uses them.
+	Weighting(ctx context.Context, ids []string, opt ilgraph.SimilarityOptions) ([][]ilgraph.Feature, func(ilgraph.Feature) float64, error)
 }
 
 // Suggester suggests vocabulary terms for free text (the suggest package's

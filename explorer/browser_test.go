@@ -33,6 +33,7 @@ import (
 	"github.com/ilgraph/ilgraph/explorer"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
+	"github.com/ilgraph/ilgraph/jsonapi"
 	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/resolvers"
 	"github.com/ilgraph/ilgraph/similarity"
@@ -79,10 +80,16 @@ func mustSite(t *testing.T) *site {
 		t.Fatal(err)
 	}
 	core := explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+	// The explorer shares the mux with the JSON API, as in ilgraph serve.
+	routes := map[string]http.Handler{"/": explorer.Handler()}
+	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	for _, p := range jsonapi.Patterns {
+		routes[p] = api
+	}
 	h := resolvers.NewHandler(core, resolvers.Options{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Ready:  db.Ping,
-		Routes: map[string]http.Handler{"/": explorer.Handler()},
+		Routes: routes,
 	})
 	// The same API without a suggestion engine, as a server without one runs.
 	plain := resolvers.NewHandler(explore.New(db, similarity.NewService(db)), resolvers.Options{
@@ -343,6 +350,18 @@ func TestExplorerInBrowser(t *testing.T) {
 	s := mustSite(t)
 	b := newBrowser(t)
 
+	// On one mux with the JSON API: /cases is the API's, / the explorer's.
+	for path, want := range map[string]string{"/cases": "application/json", "/": "text/html", "/case/IL-0384": "text/html"} {
+		resp, err := http.Get(s.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || !strings.HasPrefix(ct, want) {
+			t.Errorf("%s: HTTP %d %s, want %s", path, resp.StatusCode, ct, want)
+		}
+	}
+
 	t.Run("screens", func(t *testing.T) {
 		b.t, s.t = t, t
 		for _, sc := range []struct{ name, path, wantH1 string }{
@@ -384,7 +403,7 @@ func TestExplorerInBrowser(t *testing.T) {
 
 	t.Run("filters change the list and the URL; back restores them", func(t *testing.T) {
 		b.t, s.t = t, t
-		b.open(s.url + "/cases")
+		b.open(s.url + "/")
 		before := eval[string](b, `document.getElementById("result-count").textContent`)
 		var all struct{ Cases struct{ TotalCount int } }
 		s.api(`{ cases { totalCount } }`, nil, &all)
@@ -417,8 +436,8 @@ func TestExplorerInBrowser(t *testing.T) {
 		}
 		b.do(chromedp.NavigateBack())
 		b.settle()
-		if u := b.location(); u != "/cases" {
-			t.Errorf("back: URL %s, want /cases", u)
+		if u := b.location(); u != "/" {
+			t.Errorf("back: URL %s, want /", u)
 		}
 		if got := eval[string](b, `document.getElementById("result-count").textContent`); got != before {
 			t.Errorf("back: count %q, want %q", got, before)
@@ -430,7 +449,7 @@ func TestExplorerInBrowser(t *testing.T) {
 		}
 		// By keyboard: Space on a focused facet filters, and the focus stays
 		// on it.
-		b.open(s.url + "/cases")
+		b.open(s.url + "/")
 		b.do(chromedp.Focus(chromedp.CSS("#fc-rc-0")), chromedp.KeyEvent(" "))
 		b.settle()
 		if u := b.location(); !strings.Contains(u, "rc=") {
@@ -440,7 +459,7 @@ func TestExplorerInBrowser(t *testing.T) {
 			t.Errorf("focus on %q after filtering, want fc-rc-0", f)
 		}
 		// Paging: next page, then back.
-		b.open(s.url + "/cases")
+		b.open(s.url + "/")
 		first := eval[string](b, `document.querySelector(".case-list .case-id").textContent`)
 		b.do(chromedp.Click(chromedp.CSS(`.pager a[rel="next"]`)))
 		b.settle()
@@ -486,7 +505,7 @@ func TestExplorerInBrowser(t *testing.T) {
 			}
 			wantChips += n
 		}
-		b.open(s.url + "/cases?q=" + strings.ReplaceAll(q, " ", "+"))
+		b.open(s.url + "/?q=" + strings.ReplaceAll(q, " ", "+"))
 		if got := eval[string](b, `document.getElementById("result-count").textContent`); want.Cases.TotalCount == 0 || !strings.Contains(got, fmt.Sprint(want.Cases.TotalCount)) {
 			t.Errorf("count %q, API %d", got, want.Cases.TotalCount)
 		}
@@ -519,7 +538,7 @@ func TestExplorerInBrowser(t *testing.T) {
 		b.t, s.t = t, t
 		s.noSuggest.Store(true)
 		defer s.noSuggest.Store(false)
-		if st, _ := b.open(s.url + "/cases?q=database"); st != "ready" {
+		if st, _ := b.open(s.url + "/?q=database"); st != "ready" {
 			t.Fatalf("state %q", st)
 		}
 		time.Sleep(500 * time.Millisecond) // the suggestions are asked for after the list shows
@@ -691,7 +710,7 @@ func TestExplorerInBrowser(t *testing.T) {
 	t.Run("hostile search text is shown as text", func(t *testing.T) {
 		b.t, s.t = t, t
 		const hostile = `<img src=x onerror=alert(1)>`
-		b.open(s.url + "/cases")
+		b.open(s.url + "/")
 		b.do(chromedp.SendKeys(chromedp.CSS("#q"), hostile), chromedp.Click(chromedp.CSS(".search button[type=submit]")))
 		b.settle()
 		time.Sleep(500 * time.Millisecond)
@@ -724,7 +743,7 @@ func TestExplorerInBrowser(t *testing.T) {
 		}
 		b.screenshot("not-found")
 		b.takeErrors() // the 404 of /no/such/page is logged
-		for _, path := range []string{"/cases?from=yesterday&sort=BOGUS&cm=some", "/graph?a=nope&min=-3&x=weird", "/dashboard?y=2020..2019-01-01", "/case/IL-0384?w=rootCause:abc&k=1000"} {
+		for _, path := range []string{"/?from=yesterday&sort=BOGUS&cm=some", "/graph?a=nope&min=-3&x=weird", "/dashboard?y=2020..2019-01-01", "/case/IL-0384?w=rootCause:abc&k=1000"} {
 			if st, _ := b.open(s.url + path); st != "ready" {
 				t.Errorf("%s: state %q, want ready", path, st)
 			}

@@ -40,8 +40,9 @@ type file struct {
 	etag, ctype string
 }
 
-// Screens are the first path segments that answer with the page.
-var screens = map[string]bool{"": true, "cases": true, "graph": true, "case": true, "topic": true, "live": true, "dashboard": true}
+// Screens are the first path segments that answer with the page. The case
+// list is the home page: /cases is the JSON API's, on the same server.
+var screens = map[string]bool{"": true, "graph": true, "case": true, "topic": true, "live": true, "dashboard": true}
 
 // securityHeaders apply to every answer: the page loads scripts, styles and
 // data from this origin only, and nothing may frame it. Cytoscape sets
@@ -54,8 +55,7 @@ func securityHeaders(h http.Header) {
 
 // Handler serves the explorer: /assets/… are the embedded files (gzipped
 // when the browser accepts it, revalidated by ETag), and the screens' paths
-// (/, /cases, /graph, /case/…, /topic/…, /live, /dashboard) answer with the
-// page. Any other path answers the page with 404, and the page shows its
+// (/, /graph, /case/…, /topic/…, /live, /dashboard) answer with the page. Any other path answers the page with 404, and the page shows its
 // "not found" view. Mount it at "/".
 func Handler() http.Handler {
 	files := map[string]*file{}

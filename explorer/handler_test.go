@@ -38,7 +38,7 @@ func TestHandler(t *testing.T) {
 		b, _ := io.ReadAll(r)
 		return resp, string(b)
 	}
-	for _, p := range []string{"/", "/cases?q=x", "/graph", "/case/IL-0384", "/topic/component/cache", "/live", "/dashboard"} {
+	for _, p := range []string{"/", "/?q=x", "/graph", "/case/IL-0384", "/topic/component/cache", "/live", "/dashboard"} {
 		resp, body := get(p)
 		if resp.StatusCode != 200 || !strings.Contains(body, `<script type="module" src="/assets/app/main.js">`) {
 			t.Errorf("%s: HTTP %d %.60q", p, resp.StatusCode, body)

@@ -208,9 +208,14 @@ func withCORS(origins []string, next http.Handler) http.Handler {
 			h := w.Header()
 			h.Set("Access-Control-Allow-Origin", origin)
 			h.Add("Vary", "Origin")
+			// Scripts may read the JSON API's validators and the request id.
+			h.Set("Access-Control-Expose-Headers", "ETag, X-Request-Id, Retry-After")
 			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-				h.Set("Access-Control-Allow-Headers", "Content-Type, X-Request-Id")
+				// If-None-Match for the JSON API's ETags; Mcp-Protocol-Version,
+				// which MCP clients send on every call after the first, and
+				// Accept, which they set to JSON and event streams.
+				h.Set("Access-Control-Allow-Headers", "Content-Type, X-Request-Id, If-None-Match, Accept, Mcp-Protocol-Version")
 				h.Set("Access-Control-Max-Age", "600")
 				w.WriteHeader(http.StatusNoContent)
 				return

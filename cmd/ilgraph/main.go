@@ -21,8 +21,9 @@ Usage:
 
 Commands:
   load    validate case files and load them into Neo4j
-  serve   serve the GraphQL API
-  similar rank the cases most like a case
+  serve   serve the GraphQL API, the JSON API and MCP over HTTP
+  mcp     serve MCP on stdio, for desktop assistants
+  similar rank the cases most like a case or an incident in progress; explain a pair
   stats   corpus statistics
   gen     write a synthetic corpus for benchmarks
   eval    measure suggested terms on a corpus (no database)
@@ -59,6 +60,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runLoad(ctx, args[1:], stdout, stderr)
 	case "serve":
 		err = runServe(ctx, args[1:], stdout, stderr)
+	case "mcp":
+		err = runMCP(ctx, args[1:], stdout, stderr)
 	case "similar":
 		err = runSimilar(ctx, args[1:], stdout, stderr)
 	case "stats":

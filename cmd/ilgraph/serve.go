@@ -14,18 +14,30 @@ import (
 	"time"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/explorer"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/jsonapi"
+	"github.com/ilgraph/ilgraph/mcpserver"
+	"github.com/ilgraph/ilgraph/ratelimit"
 	"github.com/ilgraph/ilgraph/resolvers"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", `Usage: ilgraph serve [--addr HOST:PORT] [flags]
 
-Serves the explorer (the web page for analysts) at /, the GraphQL API (POST
-and GET /graphql), a GraphQL IDE at /ide, /healthz, /readyz (ready while
-Neo4j answers) and /metrics (Prometheus). Stops gracefully on SIGINT or
-SIGTERM, letting requests in flight finish.
+Serves the explorer (the web page for analysts) at /; the GraphQL API: POST
+and GET /graphql, a GraphQL IDE at /ide, /healthz, /readyz (ready while Neo4j
+answers) and /metrics (Prometheus); the JSON API (/cases, /cases/{id},
+/cases/{id}/similar, /topics/{kind}/{id}, /vocab, described by
+/openapi.json); and the MCP server over Streamable HTTP at /mcp.
+Stops gracefully on SIGINT or SIGTERM, letting requests in flight finish.
+
+Every client address may make --rate-limit requests a second (bursts of
+--rate-burst) across all of them, except loopback clients unless
+--rate-limit-loopback; the explorer's static files (/assets/) do not count.
+Behind a proxy, name it in --trusted-proxies so that
+its X-Forwarded-For is believed; no other client's is.
 
 Introspection and the IDE are on by default, since the server listens on
 loopback by default. In production turn both off (--ide=false
@@ -44,9 +56,23 @@ loopback by default. In production turn both off (--ide=false
 	introspection := fs.Bool("introspection", true, "answer introspection queries (__schema, __type); --introspection=false refuses them")
 	ide := fs.Bool("ide", true, "serve the GraphQL IDE at /ide; --ide=false answers 404 there")
 	explorerOn := fs.Bool("explorer", true, "serve the explorer at /; --explorer=false answers 404 there")
+	rateLimit := fs.Float64("rate-limit", 10, "requests per second each client address may make (0: no limit)")
+	rateBurst := fs.Int("rate-burst", 20, "requests a client may make at once before --rate-limit applies")
+	rateLoopback := fs.Bool("rate-limit-loopback", false, "limit loopback clients too (exempt by default)")
+	trusted := fs.String("trusted-proxies", "", "comma-separated addresses or CIDR prefixes of proxies whose X-Forwarded-For names the client")
+	mcpAnyHost := fs.Bool("mcp-allow-any-host", false, "let /mcp answer a request that reaches a loopback address with a non-loopback Host (a reverse proxy on the same host); off, such requests get 403 (DNS-rebinding protection)")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	proxies, err := ratelimit.ParsePrefixes(*trusted)
+	if err != nil {
+		fmt.Fprintf(stderr, "ilgraph serve: --trusted-proxies: %v\n", err)
+		return errUsage
+	}
+	if *rateLimit < 0 || *rateBurst < 0 {
+		fmt.Fprintln(stderr, "ilgraph serve: --rate-limit and --rate-burst must not be negative")
+		return errUsage
 	}
 	var logger *slog.Logger
 	if *logJSON {
@@ -75,17 +101,17 @@ loopback by default. In production turn both off (--ide=false
 	if ops == nil {
 		ops = []string{} // none allowed, rather than the default list
 	}
-	var routes map[string]http.Handler
-	if *explorerOn {
-		routes = map[string]http.Handler{"/": explorer.Handler()}
-	}
-	h := resolvers.NewHandler(newCore(db), resolvers.Options{
+	core := newCore(db)
+	h := resolvers.NewHandler(core, resolvers.Options{
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping,
-		MetricOperations: ops, Introspection: introspection, IDE: ide, Routes: routes,
+		MetricOperations: ops, Introspection: introspection, IDE: ide,
+		Routes: frontDoors(core, logger, *maxBody, *timeout, *mcpAnyHost, *explorerOn),
 	})
 	db.SetQueryHook(h.ObserveQuery)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
+	limiter := ratelimit.New(ratelimit.Options{Rate: *rateLimit, Burst: *rateBurst, TrustedProxies: proxies,
+		LimitLoopback: *rateLoopback, Exempt: exempt})
+	srv := &http.Server{Handler: limiter.Middleware(h), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
 	var notes []string
 	if *explorerOn {
 		notes = append(notes, fmt.Sprintf("explorer at http://%s/", ln.Addr()))
@@ -96,7 +122,8 @@ loopback by default. In production turn both off (--ide=false
 	if len(notes) == 0 {
 		notes = append(notes, "no explorer, no IDE")
 	}
-	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (%s), Neo4j at %s\n", ln.Addr(), strings.Join(notes, ", "), cfg.URI)
+	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (%s), the JSON API on http://%s/cases, MCP on http://%s/mcp, Neo4j at %s\n",
+		ln.Addr(), strings.Join(notes, ", "), ln.Addr(), ln.Addr(), cfg.URI)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -112,6 +139,36 @@ loopback by default. In production turn both off (--ide=false
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// frontDoors are the doors served beside GraphQL, on the same mux: the JSON
+// API and MCP over Streamable HTTP, with the server's limits.
+func frontDoors(core *explore.Service, logger *slog.Logger, maxBody int64, timeout time.Duration, mcpAnyHost, withExplorer bool) map[string]http.Handler {
+	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: logger, MaxBodyBytes: maxBody})
+	routes := map[string]http.Handler{
+		"/mcp": mcpserver.NewHandler(core, mcpserver.Options{Logger: logger, Timeout: timeout, MaxBodyBytes: maxBody, Version: buildVersion(), AllowAnyHost: mcpAnyHost}),
+	}
+	for _, p := range jsonapi.Patterns {
+		routes[p] = api
+	}
+	if withExplorer {
+		// Every path the other front doors leave: the explorer's screens
+		// (/, /graph, /case/…, /topic/…, /live, /dashboard) and /assets/.
+		routes["/"] = explorer.Handler()
+	}
+	return routes
+}
+
+// exempt spares from the rate limit the probes of load balancers and
+// monitors, and the explorer's static files: a first visit loads a dozen
+// of them from memory, which would otherwise spend most of a burst before
+// the page asks the API anything.
+func exempt(r *http.Request) bool {
+	switch r.URL.Path {
+	case "/healthz", "/readyz", "/metrics":
+		return true
+	}
+	return strings.HasPrefix(r.URL.Path, "/assets/") && (r.Method == http.MethodGet || r.Method == http.MethodHead)
 }
 
 func splitList(s string) []string {

@@ -105,7 +105,7 @@ export async function render(ctx) {
 
   fill(ctx.main, 
     h("article", { class: "case" },
-      h("p", { class: "crumbs" }, h("a", { href: link("/cases"), "data-nav": "" }, L("Cases", "사례")), " › ", c.id),
+      h("p", { class: "crumbs" }, h("a", { href: link("/"), "data-nav": "" }, L("Cases", "사례")), " › ", c.id),
       h("h1", {}, h("span", { class: "case-id" }, c.id), " ", text(c.title)),
       h("p", { class: "meta" }, termSpan(c.organization), " · ", h("time", { datetime: c.date }, c.date),
         c.severity ? [" · ", L("severity ", "심각도 "), c.severity] : null),

@@ -93,7 +93,7 @@ function stateParams(st) {
 export async function render(ctx) {
   const bad = [];
   const st = parseState(ctx.params, bad);
-  ctx.clean(link("/cases", stateParams(st)), bad);
+  ctx.clean(link("/", stateParams(st)), bad);
   const [vocab, res] = await Promise.all([
     vocabulary(),
     ask(CASES, { filter: apiFilter(st.f), sort: st.sort, first: PAGE, after: st.after || null }),
@@ -101,7 +101,7 @@ export async function render(ctx) {
   if (!ctx.alive()) return;
   const conn = res.data.cases;
   document.title = L("Cases", "사례") + " · ilgraph";
-  const nav = (nst) => go(link("/cases", stateParams(nst)));
+  const nav = (nst) => go(link("/", stateParams(nst)));
   const fresh = (f) => ({ f, sort: f.q ? st.sort : st.sort === "RELEVANCE" ? "DATE_DESC" : st.sort, after: "", back: [] });
 
   // Search
@@ -201,13 +201,13 @@ export async function render(ctx) {
       : L(`${fmtNumber(conn.totalCount)} cases · showing ${start}–${end}`, `사례 ${fmtNumber(conn.totalCount)}건 · ${start}~${end}번째`));
   const list = h("ol", { class: "case-list", start: String(start) }, conn.edges.map((e) => h("li", {}, caseCard(e.node, e.snippets))));
   const pager = h("nav", { class: "pager", "aria-label": L("Pages", "페이지") },
-    st.back.length ? h("a", { href: link("/cases", stateParams({ ...st, after: st.back[st.back.length - 1] === "0" ? "" : st.back[st.back.length - 1], back: st.back.slice(0, -1) })), "data-nav": "", rel: "prev" }, L("← Previous page", "← 이전 페이지")) : null,
-    conn.pageInfo.hasNextPage ? h("a", { href: link("/cases", stateParams({ ...st, after: conn.pageInfo.endCursor, back: [...st.back, st.after || "0"] })), "data-nav": "", rel: "next" }, L("Next page →", "다음 페이지 →")) : null);
+    st.back.length ? h("a", { href: link("/", stateParams({ ...st, after: st.back[st.back.length - 1] === "0" ? "" : st.back[st.back.length - 1], back: st.back.slice(0, -1) })), "data-nav": "", rel: "prev" }, L("← Previous page", "← 이전 페이지")) : null,
+    conn.pageInfo.hasNextPage ? h("a", { href: link("/", stateParams({ ...st, after: conn.pageInfo.endCursor, back: [...st.back, st.after || "0"] })), "data-nav": "", rel: "next" }, L("Next page →", "다음 페이지 →")) : null);
 
   fill(ctx.main, 
     h("h1", {}, L("Cases", "사례")),
     form, suggestBox, warningsBox(res.warnings),
-    chips(st.f, vocab, "/cases", st.sort !== "DATE_DESC" && (st.sort !== "RELEVANCE") ? { sort: st.sort } : {}),
+    chips(st.f, vocab, "/", st.sort !== "DATE_DESC" && (st.sort !== "RELEVANCE") ? { sort: st.sort } : {}),
     h("div", { class: "with-aside" },
       h("aside", { "aria-label": L("Filters", "필터") }, h("h2", {}, L("Filters", "필터")), dates, facetBoxes),
       h("section", { class: "results", "aria-labelledby": "result-count" },

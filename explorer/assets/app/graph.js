@@ -182,7 +182,7 @@ export async function render(ctx) {
     panel, box,
     h("p", { class: "help" }, L("Click a term to filter by it, a case to open it; right-click (or choose it above) to expand its neighbourhood.",
       "분류를 누르면 그것으로 거르고, 사례를 누르면 엽니다. 오른쪽 클릭(또는 위에서 선택)하면 주변을 펼칩니다.")),
-    h("p", {}, h("a", { href: link("/cases", filterParams(st.f)), "data-nav": "" }, L("These cases as a list", "이 사례들을 목록으로"))));
+    h("p", {}, h("a", { href: link("/", filterParams(st.f)), "data-nav": "" }, L("These cases as a list", "이 사례들을 목록으로"))));
 
   leave();
   const cy = draw(cytoscape, box, elements);

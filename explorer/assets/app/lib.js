@@ -73,6 +73,10 @@ export async function query(doc, variables = {}) {
   } catch (e) {
     throw new ApiError("The API cannot be reached.", { down: true });
   }
+  if (resp.status === 429) {
+    // The server's rate limit: wait and retry, as when it is down.
+    throw new ApiError("The server is busy with this browser's requests (HTTP 429).", { code: "RATE_LIMITED", down: true });
+  }
   let body = null;
   try {
     body = await resp.json();

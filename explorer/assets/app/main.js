@@ -10,7 +10,9 @@ import * as live from "./live.js";
 import * as dashboard from "./dashboard.js";
 
 const routes = [
-  { re: /^\/(?:cases)?$/, screen: "cases", mod: cases },
+  // Cases is the home page: /cases belongs to the JSON API on the same
+  // server.
+  { re: /^\/$/, screen: "cases", mod: cases },
   { re: /^\/graph$/, screen: "graph", mod: graph },
   { re: /^\/case\/([^/]+)$/, screen: "case", mod: casePage },
   { re: /^\/topic\/([^/]+)\/([^/]+)$/, screen: "topic", mod: topic },
@@ -63,7 +65,7 @@ async function render({ focus = true } = {}) {
   for (const a of document.querySelectorAll("header nav a")) {
     if (route && a.dataset.screen === route.screen) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
-    a.href = link("/" + a.dataset.screen);
+    a.href = link(a.dataset.path);
   }
   document.querySelector("header .brand").href = link("/");
   setState("loading");
@@ -103,7 +105,7 @@ async function render({ focus = true } = {}) {
       document.title = L("Not found", "찾을 수 없음") + " · ilgraph";
       main.replaceChildren(h("section", { class: "notfound" },
         h("h1", {}, L("Not found", "찾을 수 없습니다")), h("p", {}, e.message),
-        h("p", {}, h("a", { href: link("/cases"), "data-nav": "" }, L("Back to the cases", "사례 목록으로")))));
+        h("p", {}, h("a", { href: link("/"), "data-nav": "" }, L("Back to the cases", "사례 목록으로")))));
       setState("notfound");
     } else {
       showError(e, gen);

@@ -44,11 +44,11 @@ export async function render(ctx) {
       h("ul", {}, t[o.url].filter((x) => !(x.term.kind === t.kind && x.term.id === t.id)).map((x) =>
         h("li", {}, h("a", { href: topicLink(o.url, x.term.id), "data-nav": "" }, termSpan(x.term)), " ", h("span", { class: "count" }, `(${x.count})`))))));
   fill(ctx.main, 
-    h("p", { class: "crumbs" }, h("a", { href: link("/cases"), "data-nav": "" }, L("Cases", "사례")), " › ", L(k.en, k.ko)),
+    h("p", { class: "crumbs" }, h("a", { href: link("/"), "data-nav": "" }, L("Cases", "사례")), " › ", L(k.en, k.ko)),
     h("h1", {}, termSpan(t), t.ko && t.en !== termLabel(t) ? h("span", { class: "alt", lang: "en" }, " · " + t.en) : null),
     h("p", { class: "meta" }, L(k.en, k.ko), " · ", h("code", {}, t.id), " · ", L(`${t.caseCount} cases`, `사례 ${t.caseCount}건`)),
     t.description ? english(t.description, "p", { class: "description" }) : null,
-    h("p", {}, h("a", { href: link("/cases", filterParams(filter)), "data-nav": "" }, L("Filter the case list by it", "이 분류로 사례 목록 거르기")),
+    h("p", {}, h("a", { href: link("/", filterParams(filter)), "data-nav": "" }, L("Filter the case list by it", "이 분류로 사례 목록 거르기")),
       " · ", h("a", { href: link("/graph", { x: `${k.url}:${t.id}` }), "data-nav": "" }, L("Its neighbourhood as a graph", "주변 그래프"))),
     h("section", { class: "field" }, h("h2", {}, L("Cases per year", "연도별 사례")),
       filled.length ? columns(filled, { title: L("Cases per year", "연도별 사례") }) : h("p", {}, L("No cases.", "사례가 없습니다."))),
