@@ -553,6 +553,29 @@ func TestExplorerInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("the dashboard's breakdown is the API's", func(t *testing.T) {
+		b.t, s.t = t, t
+		var bd struct {
+			Breakdown struct {
+				Rows    []struct{ Key string }
+				Columns []struct{ Key string }
+			}
+		}
+		s.api(`{ breakdown(rows: ROOT_CAUSE, columns: YEAR, filter: {dateFrom: "2015-01-01"}, top: 12) { rows { key } columns { key } } }`, nil, &bd)
+		if st, _ := b.open(s.url + "/dashboard?b=2015-01-01.."); st != "ready" {
+			t.Fatalf("state %s", st)
+		}
+		r := eval[int](b, `document.querySelectorAll(".heat tbody tr").length`)
+		c := eval[int](b, `document.querySelectorAll(".heat thead th").length`) - 1
+		if r != len(bd.Breakdown.Rows) || c != len(bd.Breakdown.Columns) || r == 0 {
+			t.Errorf("heat table %d×%d, API %d×%d", r, c, len(bd.Breakdown.Rows), len(bd.Breakdown.Columns))
+		}
+		if v := b.axe(); len(v) > 0 {
+			t.Errorf("axe-core: %s", strings.Join(v, "\n"))
+		}
+		b.screenshot("dashboard-breakdown", ".card.wide")
+	})
+
 	t.Run("the graph draws the API's nodes", func(t *testing.T) {
 		b.t, s.t = t, t
 		var co struct {
@@ -682,6 +705,20 @@ func TestExplorerInBrowser(t *testing.T) {
 		b.screenshot("case-similar-ko", "#h-similar")
 		if v := b.axe(); len(v) > 0 {
 			t.Errorf("axe-core (Korean): %s", strings.Join(v, "\n"))
+		}
+		// "Why this score" explains a match with explainSimilarity.
+		var ex struct {
+			ExplainSimilarity struct {
+				Shared, Differing []struct{ Kind string }
+			}
+		}
+		s.api(`{ explainSimilarity(a: "IL-0282", b: "`+wantSim[0]+`") { shared { kind } differing { kind } } }`, nil, &ex)
+		b.do(chromedp.Click(chromedp.CSS("#similar > li:first-child .why summary")))
+		ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+		defer cancel()
+		rowsShown, err := chromedp.Run(ctx, chromedp.Poll[int](`document.querySelectorAll("#similar > li:first-child .why tbody tr").length`, chromedp.WithPollingTimeout(15*time.Second)))
+		if want := len(ex.ExplainSimilarity.Shared) + len(ex.ExplainSimilarity.Differing); err != nil || rowsShown != want {
+			t.Errorf("why: %d rows (%v), explainSimilarity has %d", rowsShown, err, want)
 		}
 		// Weights change the URL and the ranking's scores.
 		b.do(chromedp.SetValue(chromedp.CSS("#w-rootCause"), "0"), chromedp.Click(chromedp.CSS(".weights button[type=submit]")))

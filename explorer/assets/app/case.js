@@ -209,10 +209,46 @@ function similar(c, matches, defaults, st) {
       h("div", { class: "similar-head" },
         h("a", { href: caseLink(m.case.id), "data-nav": "" }, h("span", { class: "case-id" }, m.case.id), " ", text(m.case.title)),
         " ", h("span", { class: "meta" }, termSpan(m.case.organization), " · ", String(m.case.year))),
-      scoreBar(m))))
+      scoreBar(m), why(c.id, m.case.id, st))))
     : h("p", {}, L("No case shares a feature with this one.", "이 사례와 특징을 공유하는 사례가 없습니다."));
   return h("section", { class: "field", "aria-labelledby": "h-similar" },
     h("h2", { id: "h-similar" }, L("Similar cases", "비슷한 사례")),
     h("p", { class: "help" }, L("Each bar is the case's score (0–1); its parts are the shared features' shares of it.", "막대 길이는 점수(0~1)이고, 각 칸은 공유하는 특징이 점수에서 차지하는 몫입니다.")),
     kindLegend(), form, body);
+}
+
+// why explains one match feature by feature (explainSimilarity), asked
+// for when opened: what the two share with each weight and contribution,
+// and what only one of them has.
+function why(a, b, st) {
+  const body = h("div", {}, L("Loading…", "불러오는 중…"));
+  const details = h("details", { class: "why" }, h("summary", {}, L("Why this score", "왜 이 점수인가")), body);
+  details.addEventListener("toggle", async () => {
+    if (!details.open || details.dataset.loaded) return;
+    details.dataset.loaded = "1";
+    const TERM = "{ kind id en ko }";
+    try {
+      const d = await must(`query Explain($a: ID!, $b: ID!, $weights: WeightsInput, $rarity: Boolean) {
+        explainSimilarity(a: $a, b: $b, weights: $weights, rarity: $rarity) {
+          score shared { kind term ${TERM} weight contribution } differing { kind term ${TERM} weight side } } }`,
+      { a, b, weights: Object.keys(st.weights).length ? st.weights : null, rarity: st.rarity });
+      const x = d.explainSimilarity;
+      const kindName = (api) => { const k = kindByAPI(api); return k ? L(k.en, k.ko) : api; };
+      fill(body,
+        h("table", {}, h("caption", {}, L(`Shared: ${x.score.toFixed(3)} in all`, `공유: 합계 ${x.score.toFixed(3)}`)),
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, L("Kind", "종류")), h("th", { scope: "col" }, L("Feature", "특징")),
+            h("th", { scope: "col" }, L("Weight", "가중치")), h("th", { scope: "col" }, L("Adds", "기여")))),
+          h("tbody", {}, x.shared.map((f) => h("tr", {}, h("td", {}, kindName(f.kind)), h("td", {}, termSpan(f.term)),
+            h("td", {}, f.weight.toFixed(2)), h("td", {}, "+" + f.contribution.toFixed(3)))))),
+        x.differing.length ? h("table", {}, h("caption", {}, L("Only one of them has", "한쪽에만 있는 것")),
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, L("Kind", "종류")), h("th", { scope: "col" }, L("Feature", "특징")),
+            h("th", { scope: "col" }, L("Weight", "가중치")), h("th", { scope: "col" }, L("Only in", "있는 쪽")))),
+          h("tbody", {}, x.differing.map((f) => h("tr", {}, h("td", {}, kindName(f.kind)), h("td", {}, termSpan(f.term)),
+            h("td", {}, f.weight.toFixed(2)), h("td", {}, f.side === "QUERY" ? a : b))))) : null);
+    } catch (e) {
+      delete details.dataset.loaded;
+      fill(body, h("p", { role: "alert" }, e.message));
+    }
+  });
+  return details;
 }
