@@ -633,13 +633,19 @@ func TestExplorerInBrowser(t *testing.T) {
 			const cy = d.draw(cytoscape, box, els);
 			await frames();
 			const t1 = performance.now();
-			cy.zoom({ level: cy.zoom() * 1.5, renderedPosition: { x: 550, y: 350 } });
-			cy.panBy({ x: 80, y: 40 });
-			await frames();
-			const t2 = performance.now();
+			// The quickest of three zoom-and-pans: one slow frame on a
+			// loaded machine is not what the test is about.
+			let zoom = Infinity;
+			for (let i = 0; i < 3; i++) {
+				const z0 = performance.now();
+				cy.zoom({ level: cy.zoom() * (i % 2 ? 0.8 : 1.5), renderedPosition: { x: 550, y: 350 } });
+				cy.panBy({ x: 80, y: 40 });
+				await frames();
+				zoom = Math.min(zoom, performance.now() - z0);
+			}
 			const drawn = cy.nodes().length;
 			cy.destroy(); box.remove();
-			return { draw: t1 - t0, zoom: t2 - t1, nodes: drawn };
+			return { draw: t1 - t0, zoom, nodes: drawn };
 		})()`)
 		t.Logf("2,000 nodes: first draw %.0f ms, zoom and pan %.0f ms", ms["draw"], ms["zoom"])
 		if ms["nodes"] != 2000 {
@@ -790,6 +796,13 @@ func TestExplorerInBrowser(t *testing.T) {
 			if u := b.location(); strings.Contains(u, "BOGUS") || strings.Contains(u, "nope") || strings.Contains(u, "abc") || strings.Contains(u, "2020..") {
 				t.Errorf("%s: URL not cleaned: %s", path, u)
 			}
+		}
+		// A search the API refuses (over 32 words) keeps the screen and says why.
+		if st, _ := b.open(s.url + "/?q=" + strings.Repeat("word+", 40)); st != "ready" {
+			t.Errorf("a 40-word search: state %q, want ready", st)
+		}
+		if got := eval[string](b, `document.getElementById("result-count").textContent`); !strings.Contains(got, "refused") {
+			t.Errorf("a 40-word search: %q", got)
 		}
 		if errs := b.takeErrors(); len(errs) > 0 {
 			t.Errorf("console errors: %q", errs)

@@ -94,9 +94,16 @@ export async function render(ctx) {
   const bad = [];
   const st = parseState(ctx.params, bad);
   ctx.clean(link("/", stateParams(st)), bad);
+  let invalid = "";
   const [vocab, res] = await Promise.all([
     vocabulary(),
-    ask(CASES, { filter: apiFilter(st.f), sort: st.sort, first: PAGE, after: st.after || null }),
+    ask(CASES, { filter: apiFilter(st.f), sort: st.sort, first: PAGE, after: st.after || null }).catch((e) => {
+      // A request the API refuses (a search over its word limit, a stale
+      // cursor): keep the screen, with the controls to change it.
+      if (e.down || e.code !== "INVALID") throw e;
+      invalid = e.message;
+      return { data: { cases: { totalCount: 0, edges: [], pageInfo: { hasNextPage: false }, facets: {} } }, warnings: [] };
+    }),
   ]);
   if (!ctx.alive()) return;
   const conn = res.data.cases;
@@ -196,8 +203,8 @@ export async function render(ctx) {
   // Results
   const start = st.back.length * PAGE + 1;
   const end = st.back.length * PAGE + conn.edges.length;
-  const count = h("p", { class: "result-count", id: "result-count" },
-    conn.totalCount === 0 ? L("No cases match.", "맞는 사례가 없습니다.")
+  const count = h("p", { class: "result-count", id: "result-count", role: invalid ? "alert" : null },
+    invalid ? [L("The API refused this search: ", "API 가 이 검색을 받지 않았습니다: "), h("span", { lang: "en" }, invalid)] : conn.totalCount === 0 ? L("No cases match.", "맞는 사례가 없습니다.")
       : L(`${fmtNumber(conn.totalCount)} cases · showing ${start}–${end}`, `사례 ${fmtNumber(conn.totalCount)}건 · ${start}~${end}번째`));
   const list = h("ol", { class: "case-list", start: String(start) }, conn.edges.map((e) => h("li", {}, caseCard(e.node, e.snippets))));
   const pager = h("nav", { class: "pager", "aria-label": L("Pages", "페이지") },
