@@ -239,7 +239,9 @@ type CaseFeatures struct {
 	ID       string
 	Date     string // YYYY-MM-DD
 	Severity string
-	Features []Feature
+	// MachineTagged is Case.MachineTagged (filters with ReviewedOnly).
+	MachineTagged bool
+	Features      []Feature
 }
 
 // SimilarLink is one stored similarity: From's rank-th most similar case.

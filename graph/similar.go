@@ -67,7 +67,7 @@ func (db *DB) SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures))
 	for _, m := range kinds {
 		cols = append(cols, fmt.Sprintf("[(n)-[:%s]->(t:%s) | t.id] AS %s", m.Rel, m.Label, m.Kind))
 	}
-	q := "MATCH (n:Case) RETURN n.id AS id, n.date AS date, n.severity AS severity, " + strings.Join(cols, ", ")
+	q := "MATCH (n:Case) RETURN n.id AS id, n.date AS date, n.severity AS severity, coalesce(n.machine_tagged, false) AS machine_tagged, " + strings.Join(cols, ", ")
 	_, err := read(ctx, db, "reading case features", func(tx neo4j.ManagedTransaction) (struct{}, error) {
 		res, err := tx.Run(ctx, q, nil)
 		if err != nil {
@@ -75,7 +75,8 @@ func (db *DB) SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures))
 		}
 		for res.Next(ctx) {
 			r := res.Record()
-			row := ilgraph.CaseFeatures{ID: str(r, "id"), Severity: str(r, "severity")}
+			machine, _, _ := neo4j.GetRecordValue[bool](r, "machine_tagged")
+			row := ilgraph.CaseFeatures{ID: str(r, "id"), Severity: str(r, "severity"), MachineTagged: machine}
 			if d, ok := r.AsMap()["date"].(dbtype.Date); ok {
 				row.Date = d.Time().Format(ilgraph.DateLayout)
 			}

@@ -25,6 +25,7 @@ Commands:
   mcp     serve MCP on stdio, for desktop assistants
   similar rank the cases most like a case or an incident in progress; explain a pair
   stats   corpus statistics
+  import  turn postmortems.app files or plain descriptions into machine-tagged cases
   gen     write a synthetic corpus for benchmarks
   eval    measure suggested terms on a corpus (no database)
   help    show this text (or: ilgraph <command> --help)
@@ -39,6 +40,7 @@ const (
 	exitFailure = 1 // the command failed (Neo4j unreachable, internal error)
 	exitUsage   = 2 // bad flags or arguments
 	exitInvalid = 3 // the input is invalid; nothing was written
+	// exitPartial (4, import.go): some inputs were skipped, the rest written.
 )
 
 func main() {
@@ -66,6 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runSimilar(ctx, args[1:], stdout, stderr)
 	case "stats":
 		err = runStats(ctx, args[1:], stdout, stderr)
+	case "import":
+		err = runImport(ctx, args[1:], stdout, stderr)
 	case "gen":
 		err = runGen(ctx, args[1:], stdout, stderr)
 	case "eval":
@@ -84,6 +88,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	case errors.Is(err, errUsage):
 		return exitUsage
+	case errors.As(err, new(errPartial)):
+		return exitPartial
 	}
 	fmt.Fprintf(stderr, "ilgraph %s: %s\n", args[0], message(err))
 	if ilgraph.ErrorCode(err) == ilgraph.EINVALID {

@@ -17,6 +17,7 @@ import (
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/explorer"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/internal/admission"
 	"github.com/ilgraph/ilgraph/jsonapi"
 	"github.com/ilgraph/ilgraph/mcpserver"
 	"github.com/ilgraph/ilgraph/ratelimit"
@@ -47,6 +48,11 @@ loopback by default. In production turn both off (--ide=false
 	maxBody := fs.Int64("max-body", resolvers.DefaultMaxBodyBytes, "request body limit in bytes")
 	maxDepth := fs.Int("max-depth", resolvers.DefaultMaxDepth, "query depth limit")
 	maxComplexity := fs.Int("max-complexity", resolvers.DefaultMaxComplexity, "query complexity limit")
+	maxTokens := fs.Int("max-tokens", resolvers.DefaultMaxTokens, "tokens in a query document")
+	maxFields := fs.Int("max-fields", resolvers.DefaultMaxFields, "field selections in a query document (fragments counted once)")
+	maxAliases := fs.Int("max-aliases", resolvers.DefaultMaxAliases, "aliases in a query document")
+	maxDirectives := fs.Int("max-directives", resolvers.DefaultMaxDirectives, "directives in a query document")
+	maxErrors := fs.Int("max-errors", resolvers.DefaultMaxErrors, "errors in a response; then one \"too many errors\"")
 	grace := fs.Duration("shutdown-grace", 20*time.Second, "how long requests in flight may take to finish at shutdown")
 	logJSON := fs.Bool("log-json", false, "log as JSON lines instead of text")
 	retry := fs.Duration("neo4j-retry", 2*time.Second, "how long to retry a Neo4j transaction on transient errors before answering UNAVAILABLE")
@@ -61,6 +67,19 @@ loopback by default. In production turn both off (--ide=false
 	rateLoopback := fs.Bool("rate-limit-loopback", false, "limit loopback clients too (exempt by default)")
 	trusted := fs.String("trusted-proxies", "", "comma-separated addresses or CIDR prefixes of proxies whose X-Forwarded-For names the client")
 	mcpAnyHost := fs.Bool("mcp-allow-any-host", false, "let /mcp answer a request that reaches a loopback address with a non-loopback Host (a reverse proxy on the same host); off, such requests get 403 (DNS-rebinding protection)")
+	def := admission.Default
+	var inFlight, queue [admission.NumClasses]*int
+	for cl := admission.Class(0); cl < admission.NumClasses; cl++ {
+		inFlight[cl] = fs.Int("max-"+cl.String(), def.Limits[cl].InFlight,
+			fmt.Sprintf("%s requests (%s) running at once", cl, classHelp[cl]))
+		queue[cl] = fs.Int("queue-"+cl.String(), def.Limits[cl].Queue,
+			fmt.Sprintf("%s requests waiting for a slot; more answer 503 (0: none wait)", cl))
+	}
+	queueWait := fs.Duration("queue-wait", def.Wait, "longest wait for a slot before a request answers 503 (its Retry-After)")
+	pool := fs.Int("neo4j-pool", 0, "Neo4j driver connections (0: the sum of the --max-* bounds plus 16)")
+	acquire := fs.Duration("neo4j-acquire-timeout", 3*time.Second, "longest wait for a Neo4j connection (a free one, or a new one opened) before a request fails as UNAVAILABLE")
+	connectTimeout := fs.Duration("neo4j-connect-timeout", 2*time.Second, "longest time to open one Neo4j connection (a starting Neo4j may accept and not answer)")
+	failFast := fs.Duration("neo4j-fail-fast", time.Second, "after a request finds Neo4j unreachable, answer UNAVAILABLE at once for this long instead of retrying each request (0: always retry)")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -83,8 +102,26 @@ loopback by default. In production turn both off (--ide=false
 	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(*memLimit << 20)
 	}
+	adm := admission.Config{Wait: *queueWait}
+	for cl := range adm.Limits {
+		adm.Limits[cl] = admission.Limit{InFlight: *inFlight[cl], Queue: *queue[cl]}
+		if *queue[cl] == 0 {
+			adm.Limits[cl].Queue = -1 // no queue
+		}
+		if *inFlight[cl] <= 0 {
+			fmt.Fprintf(stderr, "ilgraph serve: --max-%s must be at least 1\n", admission.Class(cl))
+			return errUsage
+		}
+	}
 	cfg := graph.ConfigFromEnv()
 	cfg.RetryTime = *retry
+	cfg.MaxPoolSize = *pool
+	if cfg.MaxPoolSize <= 0 {
+		cfg.MaxPoolSize = adm.WithDefaults().InFlight() + poolHeadroom
+	}
+	cfg.AcquireTimeout = *acquire
+	cfg.FailFast = *failFast
+	cfg.ConnectTimeout = *connectTimeout
 	db, err := graph.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -106,7 +143,10 @@ loopback by default. In production turn both off (--ide=false
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping,
 		MetricOperations: ops, Introspection: introspection, IDE: ide,
-		Routes: frontDoors(core, logger, *maxBody, *timeout, *mcpAnyHost, *explorerOn),
+		Routes:    frontDoors(core, logger, *maxBody, *timeout, *mcpAnyHost, *explorerOn),
+		MaxTokens: *maxTokens, MaxFields: *maxFields, MaxAliases: *maxAliases, MaxDirectives: *maxDirectives, MaxErrors: *maxErrors,
+		StoreDown: db.Down,
+		Admission: adm,
 	})
 	db.SetQueryHook(h.ObserveQuery)
 	limiter := ratelimit.New(ratelimit.Options{Rate: *rateLimit, Burst: *rateBurst, TrustedProxies: proxies,
@@ -169,6 +209,17 @@ func exempt(r *http.Request) bool {
 		return true
 	}
 	return strings.HasPrefix(r.URL.Path, "/assets/") && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+}
+
+// poolHeadroom is the Neo4j connections beyond the admission bounds: for
+// /readyz, and for operations whose root fields run at once.
+const poolHeadroom = 16
+
+var classHelp = [admission.NumClasses]string{
+	admission.Lookup:     "case, term, vocabulary",
+	admission.List:       "cases, sharedWith, sameRootCause, neighbourhood",
+	admission.Similarity: "similarCases, similarToProfile, Case.similar",
+	admission.Aggregate:  "cooccurrence, stats, connections, facets",
 }
 
 func splitList(s string) []string {
