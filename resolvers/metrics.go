@@ -21,7 +21,7 @@ import (
 var DefaultMetricOperations = []string{
 	"CasePage", "Dashboard", // docs/api.md
 	"CaseById", "Page", "Mission", "Same", "Cooc", "Similar", // cmd/ilgraph-bench
-	"Cases", "Graph", "Topic", "Live", "Vocabulary", "Suggest", "CaseJSON", // the explorer (also CasePage, Dashboard)
+	"Cases", "Graph", "Topic", "Live", "Vocabulary", "Suggest", "CaseJSON", "Explain", // the explorer (also CasePage, Dashboard)
 	"IntrospectionQuery", // the IDE
 }
 
