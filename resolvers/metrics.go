@@ -15,11 +15,13 @@ import (
 
 // DefaultMetricOperations are the operation names /metrics labels by
 // default: those of our docs (docs/api.md), of the benchmark client
-// (cmd/ilgraph-bench) and of the GraphQL IDE's schema fetch. Any other name
+// (cmd/ilgraph-bench), of the explorer (explorer/assets/app) and of the
+// GraphQL IDE's schema fetch. Any other name
 // is counted as "other", so that clients cannot grow the number of series.
 var DefaultMetricOperations = []string{
 	"CasePage", "Dashboard", // docs/api.md
 	"CaseById", "Page", "Mission", "Same", "Cooc", "Similar", // cmd/ilgraph-bench
+	"Cases", "Graph", "Topic", "Live", "Vocabulary", "Suggest", "CaseJSON", "Explain", // the explorer (also CasePage, Dashboard)
 	"IntrospectionQuery", // the IDE
 }
 

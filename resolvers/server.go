@@ -56,7 +56,7 @@ type Options struct {
 	// that selects them is refused, as a request error with code
 	// INTROSPECTION_DISABLED, before anything runs.
 	Introspection *bool
-	// IDE serves the GraphQL IDE at / (nil: on); off, / answers 404.
+	// IDE serves the GraphQL IDE at /ide (nil: on); off, /ide answers 404.
 	IDE *bool
 	// Admission bounds the requests running at once per cost class, with
 	// a short queue each (internal/admission); zero settings take
@@ -136,7 +136,7 @@ type Handler struct {
 func (h *Handler) ObserveQuery(name string, d time.Duration) { h.metrics.observeNeo4j(name, d) }
 
 // NewHandler returns the whole HTTP API over the application core:
-// /graphql (POST and GET), the GraphQL IDE at /, /healthz, /readyz,
+// /graphql (POST and GET), the GraphQL IDE at /ide, /healthz, /readyz,
 // /metrics, and opt.Routes.
 func NewHandler(core *explore.Service, opt Options) *Handler {
 	opt.defaults()
@@ -223,7 +223,7 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 	gql := WithLoaders(core, limitBody(opt.MaxBodyBytes, srv))
 	mux.Handle("/graphql", gql)
 	if on(opt.IDE) {
-		mux.Handle("GET /{$}", playground.Handler("ilgraph", "/graphql"))
+		mux.Handle("GET /ide", playground.Handler("ilgraph", "/graphql"))
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

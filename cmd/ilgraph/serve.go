@@ -15,6 +15,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/explorer"
 	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/internal/admission"
 	"github.com/ilgraph/ilgraph/jsonapi"
@@ -26,15 +27,17 @@ import (
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", `Usage: ilgraph serve [--addr HOST:PORT] [flags]
 
-Serves the GraphQL API: POST and GET /graphql, a GraphQL IDE at /, /healthz,
-/readyz (ready while Neo4j answers) and /metrics (Prometheus); the JSON API
-(/cases, /cases/{id}, /cases/{id}/similar, /topics/{kind}/{id}, /vocab,
-described by /openapi.json); and the MCP server over Streamable HTTP at /mcp.
+Serves the explorer (the web page for analysts) at /; the GraphQL API: POST
+and GET /graphql, a GraphQL IDE at /ide, /healthz, /readyz (ready while Neo4j
+answers) and /metrics (Prometheus); the JSON API (/cases, /cases/{id},
+/cases/{id}/similar, /topics/{kind}/{id}, /vocab, described by
+/openapi.json); and the MCP server over Streamable HTTP at /mcp.
 Stops gracefully on SIGINT or SIGTERM, letting requests in flight finish.
 
 Every client address may make --rate-limit requests a second (bursts of
 --rate-burst) across all of them, except loopback clients unless
---rate-limit-loopback. Behind a proxy, name it in --trusted-proxies so that
+--rate-limit-loopback; the explorer's static files (/assets/) do not count.
+Behind a proxy, name it in --trusted-proxies so that
 its X-Forwarded-For is believed; no other client's is.
 
 Introspection and the IDE are on by default, since the server listens on
@@ -57,7 +60,8 @@ loopback by default. In production turn both off (--ide=false
 	metricOps := fs.String("metric-operations", strings.Join(resolvers.DefaultMetricOperations, ","),
 		"comma-separated operation names /metrics labels requests by; other names count as \"other\" (empty: none)")
 	introspection := fs.Bool("introspection", true, "answer introspection queries (__schema, __type); --introspection=false refuses them")
-	ide := fs.Bool("ide", true, "serve the GraphQL IDE at /; --ide=false answers 404 there")
+	ide := fs.Bool("ide", true, "serve the GraphQL IDE at /ide; --ide=false answers 404 there")
+	explorerOn := fs.Bool("explorer", true, "serve the explorer at /; --explorer=false answers 404 there")
 	rateLimit := fs.Float64("rate-limit", 10, "requests per second each client address may make (0: no limit)")
 	rateBurst := fs.Int("rate-burst", 20, "requests a client may make at once before --rate-limit applies")
 	rateLoopback := fs.Bool("rate-limit-loopback", false, "limit loopback clients too (exempt by default)")
@@ -139,21 +143,27 @@ loopback by default. In production turn both off (--ide=false
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping,
 		MetricOperations: ops, Introspection: introspection, IDE: ide,
-		Routes:    frontDoors(core, logger, *maxBody, *timeout, *mcpAnyHost),
+		Routes:    frontDoors(core, logger, *maxBody, *timeout, *mcpAnyHost, *explorerOn),
 		MaxTokens: *maxTokens, MaxFields: *maxFields, MaxAliases: *maxAliases, MaxDirectives: *maxDirectives, MaxErrors: *maxErrors,
 		StoreDown: db.Down,
 		Admission: adm,
 	})
 	db.SetQueryHook(h.ObserveQuery)
 	limiter := ratelimit.New(ratelimit.Options{Rate: *rateLimit, Burst: *rateBurst, TrustedProxies: proxies,
-		LimitLoopback: *rateLoopback, Exempt: healthCheck})
+		LimitLoopback: *rateLoopback, Exempt: exempt})
 	srv := &http.Server{Handler: limiter.Middleware(h), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
-	ideNote := fmt.Sprintf("IDE at http://%s/", ln.Addr())
-	if !*ide {
-		ideNote = "no IDE"
+	var notes []string
+	if *explorerOn {
+		notes = append(notes, fmt.Sprintf("explorer at http://%s/", ln.Addr()))
+	}
+	if *ide {
+		notes = append(notes, fmt.Sprintf("IDE at http://%s/ide", ln.Addr()))
+	}
+	if len(notes) == 0 {
+		notes = append(notes, "no explorer, no IDE")
 	}
 	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (%s), the JSON API on http://%s/cases, MCP on http://%s/mcp, Neo4j at %s\n",
-		ln.Addr(), ideNote, ln.Addr(), ln.Addr(), cfg.URI)
+		ln.Addr(), strings.Join(notes, ", "), ln.Addr(), ln.Addr(), cfg.URI)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -173,7 +183,7 @@ loopback by default. In production turn both off (--ide=false
 
 // frontDoors are the doors served beside GraphQL, on the same mux: the JSON
 // API and MCP over Streamable HTTP, with the server's limits.
-func frontDoors(core *explore.Service, logger *slog.Logger, maxBody int64, timeout time.Duration, mcpAnyHost bool) map[string]http.Handler {
+func frontDoors(core *explore.Service, logger *slog.Logger, maxBody int64, timeout time.Duration, mcpAnyHost, withExplorer bool) map[string]http.Handler {
 	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: logger, MaxBodyBytes: maxBody})
 	routes := map[string]http.Handler{
 		"/mcp": mcpserver.NewHandler(core, mcpserver.Options{Logger: logger, Timeout: timeout, MaxBodyBytes: maxBody, Version: buildVersion(), AllowAnyHost: mcpAnyHost}),
@@ -181,17 +191,24 @@ func frontDoors(core *explore.Service, logger *slog.Logger, maxBody int64, timeo
 	for _, p := range jsonapi.Patterns {
 		routes[p] = api
 	}
+	if withExplorer {
+		// Every path the other front doors leave: the explorer's screens
+		// (/, /graph, /case/…, /topic/…, /live, /dashboard) and /assets/.
+		routes["/"] = explorer.Handler()
+	}
 	return routes
 }
 
-// healthCheck exempts the probes of load balancers and monitors from the
-// rate limit.
-func healthCheck(r *http.Request) bool {
+// exempt spares from the rate limit the probes of load balancers and
+// monitors, and the explorer's static files: a first visit loads a dozen
+// of them from memory, which would otherwise spend most of a burst before
+// the page asks the API anything.
+func exempt(r *http.Request) bool {
 	switch r.URL.Path {
 	case "/healthz", "/readyz", "/metrics":
 		return true
 	}
-	return false
+	return strings.HasPrefix(r.URL.Path, "/assets/") && (r.Method == http.MethodGet || r.Method == http.MethodHead)
 }
 
 // poolHeadroom is the Neo4j connections beyond the admission bounds: for
