@@ -197,6 +197,27 @@ type CaseFeatures struct {
 	Date     string // YYYY-MM-DD
 	Severity string
 	Features []Feature
+	// Org is the organization's name as written ("Meta (Facebook)"): the
+	// text channel leaves organization names out.
+	Org string
+	// Text is what the text channel reads (see SimilarityText).
+	Text string
+}
+
+// SimilarityText is the text of a case the text channel of similarity
+// reads: the English summary, trigger and lessons, which say what happened
+// and why (the title repeats the summary; symptoms and detection say how it
+// looked, not what it was).
+func SimilarityText(summary, trigger, lessons string) string {
+	return summary + "\n\n" + trigger + "\n\n" + lessons
+}
+
+// SimilarityRow is a case as a similarity index reads it.
+func SimilarityRow(c *Case) CaseFeatures {
+	return CaseFeatures{
+		ID: c.ID, Date: c.Date, Severity: c.Severity, Features: c.Features(), Org: c.Org,
+		Text: SimilarityText(c.Summary.En, c.Trigger.En, c.Lessons.En),
+	}
 }
 
 // SimilarLink is one stored similarity: From's rank-th most similar case.

@@ -46,6 +46,12 @@ type Index struct {
 	count    [][nKinds]float64         // case -> number of features per kind
 	rare     [][nKinds]float64         // case -> summed rarity factors per kind
 
+	// The text channel (see text.go): each case's text vector, and the
+	// same as postings: term id -> the cases with the term and its weight.
+	text     []ilgraph.TextVector // case -> its text vector
+	textVec  [][]termWeight       // case -> its terms by term id
+	textPost [][]termWeight       // term id -> cases (in Case) with weights, ascending
+
 	scratch sync.Pool // *scratch, one per concurrent query
 
 	// Version is the corpus version the index was built from.
@@ -93,7 +99,7 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 		}
 	}
 	n := len(rows)
-	ix.scratch.New = func() any { return &scratch{acc: make([]float64, n)} }
+	ix.scratch.New = func() any { return &scratch{acc: make([]float64, n), tacc: make([]float64, n)} }
 	ix.rarity = make([]float64, len(ix.features))
 	for f, p := range ix.postings {
 		ix.rarity[f] = ilgraph.Rarity(n, len(p))
@@ -105,7 +111,47 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 			ix.rare[i][k] += ix.rarity[f]
 		}
 	}
+	ix.buildText(rows)
 	return ix
+}
+
+// termWeight is one term of a text vector (Case is the term id in a case's
+// vector, the case in a posting list) with its weight.
+type termWeight struct {
+	Case int32
+	W    float64
+}
+
+func (ix *Index) buildText(rows []ilgraph.CaseFeatures) {
+	ix.text = TextVectors(rows)
+	ix.textVec = make([][]termWeight, len(rows))
+	termID := map[string]int32{}
+	for i, v := range ix.text {
+		terms := make([]string, 0, len(v))
+		for t := range v {
+			terms = append(terms, t)
+		}
+		sort.Strings(terms)
+		for _, t := range terms {
+			id, ok := termID[t]
+			if !ok {
+				id = int32(len(ix.textPost))
+				termID[t] = id
+				ix.textPost = append(ix.textPost, nil)
+			}
+			ix.textVec[i] = append(ix.textVec[i], termWeight{id, v[t]})
+			ix.textPost[id] = append(ix.textPost[id], termWeight{int32(i), v[t]})
+		}
+	}
+}
+
+// TextVector returns a case's text vector (nil for an unknown case).
+func (ix *Index) TextVector(id string) ilgraph.TextVector {
+	i, ok := ix.byID[id]
+	if !ok {
+		return nil
+	}
+	return ix.text[i]
 }
 
 // Len is the number of cases.
@@ -147,10 +193,12 @@ func (ix *Index) Weight(opt ilgraph.SimilarityOptions) func(ilgraph.Feature) flo
 }
 
 // Similar ranks the cases most like the query features, leaving out the case
-// named exclude (the queried case itself). It returns at most opt.K matches
-// with a positive score of at least opt.MinScore that pass opt.Filter
-// (whose Text must already be resolved into IDs), by score descending then
-// id ascending, each with its explanation.
+// named exclude (the queried case itself). When exclude names a case of the
+// index, that case's text is the query's text for the text channel (see
+// ilgraph.ScoreText); a profile (exclude "") has no text. It returns at
+// most opt.K matches with a positive score of at least opt.MinScore that
+// pass opt.Filter (whose Text must already be resolved into IDs), by score
+// descending then id ascending, each with its explanation.
 func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.SimilarityOptions) []ilgraph.Match {
 	if opt.K <= 0 || len(ix.ids) == 0 {
 		return nil
@@ -178,10 +226,20 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 	if i, ok := ix.byID[exclude]; ok {
 		excl = i
 	}
-	// Dense accumulator: shared weight per case, and the cases touched.
+	// The text channel is on when it has a weight and the query has text.
+	wText := opt.Weights[ilgraph.WeightText]
+	var qText []termWeight
+	var qVec ilgraph.TextVector
+	if excl >= 0 && wText > 0 && len(ix.textVec[excl]) > 0 {
+		qText, qVec = ix.textVec[excl], ix.text[excl]
+	} else {
+		wText = 0
+	}
+	// Dense accumulators: shared weight and text cosine per case, and the
+	// cases touched.
 	sc := ix.scratch.Get().(*scratch)
 	defer ix.scratch.Put(sc)
-	acc, touched := sc.acc, sc.touched[:0]
+	acc, tacc, touched := sc.acc, sc.tacc, sc.touched[:0]
 	for _, q := range qs {
 		for _, c := range ix.postings[q.id] {
 			if acc[c] == 0 {
@@ -190,9 +248,17 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 			acc[c] += q.w
 		}
 	}
+	for _, q := range qText {
+		for _, p := range ix.textPost[q.Case] {
+			if acc[p.Case] == 0 && tacc[p.Case] == 0 {
+				touched = append(touched, p.Case)
+			}
+			tacc[p.Case] += q.W * p.W
+		}
+	}
 	defer func() {
 		for _, c := range touched {
-			acc[c] = 0
+			acc[c], tacc[c] = 0, 0
 		}
 		sc.touched = touched
 	}()
@@ -203,8 +269,8 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 	flt := ix.compile(opt.Filter)
 	h := &topK{k: opt.K}
 	for _, c := range touched {
-		shared := acc[c]
-		if c == excl || shared <= 0 {
+		shared, cos := acc[c], tacc[c]
+		if c == excl || shared <= 0 && cos <= 0 {
 			continue
 		}
 		var cw float64
@@ -215,7 +281,7 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 				cw += wk[k] * ix.count[c][k]
 			}
 		}
-		score := ilgraph.RoundScore(shared / (qw + cw - shared))
+		score := ilgraph.RoundScore((shared + wText*cos) / (qw + cw - shared + wText))
 		if score < opt.MinScore || !h.wants(score, ix.ids[c]) || !flt.match(ix, c) {
 			continue
 		}
@@ -225,7 +291,7 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 	matches := make([]ilgraph.Match, len(out))
 	weight := ix.Weight(opt)
 	for i, id := range out {
-		m := ilgraph.Score(query, ix.Features(id), weight)
+		m := ilgraph.ScoreText(query, ix.Features(id), weight, wText, qVec, ix.TextVector(id))
 		m.ID = id
 		// The explanation's score is the definition's, computed afresh; it
 		// equals the ranking score (both rounded).
@@ -237,6 +303,7 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 // scratch is the per-query working memory, reused across queries.
 type scratch struct {
 	acc     []float64
+	tacc    []float64
 	touched []int32
 }
 

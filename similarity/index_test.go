@@ -23,9 +23,20 @@ import (
 func rowsOf(cases []*ilgraph.Case) []ilgraph.CaseFeatures {
 	rows := make([]ilgraph.CaseFeatures, len(cases))
 	for i, c := range cases {
-		rows[i] = ilgraph.CaseFeatures{ID: c.ID, Date: c.Date, Severity: c.Severity, Features: c.Features()}
+		rows[i] = ilgraph.SimilarityRow(c)
 	}
 	return rows
+}
+
+// bruteOf is brute-force ranking over cases with the text channel's
+// vectors computed by the definition (similarity.TextVectors).
+func bruteOf(cases []*ilgraph.Case) *corpus.Brute {
+	b := corpus.NewBrute(cases)
+	b.Text = map[string]ilgraph.TextVector{}
+	for i, v := range similarity.TextVectors(rowsOf(cases)) {
+		b.Text[cases[i].ID] = v
+	}
+	return b
 }
 
 // generated returns n generated cases, decoded from the generator's output.
@@ -54,6 +65,10 @@ var weightSettings = []ilgraph.Weights{
 	{ilgraph.KindRootCause: 1, ilgraph.KindComponent: 1, ilgraph.KindSymptom: 1, ilgraph.KindContributing: 1, ilgraph.KindDomain: 1, ilgraph.KindOrg: 1},
 	{ilgraph.KindRootCause: 0, ilgraph.KindComponent: 5, ilgraph.KindSymptom: 0, ilgraph.KindContributing: 0.25, ilgraph.KindDomain: 0, ilgraph.KindOrg: 0},
 	{ilgraph.KindRootCause: 10, ilgraph.KindComponent: 0, ilgraph.KindSymptom: 0, ilgraph.KindContributing: 0, ilgraph.KindDomain: 0, ilgraph.KindOrg: 2},
+	// the text channel beside the tags, and alone
+	{ilgraph.KindRootCause: 3, ilgraph.KindComponent: 1.5, ilgraph.KindSymptom: 1, ilgraph.KindContributing: 2, ilgraph.KindDomain: 0.5, ilgraph.KindOrg: 0.5, ilgraph.WeightText: 4},
+	{ilgraph.KindRootCause: 0, ilgraph.KindComponent: 0, ilgraph.KindSymptom: 0, ilgraph.KindContributing: 0, ilgraph.KindDomain: 0, ilgraph.KindOrg: 0, ilgraph.WeightText: 1},
+	{ilgraph.KindRootCause: 1, ilgraph.KindComponent: 0, ilgraph.KindSymptom: 0.5, ilgraph.KindContributing: 0, ilgraph.KindDomain: 0, ilgraph.KindOrg: 0, ilgraph.WeightText: 0.75},
 }
 
 // sameMatches compares index results with brute-force ones exactly: ids in
@@ -80,6 +95,15 @@ func sameMatches(t *testing.T, label string, got, want []ilgraph.Match) {
 			}
 			sum += g.Shared[j].Contribution
 		}
+		if (g.Text == nil) != (w.Text == nil) {
+			t.Fatalf("%s: #%d text part: got %+v, want %+v", label, i, g.Text, w.Text)
+		}
+		if g.Text != nil {
+			if math.Abs(g.Text.Contribution-w.Text.Contribution) > 1e-12 || !slices.Equal(g.Text.Words, w.Text.Words) {
+				t.Fatalf("%s: #%d text part: got %+v, want %+v", label, i, g.Text, w.Text)
+			}
+			sum += g.Text.Contribution
+		}
 		if math.Abs(sum-g.Score) > 1e-9 {
 			t.Errorf("%s: #%d contributions add to %.12f, score is %.12f", label, i, sum, g.Score)
 		}
@@ -89,7 +113,7 @@ func sameMatches(t *testing.T, label string, got, want []ilgraph.Match) {
 func TestIndexMatchesBruteForceOnSeeds(t *testing.T) {
 	cases := corpus.Cases(t, filepath.Join(corpus.Seeds(t), "cases"))
 	ix := similarity.Build(rowsOf(cases), 1)
-	brute := corpus.NewBrute(cases)
+	brute := bruteOf(cases)
 	for wi, w := range weightSettings {
 		for _, rarity := range []bool{false, true} {
 			for _, c := range cases {
@@ -104,7 +128,7 @@ func TestIndexMatchesBruteForceOnSeeds(t *testing.T) {
 func TestIndexMatchesBruteForceOnGenerated(t *testing.T) {
 	cases := generated(t, 1500, 42)
 	ix := similarity.Build(rowsOf(cases), 1)
-	brute := corpus.NewBrute(cases)
+	brute := bruteOf(cases)
 	filters := []struct {
 		name string
 		f    ilgraph.CaseFilter
@@ -259,4 +283,46 @@ func loadAndWriteBack(ctx context.Context, db *graph.DB, path string, k int) (si
 		return similarity.WriteBackResult{}, err
 	}
 	return similarity.WriteBack(ctx, db, k, rep.CasesChanged(), 0)
+}
+
+// TestTextVectors checks the text channel's vectors against the formula
+// of text.go worked by hand on a small corpus.
+func TestTextVectors(t *testing.T) {
+	rows := []ilgraph.CaseFeatures{
+		{ID: "A-0001", Org: "Acme Corp", Text: "Acme's queue overflowed; the queue was full on Monday. Retries."},
+		{ID: "A-0002", Org: "Bolt", Text: "The queue overflowed at Bolt in 2019."},
+		{ID: "A-0003", Org: "Cobalt", Text: "Retries hammered the AWS database."},
+		{ID: "A-0004", Org: "Dyn", Text: "A database failover."},
+		{ID: "A-0005", Org: "Eon", Text: "Disk."},
+		{ID: "A-0006", Org: "Fox", Text: "Power."},
+		{ID: "A-0007", Org: "Gnu", Text: "Cooling."},
+	}
+	vs := similarity.TextVectors(rows)
+	// N = 7. df: queue 2, overflow 2, retri 2, databas 2; every other term
+	// is on one case only (full, hammer, failov, disk, …) or dropped (acme,
+	// bolt, aws: names; monday: calendar; 2019: a number).
+	idf := math.Log(7.0 / 2)
+	a := map[string]float64{"queue": (1 + math.Log(2)) * idf, "overflow": idf, "retri": idf}
+	norm := math.Sqrt(a["queue"]*a["queue"] + a["overflow"]*a["overflow"] + a["retri"]*a["retri"])
+	want := []ilgraph.TextVector{
+		{"queue": a["queue"] / norm, "overflow": a["overflow"] / norm, "retri": a["retri"] / norm},
+		{"queue": 1 / math.Sqrt(2), "overflow": 1 / math.Sqrt(2)},
+		{"retri": 1 / math.Sqrt(2), "databas": 1 / math.Sqrt(2)},
+		{"databas": 1},
+		{}, {}, {},
+	}
+	for i := range want {
+		if len(vs[i]) != len(want[i]) {
+			t.Fatalf("%s: got %v, want %v", rows[i].ID, vs[i], want[i])
+		}
+		for term, w := range want[i] {
+			if math.Abs(vs[i][term]-w) > 1e-12 {
+				t.Fatalf("%s: got %v, want %v", rows[i].ID, vs[i], want[i])
+			}
+		}
+	}
+	m := ilgraph.ScoreText(nil, nil, func(ilgraph.Feature) float64 { return 1 }, 2, vs[0], vs[1])
+	if cos := (a["queue"] + a["overflow"]) / norm / math.Sqrt(2); m.Text == nil || math.Abs(m.Score-ilgraph.RoundScore(cos)) > 1e-9 || !slices.Equal(m.Text.Words, []string{"queue", "overflow"}) {
+		t.Errorf("A-0001 to A-0002: got %+v, want score %.9f sharing queue, overflow", m, cos)
+	}
 }

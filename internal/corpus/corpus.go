@@ -145,6 +145,10 @@ func Normalize(c *ilgraph.Case) {
 type Brute struct {
 	cases []*ilgraph.Case
 	df    map[ilgraph.Feature]int
+	// Text, when set, gives each case's text vector by id: with a text
+	// weight, the queried case's vector is the query's text
+	// (ilgraph.ScoreText); a profile has none.
+	Text map[string]ilgraph.TextVector
 }
 
 // NewBrute prepares brute-force ranking over cases.
@@ -181,7 +185,7 @@ func (b *Brute) ToFeatures(query []ilgraph.Feature, exclude string, k int, w ilg
 		if x.ID == exclude || (keep != nil && !keep(x)) {
 			continue
 		}
-		m := ilgraph.Score(query, x.Features(), weight)
+		m := ilgraph.ScoreText(query, x.Features(), weight, w[ilgraph.WeightText], b.Text[exclude], b.Text[x.ID])
 		if m.Score > 0 {
 			m.ID = x.ID
 			ms = append(ms, m)
