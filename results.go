@@ -205,18 +205,20 @@ type CaseFeatures struct {
 }
 
 // SimilarityText is the text of a case the text channel of similarity
-// reads: the English summary, trigger and lessons, which say what happened
-// and why (the title repeats the summary; symptoms and detection say how it
-// looked, not what it was).
-func SimilarityText(summary, trigger, lessons string) string {
-	return summary + "\n\n" + trigger + "\n\n" + lessons
+// reads: the English trigger and lessons, which say how the failure came
+// about and what it taught. The summary, title, symptoms and detection were
+// tried and left out: they tell the story with its dates, products and
+// surface symptoms, and made the channel worse on the judged set (see
+// docs/similarity.md).
+func SimilarityText(trigger, lessons string) string {
+	return trigger + "\n\n" + lessons
 }
 
 // SimilarityRow is a case as a similarity index reads it.
 func SimilarityRow(c *Case) CaseFeatures {
 	return CaseFeatures{
 		ID: c.ID, Date: c.Date, Severity: c.Severity, Features: c.Features(), Org: c.Org,
-		Text: SimilarityText(c.Summary.En, c.Trigger.En, c.Lessons.En),
+		Text: SimilarityText(c.Trigger.En, c.Lessons.En),
 	}
 }
 

@@ -16,18 +16,22 @@ const (
 )
 
 // SimilarityQuery says how to rank: how many, with which weights (kinds
-// left out take their default), rarity weighting, a minimum score and a
-// filter on the candidates.
+// and the text channel left out take their default), rarity weighting (nil:
+// the default, ilgraph.DefaultRarity), a minimum score and a filter on the
+// candidates.
 type SimilarityQuery struct {
 	K        int // 1 to MaxSimilarK (DefaultSimilarK is the front doors' default)
 	Weights  ilgraph.Weights
-	Rarity   bool
+	Rarity   *bool
 	MinScore float64
 	Filter   ilgraph.CaseFilter
 }
 
 func (q SimilarityQuery) options() (ilgraph.SimilarityOptions, error) {
-	opt := ilgraph.SimilarityOptions{K: q.K, Rarity: q.Rarity, MinScore: q.MinScore, Filter: q.Filter}
+	opt := ilgraph.SimilarityOptions{K: q.K, Rarity: ilgraph.DefaultRarity, MinScore: q.MinScore, Filter: q.Filter}
+	if q.Rarity != nil {
+		opt.Rarity = *q.Rarity
+	}
 	if opt.K < 1 || opt.K > MaxSimilarK {
 		return opt, ilgraph.Errorf(ilgraph.ELIMIT, "k must be 1 to %d, not %d", MaxSimilarK, opt.K)
 	}
@@ -45,13 +49,16 @@ func (q SimilarityQuery) options() (ilgraph.SimilarityOptions, error) {
 }
 
 // SimilarCase is one ranked case with its score and why: each shared
-// feature's contribution (they add up to the score) and the heaviest
-// features only one side has.
+// feature's contribution and the text channel's (they add up to the score)
+// and the heaviest features only one side has.
 type SimilarCase struct {
 	Case      *ilgraph.Case
 	Score     float64
 	Shared    []ilgraph.Contribution
 	Differing []ilgraph.Difference
+	// Text is the text channel's part, nil when the channel was off (text
+	// weight 0, or a query without text such as a profile).
+	Text *ilgraph.TextPart
 }
 
 // Similar ranks the cases most like a stored case. ENOTFOUND for an unknown
@@ -158,7 +165,7 @@ type Defaults struct {
 
 // SimilarityDefaults returns the default weights and rarity setting.
 func (s *Service) SimilarityDefaults() Defaults {
-	return Defaults{Weights: ilgraph.DefaultWeights(), Rarity: false, RarityFormula: ilgraph.RarityFormula}
+	return Defaults{Weights: ilgraph.DefaultWeights(), Rarity: ilgraph.DefaultRarity, RarityFormula: ilgraph.RarityFormula}
 }
 
 // similarCases loads the matched cases in one batch and keeps the
@@ -183,6 +190,11 @@ func (s *Service) similarCases(ctx context.Context, ms []ilgraph.Match) ([]Simil
 			sc.Shared[j] = c
 		}
 		sc.Differing = append(sc.Differing, m.Different[:min(MaxDiffering, len(m.Different))]...)
+		if m.Text != nil {
+			t := *m.Text
+			t.Contribution, t.Cosine = ilgraph.RoundScore(t.Contribution), ilgraph.RoundScore(t.Cosine)
+			sc.Text = &t
+		}
 		out = append(out, sc)
 	}
 	return out, nil

@@ -24,6 +24,10 @@ func TagWeights() ilgraph.Weights {
 	}
 }
 
+// OldRarity is the rarity factor before issue #16, 1 + ln((N+1)/(df+1)):
+// the "tags+rarity" ranker keeps it, to compare with what was measured.
+func OldRarity(n, df int) float64 { return 1 + math.Log(float64(n+1)/float64(df+1)) }
+
 // Rows returns the index rows of cases.
 func Rows(cases []ilgraph.Case) []ilgraph.CaseFeatures {
 	rows := make([]ilgraph.CaseFeatures, len(cases))
@@ -47,9 +51,13 @@ func IndexRanker(name string, ix *similarity.Index, opt ilgraph.SimilarityOption
 
 // Rankers are the rankers `ilgraph eval similar` compares and pools from:
 //
-//   - default: the service's defaults (ilgraph.DefaultOptions);
-//   - tags: tags only, with TagWeights;
-//   - tags+rarity: the same with rarity weighting;
+//   - default: the service's defaults (ilgraph.DefaultOptions), through the
+//     index;
+//   - tags: tags only, with TagWeights and no rarity weighting (the
+//     defaults before issue #16);
+//   - tags+rarity: the same with the rarity factor of that time (OldRarity);
+//   - tags+steep: the same with today's steeper rarity factor
+//     (ilgraph.Rarity), no text;
 //   - text: the text channel alone (cosine of the text vectors);
 //   - bm25: Okapi BM25 over the same analysed text, the query case's whole
 //     text as the query;
@@ -57,22 +65,44 @@ func IndexRanker(name string, ix *similarity.Index, opt ilgraph.SimilarityOption
 func Rankers(cases []ilgraph.Case) []Ranker {
 	rows := Rows(cases)
 	ix := similarity.Build(rows, 0)
-	def := ilgraph.DefaultOptions(0)
-	tags := ilgraph.SimilarityOptions{Weights: TagWeights()}
-	rare := tags
-	rare.Rarity = true
+	df := map[ilgraph.Feature]int{}
+	for _, r := range rows {
+		for _, f := range r.Features {
+			df[f]++
+		}
+	}
+	tw := TagWeights()
+	n := len(rows)
 	text := ilgraph.SimilarityOptions{Weights: ilgraph.Weights{
 		ilgraph.KindRootCause: 0, ilgraph.KindComponent: 0, ilgraph.KindSymptom: 0, ilgraph.KindContributing: 0,
 		ilgraph.KindDomain: 0, ilgraph.KindOrg: 0, ilgraph.WeightText: 1,
 	}}
 	return []Ranker{
-		IndexRanker("default", ix, def),
-		IndexRanker("tags", ix, tags),
-		IndexRanker("tags+rarity", ix, rare),
+		IndexRanker("default", ix, ilgraph.DefaultOptions(0)),
+		IndexRanker("tags", ix, ilgraph.SimilarityOptions{Weights: tw}),
+		scoreRanker("tags+rarity", ix, rows, func(f ilgraph.Feature) float64 { return tw[f.Kind] * OldRarity(n, df[f]) }),
+		IndexRanker("tags+steep", ix, ilgraph.SimilarityOptions{Weights: tw, Rarity: true}),
 		IndexRanker("text", ix, text),
 		bm25Ranker(rows),
 		blendRanker(ix, rows),
 	}
+}
+
+// scoreRanker ranks by the tags-only definition (ilgraph.Score) under
+// weight, by brute force.
+func scoreRanker(name string, ix *similarity.Index, rows []ilgraph.CaseFeatures, weight func(ilgraph.Feature) float64) Ranker {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	return Ranker{Name: name, Rank: func(q string, k int) []string {
+		scores := make([]float64, len(rows))
+		qf := ix.Features(q)
+		for i, r := range rows {
+			scores[i] = ilgraph.Score(qf, r.Features, weight).Score
+		}
+		return ranked(ids, scores, q, k)
+	}}
 }
 
 // ranked returns the k best ids of scores (positive only), score

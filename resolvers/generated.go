@@ -279,6 +279,7 @@ type ComplexityRoot struct {
 		Differing func(childComplexity int) int
 		Score     func(childComplexity int) int
 		Shared    func(childComplexity int) int
+		Text      func(childComplexity int) int
 	}
 
 	SimilarityDefaults struct {
@@ -348,6 +349,13 @@ type ComplexityRoot struct {
 		Ko func(childComplexity int) int
 	}
 
+	TextContribution struct {
+		Contribution func(childComplexity int) int
+		Cosine       func(childComplexity int) int
+		Weight       func(childComplexity int) int
+		Words        func(childComplexity int) int
+	}
+
 	TextMatch struct {
 		Match       func(childComplexity int) int
 		Profile     func(childComplexity int) int
@@ -379,6 +387,7 @@ type ComplexityRoot struct {
 		Org          func(childComplexity int) int
 		RootCause    func(childComplexity int) int
 		Symptom      func(childComplexity int) int
+		Text         func(childComplexity int) int
 	}
 
 	YearCount struct {
@@ -1538,6 +1547,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SimilarCase.Shared(childComplexity), true
+	case "SimilarCase.text":
+		if e.ComplexityRoot.SimilarCase.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarCase.Text(childComplexity), true
 
 	case "SimilarityDefaults.rarity":
 		if e.ComplexityRoot.SimilarityDefaults.Rarity == nil {
@@ -1798,6 +1813,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Text.Ko(childComplexity), true
 
+	case "TextContribution.contribution":
+		if e.ComplexityRoot.TextContribution.Contribution == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextContribution.Contribution(childComplexity), true
+	case "TextContribution.cosine":
+		if e.ComplexityRoot.TextContribution.Cosine == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextContribution.Cosine(childComplexity), true
+	case "TextContribution.weight":
+		if e.ComplexityRoot.TextContribution.Weight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextContribution.Weight(childComplexity), true
+	case "TextContribution.words":
+		if e.ComplexityRoot.TextContribution.Words == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextContribution.Words(childComplexity), true
+
 	case "TextMatch.match":
 		if e.ComplexityRoot.TextMatch.Match == nil {
 			break
@@ -1910,6 +1950,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Weights.Symptom(childComplexity), true
+	case "Weights.text":
+		if e.ComplexityRoot.Weights.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Weights.Text(childComplexity), true
 
 	case "YearCount.count":
 		if e.ComplexityRoot.YearCount.Count == nil {
@@ -2063,14 +2109,14 @@ type Query {
   organization (see docs/similarity.md), each with why. Cases sharing nothing
   are never listed. Ordered by score, then id.
   """
-  similarCases(caseId: ID!, k: Int = 10, weights: WeightsInput, rarity: Boolean = false, filter: CaseFilter, minScore: Float = 0): [SimilarCase!]!
+  similarCases(caseId: ID!, k: Int = 10, weights: WeightsInput, rarity: Boolean = true, filter: CaseFilter, minScore: Float = 0): [SimilarCase!]!
 
   """
   The cases most like an incident that is not a stored case — one in
   progress — and what they suggest: their root causes and contributing
   factors weighted by score, and what resolved them.
   """
-  similarToProfile(profile: ProfileInput!, k: Int = 10, weights: WeightsInput, rarity: Boolean = false, filter: CaseFilter, minScore: Float = 0): ProfileMatch!
+  similarToProfile(profile: ProfileInput!, k: Int = 10, weights: WeightsInput, rarity: Boolean = true, filter: CaseFilter, minScore: Float = 0): ProfileMatch!
 
   "The default weights and the rarity formula."
   similarityDefaults: SimilarityDefaults!
@@ -2090,10 +2136,10 @@ type Query {
   cut-off, one root cause at most), and that profile's matches with what they
   suggest checking next.
   """
-  similarToText(text: String!, lang: String, k: Int = 10, weights: WeightsInput, rarity: Boolean = false, filter: CaseFilter, minScore: Float = 0): TextMatch!
+  similarToText(text: String!, lang: String, k: Int = 10, weights: WeightsInput, rarity: Boolean = true, filter: CaseFilter, minScore: Float = 0): TextMatch!
 }
 
-"Weight per kind; omitted kinds keep their defaults (see similarityDefaults)."
+"Weight per kind and of the text channel; omitted ones keep their defaults (see similarityDefaults)."
 input WeightsInput {
   rootCause: Float
   component: Float
@@ -2101,6 +2147,8 @@ input WeightsInput {
   contributing: Float
   domain: Float
   org: Float
+  "The text channel: how much the likeness of two cases' trigger and lessons counts (0 turns it off)."
+  text: Float
 }
 
 type Weights {
@@ -2110,6 +2158,7 @@ type Weights {
   contributing: Float!
   domain: Float!
   org: Float!
+  text: Float!
 }
 
 type SimilarityDefaults {
@@ -2131,12 +2180,29 @@ input ProfileInput {
 
 type SimilarCase {
   case: Case!
-  "From 0 to 1: the summed weights of shared features over those of the features either has."
+  """
+  From 0 to 1: (the summed weights of shared features + text weight × text cosine) over (the summed
+  weights of the features either has + text weight); see docs/similarity.md.
+  """
   score: Float!
-  "Every shared feature with its share of the score; the shares add up to the score."
+  "Every shared feature with its share of the score; with the text part's, the shares add up to the score."
   shared: [FeatureContribution!]!
+  "The text channel's share of the score and the words both texts share; null when the channel is off (text weight 0, or a query without text)."
+  text: TextContribution
   "The strongest features only one side has (at most 5)."
   differing: [DifferingFeature!]!
+}
+
+"The text channel's part of a similarity score."
+type TextContribution {
+  "The text weight."
+  weight: Float!
+  "Cosine similarity of the two cases' text vectors (trigger and lessons, names left out), from 0 to 1."
+  cosine: Float!
+  "weight × cosine over the score's denominator: this part of the score."
+  contribution: Float!
+  "The distinctive words both texts share, most telling first (stemmed, as the index holds them)."
+  words: [String!]!
 }
 
 type FeatureContribution {
@@ -2941,6 +3007,8 @@ func (ec *executionContext) childFields_SimilarCase(ctx context.Context, field g
 		return ec.fieldContext_SimilarCase_score(ctx, field)
 	case "shared":
 		return ec.fieldContext_SimilarCase_shared(ctx, field)
+	case "text":
+		return ec.fieldContext_SimilarCase_text(ctx, field)
 	case "differing":
 		return ec.fieldContext_SimilarCase_differing(ctx, field)
 	}
@@ -3081,6 +3149,20 @@ func (ec *executionContext) childFields_Text(ctx context.Context, field graphql.
 	return nil, fmt.Errorf("no field named %q was found under type Text", field.Name)
 }
 
+func (ec *executionContext) childFields_TextContribution(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "weight":
+		return ec.fieldContext_TextContribution_weight(ctx, field)
+	case "cosine":
+		return ec.fieldContext_TextContribution_cosine(ctx, field)
+	case "contribution":
+		return ec.fieldContext_TextContribution_contribution(ctx, field)
+	case "words":
+		return ec.fieldContext_TextContribution_words(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TextContribution", field.Name)
+}
+
 func (ec *executionContext) childFields_TextMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "suggestions":
@@ -3143,6 +3225,8 @@ func (ec *executionContext) childFields_Weights(ctx context.Context, field graph
 		return ec.fieldContext_Weights_domain(ctx, field)
 	case "org":
 		return ec.fieldContext_Weights_org(ctx, field)
+	case "text":
+		return ec.fieldContext_Weights_text(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Weights", field.Name)
 }
@@ -8253,6 +8337,38 @@ func (ec *executionContext) fieldContext_SimilarCase_shared(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _SimilarCase_text(ctx context.Context, field graphql.CollectedField, obj *explore.SimilarCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarCase_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.TextPart) graphql.Marshaler {
+			return ec.marshalOTextContribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextPart(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarCase_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarCase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextContribution(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SimilarCase_differing(ctx context.Context, field graphql.CollectedField, obj *explore.SimilarCase) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9418,6 +9534,98 @@ func (ec *executionContext) fieldContext_Text_ko(_ context.Context, field graphq
 	return graphql.NewScalarFieldContext("Text", field, true, true, "String")
 }
 
+func (ec *executionContext) _TextContribution_weight(ctx context.Context, field graphql.CollectedField, obj *ilgraph.TextPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextContribution_weight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextContribution_weight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextContribution", field, false, false, "Float")
+}
+
+func (ec *executionContext) _TextContribution_cosine(ctx context.Context, field graphql.CollectedField, obj *ilgraph.TextPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextContribution_cosine(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cosine, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextContribution_cosine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextContribution", field, false, false, "Float")
+}
+
+func (ec *executionContext) _TextContribution_contribution(ctx context.Context, field graphql.CollectedField, obj *ilgraph.TextPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextContribution_contribution(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contribution, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextContribution_contribution(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextContribution", field, false, false, "Float")
+}
+
+func (ec *executionContext) _TextContribution_words(ctx context.Context, field graphql.CollectedField, obj *ilgraph.TextPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextContribution_words(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Words, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextContribution_words(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextContribution", field, false, false, "String")
+}
+
 func (ec *executionContext) _TextMatch_suggestions(ctx context.Context, field graphql.CollectedField, obj *explore.TextMatch) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9874,6 +10082,29 @@ func (ec *executionContext) _Weights_org(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Weights_org(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Weights_text(ctx context.Context, field graphql.CollectedField, obj *Weights) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Weights_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Weights_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
 }
 
@@ -11294,7 +11525,7 @@ func (ec *executionContext) unmarshalInputWeightsInput(ctx context.Context, obj 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"rootCause", "component", "symptom", "contributing", "domain", "org"}
+	fieldsInOrder := [...]string{"rootCause", "component", "symptom", "contributing", "domain", "org", "text"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -11343,6 +11574,13 @@ func (ec *executionContext) unmarshalInputWeightsInput(ctx context.Context, obj 
 				return it, err
 			}
 			it.Org = data
+		case "text":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("text"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Text = data
 		}
 	}
 	return it, nil
@@ -12855,6 +13093,11 @@ func (ec *executionContext) _SimilarCase(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "text":
+			out.Values[i] = ec._SimilarCase_text(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "differing":
 			out.Values[i] = ec._SimilarCase_differing(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -13350,6 +13593,54 @@ func (ec *executionContext) _Text(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var textContributionImplementors = []string{"TextContribution"}
+
+func (ec *executionContext) _TextContribution(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.TextPart) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, textContributionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TextContribution")
+		case "weight":
+			out.Values[i] = ec._TextContribution_weight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cosine":
+			out.Values[i] = ec._TextContribution_cosine(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contribution":
+			out.Values[i] = ec._TextContribution_contribution(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "words":
+			out.Values[i] = ec._TextContribution_words(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var textMatchImplementors = []string{"TextMatch"}
 
 func (ec *executionContext) _TextMatch(ctx context.Context, sel ast.SelectionSet, obj *explore.TextMatch) graphql.Marshaler {
@@ -13564,6 +13855,11 @@ func (ec *executionContext) _Weights(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "org":
 			out.Values[i] = ec._Weights_org(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._Weights_text(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -15166,6 +15462,13 @@ func (ec *executionContext) unmarshalOTermMatch2ᚖgithubᚗcomᚋilgraphᚋilgr
 	}
 	res, err := ec.unmarshalInputTermMatch(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTextContribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextPart(ctx context.Context, sel ast.SelectionSet, v *ilgraph.TextPart) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TextContribution(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOWeightsInput2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightsInput(ctx context.Context, v any) (*WeightsInput, error) {

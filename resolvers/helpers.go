@@ -52,15 +52,14 @@ func similarityQuery(k *int, weights *WeightsInput, rarity *bool, filter *CaseFi
 		for k, v := range map[ilgraph.Kind]*float64{
 			ilgraph.KindRootCause: weights.RootCause, ilgraph.KindComponent: weights.Component, ilgraph.KindSymptom: weights.Symptom,
 			ilgraph.KindContributing: weights.Contributing, ilgraph.KindDomain: weights.Domain, ilgraph.KindOrg: weights.Org,
+			ilgraph.WeightText: weights.Text,
 		} {
 			if v != nil {
 				q.Weights[k] = *v
 			}
 		}
 	}
-	if rarity != nil {
-		q.Rarity = *rarity
-	}
+	q.Rarity = rarity
 	if minScore != nil {
 		q.MinScore = *minScore
 	}
@@ -69,7 +68,7 @@ func similarityQuery(k *int, weights *WeightsInput, rarity *bool, filter *CaseFi
 
 func weightsOut(w ilgraph.Weights) *Weights {
 	return &Weights{RootCause: w[ilgraph.KindRootCause], Component: w[ilgraph.KindComponent], Symptom: w[ilgraph.KindSymptom],
-		Contributing: w[ilgraph.KindContributing], Domain: w[ilgraph.KindDomain], Org: w[ilgraph.KindOrg]}
+		Contributing: w[ilgraph.KindContributing], Domain: w[ilgraph.KindDomain], Org: w[ilgraph.KindOrg], Text: w[ilgraph.WeightText]}
 }
 
 func profileOf(p ProfileInput) explore.Profile {

@@ -87,9 +87,10 @@ type Weights struct {
 	Contributing float64 `json:"contributing"`
 	Domain       float64 `json:"domain"`
 	Org          float64 `json:"org"`
+	Text         float64 `json:"text"`
 }
 
-// Weight per kind; omitted kinds keep their defaults (see similarityDefaults).
+// Weight per kind and of the text channel; omitted ones keep their defaults (see similarityDefaults).
 type WeightsInput struct {
 	RootCause    *float64 `json:"rootCause,omitempty"`
 	Component    *float64 `json:"component,omitempty"`
@@ -97,6 +98,8 @@ type WeightsInput struct {
 	Contributing *float64 `json:"contributing,omitempty"`
 	Domain       *float64 `json:"domain,omitempty"`
 	Org          *float64 `json:"org,omitempty"`
+	// The text channel: how much the likeness of two cases' trigger and lessons counts (0 turns it off).
+	Text *float64 `json:"text,omitempty"`
 }
 
 type NodeKind string

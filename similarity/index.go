@@ -99,7 +99,7 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 		}
 	}
 	n := len(rows)
-	ix.scratch.New = func() any { return &scratch{acc: make([]float64, n), tacc: make([]float64, n)} }
+	ix.scratch.New = func() any { return &scratch{acc: make([]accum, n)} }
 	ix.rarity = make([]float64, len(ix.features))
 	for f, p := range ix.postings {
 		ix.rarity[f] = ilgraph.Rarity(n, len(p))
@@ -239,26 +239,26 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 	// cases touched.
 	sc := ix.scratch.Get().(*scratch)
 	defer ix.scratch.Put(sc)
-	acc, tacc, touched := sc.acc, sc.tacc, sc.touched[:0]
+	acc, touched := sc.acc, sc.touched[:0]
 	for _, q := range qs {
 		for _, c := range ix.postings[q.id] {
-			if acc[c] == 0 {
+			if acc[c] == (accum{}) {
 				touched = append(touched, c)
 			}
-			acc[c] += q.w
+			acc[c].shared += q.w
 		}
 	}
 	for _, q := range qText {
 		for _, p := range ix.textPost[q.Case] {
-			if acc[p.Case] == 0 && tacc[p.Case] == 0 {
+			if acc[p.Case] == (accum{}) {
 				touched = append(touched, p.Case)
 			}
-			tacc[p.Case] += q.W * p.W
+			acc[p.Case].cos += q.W * p.W
 		}
 	}
 	defer func() {
 		for _, c := range touched {
-			acc[c], tacc[c] = 0, 0
+			acc[c] = accum{}
 		}
 		sc.touched = touched
 	}()
@@ -269,7 +269,7 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 	flt := ix.compile(opt.Filter)
 	h := &topK{k: opt.K}
 	for _, c := range touched {
-		shared, cos := acc[c], tacc[c]
+		shared, cos := acc[c].shared, acc[c].cos
 		if c == excl || shared <= 0 && cos <= 0 {
 			continue
 		}
@@ -302,10 +302,12 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 
 // scratch is the per-query working memory, reused across queries.
 type scratch struct {
-	acc     []float64
-	tacc    []float64
+	acc     []accum
 	touched []int32
 }
+
+// accum is one case's running sums: shared tag weight and text cosine.
+type accum struct{ shared, cos float64 }
 
 type scored struct {
 	c     int32

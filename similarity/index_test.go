@@ -28,17 +28,6 @@ func rowsOf(cases []*ilgraph.Case) []ilgraph.CaseFeatures {
 	return rows
 }
 
-// bruteOf is brute-force ranking over cases with the text channel's
-// vectors computed by the definition (similarity.TextVectors).
-func bruteOf(cases []*ilgraph.Case) *corpus.Brute {
-	b := corpus.NewBrute(cases)
-	b.Text = map[string]ilgraph.TextVector{}
-	for i, v := range similarity.TextVectors(rowsOf(cases)) {
-		b.Text[cases[i].ID] = v
-	}
-	return b
-}
-
 // generated returns n generated cases, decoded from the generator's output.
 func generated(t testing.TB, n int, seed uint64) []*ilgraph.Case {
 	seeds := corpus.Seeds(t)
@@ -113,7 +102,7 @@ func sameMatches(t *testing.T, label string, got, want []ilgraph.Match) {
 func TestIndexMatchesBruteForceOnSeeds(t *testing.T) {
 	cases := corpus.Cases(t, filepath.Join(corpus.Seeds(t), "cases"))
 	ix := similarity.Build(rowsOf(cases), 1)
-	brute := bruteOf(cases)
+	brute := corpus.NewBrute(cases)
 	for wi, w := range weightSettings {
 		for _, rarity := range []bool{false, true} {
 			for _, c := range cases {
@@ -128,7 +117,7 @@ func TestIndexMatchesBruteForceOnSeeds(t *testing.T) {
 func TestIndexMatchesBruteForceOnGenerated(t *testing.T) {
 	cases := generated(t, 1500, 42)
 	ix := similarity.Build(rowsOf(cases), 1)
-	brute := bruteOf(cases)
+	brute := corpus.NewBrute(cases)
 	filters := []struct {
 		name string
 		f    ilgraph.CaseFilter
@@ -197,14 +186,20 @@ func TestServiceFollowsLoads(t *testing.T) {
 	cases := corpus.Cases(t, filepath.Join(seeds, "cases"))
 	brute := corpus.NewBrute(cases)
 	svc := similarity.NewService(db)
-	opt := ilgraph.SimilarityOptions{K: 10, Weights: ilgraph.DefaultWeights()}
+	opt := ilgraph.DefaultOptions(10)
+	// The Cypher baseline knows only tags and no rarity weighting.
+	tagsOnly := ilgraph.SimilarityOptions{K: 10, Weights: opt.Weights.TagsOnly()}
 	for _, c := range cases {
 		got, err := svc.Similar(ctx, c.ID, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameMatches(t, c.ID, got, brute.Similar(c, 10, opt.Weights, false, nil))
-		byCypher, err := db.SimilarByCypher(ctx, c.ID, opt.Weights, 10)
+		sameMatches(t, c.ID, got, brute.Similar(c, 10, opt.Weights, opt.Rarity, nil))
+		got, err = svc.Similar(ctx, c.ID, tagsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byCypher, err := db.SimilarByCypher(ctx, c.ID, tagsOnly.Weights, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +250,7 @@ func TestWriteBack(t *testing.T) {
 	want := 0
 	brute := corpus.NewBrute(cases)
 	for _, c := range cases {
-		want += len(brute.Similar(c, 3, ilgraph.DefaultWeights(), false, nil))
+		want += len(brute.Similar(c, 3, ilgraph.DefaultWeights(), ilgraph.DefaultRarity, nil))
 	}
 	counts, err := db.Count(ctx)
 	if err != nil {

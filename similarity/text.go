@@ -23,7 +23,8 @@ func init() {
 	}
 }
 
-// The text channel's vectors. A case's text (ilgraph.SimilarityText) is
+// The text channel's vectors. A case's text (ilgraph.SimilarityText: its
+// trigger and lessons) is
 // analysed with vendor, product and the corpus's organization names left
 // out; stop words, numbers, one-letter words and calendar words (months,
 // weekdays, times of day, time zones) are dropped. A term's

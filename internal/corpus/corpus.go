@@ -1,6 +1,8 @@
 // Package corpus reads case files with nothing but encoding/json, so that
 // tests can compute expected answers independently of the loader, the
-// graph store and the API they check.
+// graph store and the API they check. Brute-force ranking takes the text
+// channel's vectors from their definition (similarity.TextVectors), not
+// from the index.
 package corpus
 
 import (
@@ -13,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/similarity"
 )
 
 // Root returns the repository root (where go.mod is), from a test's
@@ -145,15 +148,23 @@ func Normalize(c *ilgraph.Case) {
 type Brute struct {
 	cases []*ilgraph.Case
 	df    map[ilgraph.Feature]int
-	// Text, when set, gives each case's text vector by id: with a text
-	// weight, the queried case's vector is the query's text
-	// (ilgraph.ScoreText); a profile has none.
+	// Text gives each case's text vector by id: with a text weight, the
+	// queried case's vector is the query's text (ilgraph.ScoreText); a
+	// profile has none.
 	Text map[string]ilgraph.TextVector
 }
 
-// NewBrute prepares brute-force ranking over cases.
+// NewBrute prepares brute-force ranking over cases, with the text
+// channel's vectors computed by their definition (similarity.TextVectors).
 func NewBrute(cases []*ilgraph.Case) *Brute {
-	b := &Brute{cases: cases, df: map[ilgraph.Feature]int{}}
+	b := &Brute{cases: cases, df: map[ilgraph.Feature]int{}, Text: map[string]ilgraph.TextVector{}}
+	rows := make([]ilgraph.CaseFeatures, len(cases))
+	for i, c := range cases {
+		rows[i] = ilgraph.SimilarityRow(c)
+	}
+	for i, v := range similarity.TextVectors(rows) {
+		b.Text[cases[i].ID] = v
+	}
 	for _, x := range cases {
 		seen := map[ilgraph.Feature]bool{}
 		for _, f := range x.Features() {

@@ -45,6 +45,13 @@ type Model struct {
 	zipfOrg    *rand.Zipf
 	rng        *rand.Rand
 	start, end time.Time
+	// Per cause, the prior cases' triggers and lessons, which generated
+	// cases reuse (one of each, drawn apart) so that the text channel of
+	// similarity has text of a realistic length and vocabulary to index.
+	// They are drawn with their own generator, so that the tags stay as
+	// they were before generated cases had text.
+	triggers, lessons map[string][]string
+	textRng           *rand.Rand
 }
 
 type dist struct {
@@ -89,6 +96,18 @@ type termProbs struct {
 func NewModel(opt Options) *Model {
 	m := &Model{byCause: map[string]map[ilgraph.Kind]termProbs{}}
 	m.rng = rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15))
+	m.textRng = rand.New(rand.NewPCG(opt.Seed^0x5851f42d4c957f2d, opt.Seed))
+	m.triggers, m.lessons = map[string][]string{}, map[string][]string{}
+	for _, c := range opt.Prior {
+		if c.Trigger.En != "" {
+			m.triggers[c.RootCause] = append(m.triggers[c.RootCause], c.Trigger.En)
+			m.triggers[""] = append(m.triggers[""], c.Trigger.En)
+		}
+		if c.Lessons.En != "" {
+			m.lessons[c.RootCause] = append(m.lessons[c.RootCause], c.Lessons.En)
+			m.lessons[""] = append(m.lessons[""], c.Lessons.En)
+		}
+	}
 	causeCount := map[string]float64{}
 	for _, t := range opt.Vocab.Kinds[ilgraph.KindRootCause] {
 		causeCount[t.ID] = 0.5 // every cause possible
@@ -224,6 +243,18 @@ func (m *Model) next(i int, recent map[string][]string) *ilgraph.Case {
 	c.Timeline.ResolvedAfter = ilgraph.FormatDuration(minutes)
 	c.Title = ilgraph.Text{En: fmt.Sprintf("Generated incident %d: %s affecting %s", i, cause, c.Components[0])}
 	c.Summary = ilgraph.Text{En: fmt.Sprintf("A synthetic %s incident at %s with %s.", cause, c.Org, c.Symptoms[0])}
+	pick := func(texts map[string][]string) string {
+		ts := texts[cause]
+		if len(ts) == 0 {
+			ts = texts[""]
+		}
+		if len(ts) == 0 {
+			return ""
+		}
+		return ts[m.textRng.IntN(len(ts))]
+	}
+	c.Trigger = ilgraph.Text{En: pick(m.triggers)}
+	c.Lessons = ilgraph.Text{En: pick(m.lessons)}
 	c.Remediation = []ilgraph.Item{{Text: ilgraph.Text{En: "Mitigated the synthetic failure."}}}
 	c.ActionItems = []ilgraph.Item{{Text: ilgraph.Text{En: "Follow up on the synthetic failure."}}}
 	c.Impact = ilgraph.Impact{Scope: "synthetic", Users: "unknown", Region: "global"}
