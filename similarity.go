@@ -166,8 +166,8 @@ func Cosine(a, b TextVector) float64 {
 	return s
 }
 
-// MaxTextWords bounds the shared words a TextPart lists.
-const MaxTextWords = 8
+// MaxSharedWords bounds the shared words a TextPart lists.
+const MaxSharedWords = 8
 
 // SharedWords returns up to max terms both vectors have, by a[t]·b[t]
 // descending, then term ascending: the words that made the texts alike.
@@ -281,7 +281,7 @@ func ScoreText(a, b []Feature, weight func(Feature) float64, wText float64, ta, 
 		}
 	}
 	if text {
-		m.Text = &TextPart{Weight: wText, Cosine: cos, Contribution: wText * cos / union, Words: SharedWords(ta, tb, MaxTextWords)}
+		m.Text = &TextPart{Weight: wText, Cosine: cos, Contribution: wText * cos / union, Words: SharedWords(ta, tb, MaxSharedWords)}
 	}
 	SortExplanation(&m)
 	return m

@@ -26,6 +26,10 @@ type CaseList struct {
 // Cursor is the cursor of the i-th case of the page.
 func (l *CaseList) Cursor(i int) string { return EncodeCursor(l.Offset + i) }
 
+// Snippets returns where the list's text filter matched the i-th case of
+// the page (see Snippets); none without a text filter.
+func (l *CaseList) Snippets(i int) []Snippet { return Snippets(l.Cases[i], l.Filter) }
+
 // Case returns one case, or ENOTFOUND.
 func (s *Service) Case(ctx context.Context, id string) (*ilgraph.Case, error) {
 	cs, err := s.store.CasesByID(ctx, []string{id})
@@ -71,8 +75,14 @@ func (s *Service) Cases(ctx context.Context, q CaseQuery) (*CaseList, error) {
 	if err := q.Filter.Validate(); err != nil {
 		return nil, err
 	}
+	if q.Filter, err = s.resolveFilter(ctx, q.Filter); err != nil {
+		return nil, err
+	}
 	p, err := s.store.ListCases(ctx, q.Filter, q.Sort, offset, limit)
 	if err != nil {
+		return nil, err
+	}
+	if err := pastTheEnd(offset, p.Total); err != nil {
 		return nil, err
 	}
 	return &CaseList{Cases: p.Cases, TotalCount: p.Total, Offset: offset, Filter: q.Filter,
@@ -140,6 +150,10 @@ func (s *Service) Facets(ctx context.Context, f ilgraph.CaseFilter, top int) (*i
 // Stats computes corpus statistics over the cases a filter selects.
 func (s *Service) Stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, error) {
 	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	f, err := s.resolveFilter(ctx, f)
+	if err != nil {
 		return nil, err
 	}
 	return s.store.Stats(ctx, f)

@@ -147,11 +147,74 @@ func (s *Service) Neighbourhood(ctx context.Context, kind, id string, depth, lim
 	return s.store.Neighbourhood(ctx, kind, id, depth, limit)
 }
 
+// LiftBase says which cases co-occurrence lift is measured over.
+type LiftBase string
+
+// The populations lift can be measured over.
+const (
+	// LiftSelection measures lift over the cases the filter selects (the
+	// default): a filter on one of the two kinds then makes every lift 1.
+	LiftSelection LiftBase = "SELECTION"
+	// LiftCorpus measures lift over every case.
+	LiftCorpus LiftBase = "CORPUS"
+	// LiftBaseFilter measures lift over the cases a base filter selects.
+	LiftBaseFilter LiftBase = "BASE"
+)
+
+// CooccurrenceQuery asks for a co-occurrence graph: the pairs of terms of
+// kinds From and To that the cases Filter selects have, at least MinCount
+// cases each, with their lift measured over LiftBase (Base when BASE; BASE
+// is implied when Base is given and LiftBase is empty), leaving out pairs
+// whose lift rests on fewer than MinSupport cases.
+type CooccurrenceQuery struct {
+	From, To   ilgraph.Kind
+	Filter     ilgraph.CaseFilter
+	LiftBase   LiftBase
+	Base       *ilgraph.CaseFilter
+	MinCount   int
+	MinSupport int
+}
+
 // Cooccurrence draws the co-occurrence graph between two kinds over the
-// cases a filter selects: edges carry the number of cases with both terms
-// and their lift.
-func (s *Service) Cooccurrence(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter, minCount int) (*ilgraph.Drawing, error) {
-	return s.store.Cooccurrence(ctx, from, to, f, minCount)
+// cases a filter selects: edges carry the number of selected cases with
+// both terms, their lift and its support (see ilgraph.CooccurrenceQuery).
+func (s *Service) Cooccurrence(ctx context.Context, q CooccurrenceQuery) (*ilgraph.Drawing, error) {
+	sq := ilgraph.CooccurrenceQuery{From: q.From, To: q.To, Filter: q.Filter, MinCount: q.MinCount, MinSupport: q.MinSupport}
+	switch q.LiftBase {
+	case "", LiftSelection, LiftBaseFilter:
+		if q.LiftBase == LiftBaseFilter && q.Base == nil {
+			return nil, ilgraph.Errorf(ilgraph.EINVALID, "liftBase BASE needs a base filter")
+		}
+		if q.LiftBase == LiftSelection && q.Base != nil {
+			return nil, ilgraph.Errorf(ilgraph.EINVALID, "liftBase SELECTION measures lift over the selection: leave out base, or set liftBase to BASE")
+		}
+		sq.Base = q.Base
+	case LiftCorpus:
+		if q.Base != nil {
+			return nil, ilgraph.Errorf(ilgraph.EINVALID, "liftBase CORPUS measures lift over every case: leave out base, or set liftBase to BASE")
+		}
+		sq.Base = &ilgraph.CaseFilter{}
+	default:
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown liftBase %q (want SELECTION, CORPUS or BASE)", ilgraph.Clip(string(q.LiftBase), 40))
+	}
+	if q.MinCount < 0 || q.MinSupport < 0 {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "minCount and minSupport must not be negative")
+	}
+	if err := sq.Filter.Validate(); err != nil {
+		return nil, err
+	}
+	var err error
+	if sq.Filter, err = s.resolveFilter(ctx, sq.Filter); err != nil {
+		return nil, err
+	}
+	if sq.Base != nil && len(sq.Base.Tags)+len(sq.Base.ExcludeOrgs) > 0 {
+		base, err := s.resolveFilter(ctx, *sq.Base)
+		if err != nil {
+			return nil, err
+		}
+		sq.Base = &base
+	}
+	return s.store.Cooccurrence(ctx, sq)
 }
 
 // Connections returns the shortest connections between two cases through

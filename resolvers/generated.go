@@ -29,8 +29,10 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	BreakdownKey() BreakdownKeyResolver
 	Case() CaseResolver
 	CaseConnection() CaseConnectionResolver
+	CaseEdge() CaseEdgeResolver
 	CrossReference() CrossReferenceResolver
 	CrossReferenceConnection() CrossReferenceConnectionResolver
 	DifferingFeature() DifferingFeatureResolver
@@ -39,13 +41,18 @@ type ResolverRoot interface {
 	DrawNode() DrawNodeResolver
 	Evidence() EvidenceResolver
 	FeatureContribution() FeatureContributionResolver
+	Impact() ImpactResolver
 	PageInfo() PageInfoResolver
 	PairCount() PairCountResolver
 	Path() PathResolver
 	Profile() ProfileResolver
 	Query() QueryResolver
+	Review() ReviewResolver
 	SharedFeature() SharedFeatureResolver
 	SimilarityDefaults() SimilarityDefaultsResolver
+	SimilarityExplanation() SimilarityExplanationResolver
+	Snippet() SnippetResolver
+	Source() SourceResolver
 	Stats() StatsResolver
 	SuggestedTerm() SuggestedTermResolver
 	Suggestions() SuggestionsResolver
@@ -62,6 +69,27 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	Breakdown struct {
+		Cells     func(childComplexity int) int
+		Columns   func(childComplexity int) int
+		Rows      func(childComplexity int) int
+		Total     func(childComplexity int) int
+		Truncated func(childComplexity int) int
+	}
+
+	BreakdownCell struct {
+		Column func(childComplexity int) int
+		Count  func(childComplexity int) int
+		Row    func(childComplexity int) int
+	}
+
+	BreakdownKey struct {
+		Count func(childComplexity int) int
+		Key   func(childComplexity int) int
+		Label func(childComplexity int) int
+		Term  func(childComplexity int) int
+	}
+
 	Case struct {
 		ActionItems   func(childComplexity int) int
 		Components    func(childComplexity int) int
@@ -106,8 +134,9 @@ type ComplexityRoot struct {
 	}
 
 	CaseEdge struct {
-		Cursor func(childComplexity int) int
-		Node   func(childComplexity int) int
+		Cursor   func(childComplexity int) int
+		Node     func(childComplexity int) int
+		Snippets func(childComplexity int) int
 	}
 
 	CrossReference struct {
@@ -150,11 +179,12 @@ type ComplexityRoot struct {
 	}
 
 	DrawEdge struct {
-		Count  func(childComplexity int) int
-		Lift   func(childComplexity int) int
-		Source func(childComplexity int) int
-		Target func(childComplexity int) int
-		Type   func(childComplexity int) int
+		Count   func(childComplexity int) int
+		Lift    func(childComplexity int) int
+		Source  func(childComplexity int) int
+		Support func(childComplexity int) int
+		Target  func(childComplexity int) int
+		Type    func(childComplexity int) int
 	}
 
 	DrawNode struct {
@@ -198,6 +228,11 @@ type ComplexityRoot struct {
 		Weight       func(childComplexity int) int
 	}
 
+	Highlight struct {
+		End   func(childComplexity int) int
+		Start func(childComplexity int) int
+	}
+
 	Impact struct {
 		Region func(childComplexity int) int
 		Scope  func(childComplexity int) int
@@ -239,10 +274,12 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		Breakdown          func(childComplexity int, rows explore.Dimension, columns explore.Dimension, filter *CaseFilter, top *int) int
 		Case               func(childComplexity int, id string) int
 		Cases              func(childComplexity int, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
 		Connections        func(childComplexity int, from string, to string, maxHops *int, limit *int) int
-		Cooccurrence       func(childComplexity int, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) int
+		Cooccurrence       func(childComplexity int, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int, liftBase *explore.LiftBase, base *CaseFilter, minSupport *int) int
+		ExplainSimilarity  func(childComplexity int, a string, b string, weights *WeightsInput, rarity *bool) int
 		Neighbourhood      func(childComplexity int, node NodeInput, depth *int, limit *int) int
 		SameRootCause      func(childComplexity int, caseID string, first *int, after *string) int
 		SharedWith         func(childComplexity int, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
@@ -286,6 +323,24 @@ type ComplexityRoot struct {
 		Rarity        func(childComplexity int) int
 		RarityFormula func(childComplexity int) int
 		Weights       func(childComplexity int) int
+	}
+
+	SimilarityExplanation struct {
+		A         func(childComplexity int) int
+		B         func(childComplexity int) int
+		Differing func(childComplexity int) int
+		Rarity    func(childComplexity int) int
+		Score     func(childComplexity int) int
+		Shared    func(childComplexity int) int
+		Text      func(childComplexity int) int
+		Weights   func(childComplexity int) int
+	}
+
+	Snippet struct {
+		Field      func(childComplexity int) int
+		Highlights func(childComplexity int) int
+		Language   func(childComplexity int) int
+		Text       func(childComplexity int) int
 	}
 
 	Source struct {
@@ -400,14 +455,19 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type BreakdownKeyResolver interface {
+	Term(ctx context.Context, obj *explore.BreakdownKey) (*ilgraph.Term, error)
+}
 type CaseResolver interface {
 	Organization(ctx context.Context, obj *ilgraph.Case) (*ilgraph.Term, error)
 
 	Year(ctx context.Context, obj *ilgraph.Case) (int, error)
+	DateKind(ctx context.Context, obj *ilgraph.Case) (*string, error)
 
 	Remediation(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Text, error)
 	ActionItems(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Text, error)
 
+	Severity(ctx context.Context, obj *ilgraph.Case) (*string, error)
 	RootCause(ctx context.Context, obj *ilgraph.Case) (*ilgraph.Term, error)
 	Components(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error)
 	Symptoms(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error)
@@ -419,6 +479,8 @@ type CaseResolver interface {
 
 	Docs(ctx context.Context, obj *ilgraph.Case) ([]string, error)
 
+	UpdatedAt(ctx context.Context, obj *ilgraph.Case) (*string, error)
+	URL(ctx context.Context, obj *ilgraph.Case) (*string, error)
 	JSON(ctx context.Context, obj *ilgraph.Case) (string, error)
 	SameRootCause(ctx context.Context, obj *ilgraph.Case, first *int) ([]explore.CrossReference, error)
 	Similar(ctx context.Context, obj *ilgraph.Case, k *int) ([]explore.SimilarCase, error)
@@ -428,6 +490,9 @@ type CaseConnectionResolver interface {
 	Nodes(ctx context.Context, obj *explore.CaseList) ([]ilgraph.Case, error)
 
 	Facets(ctx context.Context, obj *explore.CaseList, top *int) (*Facets, error)
+}
+type CaseEdgeResolver interface {
+	Snippets(ctx context.Context, obj *CaseEdge) ([]explore.Snippet, error)
 }
 type CrossReferenceResolver interface {
 	RootCause(ctx context.Context, obj *explore.CrossReference) (*ilgraph.Term, error)
@@ -452,6 +517,7 @@ type DistributionResolver interface {
 }
 type DrawEdgeResolver interface {
 	Count(ctx context.Context, obj *ilgraph.Edge) (*int, error)
+	Support(ctx context.Context, obj *ilgraph.Edge) (*int, error)
 	Lift(ctx context.Context, obj *ilgraph.Edge) (*float64, error)
 }
 type DrawNodeResolver interface {
@@ -467,6 +533,11 @@ type EvidenceResolver interface {
 }
 type FeatureContributionResolver interface {
 	Term(ctx context.Context, obj *ilgraph.Contribution) (*ilgraph.Term, error)
+}
+type ImpactResolver interface {
+	Scope(ctx context.Context, obj *ilgraph.Impact) (*string, error)
+	Users(ctx context.Context, obj *ilgraph.Impact) (*string, error)
+	Region(ctx context.Context, obj *ilgraph.Impact) (*string, error)
 }
 type PageInfoResolver interface {
 	StartCursor(ctx context.Context, obj *explore.PageInfo) (*string, error)
@@ -494,20 +565,37 @@ type QueryResolver interface {
 	Vocabulary(ctx context.Context, kind *ilgraph.Kind) ([]ilgraph.Term, error)
 	Term(ctx context.Context, kind ilgraph.Kind, id string) (*ilgraph.Term, error)
 	Neighbourhood(ctx context.Context, node NodeInput, depth *int, limit *int) (*ilgraph.Drawing, error)
-	Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) (*ilgraph.Drawing, error)
+	Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int, liftBase *explore.LiftBase, base *CaseFilter, minSupport *int) (*ilgraph.Drawing, error)
 	Connections(ctx context.Context, from string, to string, maxHops *int, limit *int) ([]ilgraph.Path, error)
 	Stats(ctx context.Context, filter *CaseFilter) (*ilgraph.Stats, error)
+	Breakdown(ctx context.Context, rows explore.Dimension, columns explore.Dimension, filter *CaseFilter, top *int) (*explore.Breakdown, error)
 	SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]explore.SimilarCase, error)
 	SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.ProfileMatch, error)
+	ExplainSimilarity(ctx context.Context, a string, b string, weights *WeightsInput, rarity *bool) (*explore.Explanation, error)
 	SimilarityDefaults(ctx context.Context) (*explore.Defaults, error)
 	Suggest(ctx context.Context, text string, lang *string) (*suggest.Result, error)
 	SimilarToText(ctx context.Context, text string, lang *string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.TextMatch, error)
+}
+type ReviewResolver interface {
+	WrittenBy(ctx context.Context, obj *ilgraph.Review) (*string, error)
+	ReviewedAt(ctx context.Context, obj *ilgraph.Review) (*string, error)
+	ReviewedBy(ctx context.Context, obj *ilgraph.Review) (*string, error)
 }
 type SharedFeatureResolver interface {
 	Term(ctx context.Context, obj *ilgraph.Feature) (*ilgraph.Term, error)
 }
 type SimilarityDefaultsResolver interface {
 	Weights(ctx context.Context, obj *explore.Defaults) (*Weights, error)
+}
+type SimilarityExplanationResolver interface {
+	Weights(ctx context.Context, obj *explore.Explanation) (*Weights, error)
+}
+type SnippetResolver interface {
+	Highlights(ctx context.Context, obj *explore.Snippet) ([]Highlight, error)
+}
+type SourceResolver interface {
+	Kind(ctx context.Context, obj *ilgraph.Source) (*string, error)
+	Archived(ctx context.Context, obj *ilgraph.Source) (*string, error)
 }
 type StatsResolver interface {
 	PerOrganization(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.TermCount, error)
@@ -547,8 +635,9 @@ type TextNeighbourResolver interface {
 	Case(ctx context.Context, obj *suggest.Neighbour) (*ilgraph.Case, error)
 }
 type TimelineResolver interface {
+	DetectedAfter(ctx context.Context, obj *ilgraph.Timeline) (*string, error)
 	DetectedAfterMinutes(ctx context.Context, obj *ilgraph.Timeline) (*int, error)
-
+	ResolvedAfter(ctx context.Context, obj *ilgraph.Timeline) (*string, error)
 	ResolvedAfterMinutes(ctx context.Context, obj *ilgraph.Timeline) (*int, error)
 }
 type WeightedTermResolver interface {
@@ -572,6 +661,81 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "Breakdown.cells":
+		if e.ComplexityRoot.Breakdown.Cells == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Breakdown.Cells(childComplexity), true
+	case "Breakdown.columns":
+		if e.ComplexityRoot.Breakdown.Columns == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Breakdown.Columns(childComplexity), true
+	case "Breakdown.rows":
+		if e.ComplexityRoot.Breakdown.Rows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Breakdown.Rows(childComplexity), true
+	case "Breakdown.total":
+		if e.ComplexityRoot.Breakdown.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Breakdown.Total(childComplexity), true
+	case "Breakdown.truncated":
+		if e.ComplexityRoot.Breakdown.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Breakdown.Truncated(childComplexity), true
+
+	case "BreakdownCell.column":
+		if e.ComplexityRoot.BreakdownCell.Column == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownCell.Column(childComplexity), true
+	case "BreakdownCell.count":
+		if e.ComplexityRoot.BreakdownCell.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownCell.Count(childComplexity), true
+	case "BreakdownCell.row":
+		if e.ComplexityRoot.BreakdownCell.Row == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownCell.Row(childComplexity), true
+
+	case "BreakdownKey.count":
+		if e.ComplexityRoot.BreakdownKey.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownKey.Count(childComplexity), true
+	case "BreakdownKey.key":
+		if e.ComplexityRoot.BreakdownKey.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownKey.Key(childComplexity), true
+	case "BreakdownKey.label":
+		if e.ComplexityRoot.BreakdownKey.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownKey.Label(childComplexity), true
+	case "BreakdownKey.term":
+		if e.ComplexityRoot.BreakdownKey.Term == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownKey.Term(childComplexity), true
 
 	case "Case.actionItems":
 		if e.ComplexityRoot.Case.ActionItems == nil {
@@ -824,6 +988,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CaseEdge.Node(childComplexity), true
+	case "CaseEdge.snippets":
+		if e.ComplexityRoot.CaseEdge.Snippets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseEdge.Snippets(childComplexity), true
 
 	case "CrossReference.case":
 		if e.ComplexityRoot.CrossReference.Case == nil {
@@ -992,6 +1162,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DrawEdge.Source(childComplexity), true
+	case "DrawEdge.support":
+		if e.ComplexityRoot.DrawEdge.Support == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DrawEdge.Support(childComplexity), true
 	case "DrawEdge.target":
 		if e.ComplexityRoot.DrawEdge.Target == nil {
 			break
@@ -1166,6 +1342,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FeatureContribution.Weight(childComplexity), true
 
+	case "Highlight.end":
+		if e.ComplexityRoot.Highlight.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Highlight.End(childComplexity), true
+	case "Highlight.start":
+		if e.ComplexityRoot.Highlight.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Highlight.Start(childComplexity), true
+
 	case "Impact.region":
 		if e.ComplexityRoot.Impact.Region == nil {
 			break
@@ -1304,6 +1493,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProfileMatch.RootCauses(childComplexity), true
 
+	case "Query.breakdown":
+		if e.ComplexityRoot.Query.Breakdown == nil {
+			break
+		}
+
+		args, err := ec.field_Query_breakdown_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Breakdown(childComplexity, args["rows"].(explore.Dimension), args["columns"].(explore.Dimension), args["filter"].(*CaseFilter), args["top"].(*int)), true
 	case "Query.case":
 		if e.ComplexityRoot.Query.Case == nil {
 			break
@@ -1347,7 +1547,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Cooccurrence(childComplexity, args["from"].(ilgraph.Kind), args["to"].(ilgraph.Kind), args["filter"].(*CaseFilter), args["minCount"].(*int)), true
+		return e.ComplexityRoot.Query.Cooccurrence(childComplexity, args["from"].(ilgraph.Kind), args["to"].(ilgraph.Kind), args["filter"].(*CaseFilter), args["minCount"].(*int), args["liftBase"].(*explore.LiftBase), args["base"].(*CaseFilter), args["minSupport"].(*int)), true
+	case "Query.explainSimilarity":
+		if e.ComplexityRoot.Query.ExplainSimilarity == nil {
+			break
+		}
+
+		args, err := ec.field_Query_explainSimilarity_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ExplainSimilarity(childComplexity, args["a"].(string), args["b"].(string), args["weights"].(*WeightsInput), args["rarity"].(*bool)), true
 
 	case "Query.neighbourhood":
 		if e.ComplexityRoot.Query.Neighbourhood == nil {
@@ -1572,6 +1783,80 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SimilarityDefaults.Weights(childComplexity), true
+
+	case "SimilarityExplanation.a":
+		if e.ComplexityRoot.SimilarityExplanation.A == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.A(childComplexity), true
+	case "SimilarityExplanation.b":
+		if e.ComplexityRoot.SimilarityExplanation.B == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.B(childComplexity), true
+	case "SimilarityExplanation.differing":
+		if e.ComplexityRoot.SimilarityExplanation.Differing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Differing(childComplexity), true
+	case "SimilarityExplanation.rarity":
+		if e.ComplexityRoot.SimilarityExplanation.Rarity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Rarity(childComplexity), true
+	case "SimilarityExplanation.score":
+		if e.ComplexityRoot.SimilarityExplanation.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Score(childComplexity), true
+	case "SimilarityExplanation.shared":
+		if e.ComplexityRoot.SimilarityExplanation.Shared == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Shared(childComplexity), true
+	case "SimilarityExplanation.text":
+		if e.ComplexityRoot.SimilarityExplanation.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Text(childComplexity), true
+	case "SimilarityExplanation.weights":
+		if e.ComplexityRoot.SimilarityExplanation.Weights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Weights(childComplexity), true
+
+	case "Snippet.field":
+		if e.ComplexityRoot.Snippet.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Field(childComplexity), true
+	case "Snippet.highlights":
+		if e.ComplexityRoot.Snippet.Highlights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Highlights(childComplexity), true
+	case "Snippet.language":
+		if e.ComplexityRoot.Snippet.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Language(childComplexity), true
+	case "Snippet.text":
+		if e.ComplexityRoot.Snippet.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Text(childComplexity), true
 
 	case "Source.archived":
 		if e.ComplexityRoot.Source.Archived == nil {
@@ -2051,9 +2336,14 @@ components, symptoms, contributing factors, domains and organization, which are
 terms of a controlled vocabulary (organizations are terms of kind ORG).
 
 Errors carry extensions.code: INVALID (bad argument), NOT_FOUND, LIMIT (a size
-or complexity limit was hit), TIMEOUT, UNAVAILABLE (Neo4j is down), INTERNAL.
+limit was hit), COMPLEXITY_LIMIT_EXCEEDED, TIMEOUT, UNAVAILABLE (Neo4j is down),
+INTERNAL; a query that does not parse or validate gets GRAPHQL_PARSE_FAILED or
+GRAPHQL_VALIDATION_FAILED and HTTP 422 (see docs/api.md).
 Unknown ids: case(id) returns null; queries about a case that does not exist
-return a NOT_FOUND error; filters naming unknown terms simply match nothing.
+return a NOT_FOUND error. Term values in filters and profiles that are not
+ids are resolved when one term fits (a label, an organization's name, another
+letter case) or kept and matching nothing; either way the response's
+extensions.warnings says so (see docs/api.md).
 """
 schema {
   query: Query
@@ -2063,7 +2353,11 @@ type Query {
   "One case by id; null when there is none."
   case(id: ID!): Case
 
-  "Cases matching a filter, sorted, one page at a time (first ≤ 100), with facet counts."
+  """
+  Cases matching a filter, sorted, one page at a time (first ≤ 100), with facet
+  counts. after is the endCursor of the previous page; a cursor past the end of
+  the list (it shrank since) is an INVALID error, not an empty page.
+  """
   cases(filter: CaseFilter, sort: CaseSort = DATE_DESC, first: Int = 20, after: String): CaseConnection!
 
   """
@@ -2092,16 +2386,34 @@ type Query {
 
   """
   Co-occurrence graph between two kinds (e.g. ROOT_CAUSE → COMPONENT) over the
-  cases a filter selects: each edge has the number of cases with both terms and
-  its lift, count·N / (count(a)·count(b)).
+  cases a filter selects: an edge for every pair that at least minCount
+  selected cases have together, with that count, its lift and its support.
+  lift = support·N / (n(a)·n(b)), where N is the number of cases lift is
+  measured over (liftBase), n(x) how many of them have x, and support how
+  many have both. Over the selection (the default), a filter on one of the
+  two kinds makes every lift 1: focus with liftBase CORPUS, or BASE and a
+  base filter (e.g. the same filter without the focus term). Pairs whose
+  lift rests on fewer than minSupport cases are left out.
   """
-  cooccurrence(from: Kind!, to: Kind!, filter: CaseFilter, minCount: Int = 1): Drawing!
+  cooccurrence(from: Kind!, to: Kind!, filter: CaseFilter, minCount: Int = 1, liftBase: LiftBase, base: CaseFilter, minSupport: Int = 1): Drawing!
 
   "The shortest connections between two cases through shared features."
   connections(from: ID!, to: ID!, maxHops: Int = 4, limit: Int = 10): [Path!]!
 
   "Corpus statistics over the cases a filter selects."
   stats(filter: CaseFilter): Stats!
+
+  """
+  The cases a filter selects, counted over two different dimensions — for a
+  dashboard's table, heat map or stacked chart, in one request. Zero-filled:
+  a cell for every row × every column. Years and months run from
+  filter.dateFrom (else the first selected case) to filter.dateTo (else the
+  last), empty ones included; a kind's rows are every term of the kind, by
+  cases descending then id (top keeps the first top). A case with several
+  terms of a kind counts under each; one with none is in no row of that kind.
+  LIMIT over 20,000 cells.
+  """
+  breakdown(rows: Dimension!, columns: Dimension!, filter: CaseFilter, top: Int): Breakdown!
 
   """
   The k cases most like a case (k ≤ 100), by weighted Jaccard similarity over
@@ -2117,6 +2429,16 @@ type Query {
   factors weighted by score, and what resolved them.
   """
   similarToProfile(profile: ProfileInput!, k: Int = 10, weights: WeightsInput, rarity: Boolean = true, filter: CaseFilter, minScore: Float = 0): ProfileMatch!
+
+  """
+  Why case b is as similar to case a as it is: the score similarCases(caseId: a)
+  gives b with the same weights and rarity, every shared feature with its
+  weight and contribution (the contributions add up to the score), and every
+  feature only one of the two has (side QUERY: a has it; MATCH: b has it).
+  Computed from the definition (docs/similarity.md). NOT_FOUND names an
+  unknown case.
+  """
+  explainSimilarity(a: ID!, b: ID!, weights: WeightsInput, rarity: Boolean = true): SimilarityExplanation!
 
   "The default weights and the rarity formula."
   similarityDefaults: SimilarityDefaults!
@@ -2168,7 +2490,7 @@ type SimilarityDefaults {
   rarityFormula: String!
 }
 
-"An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case."
+"An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case (and are listed in extensions.warnings, like labels resolved to ids)."
 input ProfileInput {
   rootCause: ID
   components: [ID!]
@@ -2203,6 +2525,23 @@ type TextContribution {
   contribution: Float!
   "The distinctive words both texts share, most telling first (stemmed, as the index holds them)."
   words: [String!]!
+}
+
+"The similarity of two cases, feature by feature (see Query.explainSimilarity)."
+type SimilarityExplanation {
+  a: Case!
+  b: Case!
+  "From 0 to 1, as similarCases reports it for the pair."
+  score: Float!
+  "Every shared feature; with the text part's, the contributions add up to the score."
+  shared: [FeatureContribution!]!
+  "The text channel's part of the score and the words both texts share; null when the text weight is 0."
+  text: TextContribution
+  "Every feature only one of the two has, by weight: side QUERY for a, MATCH for b."
+  differing: [DifferingFeature!]!
+  "The weights used, defaults filled in."
+  weights: Weights!
+  rarity: Boolean!
 }
 
 type FeatureContribution {
@@ -2251,6 +2590,61 @@ type Remedy {
   actionItems: [Text!]!
 }
 
+"The cases co-occurrence lift is measured over."
+enum LiftBase {
+  "The cases the filter selects (the default without base)."
+  SELECTION
+  "Every case."
+  CORPUS
+  "The cases the base filter selects (the default when base is given)."
+  BASE
+}
+
+"What a breakdown's rows or columns are: years, months or the terms of a kind."
+enum Dimension {
+  "Keys like 2019."
+  YEAR
+  "Keys like 2019-03."
+  MONTH
+  ROOT_CAUSE
+  COMPONENT
+  SYMPTOM
+  CONTRIBUTING
+  DOMAIN
+  ORG
+}
+
+"A zero-filled table of case counts (see Query.breakdown)."
+type Breakdown {
+  "Cases the filter selects."
+  total: Int!
+  rows: [BreakdownKey!]!
+  columns: [BreakdownKey!]!
+  "One cell per row × column, row by row in the order of rows, then columns: cells[i·len(columns) + j]."
+  cells: [BreakdownCell!]!
+  "True when top left terms out."
+  truncated: Boolean!
+}
+
+"One row or column of a breakdown."
+type BreakdownKey {
+  "The year (2019), month (2019-03) or term id; cells name rows and columns by it."
+  key: String!
+  "The term's English label (an organization's name); the key for years and months."
+  label: String!
+  "Selected cases in this row or column."
+  count: Int!
+  "The term, for a kind; null for years and months."
+  term: Term
+}
+
+type BreakdownCell {
+  row: String!
+  column: String!
+  "Selected cases in the row and the column."
+  count: Int!
+}
+
 "The kinds of feature a case is tagged with."
 enum Kind {
   ROOT_CAUSE
@@ -2261,8 +2655,11 @@ enum Kind {
   ORG
 }
 
+"How a case list is ordered; ties break by id ascending."
 enum CaseSort {
+  "Incident date, newest first (the default)."
   DATE_DESC
+  "Incident date, oldest first."
   DATE_ASC
   ID_ASC
   ID_DESC
@@ -2295,8 +2692,40 @@ input CaseFilter {
   "Incident date on or before (YYYY-MM-DD)."
   dateTo: String
   severities: [String!]
-  "Full-text search over titles and summaries, English and Korean."
+  """
+  Full-text search over titles and summaries, English and Korean (at most
+  500 characters, 32 words). A word is what lies between spaces. English
+  words match whole words, any case, without stemming ("failure" does not
+  find "failures"); stop words such as "the" are ignored. Korean words match
+  anywhere inside a written word, particles and compounds included
+  ("데이터베이스" finds 데이터베이스가 and 분산데이터베이스, not 데이터센터),
+  except where the Korean is written against digits or Latin letters (31시간,
+  API가): the index keeps such a word whole, so only the whole word finds it.
+  One-syllable Korean words match only where they stand alone.
+  """
   text: String
+  "How the words of text combine: ALL (the default), ANY or PHRASE."
+  textMode: TextMode
+  "Where text is searched: ALL fields (the default) or TITLES only."
+  textFields: TextFields
+}
+
+"How the words of a full-text query combine."
+enum TextMode {
+  "Every word, each anywhere in the searched fields (the default)."
+  ALL
+  "At least one of the words."
+  ANY
+  "The words one after another, in one field (punctuation between them is ignored)."
+  PHRASE
+}
+
+"Which fields a full-text query searches."
+enum TextFields {
+  "Titles and summaries, English and Korean (the default)."
+  ALL
+  "Titles only, English and Korean."
+  TITLES
 }
 
 input NodeInput {
@@ -2321,17 +2750,19 @@ type Text {
   ko: String
 }
 
+"Optional strings of a case (impact, source kind, review, …) are null when the source leaves them empty, never \"\"."
 type Impact {
   scope: String
   users: String
   region: String
 }
 
+"How long detection and resolution took; every field is null when the source does not say."
 type Timeline {
-  "As the source gives it, e.g. 12m."
+  "As the source gives it, e.g. 12m; null when unknown."
   detectedAfter: String
   detectedAfterMinutes: Int
-  "As the source gives it, e.g. 17h 8m."
+  "As the source gives it, e.g. 17h 8m; null when unknown."
   resolvedAfter: String
   resolvedAfterMinutes: Int
 }
@@ -2423,6 +2854,33 @@ type PageInfo {
 type CaseEdge {
   cursor: String!
   node: Case!
+  """
+  Where filter.text matched the case: one snippet per searched field with a
+  match (title en, title ko, summary en, summary ko, in that order); empty
+  without filter.text.
+  """
+  snippets: [Snippet!]!
+}
+
+"A searched field, or a window of it, with the places the text query matched."
+type Snippet {
+  "title or summary"
+  field: String!
+  "en or ko"
+  language: String!
+  "The whole title, or about 200 characters of the summary around its first match, with … where cut."
+  text: String!
+  "The matches in text, in order, not overlapping."
+  highlights: [Highlight!]!
+}
+
+"""
+A range of Snippet.text: from start (inclusive) to end (exclusive), counted in
+UTF-16 code units, as JavaScript indexes strings: text.slice(start, end).
+"""
+type Highlight {
+  start: Int!
+  end: Int!
 }
 
 type CaseConnection {
@@ -2453,7 +2911,11 @@ type CrossReference {
   shared: [SharedFeature!]!
   "How many features they share besides the root cause."
   sharedCount: Int!
-  "A short label such as: same root cause · shared database."
+  """
+  A short label: "same root cause", each shared domain ("· shared Databases"),
+  then how many features of each other kind the two also share, e.g.
+  "same root cause · shared Databases · also shares 2 components, 1 symptom, the organization".
+  """
   reason: String!
 }
 
@@ -2489,9 +2951,11 @@ type DrawEdge {
   source: ID!
   target: ID!
   type: String!
-  "In co-occurrence graphs: cases with both terms."
+  "In co-occurrence graphs: selected cases with both terms."
   count: Int
-  "In co-occurrence graphs: how many times more often the pair occurs than chance."
+  "In co-occurrence graphs: cases with both terms among those lift is measured over — what the lift rests on (1: a single case)."
+  support: Int
+  "In co-occurrence graphs: how many times more often the pair occurs than chance, support·N / (n(a)·n(b)) over the lift base."
   lift: Float
 }
 
@@ -2508,9 +2972,14 @@ type Path {
   length: Int!
 }
 
-"Time to resolve, in minutes (nearest-rank quantiles)."
+"""
+Time to resolve, in minutes: nearest-rank quantiles over the measured cases
+only, null when none is measured.
+"""
 type Distribution {
+  "Cases in the group."
   cases: Int!
+  "Of them, the cases whose source gives a resolution time: what the quantiles rest on."
   measured: Int!
   min: Int
   p25: Int
@@ -2611,6 +3080,48 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
+func (ec *executionContext) childFields_Breakdown(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_Breakdown_total(ctx, field)
+	case "rows":
+		return ec.fieldContext_Breakdown_rows(ctx, field)
+	case "columns":
+		return ec.fieldContext_Breakdown_columns(ctx, field)
+	case "cells":
+		return ec.fieldContext_Breakdown_cells(ctx, field)
+	case "truncated":
+		return ec.fieldContext_Breakdown_truncated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Breakdown", field.Name)
+}
+
+func (ec *executionContext) childFields_BreakdownCell(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "row":
+		return ec.fieldContext_BreakdownCell_row(ctx, field)
+	case "column":
+		return ec.fieldContext_BreakdownCell_column(ctx, field)
+	case "count":
+		return ec.fieldContext_BreakdownCell_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BreakdownCell", field.Name)
+}
+
+func (ec *executionContext) childFields_BreakdownKey(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_BreakdownKey_key(ctx, field)
+	case "label":
+		return ec.fieldContext_BreakdownKey_label(ctx, field)
+	case "count":
+		return ec.fieldContext_BreakdownKey_count(ctx, field)
+	case "term":
+		return ec.fieldContext_BreakdownKey_term(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BreakdownKey", field.Name)
+}
+
 func (ec *executionContext) childFields_Case(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -2703,6 +3214,8 @@ func (ec *executionContext) childFields_CaseEdge(ctx context.Context, field grap
 		return ec.fieldContext_CaseEdge_cursor(ctx, field)
 	case "node":
 		return ec.fieldContext_CaseEdge_node(ctx, field)
+	case "snippets":
+		return ec.fieldContext_CaseEdge_snippets(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CaseEdge", field.Name)
 }
@@ -2795,6 +3308,8 @@ func (ec *executionContext) childFields_DrawEdge(ctx context.Context, field grap
 		return ec.fieldContext_DrawEdge_type(ctx, field)
 	case "count":
 		return ec.fieldContext_DrawEdge_count(ctx, field)
+	case "support":
+		return ec.fieldContext_DrawEdge_support(ctx, field)
 	case "lift":
 		return ec.fieldContext_DrawEdge_lift(ctx, field)
 	}
@@ -2881,6 +3396,16 @@ func (ec *executionContext) childFields_FeatureContribution(ctx context.Context,
 		return ec.fieldContext_FeatureContribution_contribution(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FeatureContribution", field.Name)
+}
+
+func (ec *executionContext) childFields_Highlight(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_Highlight_start(ctx, field)
+	case "end":
+		return ec.fieldContext_Highlight_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Highlight", field.Name)
 }
 
 func (ec *executionContext) childFields_Impact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3025,6 +3550,42 @@ func (ec *executionContext) childFields_SimilarityDefaults(ctx context.Context, 
 		return ec.fieldContext_SimilarityDefaults_rarityFormula(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SimilarityDefaults", field.Name)
+}
+
+func (ec *executionContext) childFields_SimilarityExplanation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "a":
+		return ec.fieldContext_SimilarityExplanation_a(ctx, field)
+	case "b":
+		return ec.fieldContext_SimilarityExplanation_b(ctx, field)
+	case "score":
+		return ec.fieldContext_SimilarityExplanation_score(ctx, field)
+	case "shared":
+		return ec.fieldContext_SimilarityExplanation_shared(ctx, field)
+	case "text":
+		return ec.fieldContext_SimilarityExplanation_text(ctx, field)
+	case "differing":
+		return ec.fieldContext_SimilarityExplanation_differing(ctx, field)
+	case "weights":
+		return ec.fieldContext_SimilarityExplanation_weights(ctx, field)
+	case "rarity":
+		return ec.fieldContext_SimilarityExplanation_rarity(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SimilarityExplanation", field.Name)
+}
+
+func (ec *executionContext) childFields_Snippet(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "field":
+		return ec.fieldContext_Snippet_field(ctx, field)
+	case "language":
+		return ec.fieldContext_Snippet_language(ctx, field)
+	case "text":
+		return ec.fieldContext_Snippet_text(ctx, field)
+	case "highlights":
+		return ec.fieldContext_Snippet_highlights(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Snippet", field.Name)
 }
 
 func (ec *executionContext) childFields_Source(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3413,6 +3974,44 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_breakdown_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "rows",
+		func(ctx context.Context, v any) (explore.Dimension, error) {
+			return ec.unmarshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rows"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "columns",
+		func(ctx context.Context, v any) (explore.Dimension, error) {
+			return ec.unmarshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["columns"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*CaseFilter, error) {
+			return ec.unmarshalOCaseFilter2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "top",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["top"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_case_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3538,6 +4137,68 @@ func (ec *executionContext) field_Query_cooccurrence_args(ctx context.Context, r
 		return nil, err
 	}
 	args["minCount"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "liftBase",
+		func(ctx context.Context, v any) (*explore.LiftBase, error) {
+			return ec.unmarshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["liftBase"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "base",
+		func(ctx context.Context, v any) (*CaseFilter, error) {
+			return ec.unmarshalOCaseFilter2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["base"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "minSupport",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["minSupport"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_explainSimilarity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "a",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["a"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "b",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["b"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "weights",
+		func(ctx context.Context, v any) (*WeightsInput, error) {
+			return ec.unmarshalOWeightsInput2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["weights"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "rarity",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rarity"] = arg3
 	return args, nil
 }
 
@@ -4039,6 +4700,318 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 
 // region    **************************** field.gotpl *****************************
 
+func (ec *executionContext) _Breakdown_total(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Breakdown_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Breakdown_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Breakdown", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Breakdown_rows(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Breakdown_rows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.BreakdownKey) graphql.Marshaler {
+			return ec.marshalNBreakdownKey2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownKeyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Breakdown_rows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Breakdown",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BreakdownKey(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Breakdown_columns(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Breakdown_columns(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Columns, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.BreakdownKey) graphql.Marshaler {
+			return ec.marshalNBreakdownKey2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownKeyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Breakdown_columns(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Breakdown",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BreakdownKey(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Breakdown_cells(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Breakdown_cells(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cells, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.BreakdownCell) graphql.Marshaler {
+			return ec.marshalNBreakdownCell2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownCellᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Breakdown_cells(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Breakdown",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BreakdownCell(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Breakdown_truncated(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Breakdown_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Breakdown_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Breakdown", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _BreakdownCell_row(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownCell_row(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Row, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownCell_row(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownCell", field, false, false, "String")
+}
+
+func (ec *executionContext) _BreakdownCell_column(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownCell_column(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Column, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownCell_column(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownCell", field, false, false, "String")
+}
+
+func (ec *executionContext) _BreakdownCell_count(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownCell_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownCell_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownCell", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BreakdownKey_key(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownKey_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownKey_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownKey", field, false, false, "String")
+}
+
+func (ec *executionContext) _BreakdownKey_label(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownKey_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownKey_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownKey", field, false, false, "String")
+}
+
+func (ec *executionContext) _BreakdownKey_count(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownKey_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownKey_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownKey", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BreakdownKey_term(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownKey_term(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BreakdownKey().Term(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
+			return ec.marshalOTerm2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownKey_term(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BreakdownKey",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Case_id(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4149,18 +5122,18 @@ func (ec *executionContext) _Case_dateKind(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Case_dateKind(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.DateKind, nil
+			return ec.Resolvers.Case().DateKind(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Case_dateKind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
 }
 
 func (ec *executionContext) _Case_title(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
@@ -4492,18 +5465,18 @@ func (ec *executionContext) _Case_severity(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Case_severity(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Severity, nil
+			return ec.Resolvers.Case().Severity(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Case_severity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
 }
 
 func (ec *executionContext) _Case_rootCause(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
@@ -4858,18 +5831,18 @@ func (ec *executionContext) _Case_updatedAt(ctx context.Context, field graphql.C
 			return ec.fieldContext_Case_updatedAt(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt, nil
+			return ec.Resolvers.Case().UpdatedAt(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Case_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
 }
 
 func (ec *executionContext) _Case_url(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
@@ -4881,18 +5854,18 @@ func (ec *executionContext) _Case_url(ctx context.Context, field graphql.Collect
 			return ec.fieldContext_Case_url(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.URL, nil
+			return ec.Resolvers.Case().URL(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Case_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
 }
 
 func (ec *executionContext) _Case_json(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
@@ -5219,6 +6192,38 @@ func (ec *executionContext) fieldContext_CaseEdge_node(_ context.Context, field 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CaseEdge_snippets(ctx context.Context, field graphql.CollectedField, obj *CaseEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseEdge_snippets(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CaseEdge().Snippets(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.Snippet) graphql.Marshaler {
+			return ec.marshalNSnippet2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippetᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseEdge_snippets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CaseEdge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Snippet(ctx, field)
 		},
 	}
 	return fc, nil
@@ -5937,6 +6942,29 @@ func (ec *executionContext) _DrawEdge_count(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_DrawEdge_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DrawEdge", field, true, true, "Int")
+}
+
+func (ec *executionContext) _DrawEdge_support(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DrawEdge_support(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DrawEdge().Support(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DrawEdge_support(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DrawEdge", field, true, true, "Int")
 }
 
@@ -6660,6 +7688,52 @@ func (ec *executionContext) fieldContext_FeatureContribution_contribution(_ cont
 	return graphql.NewScalarFieldContext("FeatureContribution", field, false, false, "Float")
 }
 
+func (ec *executionContext) _Highlight_start(ctx context.Context, field graphql.CollectedField, obj *Highlight) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Highlight_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Highlight_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Highlight", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Highlight_end(ctx context.Context, field graphql.CollectedField, obj *Highlight) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Highlight_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Highlight_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Highlight", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Impact_scope(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Impact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6669,18 +7743,18 @@ func (ec *executionContext) _Impact_scope(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Impact_scope(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Scope, nil
+			return ec.Resolvers.Impact().Scope(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Impact_scope(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Impact", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Impact", field, true, true, "String")
 }
 
 func (ec *executionContext) _Impact_users(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Impact) (ret graphql.Marshaler) {
@@ -6692,18 +7766,18 @@ func (ec *executionContext) _Impact_users(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Impact_users(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Users, nil
+			return ec.Resolvers.Impact().Users(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Impact_users(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Impact", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Impact", field, true, true, "String")
 }
 
 func (ec *executionContext) _Impact_region(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Impact) (ret graphql.Marshaler) {
@@ -6715,18 +7789,18 @@ func (ec *executionContext) _Impact_region(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Impact_region(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Region, nil
+			return ec.Resolvers.Impact().Region(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Impact_region(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Impact", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Impact", field, true, true, "String")
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *explore.PageInfo) (ret graphql.Marshaler) {
@@ -7601,7 +8675,7 @@ func (ec *executionContext) _Query_cooccurrence(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Cooccurrence(ctx, fc.Args["from"].(ilgraph.Kind), fc.Args["to"].(ilgraph.Kind), fc.Args["filter"].(*CaseFilter), fc.Args["minCount"].(*int))
+			return ec.Resolvers.Query().Cooccurrence(ctx, fc.Args["from"].(ilgraph.Kind), fc.Args["to"].(ilgraph.Kind), fc.Args["filter"].(*CaseFilter), fc.Args["minCount"].(*int), fc.Args["liftBase"].(*explore.LiftBase), fc.Args["base"].(*CaseFilter), fc.Args["minSupport"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Drawing) graphql.Marshaler {
@@ -7723,6 +8797,50 @@ func (ec *executionContext) fieldContext_Query_stats(ctx context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_breakdown(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_breakdown(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Breakdown(ctx, fc.Args["rows"].(explore.Dimension), fc.Args["columns"].(explore.Dimension), fc.Args["filter"].(*CaseFilter), fc.Args["top"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.Breakdown) graphql.Marshaler {
+			return ec.marshalNBreakdown2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdown(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_breakdown(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Breakdown(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_breakdown_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_similarCases(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7805,6 +8923,50 @@ func (ec *executionContext) fieldContext_Query_similarToProfile(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_similarToProfile_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_explainSimilarity(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_explainSimilarity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ExplainSimilarity(ctx, fc.Args["a"].(string), fc.Args["b"].(string), fc.Args["weights"].(*WeightsInput), fc.Args["rarity"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.Explanation) graphql.Marshaler {
+			return ec.marshalNSimilarityExplanation2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐExplanation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_explainSimilarity(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimilarityExplanation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_explainSimilarity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -8135,18 +9297,18 @@ func (ec *executionContext) _Review_writtenBy(ctx context.Context, field graphql
 			return ec.fieldContext_Review_writtenBy(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.WrittenBy, nil
+			return ec.Resolvers.Review().WrittenBy(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Review_writtenBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Review", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Review", field, true, true, "String")
 }
 
 func (ec *executionContext) _Review_reviewedAt(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Review) (ret graphql.Marshaler) {
@@ -8158,18 +9320,18 @@ func (ec *executionContext) _Review_reviewedAt(ctx context.Context, field graphq
 			return ec.fieldContext_Review_reviewedAt(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ReviewedAt, nil
+			return ec.Resolvers.Review().ReviewedAt(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Review_reviewedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Review", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Review", field, true, true, "String")
 }
 
 func (ec *executionContext) _Review_reviewedBy(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Review) (ret graphql.Marshaler) {
@@ -8181,18 +9343,18 @@ func (ec *executionContext) _Review_reviewedBy(ctx context.Context, field graphq
 			return ec.fieldContext_Review_reviewedBy(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ReviewedBy, nil
+			return ec.Resolvers.Review().ReviewedBy(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Review_reviewedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Review", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Review", field, true, true, "String")
 }
 
 func (ec *executionContext) _SharedFeature_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Feature) (ret graphql.Marshaler) {
@@ -8479,6 +9641,345 @@ func (ec *executionContext) fieldContext_SimilarityDefaults_rarityFormula(_ cont
 	return graphql.NewScalarFieldContext("SimilarityDefaults", field, false, false, "String")
 }
 
+func (ec *executionContext) _SimilarityExplanation_a(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_a(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.A, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_a(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_b(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_b(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.B, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_b(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_score(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarityExplanation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SimilarityExplanation_shared(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_shared(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shared, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Contribution) graphql.Marshaler {
+			return ec.marshalNFeatureContribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐContributionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_shared(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FeatureContribution(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_text(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.TextPart) graphql.Marshaler {
+			return ec.marshalOTextContribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextPart(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextContribution(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_differing(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_differing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Differing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Difference) graphql.Marshaler {
+			return ec.marshalNDifferingFeature2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐDifferenceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_differing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DifferingFeature(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_weights(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_weights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SimilarityExplanation().Weights(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Weights) graphql.Marshaler {
+			return ec.marshalNWeights2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeights(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_weights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Weights(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_rarity(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_rarity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rarity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_rarity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarityExplanation", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Snippet_field(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_field(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Field, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Snippet", field, false, false, "String")
+}
+
+func (ec *executionContext) _Snippet_language(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Snippet", field, false, false, "String")
+}
+
+func (ec *executionContext) _Snippet_text(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Snippet", field, false, false, "String")
+}
+
+func (ec *executionContext) _Snippet_highlights(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_highlights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Snippet().Highlights(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []Highlight) graphql.Marshaler {
+			return ec.marshalNHighlight2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlightᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_highlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Snippet",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Highlight(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Source_url(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Source) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8511,18 +10012,18 @@ func (ec *executionContext) _Source_kind(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Source_kind(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Kind, nil
+			return ec.Resolvers.Source().Kind(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Source_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Source", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Source", field, true, true, "String")
 }
 
 func (ec *executionContext) _Source_archived(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Source) (ret graphql.Marshaler) {
@@ -8534,18 +10035,18 @@ func (ec *executionContext) _Source_archived(ctx context.Context, field graphql.
 			return ec.fieldContext_Source_archived(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Archived, nil
+			return ec.Resolvers.Source().Archived(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Source_archived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Source", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Source", field, true, true, "String")
 }
 
 func (ec *executionContext) _Stats_cases(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
@@ -9786,18 +11287,18 @@ func (ec *executionContext) _Timeline_detectedAfter(ctx context.Context, field g
 			return ec.fieldContext_Timeline_detectedAfter(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.DetectedAfter, nil
+			return ec.Resolvers.Timeline().DetectedAfter(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Timeline_detectedAfter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Timeline", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Timeline", field, true, true, "String")
 }
 
 func (ec *executionContext) _Timeline_detectedAfterMinutes(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Timeline) (ret graphql.Marshaler) {
@@ -9832,18 +11333,18 @@ func (ec *executionContext) _Timeline_resolvedAfter(ctx context.Context, field g
 			return ec.fieldContext_Timeline_resolvedAfter(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ResolvedAfter, nil
+			return ec.Resolvers.Timeline().ResolvedAfter(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Timeline_resolvedAfter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Timeline", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Timeline", field, true, true, "String")
 }
 
 func (ec *executionContext) _Timeline_resolvedAfterMinutes(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Timeline) (ret graphql.Marshaler) {
@@ -11238,7 +12739,7 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "text"}
+	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "text", "textMode", "textFields"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -11322,6 +12823,20 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it.Text = data
+		case "textMode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("textMode"))
+			data, err := ec.unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TextMode = data
+		case "textFields":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("textFields"))
+			data, err := ec.unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TextFields = data
 		}
 	}
 	return it, nil
@@ -11606,6 +13121,151 @@ func UnmarshalWeightsInput(ctx context.Context, raw any) (WeightsInput, error) {
 
 // region    **************************** object.gotpl ****************************
 
+var breakdownImplementors = []string{"Breakdown"}
+
+func (ec *executionContext) _Breakdown(ctx context.Context, sel ast.SelectionSet, obj *explore.Breakdown) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, breakdownImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Breakdown")
+		case "total":
+			out.Values[i] = ec._Breakdown_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rows":
+			out.Values[i] = ec._Breakdown_rows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "columns":
+			out.Values[i] = ec._Breakdown_columns(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cells":
+			out.Values[i] = ec._Breakdown_cells(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._Breakdown_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var breakdownCellImplementors = []string{"BreakdownCell"}
+
+func (ec *executionContext) _BreakdownCell(ctx context.Context, sel ast.SelectionSet, obj *explore.BreakdownCell) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, breakdownCellImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BreakdownCell")
+		case "row":
+			out.Values[i] = ec._BreakdownCell_row(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "column":
+			out.Values[i] = ec._BreakdownCell_column(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._BreakdownCell_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var breakdownKeyImplementors = []string{"BreakdownKey"}
+
+func (ec *executionContext) _BreakdownKey(ctx context.Context, sel ast.SelectionSet, obj *explore.BreakdownKey) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, breakdownKeyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BreakdownKey")
+		case "key":
+			out.Values[i] = ec._BreakdownKey_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "label":
+			out.Values[i] = ec._BreakdownKey_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "count":
+			out.Values[i] = ec._BreakdownKey_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "term":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._BreakdownKey_term(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var caseImplementors = []string{"Case"}
 
 func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Case) graphql.Marshaler {
@@ -11640,10 +13300,11 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 					return ec._Case_year(ctx, field, obj)
 				})
 		case "dateKind":
-			out.Values[i] = ec._Case_dateKind(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_dateKind(ctx, field, obj)
+				})
 		case "title":
 			out.Values[i] = ec._Case_title(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -11697,10 +13358,11 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "severity":
-			out.Values[i] = ec._Case_severity(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_severity(ctx, field, obj)
+				})
 		case "rootCause":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -11766,15 +13428,17 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
-			out.Values[i] = ec._Case_updatedAt(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_updatedAt(ctx, field, obj)
+				})
 		case "url":
-			out.Values[i] = ec._Case_url(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_url(ctx, field, obj)
+				})
 		case "json":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -11880,13 +13544,19 @@ func (ec *executionContext) _CaseEdge(ctx context.Context, sel ast.SelectionSet,
 		case "cursor":
 			out.Values[i] = ec._CaseEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "node":
 			out.Values[i] = ec._CaseEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "snippets":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CaseEdge_snippets(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12208,6 +13878,12 @@ func (ec *executionContext) _DrawEdge(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._DrawEdge_count(ctx, field, obj)
 				})
+		case "support":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DrawEdge_support(ctx, field, obj)
+				})
 		case "lift":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -12509,6 +14185,44 @@ func (ec *executionContext) _FeatureContribution(ctx context.Context, sel ast.Se
 	return out
 }
 
+var highlightImplementors = []string{"Highlight"}
+
+func (ec *executionContext) _Highlight(ctx context.Context, sel ast.SelectionSet, obj *Highlight) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, highlightImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Highlight")
+		case "start":
+			out.Values[i] = ec._Highlight_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._Highlight_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var impactImplementors = []string{"Impact"}
 
 func (ec *executionContext) _Impact(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Impact) graphql.Marshaler {
@@ -12521,20 +14235,23 @@ func (ec *executionContext) _Impact(ctx context.Context, sel ast.SelectionSet, o
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Impact")
 		case "scope":
-			out.Values[i] = ec._Impact_scope(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Impact_scope(ctx, field, obj)
+				})
 		case "users":
-			out.Values[i] = ec._Impact_users(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Impact_users(ctx, field, obj)
+				})
 		case "region":
-			out.Values[i] = ec._Impact_region(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Impact_region(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -12876,6 +14593,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_stats(ctx, field)
 				})
+		case "breakdown":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_breakdown(ctx, field)
+				})
 		case "similarCases":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -12887,6 +14610,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_similarToProfile(ctx, field)
+				})
+		case "explainSimilarity":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_explainSimilarity(ctx, field)
 				})
 		case "similarityDefaults":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -12997,20 +14726,23 @@ func (ec *executionContext) _Review(ctx context.Context, sel ast.SelectionSet, o
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Review")
 		case "writtenBy":
-			out.Values[i] = ec._Review_writtenBy(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Review_writtenBy(ctx, field, obj)
+				})
 		case "reviewedAt":
-			out.Values[i] = ec._Review_reviewedAt(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Review_reviewedAt(ctx, field, obj)
+				})
 		case "reviewedBy":
-			out.Values[i] = ec._Review_reviewedBy(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Review_reviewedBy(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13164,6 +14896,124 @@ func (ec *executionContext) _SimilarityDefaults(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var similarityExplanationImplementors = []string{"SimilarityExplanation"}
+
+func (ec *executionContext) _SimilarityExplanation(ctx context.Context, sel ast.SelectionSet, obj *explore.Explanation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, similarityExplanationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SimilarityExplanation")
+		case "a":
+			out.Values[i] = ec._SimilarityExplanation_a(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "b":
+			out.Values[i] = ec._SimilarityExplanation_b(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "score":
+			out.Values[i] = ec._SimilarityExplanation_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "shared":
+			out.Values[i] = ec._SimilarityExplanation_shared(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "text":
+			out.Values[i] = ec._SimilarityExplanation_text(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "differing":
+			out.Values[i] = ec._SimilarityExplanation_differing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "weights":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimilarityExplanation_weights(ctx, field, obj)
+				})
+		case "rarity":
+			out.Values[i] = ec._SimilarityExplanation_rarity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var snippetImplementors = []string{"Snippet"}
+
+func (ec *executionContext) _Snippet(ctx context.Context, sel ast.SelectionSet, obj *explore.Snippet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, snippetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Snippet")
+		case "field":
+			out.Values[i] = ec._Snippet_field(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "language":
+			out.Values[i] = ec._Snippet_language(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "text":
+			out.Values[i] = ec._Snippet_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "highlights":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Snippet_highlights(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var sourceImplementors = []string{"Source"}
 
 func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Source) graphql.Marshaler {
@@ -13178,18 +15028,20 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 		case "url":
 			out.Values[i] = ec._Source_url(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "kind":
-			out.Values[i] = ec._Source_kind(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Source_kind(ctx, field, obj)
+				})
 		case "archived":
-			out.Values[i] = ec._Source_archived(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Source_archived(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13735,10 +15587,11 @@ func (ec *executionContext) _Timeline(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Timeline")
 		case "detectedAfter":
-			out.Values[i] = ec._Timeline_detectedAfter(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Timeline_detectedAfter(ctx, field, obj)
+				})
 		case "detectedAfterMinutes":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -13746,10 +15599,11 @@ func (ec *executionContext) _Timeline(ctx context.Context, sel ast.SelectionSet,
 					return ec._Timeline_detectedAfterMinutes(ctx, field, obj)
 				})
 		case "resolvedAfter":
-			out.Values[i] = ec._Timeline_resolvedAfter(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Timeline_resolvedAfter(ctx, field, obj)
+				})
 		case "resolvedAfterMinutes":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -14294,6 +16148,54 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNBreakdown2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdown(ctx context.Context, sel ast.SelectionSet, v *explore.Breakdown) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Breakdown!")
+		return graphql.Null
+	}
+	return ec._Breakdown(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBreakdownCell2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownCell(ctx context.Context, sel ast.SelectionSet, v explore.BreakdownCell) graphql.Marshaler {
+	return ec._BreakdownCell(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBreakdownCell2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownCellᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.BreakdownCell) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBreakdownCell2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownCell(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBreakdownKey2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownKey(ctx context.Context, sel ast.SelectionSet, v explore.BreakdownKey) graphql.Marshaler {
+	return ec._BreakdownKey(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBreakdownKey2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownKeyᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.BreakdownKey) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBreakdownKey2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownKey(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNCase2githubᚗcomᚋilgraphᚋilgraphᚐCase(ctx context.Context, sel ast.SelectionSet, v ilgraph.Case) graphql.Marshaler {
 	return ec._Case(ctx, sel, &v)
 }
@@ -14426,6 +16328,44 @@ func (ec *executionContext) marshalNDifferingFeature2ᚕgithubᚗcomᚋilgraph�
 	return ret
 }
 
+func (ec *executionContext) unmarshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension(ctx context.Context, v any) (explore.Dimension, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension(ctx context.Context, sel ast.SelectionSet, v explore.Dimension) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Dimension!")
+	}
+	return res
+}
+
+var (
+	unmarshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension = map[string]explore.Dimension{
+		"YEAR":         explore.DimYear,
+		"MONTH":        explore.DimMonth,
+		"ROOT_CAUSE":   explore.DimRootCause,
+		"COMPONENT":    explore.DimComponent,
+		"SYMPTOM":      explore.DimSymptom,
+		"CONTRIBUTING": explore.DimContributing,
+		"DOMAIN":       explore.DimDomain,
+		"ORG":          explore.DimOrg,
+	}
+	marshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension = map[explore.Dimension]string{
+		explore.DimYear:         "YEAR",
+		explore.DimMonth:        "MONTH",
+		explore.DimRootCause:    "ROOT_CAUSE",
+		explore.DimComponent:    "COMPONENT",
+		explore.DimSymptom:      "SYMPTOM",
+		explore.DimContributing: "CONTRIBUTING",
+		explore.DimDomain:       "DOMAIN",
+		explore.DimOrg:          "ORG",
+	}
+)
+
 func (ec *executionContext) marshalNDistribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐDistribution(ctx context.Context, sel ast.SelectionSet, v *ilgraph.Distribution) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Distribution!")
@@ -14542,6 +16482,26 @@ func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.S
 		graphql.AddInvalidNullFromMarshaler(ctx, "Float!")
 	}
 	return graphql.WrapContextMarshaler(ctx, res)
+}
+
+func (ec *executionContext) marshalNHighlight2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlight(ctx context.Context, sel ast.SelectionSet, v Highlight) graphql.Marshaler {
+	return ec._Highlight(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNHighlight2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlightᚄ(ctx context.Context, sel ast.SelectionSet, v []Highlight) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNHighlight2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlight(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
@@ -14766,6 +16726,34 @@ func (ec *executionContext) marshalNSimilarityDefaults2ᚖgithubᚗcomᚋilgraph
 		return graphql.Null
 	}
 	return ec._SimilarityDefaults(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSimilarityExplanation2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐExplanation(ctx context.Context, sel ast.SelectionSet, v *explore.Explanation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SimilarityExplanation!")
+		return graphql.Null
+	}
+	return ec._SimilarityExplanation(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSnippet2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippet(ctx context.Context, sel ast.SelectionSet, v explore.Snippet) graphql.Marshaler {
+	return ec._Snippet(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSnippet2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippetᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.Snippet) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSnippet2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippet(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNSource2githubᚗcomᚋilgraphᚋilgraphᚐSource(ctx context.Context, sel ast.SelectionSet, v ilgraph.Source) graphql.Marshaler {
@@ -15384,17 +17372,37 @@ var (
 	}
 )
 
-func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
-	res, err := graphql.UnmarshalString(v)
-	return res, graphql.ErrorOnPath(ctx, err)
+func (ec *executionContext) unmarshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase(ctx context.Context, v any) (*explore.LiftBase, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+func (ec *executionContext) marshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase(ctx context.Context, sel ast.SelectionSet, v *explore.LiftBase) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(v)
+	res := graphql.MarshalString(marshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase[*v])
 	return res
 }
+
+var (
+	unmarshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase = map[string]explore.LiftBase{
+		"SELECTION": explore.LiftSelection,
+		"CORPUS":    explore.LiftCorpus,
+		"BASE":      explore.LiftBaseFilter,
+	}
+	marshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase = map[explore.LiftBase]string{
+		explore.LiftSelection:  "SELECTION",
+		explore.LiftCorpus:     "CORPUS",
+		explore.LiftBaseFilter: "BASE",
+	}
+)
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {
@@ -15470,6 +17478,68 @@ func (ec *executionContext) marshalOTextContribution2ᚖgithubᚗcomᚋilgraph�
 	}
 	return ec._TextContribution(ctx, sel, v)
 }
+
+func (ec *executionContext) unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx context.Context, v any) (*ilgraph.TextFields, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx context.Context, sel ast.SelectionSet, v *ilgraph.TextFields) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields[*v])
+	return res
+}
+
+var (
+	unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields = map[string]ilgraph.TextFields{
+		"ALL":    ilgraph.TextInAll,
+		"TITLES": ilgraph.TextInTitles,
+	}
+	marshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields = map[ilgraph.TextFields]string{
+		ilgraph.TextInAll:    "ALL",
+		ilgraph.TextInTitles: "TITLES",
+	}
+)
+
+func (ec *executionContext) unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode(ctx context.Context, v any) (*ilgraph.TextMode, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode(ctx context.Context, sel ast.SelectionSet, v *ilgraph.TextMode) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode[*v])
+	return res
+}
+
+var (
+	unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode = map[string]ilgraph.TextMode{
+		"ALL":    ilgraph.TextAll,
+		"ANY":    ilgraph.TextAny,
+		"PHRASE": ilgraph.TextPhrase,
+	}
+	marshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode = map[ilgraph.TextMode]string{
+		ilgraph.TextAll:    "ALL",
+		ilgraph.TextAny:    "ANY",
+		ilgraph.TextPhrase: "PHRASE",
+	}
+)
 
 func (ec *executionContext) unmarshalOWeightsInput2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightsInput(ctx context.Context, v any) (*WeightsInput, error) {
 	if v == nil {

@@ -310,7 +310,7 @@ func queries(n int) []query {
 		{"cause_component_cooccurrence", func(c *http.Client, base string, i int) error {
 			return post(c, base, `query Cooc { cooccurrence(from: ROOT_CAUSE, to: COMPONENT, filter: {dateFrom: "2018-01-01"}) { nodes { key count } edges { source target count lift } } }`, nil)
 		}, func(ctx context.Context, db *graph.DB, i int) error {
-			_, err := db.Cooccurrence(ctx, ilgraph.KindRootCause, ilgraph.KindComponent, ilgraph.CaseFilter{DateFrom: "2018-01-01"}, 1)
+			_, err := db.Cooccurrence(ctx, ilgraph.CooccurrenceQuery{From: ilgraph.KindRootCause, To: ilgraph.KindComponent, Filter: ilgraph.CaseFilter{DateFrom: "2018-01-01"}, MinCount: 1})
 			return err
 		}},
 		{"similarity_top10", func(c *http.Client, base string, i int) error {

@@ -22,7 +22,7 @@ Usage:
 Commands:
   load    validate case files and load them into Neo4j
   serve   serve the GraphQL API
-  similar rank the cases most like a case
+  similar rank the cases most like a case or an incident in progress; explain a pair
   stats   corpus statistics
   gen     write a synthetic corpus for benchmarks
   eval    measure suggested terms on a corpus (no database)
