@@ -46,11 +46,12 @@ type Index struct {
 	count    [][nKinds]float64         // case -> number of features per kind
 	rare     [][nKinds]float64         // case -> summed rarity factors per kind
 
-	// The text channel (see text.go): each case's text vector, and the
-	// same as postings: term id -> the cases with the term and its weight.
-	text     []ilgraph.TextVector // case -> its text vector
-	textVec  [][]termWeight       // case -> its terms by term id
-	textPost [][]termWeight       // term id -> cases (in Case) with weights, ascending
+	// The text channel (see text.go): each case's text vector by term id,
+	// and the same as postings: term id -> the cases with the term and its
+	// weight.
+	terms    []string       // term id -> term
+	textVec  [][]termWeight // case -> its terms by term id
+	textPost [][]termWeight // term id -> cases (in Case) with weights, ascending
 
 	scratch sync.Pool // *scratch, one per concurrent query
 
@@ -116,17 +117,17 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 }
 
 // termWeight is one term of a text vector (Case is the term id in a case's
-// vector, the case in a posting list) with its weight.
+// vector, the case in a posting list) with its weight. Weights have single
+// precision already (see TextVectors), so float32 holds them exactly.
 type termWeight struct {
 	Case int32
-	W    float64
+	W    float32
 }
 
 func (ix *Index) buildText(rows []ilgraph.CaseFeatures) {
-	ix.text = TextVectors(rows)
 	ix.textVec = make([][]termWeight, len(rows))
 	termID := map[string]int32{}
-	for i, v := range ix.text {
+	for i, v := range TextVectors(rows) {
 		terms := make([]string, 0, len(v))
 		for t := range v {
 			terms = append(terms, t)
@@ -138,9 +139,10 @@ func (ix *Index) buildText(rows []ilgraph.CaseFeatures) {
 				id = int32(len(ix.textPost))
 				termID[t] = id
 				ix.textPost = append(ix.textPost, nil)
+				ix.terms = append(ix.terms, t)
 			}
-			ix.textVec[i] = append(ix.textVec[i], termWeight{id, v[t]})
-			ix.textPost[id] = append(ix.textPost[id], termWeight{int32(i), v[t]})
+			ix.textVec[i] = append(ix.textVec[i], termWeight{id, float32(v[t])})
+			ix.textPost[id] = append(ix.textPost[id], termWeight{int32(i), float32(v[t])})
 		}
 	}
 }
@@ -151,7 +153,11 @@ func (ix *Index) TextVector(id string) ilgraph.TextVector {
 	if !ok {
 		return nil
 	}
-	return ix.text[i]
+	v := make(ilgraph.TextVector, len(ix.textVec[i]))
+	for _, t := range ix.textVec[i] {
+		v[ix.terms[t.Case]] = float64(t.W)
+	}
+	return v
 }
 
 // Len is the number of cases.
@@ -231,7 +237,7 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 	var qText []termWeight
 	var qVec ilgraph.TextVector
 	if excl >= 0 && wText > 0 && len(ix.textVec[excl]) > 0 {
-		qText, qVec = ix.textVec[excl], ix.text[excl]
+		qText, qVec = ix.textVec[excl], ix.TextVector(exclude)
 	} else {
 		wText = 0
 	}
@@ -253,7 +259,7 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 			if acc[p.Case] == (accum{}) {
 				touched = append(touched, p.Case)
 			}
-			acc[p.Case].cos += q.W * p.W
+			acc[p.Case].cos += float64(q.W) * float64(p.W)
 		}
 	}
 	defer func() {
@@ -291,7 +297,11 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 	matches := make([]ilgraph.Match, len(out))
 	weight := ix.Weight(opt)
 	for i, id := range out {
-		m := ilgraph.ScoreText(query, ix.Features(id), weight, wText, qVec, ix.TextVector(id))
+		var v ilgraph.TextVector
+		if wText > 0 {
+			v = ix.TextVector(id)
+		}
+		m := ilgraph.ScoreText(query, ix.Features(id), weight, wText, qVec, v)
 		m.ID = id
 		// The explanation's score is the definition's, computed afresh; it
 		// equals the ranking score (both rounded).

@@ -299,10 +299,12 @@ func TestTextVectors(t *testing.T) {
 	idf := math.Log(7.0 / 2)
 	a := map[string]float64{"queue": (1 + math.Log(2)) * idf, "overflow": idf, "retri": idf}
 	norm := math.Sqrt(a["queue"]*a["queue"] + a["overflow"]*a["overflow"] + a["retri"]*a["retri"])
+	// Weights are kept at single precision.
+	f32 := func(x float64) float64 { return float64(float32(x)) }
 	want := []ilgraph.TextVector{
-		{"queue": a["queue"] / norm, "overflow": a["overflow"] / norm, "retri": a["retri"] / norm},
-		{"queue": 1 / math.Sqrt(2), "overflow": 1 / math.Sqrt(2)},
-		{"retri": 1 / math.Sqrt(2), "databas": 1 / math.Sqrt(2)},
+		{"queue": f32(a["queue"] / norm), "overflow": f32(a["overflow"] / norm), "retri": f32(a["retri"] / norm)},
+		{"queue": f32(1 / math.Sqrt(2)), "overflow": f32(1 / math.Sqrt(2))},
+		{"retri": f32(1 / math.Sqrt(2)), "databas": f32(1 / math.Sqrt(2))},
 		{"databas": 1},
 		{}, {}, {},
 	}
@@ -317,7 +319,7 @@ func TestTextVectors(t *testing.T) {
 		}
 	}
 	m := ilgraph.ScoreText(nil, nil, func(ilgraph.Feature) float64 { return 1 }, 2, vs[0], vs[1])
-	if cos := (a["queue"] + a["overflow"]) / norm / math.Sqrt(2); m.Text == nil || math.Abs(m.Score-ilgraph.RoundScore(cos)) > 1e-9 || !slices.Equal(m.Text.Words, []string{"queue", "overflow"}) {
+	if cos := want[0]["queue"]*want[1]["queue"] + want[0]["overflow"]*want[1]["overflow"]; m.Text == nil || math.Abs(m.Score-ilgraph.RoundScore(cos)) > 1e-9 || !slices.Equal(m.Text.Words, []string{"queue", "overflow"}) {
 		t.Errorf("A-0001 to A-0002: got %+v, want score %.9f sharing queue, overflow", m, cos)
 	}
 }

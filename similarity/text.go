@@ -2,8 +2,10 @@ package similarity
 
 import (
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/analysis"
@@ -36,7 +38,10 @@ func init() {
 // terms with 2 ≤ df ≤ N/3 only: a term of one case cannot make two cases
 // alike, and a term on more than a third of the cases ("outage", "server")
 // says nothing about how a failure happened. Each case keeps its
-// MaxTextTerms heaviest terms (ties by term), scaled to length 1.
+// MaxTextTerms heaviest terms (ties by term), scaled to length 1, each
+// weight then rounded to single precision (float32), which is how the index
+// stores it: half the memory, and the vectors are still exactly the ones
+// the index holds.
 const (
 	// MaxTextTerms is how many terms a case's text vector keeps.
 	MaxTextTerms = 48
@@ -60,20 +65,32 @@ func TextVectors(rows []ilgraph.CaseFeatures) []ilgraph.TextVector {
 		}
 	}
 	an := analysis.New(analysis.Options{DropVendors: true, Extra: extra})
+	// Analysing the texts is most of the work of a rebuild: on every core.
 	tfs := make([]map[string]int, len(rows))
-	df := map[string]int{}
-	for i, r := range rows {
-		tf := map[string]int{}
-		for _, t := range an.Tokens(r.Text) {
-			if t.Stop || t.Script == analysis.Digit || len([]rune(t.Norm)) < 2 || calendar[strings.ToLower(t.Surface)] {
-				continue
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(rows); i += workers {
+				tf := map[string]int{}
+				for _, t := range an.Tokens(rows[i].Text) {
+					if t.Stop || t.Script == analysis.Digit || len([]rune(t.Norm)) < 2 || calendar[strings.ToLower(t.Surface)] {
+						continue
+					}
+					tf[t.Norm]++
+				}
+				tfs[i] = tf
 			}
-			tf[t.Norm]++
-		}
+		}(w)
+	}
+	wg.Wait()
+	df := map[string]int{}
+	for _, tf := range tfs {
 		for t := range tf {
 			df[t]++
 		}
-		tfs[i] = tf
 	}
 	n := float64(len(rows))
 	out := make([]ilgraph.TextVector, len(rows))
@@ -105,7 +122,7 @@ func TextVectors(rows []ilgraph.CaseFeatures) []ilgraph.TextVector {
 		}
 		v := make(ilgraph.TextVector, len(ws))
 		for _, x := range ws {
-			v[x.t] = x.w / math.Sqrt(norm)
+			v[x.t] = float64(float32(x.w / math.Sqrt(norm)))
 		}
 		out[i] = v
 	}
