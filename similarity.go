@@ -28,7 +28,7 @@ var WeightKeys = append(append([]Kind{}, AllKinds...), WeightText)
 func DefaultWeights() Weights {
 	return Weights{
 		KindRootCause: 3, KindComponent: 1.5, KindSymptom: 1, KindContributing: 2, KindDomain: 0.5, KindOrg: 0.5,
-		WeightText: DefaultTextWeight,
+		KindMechanism: 0, WeightText: DefaultTextWeight,
 	}
 }
 
@@ -58,7 +58,7 @@ func (w Weights) WithDefaults() (Weights, error) {
 	out := DefaultWeights()
 	for k, v := range w {
 		if !k.Valid() && k != WeightText {
-			return nil, Errorf(EINVALID, "weights: unknown kind %q (want root_cause, component, symptom, contributing, domain, org, text)", k)
+			return nil, Errorf(EINVALID, "weights: unknown kind %q (want root_cause, component, symptom, contributing, domain, mechanism, org, text)", k)
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > MaxWeight {
 			return nil, Errorf(EINVALID, "weights: %s=%v is not a number from 0 to %d", k, v, MaxWeight)

@@ -86,6 +86,7 @@ type Profile struct {
 	Symptoms     []string
 	Contributing []string
 	Domains      []string
+	Mechanisms   []string
 	Org          string
 }
 
@@ -104,6 +105,7 @@ func (p Profile) Features() []ilgraph.Feature {
 	add(ilgraph.KindSymptom, p.Symptoms...)
 	add(ilgraph.KindContributing, p.Contributing...)
 	add(ilgraph.KindDomain, p.Domains...)
+	add(ilgraph.KindMechanism, p.Mechanisms...)
 	add(ilgraph.KindOrg, p.Org)
 	return fs
 }

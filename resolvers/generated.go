@@ -103,6 +103,7 @@ type ComplexityRoot struct {
 		Impact        func(childComplexity int) int
 		JSON          func(childComplexity int) int
 		Lessons       func(childComplexity int) int
+		Mechanisms    func(childComplexity int) int
 		Organization  func(childComplexity int) int
 		RecurrenceOf  func(childComplexity int) int
 		Recurrences   func(childComplexity int) int
@@ -215,6 +216,7 @@ type ComplexityRoot struct {
 		Components   func(childComplexity int) int
 		Contributing func(childComplexity int) int
 		Domains      func(childComplexity int) int
+		Mechanisms   func(childComplexity int) int
 		Orgs         func(childComplexity int) int
 		RootCauses   func(childComplexity int) int
 		Symptoms     func(childComplexity int) int
@@ -439,6 +441,7 @@ type ComplexityRoot struct {
 		Component    func(childComplexity int) int
 		Contributing func(childComplexity int) int
 		Domain       func(childComplexity int) int
+		Mechanism    func(childComplexity int) int
 		Org          func(childComplexity int) int
 		RootCause    func(childComplexity int) int
 		Symptom      func(childComplexity int) int
@@ -473,6 +476,7 @@ type CaseResolver interface {
 	Symptoms(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error)
 	Contributing(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error)
 	Domains(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error)
+	Mechanisms(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error)
 	Related(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Case, error)
 	RecurrenceOf(ctx context.Context, obj *ilgraph.Case) (*ilgraph.Case, error)
 	Recurrences(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Case, error)
@@ -809,6 +813,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Case.Lessons(childComplexity), true
+	case "Case.mechanisms":
+		if e.ComplexityRoot.Case.Mechanisms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.Mechanisms(childComplexity), true
 	case "Case.organization":
 		if e.ComplexityRoot.Case.Organization == nil {
 			break
@@ -1292,6 +1302,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Facets.Domains(childComplexity), true
+	case "Facets.mechanisms":
+		if e.ComplexityRoot.Facets.Mechanisms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Facets.Mechanisms(childComplexity), true
 	case "Facets.orgs":
 		if e.ComplexityRoot.Facets.Orgs == nil {
 			break
@@ -2217,6 +2233,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Weights.Domain(childComplexity), true
+	case "Weights.mechanism":
+		if e.ComplexityRoot.Weights.Mechanism == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Weights.Mechanism(childComplexity), true
 	case "Weights.org":
 		if e.ComplexityRoot.Weights.Org == nil {
 			break
@@ -2468,6 +2490,7 @@ input WeightsInput {
   symptom: Float
   contributing: Float
   domain: Float
+  mechanism: Float
   org: Float
   "The text channel: how much the likeness of two cases' trigger and lessons counts (0 turns it off)."
   text: Float
@@ -2479,6 +2502,7 @@ type Weights {
   symptom: Float!
   contributing: Float!
   domain: Float!
+  mechanism: Float!
   org: Float!
   text: Float!
 }
@@ -2497,6 +2521,7 @@ input ProfileInput {
   symptoms: [ID!]
   contributing: [ID!]
   domains: [ID!]
+  mechanisms: [ID!]
   org: ID
 }
 
@@ -2652,6 +2677,8 @@ enum Kind {
   SYMPTOM
   CONTRIBUTING
   DOMAIN
+  "How the failure came about (docs/vocabulary.md): counter exhaustion, a destructive tool given bad input, a retry storm, …"
+  MECHANISM
   ORG
 }
 
@@ -2683,6 +2710,7 @@ input CaseFilter {
   symptoms: TermMatch
   contributing: TermMatch
   domains: TermMatch
+  mechanisms: TermMatch
   "Organization slug is any of these."
   orgs: [ID!]
   "Organization slug is none of these."
@@ -2741,6 +2769,7 @@ enum NodeKind {
   SYMPTOM
   CONTRIBUTING
   DOMAIN
+  MECHANISM
   ORG
 }
 
@@ -2802,6 +2831,8 @@ type Case {
   symptoms: [Term!]!
   contributing: [Term!]!
   domains: [Term!]!
+  "How the failure came about (mechanism terms)."
+  mechanisms: [Term!]!
   "Cases this case lists as related."
   related: [Case!]!
   "The earlier case this one recurs."
@@ -2898,6 +2929,7 @@ type Facets {
   symptoms: [TermCount!]!
   contributing: [TermCount!]!
   domains: [TermCount!]!
+  mechanisms: [TermCount!]!
   orgs: [TermCount!]!
   years: [YearCount!]!
 }
@@ -3166,6 +3198,8 @@ func (ec *executionContext) childFields_Case(ctx context.Context, field graphql.
 		return ec.fieldContext_Case_contributing(ctx, field)
 	case "domains":
 		return ec.fieldContext_Case_domains(ctx, field)
+	case "mechanisms":
+		return ec.fieldContext_Case_mechanisms(ctx, field)
 	case "related":
 		return ec.fieldContext_Case_related(ctx, field)
 	case "recurrenceOf":
@@ -3376,6 +3410,8 @@ func (ec *executionContext) childFields_Facets(ctx context.Context, field graphq
 		return ec.fieldContext_Facets_contributing(ctx, field)
 	case "domains":
 		return ec.fieldContext_Facets_domains(ctx, field)
+	case "mechanisms":
+		return ec.fieldContext_Facets_mechanisms(ctx, field)
 	case "orgs":
 		return ec.fieldContext_Facets_orgs(ctx, field)
 	case "years":
@@ -3784,6 +3820,8 @@ func (ec *executionContext) childFields_Weights(ctx context.Context, field graph
 		return ec.fieldContext_Weights_contributing(ctx, field)
 	case "domain":
 		return ec.fieldContext_Weights_domain(ctx, field)
+	case "mechanism":
+		return ec.fieldContext_Weights_mechanism(ctx, field)
 	case "org":
 		return ec.fieldContext_Weights_org(ctx, field)
 	case "text":
@@ -5627,6 +5665,38 @@ func (ec *executionContext) _Case_domains(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Case_domains(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Case",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Case_mechanisms(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_mechanisms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().Mechanisms(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_mechanisms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Case",
 		Field:      field,
@@ -7511,6 +7581,38 @@ func (ec *executionContext) _Facets_domains(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Facets_domains(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Facets",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TermCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Facets_mechanisms(ctx context.Context, field graphql.CollectedField, obj *Facets) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Facets_mechanisms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Mechanisms, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.TermCount) graphql.Marshaler {
+			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Facets_mechanisms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Facets",
 		Field:      field,
@@ -11563,6 +11665,29 @@ func (ec *executionContext) fieldContext_Weights_domain(_ context.Context, field
 	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
 }
 
+func (ec *executionContext) _Weights_mechanism(ctx context.Context, field graphql.CollectedField, obj *Weights) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Weights_mechanism(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Mechanism, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Weights_mechanism(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
+}
+
 func (ec *executionContext) _Weights_org(ctx context.Context, field graphql.CollectedField, obj *Weights) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12739,7 +12864,7 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "text", "textMode", "textFields"}
+	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "mechanisms", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "text", "textMode", "textFields"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -12781,6 +12906,13 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it.Domains = data
+		case "mechanisms":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mechanisms"))
+			data, err := ec.unmarshalOTermMatch2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐTermMatch(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Mechanisms = data
 		case "orgs":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("orgs"))
 			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
@@ -12914,7 +13046,7 @@ func (ec *executionContext) unmarshalInputProfileInput(ctx context.Context, obj 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"rootCause", "components", "symptoms", "contributing", "domains", "org"}
+	fieldsInOrder := [...]string{"rootCause", "components", "symptoms", "contributing", "domains", "mechanisms", "org"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -12956,6 +13088,13 @@ func (ec *executionContext) unmarshalInputProfileInput(ctx context.Context, obj 
 				return it, err
 			}
 			it.Domains = data
+		case "mechanisms":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mechanisms"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Mechanisms = data
 		case "org":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("org"))
 			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
@@ -13040,7 +13179,7 @@ func (ec *executionContext) unmarshalInputWeightsInput(ctx context.Context, obj 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"rootCause", "component", "symptom", "contributing", "domain", "org", "text"}
+	fieldsInOrder := [...]string{"rootCause", "component", "symptom", "contributing", "domain", "mechanism", "org", "text"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13082,6 +13221,13 @@ func (ec *executionContext) unmarshalInputWeightsInput(ctx context.Context, obj 
 				return it, err
 			}
 			it.Domain = data
+		case "mechanism":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mechanism"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Mechanism = data
 		case "org":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("org"))
 			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
@@ -13392,6 +13538,12 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Case_domains(ctx, field, obj)
+				})
+		case "mechanisms":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_mechanisms(ctx, field, obj)
 				})
 		case "related":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -14106,6 +14258,11 @@ func (ec *executionContext) _Facets(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "domains":
 			out.Values[i] = ec._Facets_domains(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mechanisms":
+			out.Values[i] = ec._Facets_mechanisms(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -15707,6 +15864,11 @@ func (ec *executionContext) _Weights(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "mechanism":
+			out.Values[i] = ec._Weights_mechanism(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "org":
 			out.Values[i] = ec._Weights_org(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -16558,6 +16720,7 @@ var (
 		"SYMPTOM":      ilgraph.KindSymptom,
 		"CONTRIBUTING": ilgraph.KindContributing,
 		"DOMAIN":       ilgraph.KindDomain,
+		"MECHANISM":    ilgraph.KindMechanism,
 		"ORG":          ilgraph.KindOrg,
 	}
 	marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind = map[ilgraph.Kind]string{
@@ -16566,6 +16729,7 @@ var (
 		ilgraph.KindSymptom:      "SYMPTOM",
 		ilgraph.KindContributing: "CONTRIBUTING",
 		ilgraph.KindDomain:       "DOMAIN",
+		ilgraph.KindMechanism:    "MECHANISM",
 		ilgraph.KindOrg:          "ORG",
 	}
 )
@@ -17360,6 +17524,7 @@ var (
 		"SYMPTOM":      ilgraph.KindSymptom,
 		"CONTRIBUTING": ilgraph.KindContributing,
 		"DOMAIN":       ilgraph.KindDomain,
+		"MECHANISM":    ilgraph.KindMechanism,
 		"ORG":          ilgraph.KindOrg,
 	}
 	marshalOKind2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐKind = map[ilgraph.Kind]string{
@@ -17368,6 +17533,7 @@ var (
 		ilgraph.KindSymptom:      "SYMPTOM",
 		ilgraph.KindContributing: "CONTRIBUTING",
 		ilgraph.KindDomain:       "DOMAIN",
+		ilgraph.KindMechanism:    "MECHANISM",
 		ilgraph.KindOrg:          "ORG",
 	}
 )

@@ -79,6 +79,11 @@ func (r *caseResolver) Domains(ctx context.Context, obj *ilgraph.Case) ([]ilgrap
 	return r.terms(ctx, ilgraph.KindDomain, obj.Domain)
 }
 
+// Mechanisms is the resolver for the mechanisms field.
+func (r *caseResolver) Mechanisms(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error) {
+	return r.terms(ctx, ilgraph.KindMechanism, obj.Mechanisms)
+}
+
 // Related is the resolver for the related field.
 func (r *caseResolver) Related(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Case, error) {
 	return r.cases(ctx, obj.Related)
@@ -173,6 +178,7 @@ func (r *caseConnectionResolver) Facets(ctx context.Context, obj *explore.CaseLi
 		Symptoms:     f.Terms[ilgraph.KindSymptom],
 		Contributing: f.Terms[ilgraph.KindContributing],
 		Domains:      f.Terms[ilgraph.KindDomain],
+		Mechanisms:   f.Terms[ilgraph.KindMechanism],
 		Orgs:         f.Terms[ilgraph.KindOrg],
 		Years:        f.Years,
 	}, nil

@@ -28,7 +28,7 @@ func kindIndex(k ilgraph.Kind) int {
 	return -1
 }
 
-const nKinds = 6
+const nKinds = 7
 
 // Index is immutable once built; it is safe for concurrent use.
 type Index struct {

@@ -38,6 +38,7 @@ text channel; omitted ones keep their default weights (`+ilgraph.DefaultWeights(
 	symptoms := fs.String("symptoms", "", "profile: symptoms, comma-separated")
 	contributing := fs.String("contributing", "", "profile: contributing factors, comma-separated")
 	domains := fs.String("domains", "", "profile: domains, comma-separated")
+	mechanisms := fs.String("mechanisms", "", "profile: mechanisms, comma-separated")
 	// Flags may follow the case id.
 	var id string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -53,7 +54,7 @@ text channel; omitted ones keep their default weights (`+ilgraph.DefaultWeights(
 		return errUsage
 	}
 	p := explore.Profile{RootCause: *rootCause, Org: *org, Components: list(*components), Symptoms: list(*symptoms),
-		Contributing: list(*contributing), Domains: list(*domains)}
+		Contributing: list(*contributing), Domains: list(*domains), Mechanisms: list(*mechanisms)}
 	profile := len(p.Features()) > 0
 	switch {
 	case id == "" && !profile:

@@ -86,11 +86,11 @@ func Vocab(tb testing.TB, path string) *ilgraph.Vocabulary {
 func Counts(cases []*ilgraph.Case, v *ilgraph.Vocabulary) (nodes, rels map[string]int64) {
 	labels := map[ilgraph.Kind]string{
 		ilgraph.KindRootCause: "Cause", ilgraph.KindComponent: "Component", ilgraph.KindSymptom: "Symptom",
-		ilgraph.KindContributing: "Factor", ilgraph.KindDomain: "Domain",
+		ilgraph.KindContributing: "Factor", ilgraph.KindDomain: "Domain", ilgraph.KindMechanism: "Mechanism",
 	}
 	types := map[ilgraph.Kind]string{
 		ilgraph.KindRootCause: "HAS_ROOT_CAUSE", ilgraph.KindComponent: "HAS_COMPONENT", ilgraph.KindSymptom: "HAS_SYMPTOM",
-		ilgraph.KindContributing: "HAS_FACTOR", ilgraph.KindDomain: "IN_DOMAIN", ilgraph.KindOrg: "AT_ORG",
+		ilgraph.KindContributing: "HAS_FACTOR", ilgraph.KindDomain: "IN_DOMAIN", ilgraph.KindMechanism: "HAS_MECHANISM", ilgraph.KindOrg: "AT_ORG",
 	}
 	nodes, rels = map[string]int64{}, map[string]int64{}
 	for k, l := range labels {
