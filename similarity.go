@@ -22,13 +22,13 @@ const WeightText Kind = "text"
 var WeightKeys = append(append([]Kind{}, AllKinds...), WeightText)
 
 // DefaultWeights are the weights used when a request gives none: among the
-// tags a shared root cause says most, then shared contributing factors and
-// components; the text channel carries most of a typical score (tuned on
-// the judged set, see docs/similarity.md).
+// tags a shared mechanism says most, then the root cause, shared
+// contributing factors and components; the text channel carries about half
+// of a typical score (tuned on the judged set, see docs/similarity.md).
 func DefaultWeights() Weights {
 	return Weights{
 		KindRootCause: 3, KindComponent: 1.5, KindSymptom: 1, KindContributing: 2, KindDomain: 0.5, KindOrg: 0.5,
-		KindMechanism: 0, WeightText: DefaultTextWeight,
+		KindMechanism: 4, WeightText: DefaultTextWeight,
 	}
 }
 

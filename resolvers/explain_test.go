@@ -89,12 +89,13 @@ func wantExplanation(cases []*ilgraph.Case, a, b *ilgraph.Case, w map[ilgraph.Ki
 }
 
 const explainFields = `a { id } b { id } score shared { kind term { id } weight contribution } differing { kind term { id } weight side }
-	weights { rootCause component symptom contributing domain org text } rarity text { weight cosine contribution words }`
+	weights { rootCause component symptom contributing domain mechanism org text } rarity text { weight cosine contribution words }`
 
 func TestExplainSimilarity(t *testing.T) {
 	a := mustAPI(t)
-	// The text weight is left out of the custom weights: it keeps its default.
-	custom := map[ilgraph.Kind]float64{ilgraph.KindRootCause: 1, ilgraph.KindComponent: 4, ilgraph.KindSymptom: 0.5, ilgraph.KindContributing: 3, ilgraph.KindDomain: 0, ilgraph.KindOrg: 2, ilgraph.WeightText: ilgraph.DefaultTextWeight}
+	// The mechanism and text weights are left out of the custom weights: they keep their defaults.
+	custom := map[ilgraph.Kind]float64{ilgraph.KindRootCause: 1, ilgraph.KindComponent: 4, ilgraph.KindSymptom: 0.5, ilgraph.KindContributing: 3, ilgraph.KindDomain: 0, ilgraph.KindOrg: 2,
+		ilgraph.KindMechanism: ilgraph.DefaultWeights()[ilgraph.KindMechanism], ilgraph.WeightText: ilgraph.DefaultTextWeight}
 	settings := []struct {
 		name    string
 		weights map[ilgraph.Kind]float64
@@ -162,7 +163,7 @@ func checkExplanation(t *testing.T, name string, a *api, got explanation, src, o
 	}
 	for k, v := range w {
 		field := map[ilgraph.Kind]string{ilgraph.KindRootCause: "rootCause", ilgraph.KindComponent: "component", ilgraph.KindSymptom: "symptom",
-			ilgraph.KindContributing: "contributing", ilgraph.KindDomain: "domain", ilgraph.KindOrg: "org", ilgraph.WeightText: "text"}[k]
+			ilgraph.KindContributing: "contributing", ilgraph.KindDomain: "domain", ilgraph.KindOrg: "org", ilgraph.KindMechanism: "mechanism", ilgraph.WeightText: "text"}[k]
 		if got.Weights[field] != v {
 			t.Errorf("%s: weight %s %v, want %v", name, field, got.Weights[field], v)
 		}

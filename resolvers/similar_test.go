@@ -83,8 +83,9 @@ const similarFields = `case { id } score shared { kind term { id } contribution 
 func TestSimilarCases(t *testing.T) {
 	a := mustAPI(t)
 	brute := corpus.NewBrute(a.cases)
-	// The text weight is left out, so it takes its default.
-	w := ilgraph.Weights{ilgraph.KindRootCause: 3, ilgraph.KindComponent: 1.5, ilgraph.KindSymptom: 1, ilgraph.KindContributing: 2, ilgraph.KindDomain: 0.5, ilgraph.KindOrg: 0.5, ilgraph.WeightText: ilgraph.DefaultTextWeight}
+	// The mechanism and text weights are left out, so they take their defaults.
+	w := ilgraph.Weights{ilgraph.KindRootCause: 3, ilgraph.KindComponent: 1.5, ilgraph.KindSymptom: 1, ilgraph.KindContributing: 2, ilgraph.KindDomain: 0.5, ilgraph.KindOrg: 0.5,
+		ilgraph.KindMechanism: ilgraph.DefaultWeights()[ilgraph.KindMechanism], ilgraph.WeightText: ilgraph.DefaultTextWeight}
 	for _, id := range []string{"IL-0384", "IL-0282", "ILG-0002"} {
 		for _, rarity := range []bool{false, true} {
 			var got struct{ SimilarCases []similarResult }
@@ -132,7 +133,7 @@ func TestSimilarCases(t *testing.T) {
 			`{ similarCases(caseId: "IL-0384", weights: {symptom: -1}) { score } }`: "INVALID",
 			`{ similarCases(caseId: "IL-0384", minScore: 2) { score } }`:            "INVALID",
 			`{ similarToProfile(profile: {}) { matches { score } } }`:               "INVALID",
-			`{ similarCases(caseId: "IL-0384", weights: {rootCause: 0, component: 0, symptom: 0, contributing: 0, domain: 0, org: 0, text: 0}) { score } }`: "INVALID",
+			`{ similarCases(caseId: "IL-0384", weights: {rootCause: 0, component: 0, symptom: 0, contributing: 0, domain: 0, mechanism: 0, org: 0, text: 0}) { score } }`: "INVALID",
 		} {
 			errs := a.do(q, nil, nil)
 			if len(errs) == 0 || errs[0].Extensions["code"] != code {
