@@ -37,6 +37,12 @@ type Options struct {
 	Prior []*ilgraph.Case
 }
 
+// modelKinds are the list kinds whose per-cause frequencies the model
+// learns; generated cases draw the first four with the main generator and
+// mechanisms with the text generator (so that adding mechanisms left the
+// other tags of a seed's corpus as they were).
+var modelKinds = []ilgraph.Kind{ilgraph.KindComponent, ilgraph.KindSymptom, ilgraph.KindContributing, ilgraph.KindDomain, ilgraph.KindMechanism}
+
 // Model holds the distributions a corpus is drawn from.
 type Model struct {
 	causes     dist
@@ -126,7 +132,7 @@ func NewModel(opt Options) *Model {
 			perCause[c.RootCause] = map[ilgraph.Kind]map[string]float64{}
 			listsPerCause[c.RootCause] = map[ilgraph.Kind]float64{}
 		}
-		for _, k := range []ilgraph.Kind{ilgraph.KindComponent, ilgraph.KindSymptom, ilgraph.KindContributing, ilgraph.KindDomain} {
+		for _, k := range modelKinds {
 			if overall[k] == nil {
 				overall[k] = map[string]float64{}
 			}
@@ -144,7 +150,7 @@ func NewModel(opt Options) *Model {
 	for _, cause := range m.causes.ids {
 		m.byCause[cause] = map[ilgraph.Kind]termProbs{}
 		nc := causeCount[cause]
-		for _, k := range []ilgraph.Kind{ilgraph.KindComponent, ilgraph.KindSymptom, ilgraph.KindContributing, ilgraph.KindDomain} {
+		for _, k := range modelKinds {
 			var tp termProbs
 			meanLen := 2.5
 			if nc >= 1 {
@@ -229,6 +235,13 @@ func (m *Model) next(i int, recent map[string][]string) *ilgraph.Case {
 			c.Contributing = tags
 		case ilgraph.KindDomain:
 			c.Domain = tags
+		}
+	}
+	if tp := m.byCause[cause][ilgraph.KindMechanism]; len(tp.ids) > 0 {
+		for j, id := range tp.ids {
+			if m.textRng.Float64() < tp.probs[j] {
+				c.Mechanisms = append(c.Mechanisms, id)
+			}
 		}
 	}
 	c.Related = []string{}
