@@ -76,6 +76,7 @@ type Case struct {
 	Symptoms     []string          `json:"symptoms"`
 	Contributing []string          `json:"contributing"`
 	Domain       []string          `json:"domain"`
+	Mechanisms   []string          `json:"mechanisms,omitempty"`
 	Related      []string          `json:"related"`
 	RecurrenceOf string            `json:"recurrence_of"`
 	Sources      []Source          `json:"sources"`
@@ -199,6 +200,8 @@ func (c *Case) Tags(k Kind) []string {
 		return c.Contributing
 	case KindDomain:
 		return c.Domain
+	case KindMechanism:
+		return c.Mechanisms
 	case KindOrg:
 		if c.OrgSlug == "" {
 			return nil

@@ -21,15 +21,16 @@ const (
 	KindSymptom      Kind = "symptom"
 	KindContributing Kind = "contributing"
 	KindDomain       Kind = "domain"
+	KindMechanism    Kind = "mechanism"
 	KindOrg          Kind = "org"
 )
 
 // VocabKinds lists the kinds that have a controlled vocabulary, in the order
 // they are shown.
-var VocabKinds = []Kind{KindRootCause, KindComponent, KindSymptom, KindContributing, KindDomain}
+var VocabKinds = []Kind{KindRootCause, KindComponent, KindSymptom, KindContributing, KindDomain, KindMechanism}
 
 // AllKinds lists every feature kind, vocabulary kinds first.
-var AllKinds = []Kind{KindRootCause, KindComponent, KindSymptom, KindContributing, KindDomain, KindOrg}
+var AllKinds = []Kind{KindRootCause, KindComponent, KindSymptom, KindContributing, KindDomain, KindMechanism, KindOrg}
 
 // Valid reports whether k is one of the known kinds.
 func (k Kind) Valid() bool {
@@ -54,6 +55,8 @@ func (k Kind) Label() string {
 		return "contributing factor"
 	case KindDomain:
 		return "domain"
+	case KindMechanism:
+		return "mechanism"
 	case KindOrg:
 		return "organization"
 	}

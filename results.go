@@ -242,6 +242,29 @@ type CaseFeatures struct {
 	// MachineTagged is Case.MachineTagged (filters with ReviewedOnly).
 	MachineTagged bool
 	Features      []Feature
+	// Org is the organization's name as written ("Meta (Facebook)"): the
+	// text channel leaves organization names out.
+	Org string
+	// Text is what the text channel reads (see SimilarityText).
+	Text string
+}
+
+// SimilarityText is the text of a case the text channel of similarity
+// reads: the English trigger and lessons, which say how the failure came
+// about and what it taught. The summary, title, symptoms and detection were
+// tried and left out: they tell the story with its dates, products and
+// surface symptoms, and made the channel worse on the judged set (see
+// docs/similarity.md).
+func SimilarityText(trigger, lessons string) string {
+	return trigger + "\n\n" + lessons
+}
+
+// SimilarityRow is a case as a similarity index reads it.
+func SimilarityRow(c *Case) CaseFeatures {
+	return CaseFeatures{
+		ID: c.ID, Date: c.Date, Severity: c.Severity, MachineTagged: c.MachineTagged(), Features: c.Features(), Org: c.Org,
+		Text: SimilarityText(c.Trigger.En, c.Lessons.En),
+	}
 }
 
 // SimilarLink is one stored similarity: From's rank-th most similar case.

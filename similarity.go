@@ -8,15 +8,44 @@ import (
 	"strings"
 )
 
-// Weights give each feature kind its weight in similarity scores.
+// Weights give each feature kind its weight in similarity scores, and the
+// text channel its weight under the key WeightText.
 type Weights map[Kind]float64
 
-// DefaultWeights are the weights used when a request gives none: a shared
-// root cause says most, then shared contributing factors and components.
+// WeightText is the key of the text channel's weight in Weights: how much
+// the cosine similarity of two cases' texts counts beside their tags (see
+// ScoreText). It is not a feature kind.
+const WeightText Kind = "text"
+
+// WeightKeys lists the keys of a complete Weights: the feature kinds, then
+// WeightText.
+var WeightKeys = append(append([]Kind{}, AllKinds...), WeightText)
+
+// DefaultWeights are the weights used when a request gives none: among the
+// tags a shared mechanism says most, then the root cause, shared
+// contributing factors and components; the text channel carries about half
+// of a typical score (tuned on the judged set, see docs/similarity.md).
 func DefaultWeights() Weights {
 	return Weights{
 		KindRootCause: 3, KindComponent: 1.5, KindSymptom: 1, KindContributing: 2, KindDomain: 0.5, KindOrg: 0.5,
+		KindMechanism: 4, WeightText: DefaultTextWeight,
 	}
+}
+
+// DefaultTextWeight is the text channel's default weight. With rarity
+// weighting, a case's tags weigh about 30 to 50 in all, so the text
+// channel carries somewhat more than half of a typical score.
+const DefaultTextWeight = 60
+
+// TagsOnly returns w with the text channel off: the weights of the Cypher
+// baseline, which knows only tags.
+func (w Weights) TagsOnly() Weights {
+	out := Weights{}
+	for k, v := range w {
+		out[k] = v
+	}
+	out[WeightText] = 0
+	return out
 }
 
 // MaxWeight bounds one kind's weight.
@@ -28,8 +57,8 @@ const MaxWeight = 1000
 func (w Weights) WithDefaults() (Weights, error) {
 	out := DefaultWeights()
 	for k, v := range w {
-		if !k.Valid() {
-			return nil, Errorf(EINVALID, "weights: unknown kind %q (want root_cause, component, symptom, contributing, domain, org)", k)
+		if !k.Valid() && k != WeightText {
+			return nil, Errorf(EINVALID, "weights: unknown kind %q (want root_cause, component, symptom, contributing, domain, mechanism, org, text)", k)
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > MaxWeight {
 			return nil, Errorf(EINVALID, "weights: %s=%v is not a number from 0 to %d", k, v, MaxWeight)
@@ -69,22 +98,26 @@ func ParseWeights(s string) (Weights, error) {
 
 func (w Weights) String() string {
 	var parts []string
-	for _, k := range AllKinds {
+	for _, k := range WeightKeys {
 		parts = append(parts, fmt.Sprintf("%s=%g", k, w[k]))
 	}
 	return strings.Join(parts, ",")
 }
 
 // Rarity is the factor by which rarity weighting multiplies a feature's
-// weight: 1 + ln((N+1)/(df+1)), where N is the number of cases and df the
-// number of them with the feature. A feature every case has keeps its
-// weight (factor 1); the rarer a feature, the more it counts.
+// weight: ln((N+1)/(df+0.5)), where N is the number of cases and df the
+// number of them with the feature. A feature every case has counts next to
+// nothing (factor ~0.007 at N = 69); one on a third of the cases ~1.1; one
+// on a single case ~3.8; a term no case has (a profile's) ~4.9. It used to
+// be 1 + ln((N+1)/(df+1)), which spanned only 1.6× to 4.5× on the seed
+// corpus, so that partial-outage (37 of 69 cases) still outvoted the
+// mechanism.
 func Rarity(n, df int) float64 {
-	return 1 + math.Log(float64(n+1)/float64(df+1))
+	return math.Log((float64(n) + 1) / (float64(df) + 0.5))
 }
 
 // RarityFormula describes Rarity for documentation and the API.
-const RarityFormula = "1 + ln((N + 1) / (df + 1)), N = number of cases, df = cases with the feature"
+const RarityFormula = "ln((N + 1) / (df + 0.5)), N = number of cases, df = cases with the feature"
 
 // Contribution is one shared feature's part of a score: its weight over the
 // summed weights of the features either case has. Contributions of a match
@@ -110,6 +143,64 @@ type Match struct {
 	Score     float64
 	Shared    []Contribution // by contribution descending, then kind, then id
 	Different []Difference   // by weight descending, then kind, then id
+	// Text is the text channel's part of the score; nil when the channel
+	// was off (its weight 0, or a query without text).
+	Text *TextPart
+}
+
+// TextVector is a case's text as the text channel sees it: its distinctive
+// terms (analysis norms) with positive weights, scaled to Euclidean length 1,
+// or empty when the case has no such terms.
+type TextVector map[string]float64
+
+// Cosine is the cosine similarity of two text vectors, Σ a[t]·b[t] (both
+// have length 1 or are empty), from 0 to 1.
+func Cosine(a, b TextVector) float64 {
+	if len(b) < len(a) {
+		a, b = b, a
+	}
+	var s float64
+	for t, x := range a {
+		s += x * b[t]
+	}
+	return s
+}
+
+// MaxSharedWords bounds the shared words a TextPart lists.
+const MaxSharedWords = 8
+
+// SharedWords returns up to max terms both vectors have, by a[t]·b[t]
+// descending, then term ascending: the words that made the texts alike.
+func SharedWords(a, b TextVector, max int) []string {
+	type tw struct {
+		t string
+		w float64
+	}
+	var ws []tw
+	for t, x := range a {
+		if y, ok := b[t]; ok {
+			ws = append(ws, tw{t, x * y})
+		}
+	}
+	sort.Slice(ws, func(i, j int) bool {
+		if ws[i].w != ws[j].w {
+			return ws[i].w > ws[j].w
+		}
+		return ws[i].t < ws[j].t
+	})
+	out := []string{}
+	for i := 0; i < len(ws) && i < max; i++ {
+		out = append(out, ws[i].t)
+	}
+	return out
+}
+
+// TextPart is the text channel's part of a score.
+type TextPart struct {
+	Weight       float64  // the text weight, w_text
+	Cosine       float64  // cosine similarity of the two texts
+	Contribution float64  // w_text × cosine over the denominator of the score
+	Words        []string // the distinctive words both texts share (see SharedWords)
 }
 
 // SimilarityOptions say how to rank.
@@ -121,11 +212,35 @@ type SimilarityOptions struct {
 	Filter   CaseFilter
 }
 
-// Score is the definition of similarity, written for clarity rather than
-// speed: the weighted Jaccard index of two feature sets. weight gives each
-// feature's weight (its kind's weight, times its rarity factor when rarity
-// weighting is on). It returns the score with its explanation.
+// DefaultRarity is whether rarity weighting is on when a request does not
+// say.
+const DefaultRarity = true
+
+// DefaultOptions are the options of a request that gives only k: the
+// default weights and rarity setting, no minimum score, no filter.
+func DefaultOptions(k int) SimilarityOptions {
+	return SimilarityOptions{K: k, Weights: DefaultWeights(), Rarity: DefaultRarity}
+}
+
+// Score is the definition of similarity over tags alone, written for
+// clarity rather than speed: the weighted Jaccard index of two feature sets.
+// weight gives each feature's weight (its kind's weight, times its rarity
+// factor when rarity weighting is on). It returns the score with its
+// explanation.
 func Score(a, b []Feature, weight func(Feature) float64) Match {
+	return ScoreText(a, b, weight, 0, nil, nil)
+}
+
+// ScoreText is the definition of the hybrid score: the text channel counts
+// as one more feature of weight wText that the two cases share to the
+// degree their texts are alike,
+//
+//	score = (Σ w(f) shared + wText·cos(ta, tb)) / (Σ w(f) of A ∪ B + wText)
+//
+// The channel is on when wText > 0 and the query has text (ta not empty);
+// otherwise the score is Score's. The tag contributions and the text
+// contribution add up to the score.
+func ScoreText(a, b []Feature, weight func(Feature) float64, wText float64, ta, tb TextVector) Match {
 	inA, inB := map[Feature]bool{}, map[Feature]bool{}
 	for _, f := range a {
 		inA[f] = true
@@ -152,11 +267,21 @@ func Score(a, b []Feature, weight func(Feature) float64) Match {
 			m.Different = append(m.Different, Difference{Feature: f, Weight: w})
 		}
 	}
+	text := wText > 0 && len(ta) > 0
+	var cos float64
+	if text {
+		cos = Cosine(ta, tb)
+		union += wText
+		shared += wText * cos
+	}
 	if union > 0 {
 		m.Score = RoundScore(shared / union)
 		for i := range m.Shared {
 			m.Shared[i].Contribution = m.Shared[i].Weight / union
 		}
+	}
+	if text {
+		m.Text = &TextPart{Weight: wText, Cosine: cos, Contribution: wText * cos / union, Words: SharedWords(ta, tb, MaxSharedWords)}
 	}
 	SortExplanation(&m)
 	return m

@@ -308,6 +308,7 @@ type Analyzer struct {
 	opts    Options
 	single  map[string]bool // extra one-word names, by Whole and Norm
 	phrases [][]string      // extra names of several words
+	matcher *Matcher        // the phrases, indexed by their first token
 }
 
 // New returns an Analyzer.
@@ -333,6 +334,7 @@ func New(opts Options) *Analyzer {
 			a.phrases = append(a.phrases, p)
 		}
 	}
+	a.matcher = NewMatcher(a.phrases)
 	return a
 }
 
@@ -356,11 +358,11 @@ func (a *Analyzer) Tokens(text string) []Token {
 	for i, t := range toks {
 		drop[i] = a.IsVendor(t.Whole) || a.IsVendor(t.Norm)
 	}
-	for _, p := range a.phrases {
-		for _, m := range Find(toks, p) {
-			for i := m.First; i <= m.Last; i++ {
-				drop[i] = true
-			}
+	// One scan for every extra name of several words (a corpus may name
+	// thousands of organizations).
+	for _, m := range a.matcher.FindAll(toks) {
+		for i := m.First; i <= m.Last; i++ {
+			drop[i] = true
 		}
 	}
 	out := toks[:0]

@@ -37,3 +37,16 @@ func IsVendor(word string) bool {
 	}
 	return vendors[strings.ToLower(word)]
 }
+
+// NameParts splits an organization's name as written into the names it is
+// known by: "Meta (Facebook)" gives "Meta" and "Facebook", so that an
+// Analyzer's Extra leaves out each.
+func NameParts(org string) []string {
+	var out []string
+	for _, part := range strings.FieldsFunc(org, func(r rune) bool { return r == '(' || r == ')' || r == ',' || r == '/' }) {
+		if p := strings.TrimSpace(part); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

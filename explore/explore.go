@@ -68,11 +68,11 @@ type Store interface {
 type Similarity interface {
 	Similar(ctx context.Context, id string, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
 	SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
-	// Weighting returns the features of each case named (nil for a case
-	// it does not know) and the weight of any feature under opt (the kind's
-	// weight, times the feature's rarity factor when opt.Rarity is set),
-	// both as the ranking uses them.
-	Weighting(ctx context.Context, ids []string, opt ilgraph.SimilarityOptions) ([][]ilgraph.Feature, func(ilgraph.Feature) float64, error)
+	// Weighting returns the features and the text vector of each case
+	// named (nil for a case it does not know) and the weight of any feature
+	// under opt (the kind's weight, times the feature's rarity factor when
+	// opt.Rarity is set), all as the ranking uses them.
+	Weighting(ctx context.Context, ids []string, opt ilgraph.SimilarityOptions) ([][]ilgraph.Feature, []ilgraph.TextVector, func(ilgraph.Feature) float64, error)
 }
 
 // Suggester suggests vocabulary terms for free text (the suggest package's

@@ -287,7 +287,7 @@ type memSimilarity struct{ ix *similarity.Index }
 func newMemSimilarity(cases []*ilgraph.Case) memSimilarity {
 	rows := make([]ilgraph.CaseFeatures, len(cases))
 	for i, c := range cases {
-		rows[i] = ilgraph.CaseFeatures{ID: c.ID, Date: c.Date, Severity: c.Severity, MachineTagged: c.MachineTagged(), Features: c.Features()}
+		rows[i] = ilgraph.SimilarityRow(c)
 	}
 	return memSimilarity{ix: similarity.Build(rows, 1)}
 }
@@ -303,12 +303,13 @@ func (s memSimilarity) SimilarToProfile(_ context.Context, p []ilgraph.Feature, 
 	return s.ix.Similar(p, "", opt), nil
 }
 
-func (s memSimilarity) Weighting(_ context.Context, ids []string, opt ilgraph.SimilarityOptions) ([][]ilgraph.Feature, func(ilgraph.Feature) float64, error) {
+func (s memSimilarity) Weighting(_ context.Context, ids []string, opt ilgraph.SimilarityOptions) ([][]ilgraph.Feature, []ilgraph.TextVector, func(ilgraph.Feature) float64, error) {
 	out := make([][]ilgraph.Feature, len(ids))
+	text := make([]ilgraph.TextVector, len(ids))
 	for i, id := range ids {
 		if s.ix.Has(id) {
-			out[i] = s.ix.Features(id)
+			out[i], text[i] = s.ix.Features(id), s.ix.TextVector(id)
 		}
 	}
-	return out, s.ix.Weight(opt), nil
+	return out, text, s.ix.Weight(opt), nil
 }

@@ -16,18 +16,22 @@ const (
 )
 
 // SimilarityQuery says how to rank: how many, with which weights (kinds
-// left out take their default), rarity weighting, a minimum score and a
-// filter on the candidates.
+// and the text channel left out take their default), rarity weighting (nil:
+// the default, ilgraph.DefaultRarity), a minimum score and a filter on the
+// candidates.
 type SimilarityQuery struct {
 	K        int // 1 to MaxSimilarK (DefaultSimilarK is the front doors' default)
 	Weights  ilgraph.Weights
-	Rarity   bool
+	Rarity   *bool
 	MinScore float64
 	Filter   ilgraph.CaseFilter
 }
 
 func (q SimilarityQuery) options() (ilgraph.SimilarityOptions, error) {
-	opt := ilgraph.SimilarityOptions{K: q.K, Rarity: q.Rarity, MinScore: q.MinScore, Filter: q.Filter}
+	opt := ilgraph.SimilarityOptions{K: q.K, Rarity: ilgraph.DefaultRarity, MinScore: q.MinScore, Filter: q.Filter}
+	if q.Rarity != nil {
+		opt.Rarity = *q.Rarity
+	}
 	if opt.K < 1 || opt.K > MaxSimilarK {
 		return opt, ilgraph.Errorf(ilgraph.ELIMIT, "k must be 1 to %d, not %d", MaxSimilarK, opt.K)
 	}
@@ -45,13 +49,16 @@ func (q SimilarityQuery) options() (ilgraph.SimilarityOptions, error) {
 }
 
 // SimilarCase is one ranked case with its score and why: each shared
-// feature's contribution (they add up to the score) and the heaviest
-// features only one side has.
+// feature's contribution and the text channel's (they add up to the score)
+// and the heaviest features only one side has.
 type SimilarCase struct {
 	Case      *ilgraph.Case
 	Score     float64
 	Shared    []ilgraph.Contribution
 	Differing []ilgraph.Difference
+	// Text is the text channel's part, nil when the channel was off (text
+	// weight 0, or a query without text such as a profile).
+	Text *ilgraph.TextPart
 }
 
 // Similar ranks the cases most like a stored case. ENOTFOUND for an unknown
@@ -79,6 +86,7 @@ type Profile struct {
 	Symptoms     []string
 	Contributing []string
 	Domains      []string
+	Mechanisms   []string
 	Org          string
 }
 
@@ -97,6 +105,7 @@ func (p Profile) Features() []ilgraph.Feature {
 	add(ilgraph.KindSymptom, p.Symptoms...)
 	add(ilgraph.KindContributing, p.Contributing...)
 	add(ilgraph.KindDomain, p.Domains...)
+	add(ilgraph.KindMechanism, p.Mechanisms...)
 	add(ilgraph.KindOrg, p.Org)
 	return fs
 }
@@ -174,9 +183,11 @@ type Explanation struct {
 	Differing []ilgraph.Difference   // by weight descending, then kind, then id
 	Weights   ilgraph.Weights        // complete: the defaults filled in
 	Rarity    bool
+	// Text is the text channel's part (nil when its weight is 0).
+	Text *ilgraph.TextPart
 }
 
-// ExplainSimilarity computes, from the definition (ilgraph.Score) and with
+// ExplainSimilarity computes, from the definition (ilgraph.ScoreText) and with
 // the weights the ranking uses, the similarity of case b to case a and why.
 // It equals what Similar reports for b when ranking for a, except that it
 // lists every differing feature, not the heaviest few. ENOTFOUND names an
@@ -191,7 +202,7 @@ func (s *Service) ExplainSimilarity(ctx context.Context, a, b string, weights il
 	if err != nil {
 		return nil, err
 	}
-	features, weight, err := s.sim.Weighting(ctx, []string{a, b}, opt)
+	features, text, weight, err := s.sim.Weighting(ctx, []string{a, b}, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -200,13 +211,14 @@ func (s *Service) ExplainSimilarity(ctx context.Context, a, b string, weights il
 			return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60))
 		}
 	}
-	m := ilgraph.Score(features[0], features[1], weight)
+	m := ilgraph.ScoreText(features[0], features[1], weight, w[ilgraph.WeightText], text[0], text[1])
 	e := &Explanation{A: cs[0], B: cs[1], Score: m.Score, Shared: make([]ilgraph.Contribution, len(m.Shared)),
 		Differing: append([]ilgraph.Difference{}, m.Different...), Weights: w, Rarity: rarity}
 	for i, c := range m.Shared {
 		c.Contribution = ilgraph.RoundScore(c.Contribution)
 		e.Shared[i] = c
 	}
+	e.Text = roundText(m.Text)
 	return e, nil
 }
 
@@ -219,7 +231,7 @@ type Defaults struct {
 
 // SimilarityDefaults returns the default weights and rarity setting.
 func (s *Service) SimilarityDefaults() Defaults {
-	return Defaults{Weights: ilgraph.DefaultWeights(), Rarity: false, RarityFormula: ilgraph.RarityFormula}
+	return Defaults{Weights: ilgraph.DefaultWeights(), Rarity: ilgraph.DefaultRarity, RarityFormula: ilgraph.RarityFormula}
 }
 
 // similarCases loads the matched cases in one batch and keeps the
@@ -244,9 +256,20 @@ func (s *Service) similarCases(ctx context.Context, ms []ilgraph.Match) ([]Simil
 			sc.Shared[j] = c
 		}
 		sc.Differing = append(sc.Differing, m.Different[:min(MaxDiffering, len(m.Different))]...)
+		sc.Text = roundText(m.Text)
 		out = append(out, sc)
 	}
 	return out, nil
+}
+
+// roundText rounds a text part's figures as scores are rounded.
+func roundText(p *ilgraph.TextPart) *ilgraph.TextPart {
+	if p == nil {
+		return nil
+	}
+	t := *p
+	t.Contribution, t.Cosine = ilgraph.RoundScore(t.Contribution), ilgraph.RoundScore(t.Cosine)
+	return &t
 }
 
 // suggestFrom adds to the matches what they suggest.

@@ -42,6 +42,7 @@ var kinds = []kindModel{
 	{ilgraph.KindSymptom, "Symptom", "HAS_SYMPTOM"},
 	{ilgraph.KindContributing, "Factor", "HAS_FACTOR"},
 	{ilgraph.KindDomain, "Domain", "IN_DOMAIN"},
+	{ilgraph.KindMechanism, "Mechanism", "HAS_MECHANISM"},
 	{ilgraph.KindOrg, "Organization", "AT_ORG"},
 }
 

@@ -190,6 +190,7 @@ func recordCase(r *neo4j.Record) (*ilgraph.Case, error) {
 	c.Symptoms = ranked(r, string(ilgraph.KindSymptom))
 	c.Contributing = ranked(r, string(ilgraph.KindContributing))
 	c.Domain = ranked(r, string(ilgraph.KindDomain))
+	c.Mechanisms = ranked(r, string(ilgraph.KindMechanism))
 	c.Related = ranked(r, "related")
 	if rec := ranked(r, "recurrence"); len(rec) > 0 {
 		c.RecurrenceOf = rec[0]

@@ -529,7 +529,7 @@ func TestBadInput(t *testing.T) {
 		{"/cases/IL-0282/similar?weights=root_cause=x", 400, "INVALID", "weights"},
 		{"/cases/IL-0282/similar?weights=planet=1", 400, "INVALID", "weights"},
 		{"/cases/IL-0282/similar?weights=root_cause=5000", 400, "INVALID", "weights"},
-		{"/cases/IL-0282/similar?weights=root_cause=0,component=0,symptom=0,contributing=0,domain=0,org=0", 400, "INVALID", "weights"},
+		{"/cases/IL-0282/similar?weights=root_cause=0,component=0,symptom=0,contributing=0,domain=0,mechanism=0,org=0,text=0", 400, "INVALID", "weights"},
 		{"/cases/IL-0282/similar?rarity=maybe", 400, "INVALID", "rarity"},
 		{"/cases/IL-0282/similar?min_score=2", 400, "INVALID", "min_score"},
 		{"/cases/IL-0282/similar?min_score=NaN", 400, "INVALID", "min_score"},

@@ -146,6 +146,16 @@ func (p *params) boolean(name string) bool {
 	return b
 }
 
+// optBoolean is boolean for a parameter whose absence means "the default":
+// nil when it is not given.
+func (p *params) optBoolean(name string) *bool {
+	if p.str(name) == "" {
+		return nil
+	}
+	b := p.boolean(name)
+	return &b
+}
+
 func (p *params) weights(name string) ilgraph.Weights {
 	s := p.str(name)
 	if s == "" {

@@ -115,7 +115,7 @@ func ValidateCase(c *ilgraph.Case, vocab map[ilgraph.Kind]map[string]bool, now t
 	}
 	for _, k := range ilgraph.VocabKinds {
 		field := string(k)
-		if k == ilgraph.KindComponent || k == ilgraph.KindSymptom {
+		if k == ilgraph.KindComponent || k == ilgraph.KindSymptom || k == ilgraph.KindMechanism {
 			field += "s"
 		}
 		tags := c.Tags(k)

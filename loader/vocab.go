@@ -37,11 +37,14 @@ func DecodeVocabulary(name string, data []byte) (*ilgraph.Vocabulary, Problems) 
 	}
 	for k := range v.Kinds {
 		if !k.Valid() || k == ilgraph.KindOrg {
-			at("kinds."+string(k), "unknown kind; want root_cause, component, symptom, contributing or domain")
+			at("kinds."+string(k), "unknown kind; want root_cause, component, symptom, contributing, domain or mechanism")
 		}
 	}
 	for _, k := range ilgraph.VocabKinds {
 		terms, ok := v.Kinds[k]
+		if !ok && k == ilgraph.KindMechanism {
+			continue // optional: vocabularies from before mechanisms have none
+		}
 		if !ok || len(terms) == 0 {
 			at("kinds."+string(k), "missing or empty")
 			continue

@@ -540,7 +540,8 @@ func TestSameRootCause(t *testing.T) {
 			kind             ilgraph.Kind
 			singular, plural string
 		}{{ilgraph.KindComponent, "component", "components"}, {ilgraph.KindSymptom, "symptom", "symptoms"},
-			{ilgraph.KindContributing, "contributing factor", "contributing factors"}, {ilgraph.KindOrg, "the organization", ""}} {
+			{ilgraph.KindContributing, "contributing factor", "contributing factors"}, {ilgraph.KindMechanism, "mechanism", "mechanisms"},
+			{ilgraph.KindOrg, "the organization", ""}} {
 			count := 0
 			for _, x := range c.Tags(k.kind) {
 				if has(src.Tags(k.kind), x) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/internal/corpus"
 )
 
 type explanation struct {
@@ -26,11 +27,16 @@ type explanation struct {
 	}
 	Weights map[string]float64
 	Rarity  bool
+	Text    *struct {
+		Weight, Cosine, Contribution float64
+		Words                        []string
+	}
 }
 
 // wantExplanation computes the explanation of b against a straight from the
 // seed JSON and the formulas of docs/similarity.md, without ilgraph.Score:
-// the feature weights, the shared and union sums, and every feature only
+// the feature weights, the shared and union sums with the text part
+// (cosine of the text vectors by their definition), and every feature only
 // one side has, keyed "kind:id".
 func wantExplanation(cases []*ilgraph.Case, a, b *ilgraph.Case, w map[ilgraph.Kind]float64, rarity bool) (score float64, shared map[string][2]float64, differing map[string]string, weight map[string]float64) {
 	df := map[string]int{}
@@ -46,7 +52,7 @@ func wantExplanation(cases []*ilgraph.Case, a, b *ilgraph.Case, w map[ilgraph.Ki
 			out[f.String()] = true
 			v := w[f.Kind]
 			if rarity {
-				v *= 1 + math.Log(float64(len(cases)+1)/float64(df[f.String()]+1))
+				v *= math.Log((float64(len(cases)) + 1) / (float64(df[f.String()]) + 0.5))
 			}
 			weight[f.String()] = v
 		}
@@ -69,6 +75,11 @@ func wantExplanation(cases []*ilgraph.Case, a, b *ilgraph.Case, w map[ilgraph.Ki
 			differing[f] = "MATCH"
 		}
 	}
+	if wt := w[ilgraph.WeightText]; wt > 0 {
+		text := corpus.NewBrute(cases).Text
+		inter += wt * ilgraph.Cosine(text[a.ID], text[b.ID])
+		union += wt
+	}
 	for f := range sa {
 		if sb[f] {
 			shared[f] = [2]float64{weight[f], weight[f] / union}
@@ -78,11 +89,13 @@ func wantExplanation(cases []*ilgraph.Case, a, b *ilgraph.Case, w map[ilgraph.Ki
 }
 
 const explainFields = `a { id } b { id } score shared { kind term { id } weight contribution } differing { kind term { id } weight side }
-	weights { rootCause component symptom contributing domain org } rarity`
+	weights { rootCause component symptom contributing domain mechanism org text } rarity text { weight cosine contribution words }`
 
 func TestExplainSimilarity(t *testing.T) {
 	a := mustAPI(t)
-	custom := map[ilgraph.Kind]float64{ilgraph.KindRootCause: 1, ilgraph.KindComponent: 4, ilgraph.KindSymptom: 0.5, ilgraph.KindContributing: 3, ilgraph.KindDomain: 0, ilgraph.KindOrg: 2}
+	// The mechanism and text weights are left out of the custom weights: they keep their defaults.
+	custom := map[ilgraph.Kind]float64{ilgraph.KindRootCause: 1, ilgraph.KindComponent: 4, ilgraph.KindSymptom: 0.5, ilgraph.KindContributing: 3, ilgraph.KindDomain: 0, ilgraph.KindOrg: 2,
+		ilgraph.KindMechanism: ilgraph.DefaultWeights()[ilgraph.KindMechanism], ilgraph.WeightText: ilgraph.DefaultTextWeight}
 	settings := []struct {
 		name    string
 		weights map[ilgraph.Kind]float64
@@ -114,11 +127,17 @@ func TestExplainSimilarity(t *testing.T) {
 						break
 					}
 				}
+				// A case left out scores 0, or no more than the last listed
+				// when the list is full.
+				floor := 0.0
+				if len(ranked.SimilarCases) == 100 {
+					floor = ranked.SimilarCases[len(ranked.SimilarCases)-1].Score
+				}
 				for other, listed := range pairs {
 					var got struct{ ExplainSimilarity explanation }
 					a.must(fmt.Sprintf(`query($a: ID!, $b: ID!, $rarity: Boolean) { explainSimilarity(a: $a, b: $b, rarity: $rarity, %s) { %s } }`, st.arg, explainFields),
 						map[string]any{"a": src, "b": other, "rarity": rarity}, &got)
-					checkExplanation(t, name+" vs "+other, a, got.ExplainSimilarity, src, other, st.weights, rarity, listed)
+					checkExplanation(t, name+" vs "+other, a, got.ExplainSimilarity, src, other, st.weights, rarity, listed, floor)
 					checked++
 				}
 			}
@@ -142,7 +161,7 @@ func TestExplainSimilarity(t *testing.T) {
 	})
 }
 
-func checkExplanation(t *testing.T, name string, a *api, got explanation, src, other string, w map[ilgraph.Kind]float64, rarity bool, listed *similarResult) {
+func checkExplanation(t *testing.T, name string, a *api, got explanation, src, other string, w map[ilgraph.Kind]float64, rarity bool, listed *similarResult, floor float64) {
 	t.Helper()
 	score, shared, differing, weight := wantExplanation(a.cases, a.byID[src], a.byID[other], w, rarity)
 	if got.A.ID != src || got.B.ID != other || got.Rarity != rarity {
@@ -150,7 +169,7 @@ func checkExplanation(t *testing.T, name string, a *api, got explanation, src, o
 	}
 	for k, v := range w {
 		field := map[ilgraph.Kind]string{ilgraph.KindRootCause: "rootCause", ilgraph.KindComponent: "component", ilgraph.KindSymptom: "symptom",
-			ilgraph.KindContributing: "contributing", ilgraph.KindDomain: "domain", ilgraph.KindOrg: "org"}[k]
+			ilgraph.KindContributing: "contributing", ilgraph.KindDomain: "domain", ilgraph.KindOrg: "org", ilgraph.KindMechanism: "mechanism", ilgraph.WeightText: "text"}[k]
 		if got.Weights[field] != v {
 			t.Errorf("%s: weight %s %v, want %v", name, field, got.Weights[field], v)
 		}
@@ -174,6 +193,9 @@ func checkExplanation(t *testing.T, name string, a *api, got explanation, src, o
 		prev = s.Contribution
 		sum += s.Contribution
 	}
+	if got.Text != nil {
+		sum += got.Text.Contribution
+	}
 	if len(gotShared) != len(shared) {
 		t.Errorf("%s: %d shared features, want %d", name, len(gotShared), len(shared))
 	}
@@ -196,10 +218,12 @@ func checkExplanation(t *testing.T, name string, a *api, got explanation, src, o
 	if fmt.Sprint(sortedMap(gotDiff)) != fmt.Sprint(sortedMap(differing)) {
 		t.Errorf("%s: differing\n got %v\nwant %v", name, sortedMap(gotDiff), sortedMap(differing))
 	}
-	// Exactly what similarCases says about the pair.
+	// Exactly what similarCases says about the pair. A case it does not
+	// list scores 0, or — when the list is full (k cases) — no more than
+	// the last case listed.
 	if listed == nil {
-		if score != 0 {
-			t.Errorf("%s: scores %v but similarCases does not list it", name, score)
+		if score > floor {
+			t.Errorf("%s: scores %v but similarCases does not list it (its last listed score %v)", name, score, floor)
 		}
 		return
 	}

@@ -105,6 +105,7 @@ type ComplexityRoot struct {
 		JSON          func(childComplexity int) int
 		Lessons       func(childComplexity int) int
 		MachineTagged func(childComplexity int) int
+		Mechanisms    func(childComplexity int) int
 		Organization  func(childComplexity int) int
 		RecurrenceOf  func(childComplexity int) int
 		Recurrences   func(childComplexity int) int
@@ -218,6 +219,7 @@ type ComplexityRoot struct {
 		Components   func(childComplexity int) int
 		Contributing func(childComplexity int) int
 		Domains      func(childComplexity int) int
+		Mechanisms   func(childComplexity int) int
 		Orgs         func(childComplexity int) int
 		RootCauses   func(childComplexity int) int
 		Symptoms     func(childComplexity int) int
@@ -319,6 +321,7 @@ type ComplexityRoot struct {
 		Differing func(childComplexity int) int
 		Score     func(childComplexity int) int
 		Shared    func(childComplexity int) int
+		Text      func(childComplexity int) int
 	}
 
 	SimilarityDefaults struct {
@@ -334,6 +337,7 @@ type ComplexityRoot struct {
 		Rarity    func(childComplexity int) int
 		Score     func(childComplexity int) int
 		Shared    func(childComplexity int) int
+		Text      func(childComplexity int) int
 		Weights   func(childComplexity int) int
 	}
 
@@ -411,6 +415,13 @@ type ComplexityRoot struct {
 		Ko func(childComplexity int) int
 	}
 
+	TextContribution struct {
+		Contribution func(childComplexity int) int
+		Cosine       func(childComplexity int) int
+		Weight       func(childComplexity int) int
+		Words        func(childComplexity int) int
+	}
+
 	TextMatch struct {
 		Match       func(childComplexity int) int
 		Profile     func(childComplexity int) int
@@ -439,9 +450,11 @@ type ComplexityRoot struct {
 		Component    func(childComplexity int) int
 		Contributing func(childComplexity int) int
 		Domain       func(childComplexity int) int
+		Mechanism    func(childComplexity int) int
 		Org          func(childComplexity int) int
 		RootCause    func(childComplexity int) int
 		Symptom      func(childComplexity int) int
+		Text         func(childComplexity int) int
 	}
 
 	YearCount struct {
@@ -472,6 +485,7 @@ type CaseResolver interface {
 	Symptoms(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error)
 	Contributing(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error)
 	Domains(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error)
+	Mechanisms(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error)
 	Related(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Case, error)
 	RecurrenceOf(ctx context.Context, obj *ilgraph.Case) (*ilgraph.Case, error)
 	Recurrences(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Case, error)
@@ -819,6 +833,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Case.MachineTagged(childComplexity), true
+	case "Case.mechanisms":
+		if e.ComplexityRoot.Case.Mechanisms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.Mechanisms(childComplexity), true
 	case "Case.organization":
 		if e.ComplexityRoot.Case.Organization == nil {
 			break
@@ -1308,6 +1328,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Facets.Domains(childComplexity), true
+	case "Facets.mechanisms":
+		if e.ComplexityRoot.Facets.Mechanisms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Facets.Mechanisms(childComplexity), true
 	case "Facets.orgs":
 		if e.ComplexityRoot.Facets.Orgs == nil {
 			break
@@ -1774,6 +1800,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SimilarCase.Shared(childComplexity), true
+	case "SimilarCase.text":
+		if e.ComplexityRoot.SimilarCase.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarCase.Text(childComplexity), true
 
 	case "SimilarityDefaults.rarity":
 		if e.ComplexityRoot.SimilarityDefaults.Rarity == nil {
@@ -1830,6 +1862,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SimilarityExplanation.Shared(childComplexity), true
+	case "SimilarityExplanation.text":
+		if e.ComplexityRoot.SimilarityExplanation.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Text(childComplexity), true
 	case "SimilarityExplanation.weights":
 		if e.ComplexityRoot.SimilarityExplanation.Weights == nil {
 			break
@@ -2121,6 +2159,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Text.Ko(childComplexity), true
 
+	case "TextContribution.contribution":
+		if e.ComplexityRoot.TextContribution.Contribution == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextContribution.Contribution(childComplexity), true
+	case "TextContribution.cosine":
+		if e.ComplexityRoot.TextContribution.Cosine == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextContribution.Cosine(childComplexity), true
+	case "TextContribution.weight":
+		if e.ComplexityRoot.TextContribution.Weight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextContribution.Weight(childComplexity), true
+	case "TextContribution.words":
+		if e.ComplexityRoot.TextContribution.Words == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextContribution.Words(childComplexity), true
+
 	case "TextMatch.match":
 		if e.ComplexityRoot.TextMatch.Match == nil {
 			break
@@ -2215,6 +2278,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Weights.Domain(childComplexity), true
+	case "Weights.mechanism":
+		if e.ComplexityRoot.Weights.Mechanism == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Weights.Mechanism(childComplexity), true
 	case "Weights.org":
 		if e.ComplexityRoot.Weights.Org == nil {
 			break
@@ -2233,6 +2302,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Weights.Symptom(childComplexity), true
+	case "Weights.text":
+		if e.ComplexityRoot.Weights.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Weights.Text(childComplexity), true
 
 	case "YearCount.count":
 		if e.ComplexityRoot.YearCount.Count == nil {
@@ -2413,14 +2488,14 @@ type Query {
   organization (see docs/similarity.md), each with why. Cases sharing nothing
   are never listed. Ordered by score, then id.
   """
-  similarCases(caseId: ID!, k: Int = 10, weights: WeightsInput, rarity: Boolean = false, filter: CaseFilter, minScore: Float = 0): [SimilarCase!]!
+  similarCases(caseId: ID!, k: Int = 10, weights: WeightsInput, rarity: Boolean = true, filter: CaseFilter, minScore: Float = 0): [SimilarCase!]!
 
   """
   The cases most like an incident that is not a stored case — one in
   progress — and what they suggest: their root causes and contributing
   factors weighted by score, and what resolved them.
   """
-  similarToProfile(profile: ProfileInput!, k: Int = 10, weights: WeightsInput, rarity: Boolean = false, filter: CaseFilter, minScore: Float = 0): ProfileMatch!
+  similarToProfile(profile: ProfileInput!, k: Int = 10, weights: WeightsInput, rarity: Boolean = true, filter: CaseFilter, minScore: Float = 0): ProfileMatch!
 
   """
   Why case b is as similar to case a as it is: the score similarCases(caseId: a)
@@ -2430,7 +2505,7 @@ type Query {
   Computed from the definition (docs/similarity.md). NOT_FOUND names an
   unknown case.
   """
-  explainSimilarity(a: ID!, b: ID!, weights: WeightsInput, rarity: Boolean = false): SimilarityExplanation!
+  explainSimilarity(a: ID!, b: ID!, weights: WeightsInput, rarity: Boolean = true): SimilarityExplanation!
 
   "The default weights and the rarity formula."
   similarityDefaults: SimilarityDefaults!
@@ -2450,17 +2525,20 @@ type Query {
   cut-off, one root cause at most), and that profile's matches with what they
   suggest checking next.
   """
-  similarToText(text: String!, lang: String, k: Int = 10, weights: WeightsInput, rarity: Boolean = false, filter: CaseFilter, minScore: Float = 0): TextMatch!
+  similarToText(text: String!, lang: String, k: Int = 10, weights: WeightsInput, rarity: Boolean = true, filter: CaseFilter, minScore: Float = 0): TextMatch!
 }
 
-"Weight per kind; omitted kinds keep their defaults (see similarityDefaults)."
+"Weight per kind and of the text channel; omitted ones keep their defaults (see similarityDefaults)."
 input WeightsInput {
   rootCause: Float
   component: Float
   symptom: Float
   contributing: Float
   domain: Float
+  mechanism: Float
   org: Float
+  "The text channel: how much the likeness of two cases' trigger and lessons counts (0 turns it off)."
+  text: Float
 }
 
 type Weights {
@@ -2469,7 +2547,9 @@ type Weights {
   symptom: Float!
   contributing: Float!
   domain: Float!
+  mechanism: Float!
   org: Float!
+  text: Float!
 }
 
 type SimilarityDefaults {
@@ -2486,17 +2566,35 @@ input ProfileInput {
   symptoms: [ID!]
   contributing: [ID!]
   domains: [ID!]
+  mechanisms: [ID!]
   org: ID
 }
 
 type SimilarCase {
   case: Case!
-  "From 0 to 1: the summed weights of shared features over those of the features either has."
+  """
+  From 0 to 1: (the summed weights of shared features + text weight × text cosine) over (the summed
+  weights of the features either has + text weight); see docs/similarity.md.
+  """
   score: Float!
-  "Every shared feature with its share of the score; the shares add up to the score."
+  "Every shared feature with its share of the score; with the text part's, the shares add up to the score."
   shared: [FeatureContribution!]!
+  "The text channel's share of the score and the words both texts share; null when the channel is off (text weight 0, or a query without text)."
+  text: TextContribution
   "The strongest features only one side has (at most 5)."
   differing: [DifferingFeature!]!
+}
+
+"The text channel's part of a similarity score."
+type TextContribution {
+  "The text weight."
+  weight: Float!
+  "Cosine similarity of the two cases' text vectors (trigger and lessons, names left out), from 0 to 1."
+  cosine: Float!
+  "weight × cosine over the score's denominator: this part of the score."
+  contribution: Float!
+  "The distinctive words both texts share, most telling first (stemmed, as the index holds them)."
+  words: [String!]!
 }
 
 "The similarity of two cases, feature by feature (see Query.explainSimilarity)."
@@ -2505,8 +2603,10 @@ type SimilarityExplanation {
   b: Case!
   "From 0 to 1, as similarCases reports it for the pair."
   score: Float!
-  "Every shared feature; the contributions add up to the score."
+  "Every shared feature; with the text part's, the contributions add up to the score."
   shared: [FeatureContribution!]!
+  "The text channel's part of the score and the words both texts share; null when the text weight is 0."
+  text: TextContribution
   "Every feature only one of the two has, by weight: side QUERY for a, MATCH for b."
   differing: [DifferingFeature!]!
   "The weights used, defaults filled in."
@@ -2622,6 +2722,8 @@ enum Kind {
   SYMPTOM
   CONTRIBUTING
   DOMAIN
+  "How the failure came about (docs/vocabulary.md): counter exhaustion, a destructive tool given bad input, a retry storm, …"
+  MECHANISM
   ORG
 }
 
@@ -2653,6 +2755,7 @@ input CaseFilter {
   symptoms: TermMatch
   contributing: TermMatch
   domains: TermMatch
+  mechanisms: TermMatch
   "Organization slug is any of these."
   orgs: [ID!]
   "Organization slug is none of these."
@@ -2717,6 +2820,7 @@ enum NodeKind {
   SYMPTOM
   CONTRIBUTING
   DOMAIN
+  MECHANISM
   ORG
 }
 
@@ -2778,6 +2882,8 @@ type Case {
   symptoms: [Term!]!
   contributing: [Term!]!
   domains: [Term!]!
+  "How the failure came about (mechanism terms)."
+  mechanisms: [Term!]!
   "Cases this case lists as related."
   related: [Case!]!
   "The earlier case this one recurs."
@@ -2893,6 +2999,7 @@ type Facets {
   symptoms: [TermCount!]!
   contributing: [TermCount!]!
   domains: [TermCount!]!
+  mechanisms: [TermCount!]!
   orgs: [TermCount!]!
   years: [YearCount!]!
 }
@@ -3161,6 +3268,8 @@ func (ec *executionContext) childFields_Case(ctx context.Context, field graphql.
 		return ec.fieldContext_Case_contributing(ctx, field)
 	case "domains":
 		return ec.fieldContext_Case_domains(ctx, field)
+	case "mechanisms":
+		return ec.fieldContext_Case_mechanisms(ctx, field)
 	case "related":
 		return ec.fieldContext_Case_related(ctx, field)
 	case "recurrenceOf":
@@ -3375,6 +3484,8 @@ func (ec *executionContext) childFields_Facets(ctx context.Context, field graphq
 		return ec.fieldContext_Facets_contributing(ctx, field)
 	case "domains":
 		return ec.fieldContext_Facets_domains(ctx, field)
+	case "mechanisms":
+		return ec.fieldContext_Facets_mechanisms(ctx, field)
 	case "orgs":
 		return ec.fieldContext_Facets_orgs(ctx, field)
 	case "years":
@@ -3531,6 +3642,8 @@ func (ec *executionContext) childFields_SimilarCase(ctx context.Context, field g
 		return ec.fieldContext_SimilarCase_score(ctx, field)
 	case "shared":
 		return ec.fieldContext_SimilarCase_shared(ctx, field)
+	case "text":
+		return ec.fieldContext_SimilarCase_text(ctx, field)
 	case "differing":
 		return ec.fieldContext_SimilarCase_differing(ctx, field)
 	}
@@ -3559,6 +3672,8 @@ func (ec *executionContext) childFields_SimilarityExplanation(ctx context.Contex
 		return ec.fieldContext_SimilarityExplanation_score(ctx, field)
 	case "shared":
 		return ec.fieldContext_SimilarityExplanation_shared(ctx, field)
+	case "text":
+		return ec.fieldContext_SimilarityExplanation_text(ctx, field)
 	case "differing":
 		return ec.fieldContext_SimilarityExplanation_differing(ctx, field)
 	case "weights":
@@ -3717,6 +3832,20 @@ func (ec *executionContext) childFields_Text(ctx context.Context, field graphql.
 	return nil, fmt.Errorf("no field named %q was found under type Text", field.Name)
 }
 
+func (ec *executionContext) childFields_TextContribution(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "weight":
+		return ec.fieldContext_TextContribution_weight(ctx, field)
+	case "cosine":
+		return ec.fieldContext_TextContribution_cosine(ctx, field)
+	case "contribution":
+		return ec.fieldContext_TextContribution_contribution(ctx, field)
+	case "words":
+		return ec.fieldContext_TextContribution_words(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TextContribution", field.Name)
+}
+
 func (ec *executionContext) childFields_TextMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "suggestions":
@@ -3777,8 +3906,12 @@ func (ec *executionContext) childFields_Weights(ctx context.Context, field graph
 		return ec.fieldContext_Weights_contributing(ctx, field)
 	case "domain":
 		return ec.fieldContext_Weights_domain(ctx, field)
+	case "mechanism":
+		return ec.fieldContext_Weights_mechanism(ctx, field)
 	case "org":
 		return ec.fieldContext_Weights_org(ctx, field)
+	case "text":
+		return ec.fieldContext_Weights_text(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Weights", field.Name)
 }
@@ -5618,6 +5751,38 @@ func (ec *executionContext) _Case_domains(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Case_domains(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Case",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Case_mechanisms(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_mechanisms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().Mechanisms(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_mechanisms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Case",
 		Field:      field,
@@ -7557,6 +7722,38 @@ func (ec *executionContext) _Facets_domains(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Facets_domains(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Facets",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TermCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Facets_mechanisms(ctx context.Context, field graphql.CollectedField, obj *Facets) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Facets_mechanisms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Mechanisms, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.TermCount) graphql.Marshaler {
+			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Facets_mechanisms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Facets",
 		Field:      field,
@@ -9545,6 +9742,38 @@ func (ec *executionContext) fieldContext_SimilarCase_shared(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _SimilarCase_text(ctx context.Context, field graphql.CollectedField, obj *explore.SimilarCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarCase_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.TextPart) graphql.Marshaler {
+			return ec.marshalOTextContribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextPart(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarCase_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarCase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextContribution(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _SimilarCase_differing(ctx context.Context, field graphql.CollectedField, obj *explore.SimilarCase) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9769,6 +9998,38 @@ func (ec *executionContext) fieldContext_SimilarityExplanation_shared(_ context.
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_FeatureContribution(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_text(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.TextPart) graphql.Marshaler {
+			return ec.marshalOTextContribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextPart(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextContribution(ctx, field)
 		},
 	}
 	return fc, nil
@@ -11095,6 +11356,98 @@ func (ec *executionContext) fieldContext_Text_ko(_ context.Context, field graphq
 	return graphql.NewScalarFieldContext("Text", field, true, true, "String")
 }
 
+func (ec *executionContext) _TextContribution_weight(ctx context.Context, field graphql.CollectedField, obj *ilgraph.TextPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextContribution_weight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextContribution_weight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextContribution", field, false, false, "Float")
+}
+
+func (ec *executionContext) _TextContribution_cosine(ctx context.Context, field graphql.CollectedField, obj *ilgraph.TextPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextContribution_cosine(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cosine, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextContribution_cosine(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextContribution", field, false, false, "Float")
+}
+
+func (ec *executionContext) _TextContribution_contribution(ctx context.Context, field graphql.CollectedField, obj *ilgraph.TextPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextContribution_contribution(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Contribution, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextContribution_contribution(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextContribution", field, false, false, "Float")
+}
+
+func (ec *executionContext) _TextContribution_words(ctx context.Context, field graphql.CollectedField, obj *ilgraph.TextPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextContribution_words(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Words, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextContribution_words(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextContribution", field, false, false, "String")
+}
+
 func (ec *executionContext) _TextMatch_suggestions(ctx context.Context, field graphql.CollectedField, obj *explore.TextMatch) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11531,6 +11884,29 @@ func (ec *executionContext) fieldContext_Weights_domain(_ context.Context, field
 	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
 }
 
+func (ec *executionContext) _Weights_mechanism(ctx context.Context, field graphql.CollectedField, obj *Weights) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Weights_mechanism(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Mechanism, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Weights_mechanism(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
+}
+
 func (ec *executionContext) _Weights_org(ctx context.Context, field graphql.CollectedField, obj *Weights) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11551,6 +11927,29 @@ func (ec *executionContext) _Weights_org(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Weights_org(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Weights_text(ctx context.Context, field graphql.CollectedField, obj *Weights) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Weights_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Weights_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
 }
 
@@ -12684,7 +13083,7 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "reviewedOnly", "text", "textMode", "textFields"}
+	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "mechanisms", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "reviewedOnly", "text", "textMode", "textFields"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -12726,6 +13125,13 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it.Domains = data
+		case "mechanisms":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mechanisms"))
+			data, err := ec.unmarshalOTermMatch2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐTermMatch(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Mechanisms = data
 		case "orgs":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("orgs"))
 			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
@@ -12866,7 +13272,7 @@ func (ec *executionContext) unmarshalInputProfileInput(ctx context.Context, obj 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"rootCause", "components", "symptoms", "contributing", "domains", "org"}
+	fieldsInOrder := [...]string{"rootCause", "components", "symptoms", "contributing", "domains", "mechanisms", "org"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -12908,6 +13314,13 @@ func (ec *executionContext) unmarshalInputProfileInput(ctx context.Context, obj 
 				return it, err
 			}
 			it.Domains = data
+		case "mechanisms":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mechanisms"))
+			data, err := ec.unmarshalOID2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Mechanisms = data
 		case "org":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("org"))
 			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
@@ -12992,7 +13405,7 @@ func (ec *executionContext) unmarshalInputWeightsInput(ctx context.Context, obj 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"rootCause", "component", "symptom", "contributing", "domain", "org"}
+	fieldsInOrder := [...]string{"rootCause", "component", "symptom", "contributing", "domain", "mechanism", "org", "text"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -13034,6 +13447,13 @@ func (ec *executionContext) unmarshalInputWeightsInput(ctx context.Context, obj 
 				return it, err
 			}
 			it.Domain = data
+		case "mechanism":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("mechanism"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Mechanism = data
 		case "org":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("org"))
 			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
@@ -13041,6 +13461,13 @@ func (ec *executionContext) unmarshalInputWeightsInput(ctx context.Context, obj 
 				return it, err
 			}
 			it.Org = data
+		case "text":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("text"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Text = data
 		}
 	}
 	return it, nil
@@ -13337,6 +13764,12 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Case_domains(ctx, field, obj)
+				})
+		case "mechanisms":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_mechanisms(ctx, field, obj)
 				})
 		case "related":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -14066,6 +14499,11 @@ func (ec *executionContext) _Facets(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "mechanisms":
+			out.Values[i] = ec._Facets_mechanisms(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "orgs":
 			out.Values[i] = ec._Facets_orgs(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -14782,6 +15220,11 @@ func (ec *executionContext) _SimilarCase(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "text":
+			out.Values[i] = ec._SimilarCase_text(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "differing":
 			out.Values[i] = ec._SimilarCase_differing(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -14877,6 +15320,11 @@ func (ec *executionContext) _SimilarityExplanation(ctx context.Context, sel ast.
 		case "shared":
 			out.Values[i] = ec._SimilarityExplanation_shared(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "text":
+			out.Values[i] = ec._SimilarityExplanation_text(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "differing":
@@ -15436,6 +15884,54 @@ func (ec *executionContext) _Text(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var textContributionImplementors = []string{"TextContribution"}
+
+func (ec *executionContext) _TextContribution(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.TextPart) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, textContributionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TextContribution")
+		case "weight":
+			out.Values[i] = ec._TextContribution_weight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cosine":
+			out.Values[i] = ec._TextContribution_cosine(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contribution":
+			out.Values[i] = ec._TextContribution_contribution(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "words":
+			out.Values[i] = ec._TextContribution_words(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var textMatchImplementors = []string{"TextMatch"}
 
 func (ec *executionContext) _TextMatch(ctx context.Context, sel ast.SelectionSet, obj *explore.TextMatch) graphql.Marshaler {
@@ -15650,8 +16146,18 @@ func (ec *executionContext) _Weights(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "mechanism":
+			out.Values[i] = ec._Weights_mechanism(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "org":
 			out.Values[i] = ec._Weights_org(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._Weights_text(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -16496,6 +17002,7 @@ var (
 		"SYMPTOM":      ilgraph.KindSymptom,
 		"CONTRIBUTING": ilgraph.KindContributing,
 		"DOMAIN":       ilgraph.KindDomain,
+		"MECHANISM":    ilgraph.KindMechanism,
 		"ORG":          ilgraph.KindOrg,
 	}
 	marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind = map[ilgraph.Kind]string{
@@ -16504,6 +17011,7 @@ var (
 		ilgraph.KindSymptom:      "SYMPTOM",
 		ilgraph.KindContributing: "CONTRIBUTING",
 		ilgraph.KindDomain:       "DOMAIN",
+		ilgraph.KindMechanism:    "MECHANISM",
 		ilgraph.KindOrg:          "ORG",
 	}
 )
@@ -17302,6 +17810,7 @@ var (
 		"SYMPTOM":      ilgraph.KindSymptom,
 		"CONTRIBUTING": ilgraph.KindContributing,
 		"DOMAIN":       ilgraph.KindDomain,
+		"MECHANISM":    ilgraph.KindMechanism,
 		"ORG":          ilgraph.KindOrg,
 	}
 	marshalOKind2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐKind = map[ilgraph.Kind]string{
@@ -17310,6 +17819,7 @@ var (
 		ilgraph.KindSymptom:      "SYMPTOM",
 		ilgraph.KindContributing: "CONTRIBUTING",
 		ilgraph.KindDomain:       "DOMAIN",
+		ilgraph.KindMechanism:    "MECHANISM",
 		ilgraph.KindOrg:          "ORG",
 	}
 )
@@ -17431,6 +17941,13 @@ func (ec *executionContext) unmarshalOTermMatch2ᚖgithubᚗcomᚋilgraphᚋilgr
 	}
 	res, err := ec.unmarshalInputTermMatch(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTextContribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextPart(ctx context.Context, sel ast.SelectionSet, v *ilgraph.TextPart) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TextContribution(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx context.Context, v any) (*ilgraph.TextFields, error) {

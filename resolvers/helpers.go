@@ -24,7 +24,7 @@ func toFilter(f *CaseFilter) ilgraph.CaseFilter {
 	}
 	for k, m := range map[ilgraph.Kind]*TermMatch{
 		ilgraph.KindComponent: f.Components, ilgraph.KindSymptom: f.Symptoms,
-		ilgraph.KindContributing: f.Contributing, ilgraph.KindDomain: f.Domains,
+		ilgraph.KindContributing: f.Contributing, ilgraph.KindDomain: f.Domains, ilgraph.KindMechanism: f.Mechanisms,
 	} {
 		if m != nil && (len(m.AnyOf) > 0 || len(m.AllOf) > 0) {
 			out.Tags[k] = ilgraph.TermMatch{AnyOf: m.AnyOf, AllOf: m.AllOf}
@@ -60,15 +60,14 @@ func similarityQuery(k *int, weights *WeightsInput, rarity *bool, filter *CaseFi
 		for k, v := range map[ilgraph.Kind]*float64{
 			ilgraph.KindRootCause: weights.RootCause, ilgraph.KindComponent: weights.Component, ilgraph.KindSymptom: weights.Symptom,
 			ilgraph.KindContributing: weights.Contributing, ilgraph.KindDomain: weights.Domain, ilgraph.KindOrg: weights.Org,
+			ilgraph.KindMechanism: weights.Mechanism, ilgraph.WeightText: weights.Text,
 		} {
 			if v != nil {
 				q.Weights[k] = *v
 			}
 		}
 	}
-	if rarity != nil {
-		q.Rarity = *rarity
-	}
+	q.Rarity = rarity
 	if minScore != nil {
 		q.MinScore = *minScore
 	}
@@ -77,12 +76,12 @@ func similarityQuery(k *int, weights *WeightsInput, rarity *bool, filter *CaseFi
 
 func weightsOut(w ilgraph.Weights) *Weights {
 	return &Weights{RootCause: w[ilgraph.KindRootCause], Component: w[ilgraph.KindComponent], Symptom: w[ilgraph.KindSymptom],
-		Contributing: w[ilgraph.KindContributing], Domain: w[ilgraph.KindDomain], Org: w[ilgraph.KindOrg]}
+		Contributing: w[ilgraph.KindContributing], Domain: w[ilgraph.KindDomain], Org: w[ilgraph.KindOrg], Mechanism: w[ilgraph.KindMechanism], Text: w[ilgraph.WeightText]}
 }
 
 func profileOf(p ProfileInput) explore.Profile {
 	return explore.Profile{RootCause: deref(p.RootCause), Components: p.Components, Symptoms: p.Symptoms,
-		Contributing: p.Contributing, Domains: p.Domains, Org: deref(p.Org)}
+		Contributing: p.Contributing, Domains: p.Domains, Mechanisms: p.Mechanisms, Org: deref(p.Org)}
 }
 
 // terms resolves term ids of one kind through the request's loaders.

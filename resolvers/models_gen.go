@@ -20,6 +20,7 @@ type CaseFilter struct {
 	Symptoms     *TermMatch `json:"symptoms,omitempty"`
 	Contributing *TermMatch `json:"contributing,omitempty"`
 	Domains      *TermMatch `json:"domains,omitempty"`
+	Mechanisms   *TermMatch `json:"mechanisms,omitempty"`
 	// Organization slug is any of these.
 	Orgs []string `json:"orgs,omitempty"`
 	// Organization slug is none of these.
@@ -60,6 +61,7 @@ type Facets struct {
 	Symptoms     []ilgraph.TermCount `json:"symptoms"`
 	Contributing []ilgraph.TermCount `json:"contributing"`
 	Domains      []ilgraph.TermCount `json:"domains"`
+	Mechanisms   []ilgraph.TermCount `json:"mechanisms"`
 	Orgs         []ilgraph.TermCount `json:"orgs"`
 	Years        []ilgraph.YearCount `json:"years"`
 }
@@ -84,6 +86,7 @@ type ProfileInput struct {
 	Symptoms     []string `json:"symptoms,omitempty"`
 	Contributing []string `json:"contributing,omitempty"`
 	Domains      []string `json:"domains,omitempty"`
+	Mechanisms   []string `json:"mechanisms,omitempty"`
 	Org          *string  `json:"org,omitempty"`
 }
 
@@ -104,17 +107,22 @@ type Weights struct {
 	Symptom      float64 `json:"symptom"`
 	Contributing float64 `json:"contributing"`
 	Domain       float64 `json:"domain"`
+	Mechanism    float64 `json:"mechanism"`
 	Org          float64 `json:"org"`
+	Text         float64 `json:"text"`
 }
 
-// Weight per kind; omitted kinds keep their defaults (see similarityDefaults).
+// Weight per kind and of the text channel; omitted ones keep their defaults (see similarityDefaults).
 type WeightsInput struct {
 	RootCause    *float64 `json:"rootCause,omitempty"`
 	Component    *float64 `json:"component,omitempty"`
 	Symptom      *float64 `json:"symptom,omitempty"`
 	Contributing *float64 `json:"contributing,omitempty"`
 	Domain       *float64 `json:"domain,omitempty"`
+	Mechanism    *float64 `json:"mechanism,omitempty"`
 	Org          *float64 `json:"org,omitempty"`
+	// The text channel: how much the likeness of two cases' trigger and lessons counts (0 turns it off).
+	Text *float64 `json:"text,omitempty"`
 }
 
 type NodeKind string
@@ -126,6 +134,7 @@ const (
 	NodeKindSymptom      NodeKind = "SYMPTOM"
 	NodeKindContributing NodeKind = "CONTRIBUTING"
 	NodeKindDomain       NodeKind = "DOMAIN"
+	NodeKindMechanism    NodeKind = "MECHANISM"
 	NodeKindOrg          NodeKind = "ORG"
 )
 
@@ -136,12 +145,13 @@ var AllNodeKind = []NodeKind{
 	NodeKindSymptom,
 	NodeKindContributing,
 	NodeKindDomain,
+	NodeKindMechanism,
 	NodeKindOrg,
 }
 
 func (e NodeKind) IsValid() bool {
 	switch e {
-	case NodeKindCase, NodeKindRootCause, NodeKindComponent, NodeKindSymptom, NodeKindContributing, NodeKindDomain, NodeKindOrg:
+	case NodeKindCase, NodeKindRootCause, NodeKindComponent, NodeKindSymptom, NodeKindContributing, NodeKindDomain, NodeKindMechanism, NodeKindOrg:
 		return true
 	}
 	return false

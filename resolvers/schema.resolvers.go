@@ -79,6 +79,11 @@ func (r *caseResolver) Domains(ctx context.Context, obj *ilgraph.Case) ([]ilgrap
 	return r.terms(ctx, ilgraph.KindDomain, obj.Domain)
 }
 
+// Mechanisms is the resolver for the mechanisms field.
+func (r *caseResolver) Mechanisms(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error) {
+	return r.terms(ctx, ilgraph.KindMechanism, obj.Mechanisms)
+}
+
 // Related is the resolver for the related field.
 func (r *caseResolver) Related(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Case, error) {
 	return r.cases(ctx, obj.Related)
@@ -183,6 +188,7 @@ func (r *caseConnectionResolver) Facets(ctx context.Context, obj *explore.CaseLi
 		Symptoms:     f.Terms[ilgraph.KindSymptom],
 		Contributing: f.Terms[ilgraph.KindContributing],
 		Domains:      f.Terms[ilgraph.KindDomain],
+		Mechanisms:   f.Terms[ilgraph.KindMechanism],
 		Orgs:         f.Terms[ilgraph.KindOrg],
 		Years:        f.Years,
 	}, nil
@@ -514,7 +520,11 @@ func (r *queryResolver) SimilarToProfile(ctx context.Context, profile ProfileInp
 // ExplainSimilarity is the resolver for the explainSimilarity field.
 func (r *queryResolver) ExplainSimilarity(ctx context.Context, a string, b string, weights *WeightsInput, rarity *bool) (*explore.Explanation, error) {
 	q := similarityQuery(nil, weights, rarity, nil, nil)
-	e, err := r.Core.ExplainSimilarity(ctx, a, b, q.Weights, q.Rarity)
+	rare := ilgraph.DefaultRarity
+	if q.Rarity != nil {
+		rare = *q.Rarity
+	}
+	e, err := r.Core.ExplainSimilarity(ctx, a, b, q.Weights, rare)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,10 @@ type similarResult struct {
 		Weight float64
 		Side   string
 	}
+	Text *struct {
+		Weight, Cosine, Contribution float64
+		Words                        []string
+	}
 }
 
 func checkSimilar(t *testing.T, label string, got []similarResult, want []ilgraph.Match) {
@@ -46,6 +50,21 @@ func checkSimilar(t *testing.T, label string, got []similarResult, want []ilgrap
 				t.Errorf("%s #%d shared %d: got %+v, want %+v", label, i, j, s, w.Shared[j])
 			}
 		}
+		if (g.Text == nil) != (w.Text == nil) {
+			t.Errorf("%s #%d: text part %+v, want %+v", label, i, g.Text, w.Text)
+		} else if g.Text != nil {
+			sum := g.Text.Contribution
+			for _, s := range g.Shared {
+				sum += s.Contribution
+			}
+			if math.Abs(g.Text.Contribution-w.Text.Contribution) > 1e-9 || math.Abs(g.Text.Cosine-w.Text.Cosine) > 1e-9 ||
+				g.Text.Weight != w.Text.Weight || strings.Join(g.Text.Words, " ") != strings.Join(w.Text.Words, " ") {
+				t.Errorf("%s #%d: text part %+v, want %+v", label, i, g.Text, w.Text)
+			}
+			if math.Abs(sum-g.Score) > 1e-8 {
+				t.Errorf("%s #%d: contributions add up to %.9f, score %.9f", label, i, sum, g.Score)
+			}
+		}
 		for j, d := range g.Differing {
 			wd := w.Different[j]
 			side := "MATCH"
@@ -59,12 +78,14 @@ func checkSimilar(t *testing.T, label string, got []similarResult, want []ilgrap
 	}
 }
 
-const similarFields = `case { id } score shared { kind term { id } contribution } differing { kind term { id } weight side }`
+const similarFields = `case { id } score shared { kind term { id } contribution } differing { kind term { id } weight side } text { weight cosine contribution words }`
 
 func TestSimilarCases(t *testing.T) {
 	a := mustAPI(t)
 	brute := corpus.NewBrute(a.cases)
-	w := ilgraph.Weights{ilgraph.KindRootCause: 3, ilgraph.KindComponent: 1.5, ilgraph.KindSymptom: 1, ilgraph.KindContributing: 2, ilgraph.KindDomain: 0.5, ilgraph.KindOrg: 0.5}
+	// The mechanism and text weights are left out, so they take their defaults.
+	w := ilgraph.Weights{ilgraph.KindRootCause: 3, ilgraph.KindComponent: 1.5, ilgraph.KindSymptom: 1, ilgraph.KindContributing: 2, ilgraph.KindDomain: 0.5, ilgraph.KindOrg: 0.5,
+		ilgraph.KindMechanism: ilgraph.DefaultWeights()[ilgraph.KindMechanism], ilgraph.WeightText: ilgraph.DefaultTextWeight}
 	for _, id := range []string{"IL-0384", "IL-0282", "ILG-0002"} {
 		for _, rarity := range []bool{false, true} {
 			var got struct{ SimilarCases []similarResult }
@@ -74,13 +95,19 @@ func TestSimilarCases(t *testing.T) {
 			checkSimilar(t, id, got.SimilarCases, brute.Similar(a.byID[id], 10, w, rarity, nil))
 		}
 	}
+	t.Run("text weight 0 gives the tags-only scores, with no text part", func(t *testing.T) {
+		a.t = t
+		var got struct{ SimilarCases []similarResult }
+		a.must(`{ similarCases(caseId: "IL-0211", k: 10, rarity: false, weights: {text: 0}) { `+similarFields+` } }`, nil, &got)
+		checkSimilar(t, "text 0", got.SimilarCases, brute.Similar(a.byID["IL-0211"], 10, ilgraph.DefaultWeights().TagsOnly(), false, nil))
+	})
 	t.Run("filter: other organizations, since 2015, min score", func(t *testing.T) {
 		a.t = t
 		src := a.byID["IL-0384"]
 		var got struct{ SimilarCases []similarResult }
 		a.must(`{ similarCases(caseId: "IL-0384", k: 20, minScore: 0.1, filter: {excludeOrgs: ["amazon-web-services"], dateFrom: "2015-01-01"}) { `+similarFields+` } }`, nil, &got)
 		var want []ilgraph.Match
-		for _, m := range brute.Similar(src, 1000, ilgraph.DefaultWeights(), false, func(c *ilgraph.Case) bool {
+		for _, m := range brute.Similar(src, 1000, ilgraph.DefaultWeights(), ilgraph.DefaultRarity, func(c *ilgraph.Case) bool {
 			return c.OrgSlug != "amazon-web-services" && c.Date >= "2015-01-01"
 		}) {
 			if m.Score >= 0.1 && len(want) < 20 {
@@ -95,18 +122,18 @@ func TestSimilarCases(t *testing.T) {
 			Case struct{ Similar []similarResult }
 		}
 		a.must(`{ case(id: "IL-0282") { similar(k: 3) { `+similarFields+` } } }`, nil, &got)
-		checkSimilar(t, "case.similar", got.Case.Similar, brute.Similar(a.byID["IL-0282"], 3, ilgraph.DefaultWeights(), false, nil))
+		checkSimilar(t, "case.similar", got.Case.Similar, brute.Similar(a.byID["IL-0282"], 3, ilgraph.DefaultWeights(), ilgraph.DefaultRarity, nil))
 	})
 	t.Run("bad arguments", func(t *testing.T) {
 		a.t = t
 		for q, code := range map[string]string{
-			`{ similarCases(caseId: "IL-9999") { score } }`:                                                                                        "NOT_FOUND",
-			`{ similarCases(caseId: "IL-0384", k: 0) { score } }`:                                                                                  "LIMIT",
-			`{ similarCases(caseId: "IL-0384", k: 101) { score } }`:                                                                                "LIMIT",
-			`{ similarCases(caseId: "IL-0384", weights: {symptom: -1}) { score } }`:                                                                "INVALID",
-			`{ similarCases(caseId: "IL-0384", minScore: 2) { score } }`:                                                                           "INVALID",
-			`{ similarToProfile(profile: {}) { matches { score } } }`:                                                                              "INVALID",
-			`{ similarCases(caseId: "IL-0384", weights: {rootCause: 0, component: 0, symptom: 0, contributing: 0, domain: 0, org: 0}) { score } }`: "INVALID",
+			`{ similarCases(caseId: "IL-9999") { score } }`:                         "NOT_FOUND",
+			`{ similarCases(caseId: "IL-0384", k: 0) { score } }`:                   "LIMIT",
+			`{ similarCases(caseId: "IL-0384", k: 101) { score } }`:                 "LIMIT",
+			`{ similarCases(caseId: "IL-0384", weights: {symptom: -1}) { score } }`: "INVALID",
+			`{ similarCases(caseId: "IL-0384", minScore: 2) { score } }`:            "INVALID",
+			`{ similarToProfile(profile: {}) { matches { score } } }`:               "INVALID",
+			`{ similarCases(caseId: "IL-0384", weights: {rootCause: 0, component: 0, symptom: 0, contributing: 0, domain: 0, mechanism: 0, org: 0, text: 0}) { score } }`: "INVALID",
 		} {
 			errs := a.do(q, nil, nil)
 			if len(errs) == 0 || errs[0].Extensions["code"] != code {
@@ -148,7 +175,7 @@ func TestSimilarToProfile(t *testing.T) {
 	a.must(`{ similarToProfile(k: 8, profile: {components: ["message-broker"], symptoms: ["high-latency", "high-error-rate"], contributing: ["limit-unknown"]}) {
 		matches { `+similarFields+` } rootCauses { term { id } weight matches } contributing { term { id } weight matches }
 		remedies { case { id } remediation { en } actionItems { en } } } }`, nil, &got)
-	want := brute.ToFeatures(profile, "", 8, ilgraph.DefaultWeights(), false, nil)
+	want := brute.ToFeatures(profile, "", 8, ilgraph.DefaultWeights(), ilgraph.DefaultRarity, nil)
 	checkSimilar(t, "profile", got.SimilarToProfile.Matches, want)
 	if len(want) == 0 {
 		t.Fatal("the profile matches nothing in the seed corpus")

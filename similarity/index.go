@@ -28,7 +28,7 @@ func kindIndex(k ilgraph.Kind) int {
 	return -1
 }
 
-const nKinds = 6
+const nKinds = 7
 
 // Index is immutable once built; it is safe for concurrent use.
 type Index struct {
@@ -46,6 +46,13 @@ type Index struct {
 	caseFeat [][]int32                 // case -> its feature ids, ascending
 	count    [][nKinds]float64         // case -> number of features per kind
 	rare     [][nKinds]float64         // case -> summed rarity factors per kind
+
+	// The text channel (see text.go): each case's text vector by term id,
+	// and the same as postings: term id -> the cases with the term and its
+	// weight.
+	terms    []string       // term id -> term
+	textVec  [][]termWeight // case -> its terms by term id
+	textPost [][]termWeight // term id -> cases (in Case) with weights, ascending
 
 	scratch sync.Pool // *scratch, one per concurrent query
 
@@ -95,7 +102,7 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 		}
 	}
 	n := len(rows)
-	ix.scratch.New = func() any { return &scratch{acc: make([]float64, n)} }
+	ix.scratch.New = func() any { return &scratch{acc: make([]accum, n)} }
 	ix.rarity = make([]float64, len(ix.features))
 	for f, p := range ix.postings {
 		ix.rarity[f] = ilgraph.Rarity(n, len(p))
@@ -107,7 +114,52 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 			ix.rare[i][k] += ix.rarity[f]
 		}
 	}
+	ix.buildText(rows)
 	return ix
+}
+
+// termWeight is one term of a text vector (Case is the term id in a case's
+// vector, the case in a posting list) with its weight. Weights have single
+// precision already (see TextVectors), so float32 holds them exactly.
+type termWeight struct {
+	Case int32
+	W    float32
+}
+
+func (ix *Index) buildText(rows []ilgraph.CaseFeatures) {
+	ix.textVec = make([][]termWeight, len(rows))
+	termID := map[string]int32{}
+	for i, v := range TextVectors(rows) {
+		terms := make([]string, 0, len(v))
+		for t := range v {
+			terms = append(terms, t)
+		}
+		sort.Strings(terms)
+		for _, t := range terms {
+			id, ok := termID[t]
+			if !ok {
+				id = int32(len(ix.textPost))
+				termID[t] = id
+				ix.textPost = append(ix.textPost, nil)
+				ix.terms = append(ix.terms, t)
+			}
+			ix.textVec[i] = append(ix.textVec[i], termWeight{id, float32(v[t])})
+			ix.textPost[id] = append(ix.textPost[id], termWeight{int32(i), float32(v[t])})
+		}
+	}
+}
+
+// TextVector returns a case's text vector (nil for an unknown case).
+func (ix *Index) TextVector(id string) ilgraph.TextVector {
+	i, ok := ix.byID[id]
+	if !ok {
+		return nil
+	}
+	v := make(ilgraph.TextVector, len(ix.textVec[i]))
+	for _, t := range ix.textVec[i] {
+		v[ix.terms[t.Case]] = float64(t.W)
+	}
+	return v
 }
 
 // Len is the number of cases.
@@ -149,10 +201,12 @@ func (ix *Index) Weight(opt ilgraph.SimilarityOptions) func(ilgraph.Feature) flo
 }
 
 // Similar ranks the cases most like the query features, leaving out the case
-// named exclude (the queried case itself). It returns at most opt.K matches
-// with a positive score of at least opt.MinScore that pass opt.Filter
-// (whose Text must already be resolved into IDs), by score descending then
-// id ascending, each with its explanation.
+// named exclude (the queried case itself). When exclude names a case of the
+// index, that case's text is the query's text for the text channel (see
+// ilgraph.ScoreText); a profile (exclude "") has no text. It returns at
+// most opt.K matches with a positive score of at least opt.MinScore that
+// pass opt.Filter (whose Text must already be resolved into IDs), by score
+// descending then id ascending, each with its explanation.
 func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.SimilarityOptions) []ilgraph.Match {
 	if opt.K <= 0 || len(ix.ids) == 0 {
 		return nil
@@ -180,21 +234,39 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 	if i, ok := ix.byID[exclude]; ok {
 		excl = i
 	}
-	// Dense accumulator: shared weight per case, and the cases touched.
+	// The text channel is on when it has a weight and the query has text.
+	wText := opt.Weights[ilgraph.WeightText]
+	var qText []termWeight
+	var qVec ilgraph.TextVector
+	if excl >= 0 && wText > 0 && len(ix.textVec[excl]) > 0 {
+		qText, qVec = ix.textVec[excl], ix.TextVector(exclude)
+	} else {
+		wText = 0
+	}
+	// Dense accumulators: shared weight and text cosine per case, and the
+	// cases touched.
 	sc := ix.scratch.Get().(*scratch)
 	defer ix.scratch.Put(sc)
 	acc, touched := sc.acc, sc.touched[:0]
 	for _, q := range qs {
 		for _, c := range ix.postings[q.id] {
-			if acc[c] == 0 {
+			if acc[c] == (accum{}) {
 				touched = append(touched, c)
 			}
-			acc[c] += q.w
+			acc[c].shared += q.w
+		}
+	}
+	for _, q := range qText {
+		for _, p := range ix.textPost[q.Case] {
+			if acc[p.Case] == (accum{}) {
+				touched = append(touched, p.Case)
+			}
+			acc[p.Case].cos += float64(q.W) * float64(p.W)
 		}
 	}
 	defer func() {
 		for _, c := range touched {
-			acc[c] = 0
+			acc[c] = accum{}
 		}
 		sc.touched = touched
 	}()
@@ -205,8 +277,8 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 	flt := ix.compile(opt.Filter)
 	h := &topK{k: opt.K}
 	for _, c := range touched {
-		shared := acc[c]
-		if c == excl || shared <= 0 {
+		shared, cos := acc[c].shared, acc[c].cos
+		if c == excl || shared <= 0 && cos <= 0 {
 			continue
 		}
 		var cw float64
@@ -217,7 +289,7 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 				cw += wk[k] * ix.count[c][k]
 			}
 		}
-		score := ilgraph.RoundScore(shared / (qw + cw - shared))
+		score := ilgraph.RoundScore((shared + wText*cos) / (qw + cw - shared + wText))
 		if score < opt.MinScore || !h.wants(score, ix.ids[c]) || !flt.match(ix, c) {
 			continue
 		}
@@ -227,7 +299,11 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 	matches := make([]ilgraph.Match, len(out))
 	weight := ix.Weight(opt)
 	for i, id := range out {
-		m := ilgraph.Score(query, ix.Features(id), weight)
+		var v ilgraph.TextVector
+		if wText > 0 {
+			v = ix.TextVector(id)
+		}
+		m := ilgraph.ScoreText(query, ix.Features(id), weight, wText, qVec, v)
 		m.ID = id
 		// The explanation's score is the definition's, computed afresh; it
 		// equals the ranking score (both rounded).
@@ -238,9 +314,12 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 
 // scratch is the per-query working memory, reused across queries.
 type scratch struct {
-	acc     []float64
+	acc     []accum
 	touched []int32
 }
+
+// accum is one case's running sums: shared tag weight and text cosine.
+type accum struct{ shared, cos float64 }
 
 type scored struct {
 	c     int32

@@ -23,7 +23,7 @@ import (
 func rowsOf(cases []*ilgraph.Case) []ilgraph.CaseFeatures {
 	rows := make([]ilgraph.CaseFeatures, len(cases))
 	for i, c := range cases {
-		rows[i] = ilgraph.CaseFeatures{ID: c.ID, Date: c.Date, Severity: c.Severity, MachineTagged: c.MachineTagged(), Features: c.Features()}
+		rows[i] = ilgraph.SimilarityRow(c)
 	}
 	return rows
 }
@@ -54,6 +54,10 @@ var weightSettings = []ilgraph.Weights{
 	{ilgraph.KindRootCause: 1, ilgraph.KindComponent: 1, ilgraph.KindSymptom: 1, ilgraph.KindContributing: 1, ilgraph.KindDomain: 1, ilgraph.KindOrg: 1},
 	{ilgraph.KindRootCause: 0, ilgraph.KindComponent: 5, ilgraph.KindSymptom: 0, ilgraph.KindContributing: 0.25, ilgraph.KindDomain: 0, ilgraph.KindOrg: 0},
 	{ilgraph.KindRootCause: 10, ilgraph.KindComponent: 0, ilgraph.KindSymptom: 0, ilgraph.KindContributing: 0, ilgraph.KindDomain: 0, ilgraph.KindOrg: 2},
+	// the text channel beside the tags, and alone
+	{ilgraph.KindRootCause: 3, ilgraph.KindComponent: 1.5, ilgraph.KindSymptom: 1, ilgraph.KindContributing: 2, ilgraph.KindDomain: 0.5, ilgraph.KindOrg: 0.5, ilgraph.WeightText: 4},
+	{ilgraph.KindRootCause: 0, ilgraph.KindComponent: 0, ilgraph.KindSymptom: 0, ilgraph.KindContributing: 0, ilgraph.KindDomain: 0, ilgraph.KindOrg: 0, ilgraph.WeightText: 1},
+	{ilgraph.KindRootCause: 1, ilgraph.KindComponent: 0, ilgraph.KindSymptom: 0.5, ilgraph.KindContributing: 0, ilgraph.KindDomain: 0, ilgraph.KindOrg: 0, ilgraph.WeightText: 0.75},
 }
 
 // sameMatches compares index results with brute-force ones exactly: ids in
@@ -79,6 +83,15 @@ func sameMatches(t *testing.T, label string, got, want []ilgraph.Match) {
 				t.Fatalf("%s: #%d shared %d: got %+v, want %+v", label, i, j, g.Shared[j], w.Shared[j])
 			}
 			sum += g.Shared[j].Contribution
+		}
+		if (g.Text == nil) != (w.Text == nil) {
+			t.Fatalf("%s: #%d text part: got %+v, want %+v", label, i, g.Text, w.Text)
+		}
+		if g.Text != nil {
+			if math.Abs(g.Text.Contribution-w.Text.Contribution) > 1e-12 || !slices.Equal(g.Text.Words, w.Text.Words) {
+				t.Fatalf("%s: #%d text part: got %+v, want %+v", label, i, g.Text, w.Text)
+			}
+			sum += g.Text.Contribution
 		}
 		if math.Abs(sum-g.Score) > 1e-9 {
 			t.Errorf("%s: #%d contributions add to %.12f, score is %.12f", label, i, sum, g.Score)
@@ -173,14 +186,20 @@ func TestServiceFollowsLoads(t *testing.T) {
 	cases := corpus.Cases(t, filepath.Join(seeds, "cases"))
 	brute := corpus.NewBrute(cases)
 	svc := similarity.NewService(db)
-	opt := ilgraph.SimilarityOptions{K: 10, Weights: ilgraph.DefaultWeights()}
+	opt := ilgraph.DefaultOptions(10)
+	// The Cypher baseline knows only tags and no rarity weighting.
+	tagsOnly := ilgraph.SimilarityOptions{K: 10, Weights: opt.Weights.TagsOnly()}
 	for _, c := range cases {
 		got, err := svc.Similar(ctx, c.ID, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameMatches(t, c.ID, got, brute.Similar(c, 10, opt.Weights, false, nil))
-		byCypher, err := db.SimilarByCypher(ctx, c.ID, opt.Weights, 10)
+		sameMatches(t, c.ID, got, brute.Similar(c, 10, opt.Weights, opt.Rarity, nil))
+		got, err = svc.Similar(ctx, c.ID, tagsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byCypher, err := db.SimilarByCypher(ctx, c.ID, tagsOnly.Weights, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,7 +250,7 @@ func TestWriteBack(t *testing.T) {
 	want := 0
 	brute := corpus.NewBrute(cases)
 	for _, c := range cases {
-		want += len(brute.Similar(c, 3, ilgraph.DefaultWeights(), false, nil))
+		want += len(brute.Similar(c, 3, ilgraph.DefaultWeights(), ilgraph.DefaultRarity, nil))
 	}
 	counts, err := db.Count(ctx)
 	if err != nil {
@@ -259,4 +278,48 @@ func loadAndWriteBack(ctx context.Context, db *graph.DB, path string, k int) (si
 		return similarity.WriteBackResult{}, err
 	}
 	return similarity.WriteBack(ctx, db, k, rep.CasesChanged(), 0)
+}
+
+// TestTextVectors checks the text channel's vectors against the formula
+// of text.go worked by hand on a small corpus.
+func TestTextVectors(t *testing.T) {
+	rows := []ilgraph.CaseFeatures{
+		{ID: "A-0001", Org: "Acme Corp", Text: "Acme's queue overflowed; the queue was full on Monday. Retries."},
+		{ID: "A-0002", Org: "Bolt", Text: "The queue overflowed at Bolt in 2019."},
+		{ID: "A-0003", Org: "Cobalt", Text: "Retries hammered the AWS database."},
+		{ID: "A-0004", Org: "Dyn", Text: "A database failover."},
+		{ID: "A-0005", Org: "Eon", Text: "Disk."},
+		{ID: "A-0006", Org: "Fox", Text: "Power."},
+		{ID: "A-0007", Org: "Gnu", Text: "Cooling."},
+	}
+	vs := similarity.TextVectors(rows)
+	// N = 7. df: queue 2, overflow 2, retri 2, databas 2; every other term
+	// is on one case only (full, hammer, failov, disk, …) or dropped (acme,
+	// bolt, aws: names; monday: calendar; 2019: a number).
+	idf := math.Log(7.0 / 2)
+	a := map[string]float64{"queue": (1 + math.Log(2)) * idf, "overflow": idf, "retri": idf}
+	norm := math.Sqrt(a["queue"]*a["queue"] + a["overflow"]*a["overflow"] + a["retri"]*a["retri"])
+	// Weights are kept at single precision.
+	f32 := func(x float64) float64 { return float64(float32(x)) }
+	want := []ilgraph.TextVector{
+		{"queue": f32(a["queue"] / norm), "overflow": f32(a["overflow"] / norm), "retri": f32(a["retri"] / norm)},
+		{"queue": f32(1 / math.Sqrt(2)), "overflow": f32(1 / math.Sqrt(2))},
+		{"retri": f32(1 / math.Sqrt(2)), "databas": f32(1 / math.Sqrt(2))},
+		{"databas": 1},
+		{}, {}, {},
+	}
+	for i := range want {
+		if len(vs[i]) != len(want[i]) {
+			t.Fatalf("%s: got %v, want %v", rows[i].ID, vs[i], want[i])
+		}
+		for term, w := range want[i] {
+			if math.Abs(vs[i][term]-w) > 1e-12 {
+				t.Fatalf("%s: got %v, want %v", rows[i].ID, vs[i], want[i])
+			}
+		}
+	}
+	m := ilgraph.ScoreText(nil, nil, func(ilgraph.Feature) float64 { return 1 }, 2, vs[0], vs[1])
+	if cos := want[0]["queue"]*want[1]["queue"] + want[0]["overflow"]*want[1]["overflow"]; m.Text == nil || math.Abs(m.Score-ilgraph.RoundScore(cos)) > 1e-9 || !slices.Equal(m.Text.Words, []string{"queue", "overflow"}) {
+		t.Errorf("A-0001 to A-0002: got %+v, want score %.9f sharing queue, overflow", m, cos)
+	}
 }

@@ -87,20 +87,21 @@ func (s *Service) SimilarToProfile(ctx context.Context, profile []ilgraph.Featur
 	return ix.Similar(profile, "", opt), nil
 }
 
-// Weighting returns the features of each case named (nil for an unknown
-// one) and the weight function opt defines, both from the index the ranking
-// uses, so that an explanation computed from them with ilgraph.Score gives
-// exactly the scores the ranking gives.
-func (s *Service) Weighting(ctx context.Context, ids []string, opt ilgraph.SimilarityOptions) ([][]ilgraph.Feature, func(ilgraph.Feature) float64, error) {
+// Weighting returns the features and text vector of each case named (nil
+// for an unknown one) and the weight function opt defines, all from the
+// index the ranking uses, so that an explanation computed from them with
+// ilgraph.ScoreText gives exactly the scores the ranking gives.
+func (s *Service) Weighting(ctx context.Context, ids []string, opt ilgraph.SimilarityOptions) ([][]ilgraph.Feature, []ilgraph.TextVector, func(ilgraph.Feature) float64, error) {
 	ix, err := s.Index(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	out := make([][]ilgraph.Feature, len(ids))
+	text := make([]ilgraph.TextVector, len(ids))
 	for i, id := range ids {
-		out[i] = ix.Features(id)
+		out[i], text[i] = ix.Features(id), ix.TextVector(id)
 	}
-	return out, ix.Weight(opt), nil
+	return out, text, ix.Weight(opt), nil
 }
 
 func (s *Service) resolveText(ctx context.Context, opt *ilgraph.SimilarityOptions) error {

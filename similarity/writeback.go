@@ -13,8 +13,9 @@ type WriteBackResult struct {
 	graph.Counters     // what the writes changed
 }
 
-// WriteBack stores each case's k most similar cases (default weights, no
-// rarity weighting) as SIMILAR_TO relationships, replacing the stored ones,
+// WriteBack stores each case's k most similar cases (the defaults of
+// ilgraph.DefaultOptions: default weights with the text channel, rarity
+// weighting on) as SIMILAR_TO relationships, replacing the stored ones,
 // when the cases changed (casesChanged: a load wrote a new or changed case)
 // or k is not the k of the last write-back; k = 0 removes them. batch is how
 // many links one write transaction holds (default 2000). A load runs it
@@ -36,7 +37,7 @@ func WriteBack(ctx context.Context, db *graph.DB, k int, casesChanged bool, batc
 	if err != nil {
 		return res, err
 	}
-	links := TopKAll(ix, k, ilgraph.SimilarityOptions{Weights: ilgraph.DefaultWeights()})
+	links := TopKAll(ix, k, ilgraph.DefaultOptions(k))
 	cnt, err := db.ReplaceSimilar(ctx, links, true, batch)
 	res.Counters.Add(cnt)
 	if err != nil {

@@ -167,7 +167,7 @@ func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, er
 	var extra []string
 	seenOrg := map[string]bool{}
 	for _, c := range cases {
-		for _, name := range orgNames(c.Org) {
+		for _, name := range analysis.NameParts(c.Org) {
 			if !seenOrg[name] {
 				seenOrg[name] = true
 				extra = append(extra, name)
@@ -204,17 +204,6 @@ func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, er
 		e.index[lang] = newBM25(d)
 	}
 	return e, nil
-}
-
-// orgNames splits "Meta (Facebook)" into its names.
-func orgNames(org string) []string {
-	var out []string
-	for _, part := range strings.FieldsFunc(org, func(r rune) bool { return r == '(' || r == ')' || r == ',' || r == '/' }) {
-		if p := strings.TrimSpace(part); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // caseText is the text of a case that suggestions learn from, per language.

@@ -17,8 +17,11 @@ import (
 )
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "similar" {
+		return runEvalSimilar(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "suggest" {
-		fmt.Fprintln(stderr, "Usage: ilgraph eval suggest [--seeds DIR] [--json]")
+		fmt.Fprintln(stderr, "Usage: ilgraph eval suggest [--seeds DIR] [--json]\n       ilgraph eval similar [--seeds DIR] [--judged DIR] [--json]")
 		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h" || args[0] == "-help") {
 			return nil
 		}

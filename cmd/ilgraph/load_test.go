@@ -27,7 +27,7 @@ func TestLoadWritesSimilarCases(t *testing.T) {
 	want := func(k int) int64 {
 		n := 0
 		for _, c := range cases {
-			n += len(brute.Similar(c, k, ilgraph.DefaultWeights(), false, nil))
+			n += len(brute.Similar(c, k, ilgraph.DefaultWeights(), ilgraph.DefaultRarity, nil))
 		}
 		return int64(n)
 	}

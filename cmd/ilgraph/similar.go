@@ -18,17 +18,17 @@ func runSimilar(ctx context.Context, args []string, stdout, stderr io.Writer) er
   ilgraph similar CASE-ID --explain OTHER-ID [--weights ...] [--rarity] [--json]
   ilgraph similar --components a,b --symptoms x,y --contributing f [--root-cause c] [--domains d] [--org o] [--k N] ...
 
-Ranks the cases most like a case by weighted Jaccard similarity (see
-docs/similarity.md), and why. --explain shows, feature by feature, why
-OTHER-ID scores what it does against CASE-ID. Without a case id, the
-feature flags describe an incident in progress (a profile): the answer is
-the cases most like it, the root causes and contributing factors they
-suggest checking, and what resolved them. Kinds: root_cause, component,
-symptom, contributing, domain, org; omitted kinds keep their default
-weights (`+ilgraph.DefaultWeights().String()+`).`, stderr)
+Ranks the cases most like a case by weighted Jaccard similarity over tags
+plus the text channel (see docs/similarity.md), and why. --explain shows,
+feature by feature, why OTHER-ID scores what it does against CASE-ID.
+Without a case id, the feature flags describe an incident in progress (a
+profile): the answer is the cases most like it, the root causes and
+contributing factors they suggest checking, and what resolved them. Kinds:
+root_cause, component, symptom, contributing, domain, org, and text for the
+text channel; omitted ones keep their default weights (`+ilgraph.DefaultWeights().String()+`).`, stderr)
 	k := fs.Int("k", explore.DefaultSimilarK, fmt.Sprintf("how many cases (1 to %d)", explore.MaxSimilarK))
 	weights := fs.String("weights", "", "weights per kind, e.g. root_cause=3,component=1.5")
-	rarity := fs.Bool("rarity", false, "weight rare features more: each weight times "+ilgraph.RarityFormula)
+	rarity := fs.Bool("rarity", ilgraph.DefaultRarity, "weight rare features more: each weight times "+ilgraph.RarityFormula)
 	minScore := fs.Float64("min-score", 0, "leave out cases scoring below this")
 	asJSON := fs.Bool("json", false, "print JSON (see docs/similarity.md for its shape)")
 	explain := fs.String("explain", "", "explain the similarity of this case to CASE-ID, feature by feature")
@@ -38,6 +38,7 @@ weights (`+ilgraph.DefaultWeights().String()+`).`, stderr)
 	symptoms := fs.String("symptoms", "", "profile: symptoms, comma-separated")
 	contributing := fs.String("contributing", "", "profile: contributing factors, comma-separated")
 	domains := fs.String("domains", "", "profile: domains, comma-separated")
+	mechanisms := fs.String("mechanisms", "", "profile: mechanisms, comma-separated")
 	// Flags may follow the case id.
 	var id string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -53,7 +54,7 @@ weights (`+ilgraph.DefaultWeights().String()+`).`, stderr)
 		return errUsage
 	}
 	p := explore.Profile{RootCause: *rootCause, Org: *org, Components: list(*components), Symptoms: list(*symptoms),
-		Contributing: list(*contributing), Domains: list(*domains)}
+		Contributing: list(*contributing), Domains: list(*domains), Mechanisms: list(*mechanisms)}
 	profile := len(p.Features()) > 0
 	switch {
 	case id == "" && !profile:
@@ -75,7 +76,7 @@ weights (`+ilgraph.DefaultWeights().String()+`).`, stderr)
 		return err
 	}
 	defer closeDB()
-	q := explore.SimilarityQuery{K: *k, Weights: w, Rarity: *rarity, MinScore: *minScore}
+	q := explore.SimilarityQuery{K: *k, Weights: w, Rarity: rarity, MinScore: *minScore}
 	switch {
 	case *explain != "":
 		e, err := core.ExplainSimilarity(ctx, id, *explain, w, *rarity)
@@ -139,10 +140,26 @@ type differingJSON struct {
 	Side string `json:"side"`
 }
 
+// textJSON is the text channel's part of a score.
+type textJSON struct {
+	Weight       float64  `json:"weight"`
+	Cosine       float64  `json:"cosine"`
+	Contribution float64  `json:"contribution"`
+	Words        []string `json:"words"`
+}
+
+func textOf(p *ilgraph.TextPart) *textJSON {
+	if p == nil {
+		return nil
+	}
+	return &textJSON{Weight: p.Weight, Cosine: p.Cosine, Contribution: p.Contribution, Words: p.Words}
+}
+
 type matchJSON struct {
 	ID     string       `json:"id"`
 	Score  float64      `json:"score"`
 	Shared []sharedJSON `json:"shared"`
+	Text   *textJSON    `json:"text,omitempty"`
 }
 
 func sharedOf(cs []ilgraph.Contribution) []sharedJSON {
@@ -156,7 +173,7 @@ func sharedOf(cs []ilgraph.Contribution) []sharedJSON {
 func matchesJSON(ms []explore.SimilarCase) []matchJSON {
 	out := []matchJSON{}
 	for _, m := range ms {
-		out = append(out, matchJSON{ID: m.Case.ID, Score: m.Score, Shared: sharedOf(m.Shared)})
+		out = append(out, matchJSON{ID: m.Case.ID, Score: m.Score, Shared: sharedOf(m.Shared), Text: textOf(m.Text)})
 	}
 	return out
 }
@@ -168,6 +185,9 @@ func writeMatches(w io.Writer, ms []explore.SimilarCase) error {
 		var parts []string
 		for _, s := range m.Shared {
 			parts = append(parts, fmt.Sprintf("%s:%s (%.3f)", s.Kind, s.ID, s.Contribution))
+		}
+		if m.Text != nil {
+			parts = append(parts, fmt.Sprintf("text[%s] (%.3f)", strings.Join(m.Text.Words, " "), m.Text.Contribution))
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\n", i+1, m.Case.ID, m.Score, strings.Join(parts, ", "))
 	}
@@ -181,12 +201,13 @@ type explanationJSON struct {
 	Weights   map[string]float64 `json:"weights"`
 	Rarity    bool               `json:"rarity"`
 	Shared    []sharedJSON       `json:"shared"`
+	Text      *textJSON          `json:"text,omitempty"`
 	Differing []differingJSON    `json:"differing"`
 }
 
 func explanationOf(e *explore.Explanation) explanationJSON {
 	out := explanationJSON{A: e.A.ID, B: e.B.ID, Score: e.Score, Weights: map[string]float64{}, Rarity: e.Rarity,
-		Shared: sharedOf(e.Shared), Differing: []differingJSON{}}
+		Shared: sharedOf(e.Shared), Text: textOf(e.Text), Differing: []differingJSON{}}
 	for k, v := range e.Weights {
 		out.Weights[string(k)] = v
 	}
@@ -206,7 +227,7 @@ func writeExplanation(w io.Writer, e *explore.Explanation) error {
 		rarity = "on"
 	}
 	fmt.Fprintf(w, "%s vs %s: score %.4f (weights %s; rarity %s)\n", e.A.ID, e.B.ID, e.Score, e.Weights, rarity)
-	fmt.Fprintln(w, "score = summed weights of the shared features / summed weights of the features either has")
+	fmt.Fprintln(w, "score = (summed weights of the shared features + text weight × text cosine) / (summed weights of the features either has + text weight)")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "\t\t\nshared\tweight\tcontribution\n")
 	if len(e.Shared) == 0 {
@@ -214,6 +235,9 @@ func writeExplanation(w io.Writer, e *explore.Explanation) error {
 	}
 	for _, s := range e.Shared {
 		fmt.Fprintf(tw, "  %s\t%.4f\t%.4f\n", s.Feature, s.Weight, s.Contribution)
+	}
+	if e.Text != nil {
+		fmt.Fprintf(tw, "  text (cosine %.4f: %s)\t%.4f\t%.4f\n", e.Text.Cosine, strings.Join(e.Text.Words, " "), e.Text.Weight, e.Text.Contribution)
 	}
 	for _, side := range []struct {
 		name    string

@@ -59,14 +59,16 @@ func TestSimilarExplainAndProfile(t *testing.T) {
 				Weight   float64
 				Side     string
 			}
+			Text *struct{ Contribution float64 }
 		}
+		var sumText float64
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
 		w := ilgraph.DefaultWeights()
 		w[ilgraph.KindComponent] = 4
 		weight := func(f ilgraph.Feature) float64 {
-			return w[f.Kind] * (1 + math.Log(float64(len(cases)+1)/float64(df[f]+1)))
+			return w[f.Kind] * math.Log((float64(len(cases))+1)/(float64(df[f])+0.5))
 		}
 		a, b := map[ilgraph.Feature]bool{}, map[ilgraph.Feature]bool{}
 		for _, f := range byID["IL-0384"].Features() {
@@ -91,13 +93,23 @@ func TestSimilarExplainAndProfile(t *testing.T) {
 				wantDiff = append(wantDiff, f.String()+"/b")
 			}
 		}
+		// The text part, by the definition of the text vectors.
+		text := corpus.NewBrute(cases).Text
+		textPart := w[ilgraph.WeightText] * ilgraph.Cosine(text["IL-0384"], text["ILG-0002"])
+		inter += textPart
+		union += w[ilgraph.WeightText]
+		if got.Text == nil || math.Abs(got.Text.Contribution-textPart/union) > 1e-9 {
+			t.Errorf("text part %+v, want contribution %v", got.Text, textPart/union)
+		} else {
+			sumText = got.Text.Contribution
+		}
 		if got.A != "IL-0384" || got.B != "ILG-0002" || !got.Rarity || got.Weights["component"] != 4 || got.Weights["root_cause"] != 3 {
 			t.Errorf("header: %+v", got)
 		}
 		if math.Abs(got.Score-inter/union) > 1e-9 {
 			t.Errorf("score %.12f, want %.12f", got.Score, inter/union)
 		}
-		sum := 0.0
+		sum := sumText
 		for _, s := range got.Shared {
 			f := ilgraph.Feature{Kind: ilgraph.Kind(s.Kind), ID: s.ID}
 			if !a[f] || !b[f] || math.Abs(s.Weight-weight(f)) > 1e-9 || math.Abs(s.Contribution-weight(f)/union) > 1e-9 {
@@ -151,7 +163,7 @@ func TestSimilarExplainAndProfile(t *testing.T) {
 		}
 		profile := []ilgraph.Feature{{Kind: ilgraph.KindComponent, ID: "message-broker"}, {Kind: ilgraph.KindSymptom, ID: "high-latency"},
 			{Kind: ilgraph.KindSymptom, ID: "high-error-rate"}, {Kind: ilgraph.KindContributing, ID: "limit-unknown"}}
-		want := corpus.NewBrute(cases).ToFeatures(profile, "", 5, ilgraph.DefaultWeights(), false, nil)
+		want := corpus.NewBrute(cases).ToFeatures(profile, "", 5, ilgraph.DefaultWeights(), ilgraph.DefaultRarity, nil)
 		if len(got.Matches) != len(want) || len(want) == 0 {
 			t.Fatalf("got %d matches, want %d", len(got.Matches), len(want))
 		}

@@ -1,6 +1,8 @@
 // Package corpus reads case files with nothing but encoding/json, so that
 // tests can compute expected answers independently of the loader, the
-// graph store and the API they check.
+// graph store and the API they check. Brute-force ranking takes the text
+// channel's vectors from their definition (similarity.TextVectors), not
+// from the index.
 package corpus
 
 import (
@@ -13,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/similarity"
 )
 
 // Root returns the repository root (where go.mod is), from a test's
@@ -83,11 +86,11 @@ func Vocab(tb testing.TB, path string) *ilgraph.Vocabulary {
 func Counts(cases []*ilgraph.Case, v *ilgraph.Vocabulary) (nodes, rels map[string]int64) {
 	labels := map[ilgraph.Kind]string{
 		ilgraph.KindRootCause: "Cause", ilgraph.KindComponent: "Component", ilgraph.KindSymptom: "Symptom",
-		ilgraph.KindContributing: "Factor", ilgraph.KindDomain: "Domain",
+		ilgraph.KindContributing: "Factor", ilgraph.KindDomain: "Domain", ilgraph.KindMechanism: "Mechanism",
 	}
 	types := map[ilgraph.Kind]string{
 		ilgraph.KindRootCause: "HAS_ROOT_CAUSE", ilgraph.KindComponent: "HAS_COMPONENT", ilgraph.KindSymptom: "HAS_SYMPTOM",
-		ilgraph.KindContributing: "HAS_FACTOR", ilgraph.KindDomain: "IN_DOMAIN", ilgraph.KindOrg: "AT_ORG",
+		ilgraph.KindContributing: "HAS_FACTOR", ilgraph.KindDomain: "IN_DOMAIN", ilgraph.KindMechanism: "HAS_MECHANISM", ilgraph.KindOrg: "AT_ORG",
 	}
 	nodes, rels = map[string]int64{}, map[string]int64{}
 	for k, l := range labels {
@@ -145,11 +148,23 @@ func Normalize(c *ilgraph.Case) {
 type Brute struct {
 	cases []*ilgraph.Case
 	df    map[ilgraph.Feature]int
+	// Text gives each case's text vector by id: with a text weight, the
+	// queried case's vector is the query's text (ilgraph.ScoreText); a
+	// profile has none.
+	Text map[string]ilgraph.TextVector
 }
 
-// NewBrute prepares brute-force ranking over cases.
+// NewBrute prepares brute-force ranking over cases, with the text
+// channel's vectors computed by their definition (similarity.TextVectors).
 func NewBrute(cases []*ilgraph.Case) *Brute {
-	b := &Brute{cases: cases, df: map[ilgraph.Feature]int{}}
+	b := &Brute{cases: cases, df: map[ilgraph.Feature]int{}, Text: map[string]ilgraph.TextVector{}}
+	rows := make([]ilgraph.CaseFeatures, len(cases))
+	for i, c := range cases {
+		rows[i] = ilgraph.SimilarityRow(c)
+	}
+	for i, v := range similarity.TextVectors(rows) {
+		b.Text[cases[i].ID] = v
+	}
 	for _, x := range cases {
 		seen := map[ilgraph.Feature]bool{}
 		for _, f := range x.Features() {
@@ -181,7 +196,7 @@ func (b *Brute) ToFeatures(query []ilgraph.Feature, exclude string, k int, w ilg
 		if x.ID == exclude || (keep != nil && !keep(x)) {
 			continue
 		}
-		m := ilgraph.Score(query, x.Features(), weight)
+		m := ilgraph.ScoreText(query, x.Features(), weight, w[ilgraph.WeightText], b.Text[exclude], b.Text[x.ID])
 		if m.Score > 0 {
 			m.ID = x.ID
 			ms = append(ms, m)

@@ -37,6 +37,12 @@ type Options struct {
 	Prior []*ilgraph.Case
 }
 
+// modelKinds are the list kinds whose per-cause frequencies the model
+// learns; generated cases draw the first four with the main generator and
+// mechanisms with the text generator (so that adding mechanisms left the
+// other tags of a seed's corpus as they were).
+var modelKinds = []ilgraph.Kind{ilgraph.KindComponent, ilgraph.KindSymptom, ilgraph.KindContributing, ilgraph.KindDomain, ilgraph.KindMechanism}
+
 // Model holds the distributions a corpus is drawn from.
 type Model struct {
 	causes     dist
@@ -45,6 +51,13 @@ type Model struct {
 	zipfOrg    *rand.Zipf
 	rng        *rand.Rand
 	start, end time.Time
+	// Per cause, the prior cases' triggers and lessons, which generated
+	// cases reuse (one of each, drawn apart) so that the text channel of
+	// similarity has text of a realistic length and vocabulary to index.
+	// They are drawn with their own generator, so that the tags stay as
+	// they were before generated cases had text.
+	triggers, lessons map[string][]string
+	textRng           *rand.Rand
 }
 
 type dist struct {
@@ -89,6 +102,18 @@ type termProbs struct {
 func NewModel(opt Options) *Model {
 	m := &Model{byCause: map[string]map[ilgraph.Kind]termProbs{}}
 	m.rng = rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15))
+	m.textRng = rand.New(rand.NewPCG(opt.Seed^0x5851f42d4c957f2d, opt.Seed))
+	m.triggers, m.lessons = map[string][]string{}, map[string][]string{}
+	for _, c := range opt.Prior {
+		if c.Trigger.En != "" {
+			m.triggers[c.RootCause] = append(m.triggers[c.RootCause], c.Trigger.En)
+			m.triggers[""] = append(m.triggers[""], c.Trigger.En)
+		}
+		if c.Lessons.En != "" {
+			m.lessons[c.RootCause] = append(m.lessons[c.RootCause], c.Lessons.En)
+			m.lessons[""] = append(m.lessons[""], c.Lessons.En)
+		}
+	}
 	causeCount := map[string]float64{}
 	for _, t := range opt.Vocab.Kinds[ilgraph.KindRootCause] {
 		causeCount[t.ID] = 0.5 // every cause possible
@@ -107,7 +132,7 @@ func NewModel(opt Options) *Model {
 			perCause[c.RootCause] = map[ilgraph.Kind]map[string]float64{}
 			listsPerCause[c.RootCause] = map[ilgraph.Kind]float64{}
 		}
-		for _, k := range []ilgraph.Kind{ilgraph.KindComponent, ilgraph.KindSymptom, ilgraph.KindContributing, ilgraph.KindDomain} {
+		for _, k := range modelKinds {
 			if overall[k] == nil {
 				overall[k] = map[string]float64{}
 			}
@@ -125,7 +150,7 @@ func NewModel(opt Options) *Model {
 	for _, cause := range m.causes.ids {
 		m.byCause[cause] = map[ilgraph.Kind]termProbs{}
 		nc := causeCount[cause]
-		for _, k := range []ilgraph.Kind{ilgraph.KindComponent, ilgraph.KindSymptom, ilgraph.KindContributing, ilgraph.KindDomain} {
+		for _, k := range modelKinds {
 			var tp termProbs
 			meanLen := 2.5
 			if nc >= 1 {
@@ -212,6 +237,13 @@ func (m *Model) next(i int, recent map[string][]string) *ilgraph.Case {
 			c.Domain = tags
 		}
 	}
+	if tp := m.byCause[cause][ilgraph.KindMechanism]; len(tp.ids) > 0 {
+		for j, id := range tp.ids {
+			if m.textRng.Float64() < tp.probs[j] {
+				c.Mechanisms = append(c.Mechanisms, id)
+			}
+		}
+	}
 	c.Related = []string{}
 	if prev := recent[cause]; len(prev) > 0 && r.IntN(20) == 0 {
 		c.Related = []string{prev[r.IntN(len(prev))]}
@@ -224,6 +256,18 @@ func (m *Model) next(i int, recent map[string][]string) *ilgraph.Case {
 	c.Timeline.ResolvedAfter = ilgraph.FormatDuration(minutes)
 	c.Title = ilgraph.Text{En: fmt.Sprintf("Generated incident %d: %s affecting %s", i, cause, c.Components[0])}
 	c.Summary = ilgraph.Text{En: fmt.Sprintf("A synthetic %s incident at %s with %s.", cause, c.Org, c.Symptoms[0])}
+	pick := func(texts map[string][]string) string {
+		ts := texts[cause]
+		if len(ts) == 0 {
+			ts = texts[""]
+		}
+		if len(ts) == 0 {
+			return ""
+		}
+		return ts[m.textRng.IntN(len(ts))]
+	}
+	c.Trigger = ilgraph.Text{En: pick(m.triggers)}
+	c.Lessons = ilgraph.Text{En: pick(m.lessons)}
 	c.Remediation = []ilgraph.Item{{Text: ilgraph.Text{En: "Mitigated the synthetic failure."}}}
 	c.ActionItems = []ilgraph.Item{{Text: ilgraph.Text{En: "Follow up on the synthetic failure."}}}
 	c.Impact = ilgraph.Impact{Scope: "synthetic", Users: "unknown", Region: "global"}

@@ -1,0 +1,234 @@
+// Package relevance measures similar-case rankings against judged sets:
+// query cases whose candidate similar cases an engineer graded 0, 1 or 2
+// from the reports' text (see testdata/relevance/README.md). It is what
+// `ilgraph eval similar` runs; it needs no database.
+package relevance
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// Depth is the rank cut-off of every measure: the first five results.
+const Depth = 5
+
+// Judgment is one graded pair.
+type Judgment struct {
+	Query, Case string
+	// Grade: 0 not similar, 1 related (the same family of failure, or the
+	// same mechanism in a different setting), 2 strongly similar (the same
+	// mechanism and failure pattern: a fix or lesson of one applies to the
+	// other).
+	Grade  int
+	Reason string
+}
+
+// Set is a judged set: its name (the file name without .tsv), its query
+// cases in file order, and its judgments.
+type Set struct {
+	Name    string
+	Queries []string
+	grades  map[[2]string]int
+}
+
+// Grade returns the grade of a pair and whether it is judged.
+func (s *Set) Grade(query, id string) (int, bool) {
+	g, ok := s.grades[[2]string{query, id}]
+	return g, ok
+}
+
+// ReadSet reads a judged set: lines of query, case, grade and reason
+// separated by tabs; '#' starts a comment line. Every query of the set has
+// judgments.
+func ReadSet(path string) (*Set, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s := &Set{Name: strings.TrimSuffix(filepath.Base(path), ".tsv"), grades: map[[2]string]int{}}
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		parts := strings.SplitN(line, "\t", 4)
+		if len(parts) < 3 {
+			return nil, fmt.Errorf("%s:%d: want query, case, grade and reason separated by tabs", path, n)
+		}
+		g, err := strconv.Atoi(strings.TrimSpace(parts[2]))
+		if err != nil || g < 0 || g > 2 {
+			return nil, fmt.Errorf("%s:%d: grade %q is not 0, 1 or 2", path, n, parts[2])
+		}
+		q, c := strings.TrimSpace(parts[0]), strings.TrimSpace(parts[1])
+		if q == c {
+			return nil, fmt.Errorf("%s:%d: %s judged against itself", path, n, q)
+		}
+		key := [2]string{q, c}
+		if _, dup := s.grades[key]; dup {
+			return nil, fmt.Errorf("%s:%d: %s–%s judged twice", path, n, q, c)
+		}
+		s.grades[key] = g
+		if !seen[q] {
+			seen[q] = true
+			s.Queries = append(s.Queries, q)
+		}
+	}
+	return s, sc.Err()
+}
+
+// ReadDir reads every *.tsv of dir as a set, by name.
+func ReadDir(dir string) ([]*Set, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.tsv"))
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no judged sets (*.tsv) in %s", dir)
+	}
+	sort.Strings(paths)
+	var out []*Set
+	for _, p := range paths {
+		s, err := ReadSet(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Figures are one ranker's measures on one set, averaged over its queries.
+type Figures struct {
+	Ranker  string  `json:"ranker"`
+	Queries int     `json:"queries"`
+	P5      float64 `json:"p5"`      // share of the top 5 graded 1 or 2
+	Strong5 float64 `json:"strong5"` // share of the top 5 graded 2
+	NDCG5   float64 `json:"ndcg5"`   // gain = grade; ideal order from every judged pair of the query
+	// Related links (the query's own `related` list) found in the top 5,
+	// of all of them.
+	RelatedFound int `json:"relatedFound"`
+	RelatedTotal int `json:"relatedTotal"`
+	// Unjudged results in the top 5, over all queries: counted as not
+	// relevant.
+	Unjudged int `json:"unjudged"`
+}
+
+// Measure computes a ranker's figures on a set. related gives each case's
+// curated related cases.
+func Measure(s *Set, r Ranker, related map[string][]string) Figures {
+	fig := Figures{Ranker: r.Name, Queries: len(s.Queries)}
+	for _, q := range s.Queries {
+		top := r.Rank(q, Depth)
+		var rel, strong int
+		var dcg float64
+		for i, id := range top {
+			g, ok := s.Grade(q, id)
+			if !ok {
+				fig.Unjudged++
+			}
+			if g >= 1 {
+				rel++
+			}
+			if g == 2 {
+				strong++
+			}
+			dcg += float64(g) / math.Log2(float64(i+2))
+		}
+		var ideal []int
+		for k, g := range s.grades {
+			if k[0] == q {
+				ideal = append(ideal, g)
+			}
+		}
+		sort.Sort(sort.Reverse(sort.IntSlice(ideal)))
+		var idcg float64
+		for i := 0; i < len(ideal) && i < Depth; i++ {
+			idcg += float64(ideal[i]) / math.Log2(float64(i+2))
+		}
+		if idcg > 0 {
+			fig.NDCG5 += dcg / idcg
+		}
+		fig.P5 += float64(rel) / Depth
+		fig.Strong5 += float64(strong) / Depth
+		for _, want := range related[q] {
+			fig.RelatedTotal++
+			for _, id := range top {
+				if id == want {
+					fig.RelatedFound++
+				}
+			}
+		}
+	}
+	if n := float64(len(s.Queries)); n > 0 {
+		fig.P5, fig.Strong5, fig.NDCG5 = round3(fig.P5/n), round3(fig.Strong5/n), round3(fig.NDCG5/n)
+	}
+	return fig
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// Report is every ranker's figures on every set.
+type Report struct {
+	Cases int                  `json:"cases"`
+	Sets  map[string][]Figures `json:"sets"`
+}
+
+// Evaluate measures every ranker on every set.
+func Evaluate(cases []ilgraph.Case, sets []*Set, rankers []Ranker) *Report {
+	related := map[string][]string{}
+	for _, c := range cases {
+		related[c.ID] = c.Related
+	}
+	rep := &Report{Cases: len(cases), Sets: map[string][]Figures{}}
+	for _, s := range sets {
+		for _, r := range rankers {
+			rep.Sets[s.Name] = append(rep.Sets[s.Name], Measure(s, r, related))
+		}
+	}
+	return rep
+}
+
+// Pool returns the pairs still to judge for queries: each ranker's top
+// depth and the query's related cases, less the pairs judged, shuffled with
+// a fixed seed so that the judge cannot tell which ranker proposed a pair
+// nor at which rank.
+func Pool(queries []string, rankers []Ranker, depth int, cases []ilgraph.Case, judged func(q, id string) bool) [][2]string {
+	related := map[string][]string{}
+	for _, c := range cases {
+		related[c.ID] = c.Related
+	}
+	seen := map[[2]string]bool{}
+	var out [][2]string
+	add := func(q, id string) {
+		k := [2]string{q, id}
+		if q != id && !seen[k] && !judged(q, id) {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for _, q := range queries {
+		for _, r := range rankers {
+			for _, id := range r.Rank(q, depth) {
+				add(q, id)
+			}
+		}
+		for _, id := range related[q] {
+			add(q, id)
+		}
+	}
+	rng := rand.New(rand.NewPCG(16, 2026))
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
