@@ -196,7 +196,12 @@ type CaseFeatures struct {
 	ID       string
 	Date     string // YYYY-MM-DD
 	Severity string
-	Features []Feature
+	Org      string    // the organization's name as the case gives it
+	Features []Feature // kinds in AllKinds order, each kind's in the case's order
+	// ResolvedMin is the minutes from start to resolution, when Resolved
+	// (the case's timeline says).
+	ResolvedMin int
+	Resolved    bool
 }
 
 // SimilarLink is one stored similarity: From's rank-th most similar case.

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"sort"
 
 	"github.com/ilgraph/ilgraph"
 )
@@ -48,7 +49,7 @@ func (s *Service) Terms(ctx context.Context, keys []ilgraph.TermKey) ([]ilgraph.
 		out[i] = vocab[k].Term
 	}
 	if len(orgs) > 0 {
-		ts, err := s.store.TermsByKey(ctx, orgs)
+		ts, err := s.orgTerms(ctx, orgs)
 		if err != nil {
 			return nil, err
 		}
@@ -62,6 +63,36 @@ func (s *Service) Terms(ctx context.Context, keys []ilgraph.TermKey) ([]ilgraph.
 		}
 	}
 	return out, nil
+}
+
+// orgTerms reads organizations: from the read model when it is current
+// and knows them all, else in one round trip to the store.
+func (s *Service) orgTerms(ctx context.Context, keys []ilgraph.TermKey) ([]ilgraph.Term, error) {
+	if s.rm != nil {
+		ids := make([]string, len(keys))
+		for i, k := range keys {
+			ids[i] = k.ID
+		}
+		names, ok, err := s.rm.OrgNames(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out := make([]ilgraph.Term, len(keys))
+			missing := false
+			for i, k := range keys {
+				if names[i] == "" {
+					missing = true
+					break
+				}
+				out[i] = ilgraph.Term{Kind: k.Kind, ID: k.ID, En: names[i]}
+			}
+			if !missing {
+				return out, nil
+			}
+		}
+	}
+	return s.store.TermsByKey(ctx, keys)
 }
 
 // Term returns one term, or ENOTFOUND.
@@ -151,7 +182,81 @@ func (s *Service) Neighbourhood(ctx context.Context, kind, id string, depth, lim
 // cases a filter selects: edges carry the number of cases with both terms
 // and their lift.
 func (s *Service) Cooccurrence(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter, minCount int) (*ilgraph.Drawing, error) {
+	if rm := s.readModel(f); rm != nil {
+		for _, k := range []ilgraph.Kind{from, to} {
+			if !k.Valid() {
+				return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", k)
+			}
+		}
+		if err := f.Validate(); err != nil {
+			return nil, err
+		}
+		total, singles, pairs, ok, err := rm.CooccurrenceCounts(ctx, from, to, f)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return s.cooccurrenceDrawing(ctx, from, to, total, singles, pairs, minCount)
+		}
+	}
 	return s.store.Cooccurrence(ctx, from, to, f, minCount)
+}
+
+// cooccurrenceDrawing draws read-model counts as the store draws its own:
+// an edge per pair with at least minCount cases, with its lift, and the
+// terms at their ends with their counts and labels.
+func (s *Service) cooccurrenceDrawing(ctx context.Context, from, to ilgraph.Kind, total int, singles map[ilgraph.Feature]int, pairs map[[2]ilgraph.Feature]int, minCount int) (*ilgraph.Drawing, error) {
+	d := &ilgraph.Drawing{}
+	used := map[ilgraph.Feature]bool{}
+	for p, c := range pairs {
+		if c < minCount {
+			continue
+		}
+		a, b := p[0], p[1]
+		lift := float64(c) * float64(total) / (float64(singles[a]) * float64(singles[b]))
+		d.Edges = append(d.Edges, ilgraph.Edge{Source: string(from) + ":" + a.ID, Target: string(to) + ":" + b.ID, Type: "COOCCURS", Count: c, Lift: lift})
+		used[a], used[b] = true, true
+	}
+	if len(used) > ilgraph.MaxDrawingNodes {
+		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "the co-occurrence graph has %d nodes, more than %d: narrow the filter or raise minCount", len(used), ilgraph.MaxDrawingNodes)
+	}
+	labels := map[ilgraph.Feature]string{}
+	var orgs []ilgraph.TermKey
+	for f := range used {
+		if f.Kind == ilgraph.KindOrg {
+			orgs = append(orgs, ilgraph.TermKey{Kind: f.Kind, ID: f.ID})
+			continue
+		}
+		vocab, err := s.VocabularySnapshot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		labels[f] = vocab[ilgraph.TermKey{Kind: f.Kind, ID: f.ID}].En
+	}
+	if len(orgs) > 0 {
+		ts, err := s.store.TermsByKey(ctx, orgs)
+		if err != nil {
+			return nil, err
+		}
+		for i, t := range ts {
+			labels[ilgraph.Feature{Kind: orgs[i].Kind, ID: orgs[i].ID}] = t.En
+		}
+	}
+	for f := range used {
+		d.Nodes = append(d.Nodes, ilgraph.Node{Key: string(f.Kind) + ":" + f.ID, Kind: string(f.Kind), ID: f.ID, Label: labels[f], Count: singles[f]})
+	}
+	sort.Slice(d.Nodes, func(i, j int) bool { return d.Nodes[i].Key < d.Nodes[j].Key })
+	sort.Slice(d.Edges, func(i, j int) bool {
+		a, b := d.Edges[i], d.Edges[j]
+		if a.Source != b.Source {
+			return a.Source < b.Source
+		}
+		if a.Target != b.Target {
+			return a.Target < b.Target
+		}
+		return a.Type < b.Type
+	})
+	return d, nil
 }
 
 // Connections returns the shortest connections between two cases through

@@ -37,6 +37,14 @@ type Index struct {
 	date     []int32 // days since 1970-01-01
 	severity []string
 	org      []int32 // feature id of each case's organization, -1 if none
+	resolved []int32 // minutes to resolve, -1 when the case does not say
+	year     []int16
+	tags     [][]int32 // case -> its feature ids in the case's own order
+	orgName  []int32   // case -> its organization's name as it gives it, in names
+	names    []string
+	orgTerms map[string]string // organization id -> name, when the store has them
+	slot     []int32           // feature id -> its position among its kind's features
+	perKind  [nKinds]int       // features of each kind
 
 	features []ilgraph.Feature         // by feature id
 	featID   map[ilgraph.Feature]int32 // feature -> id
@@ -47,6 +55,7 @@ type Index struct {
 	rare     [][nKinds]float64         // case -> summed rarity factors per kind
 
 	scratch sync.Pool // *scratch, one per concurrent query
+	ord     orders    // sort orders of the read model (readmodel.go)
 
 	// Version is the corpus version the index was built from.
 	Version int64
@@ -59,18 +68,33 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 	ix := &Index{
 		ids: make([]string, len(rows)), byID: make(map[string]int32, len(rows)),
 		date: make([]int32, len(rows)), severity: make([]string, len(rows)), org: make([]int32, len(rows)),
+		resolved: make([]int32, len(rows)), year: make([]int16, len(rows)),
+		tags: make([][]int32, len(rows)), orgName: make([]int32, len(rows)),
 		featID: map[ilgraph.Feature]int32{}, caseFeat: make([][]int32, len(rows)),
 		count: make([][nKinds]float64, len(rows)), rare: make([][nKinds]float64, len(rows)),
 		Version: version, Built: time.Now(),
 	}
+	names := map[string]int32{}
 	for i, r := range rows {
 		ix.ids[i] = r.ID
 		ix.byID[r.ID] = int32(i)
 		ix.severity[i] = r.Severity
 		ix.org[i] = -1
+		ix.resolved[i] = -1
+		if r.Resolved {
+			ix.resolved[i] = int32(r.ResolvedMin)
+		}
 		if d, err := time.Parse(ilgraph.DateLayout, r.Date); err == nil {
 			ix.date[i] = int32(d.Unix() / 86400)
+			ix.year[i] = int16(d.Year())
 		}
+		name, ok := names[r.Org]
+		if !ok {
+			name = int32(len(ix.names))
+			names[r.Org] = name
+			ix.names = append(ix.names, r.Org)
+		}
+		ix.orgName[i] = name
 		fs := make([]int32, 0, len(r.Features))
 		for _, f := range r.Features {
 			id, ok := ix.featID[f]
@@ -79,9 +103,15 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 				ix.featID[f] = id
 				ix.features = append(ix.features, f)
 				ix.postings = append(ix.postings, nil)
+				k := kindIndex(f.Kind)
+				ix.slot = append(ix.slot, int32(ix.perKind[k]))
+				ix.perKind[k]++
 			}
-			fs = append(fs, id)
+			if !slices.Contains(fs, id) {
+				fs = append(fs, id)
+			}
 		}
+		ix.tags[i] = slices.Clone(fs)
 		slices.Sort(fs)
 		fs = slices.Compact(fs)
 		ix.caseFeat[i] = fs

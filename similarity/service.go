@@ -56,7 +56,20 @@ func Load(ctx context.Context, db Store) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Build(rows, version), nil
+	ix := Build(rows, version)
+	if on, ok := db.(organizationNamer); ok {
+		ix.orgTerms = map[string]string{}
+		if err := on.OrganizationNames(ctx, func(id, name string) { ix.orgTerms[id] = name }); err != nil {
+			return nil, err
+		}
+	}
+	return ix, nil
+}
+
+// organizationNamer is a store that can list organizations with their names
+// (graph.DB): the read model then answers organization terms too.
+type organizationNamer interface {
+	OrganizationNames(ctx context.Context, fn func(id, name string)) error
 }
 
 // Index returns an index as current as the graph.
@@ -73,22 +86,7 @@ func (s *Service) Index(ctx context.Context) (*Index, error) {
 	}
 	b := s.build
 	if b == nil {
-		b = &rebuild{done: make(chan struct{})}
-		s.build = b
-		go func() {
-			// Detached from the request: other requests may be waiting too.
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RebuildTimeout)
-			defer cancel()
-			ix, err := Load(ctx, s.db)
-			s.mu.Lock()
-			b.ix, b.err = ix, err
-			if err == nil && (s.current == nil || ix.Version >= s.current.Version) {
-				s.current = ix
-			}
-			s.build = nil
-			s.mu.Unlock()
-			close(b.done)
-		}()
+		b = s.startRebuild(ctx)
 	}
 	s.mu.Unlock()
 	select {
@@ -97,6 +95,27 @@ func (s *Service) Index(ctx context.Context) (*Index, error) {
 	case <-ctx.Done():
 		return nil, ilgraph.WrapError(ilgraph.ETIMEOUT, ctx.Err(), "building the similarity index")
 	}
+}
+
+// startRebuild starts loading a new index; s.mu is held.
+func (s *Service) startRebuild(ctx context.Context) *rebuild {
+	b := &rebuild{done: make(chan struct{})}
+	s.build = b
+	go func() {
+		// Detached from the request: other requests may be waiting too.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RebuildTimeout)
+		defer cancel()
+		ix, err := Load(ctx, s.db)
+		s.mu.Lock()
+		b.ix, b.err = ix, err
+		if err == nil && (s.current == nil || ix.Version >= s.current.Version) {
+			s.current = ix
+		}
+		s.build = nil
+		s.mu.Unlock()
+		close(b.done)
+	}()
+	return b
 }
 
 // Similar ranks the cases most like the case id. It resolves a text filter
@@ -141,4 +160,25 @@ func (s *Service) resolveText(ctx context.Context, opt *ilgraph.SimilarityOption
 	}
 	opt.Filter.Text = ""
 	return nil
+}
+
+// Current returns the index when it is as current as the graph, without
+// waiting: when a load has changed the cases since it was built (or it was
+// never built), it starts a rebuild in the background and returns nil, and
+// the caller answers from the graph meanwhile. Case lists and dashboards
+// use it (the index is their read model); one small query per call.
+func (s *Service) Current(ctx context.Context) (*Index, error) {
+	version, err := s.db.CorpusVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.current != nil && s.current.Version == version {
+		return s.current, nil
+	}
+	if s.build == nil {
+		s.startRebuild(ctx)
+	}
+	return nil, nil
 }
