@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -41,6 +42,7 @@ loopback by default. In production turn both off (--ide=false
 		"comma-separated operation names /metrics labels requests by; other names count as \"other\" (empty: none)")
 	introspection := fs.Bool("introspection", true, "answer introspection queries (__schema, __type); --introspection=false refuses them")
 	ide := fs.Bool("ide", true, "serve the GraphQL IDE at /; --ide=false answers 404 there")
+	pprofAddr := fs.String("pprof-addr", "", "serve Go's profiler (net/http/pprof) on this address, apart from the API (empty: off)")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -64,6 +66,16 @@ loopback by default. In production turn both off (--ide=false
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
+	if *pprofAddr != "" {
+		pl, err := net.Listen("tcp", *pprofAddr)
+		if err != nil {
+			return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", *pprofAddr)
+		}
+		mux := http.NewServeMux()
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		go http.Serve(pl, mux) //nolint:errcheck // a profiling aid
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", *addr)
@@ -72,7 +84,7 @@ loopback by default. In production turn both off (--ide=false
 	if ops == nil {
 		ops = []string{} // none allowed, rather than the default list
 	}
-	h := resolvers.NewHandler(newCore(db), resolvers.Options{
+	h := resolvers.NewHandler(newServingCore(ctx, db), resolvers.Options{
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping,
 		MetricOperations: ops, Introspection: introspection, IDE: ide,
