@@ -7,7 +7,6 @@ package similarity
 
 import (
 	"container/heap"
-	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -329,35 +328,9 @@ func (h *topK) sorted() []string {
 // TopKAll computes every case's k most similar cases, on every core, for
 // storing in the graph. opt.K is replaced by k.
 func TopKAll(ix *Index, k int, opt ilgraph.SimilarityOptions) []ilgraph.SimilarLink {
-	if k <= 0 {
-		return nil
+	all := make([]int32, ix.Len())
+	for i := range all {
+		all[i] = int32(i)
 	}
-	opt.K = k
-	n := ix.Len()
-	workers := runtime.GOMAXPROCS(0)
-	per := make([][]ilgraph.SimilarLink, n)
-	var wg sync.WaitGroup
-	next := make(chan int, 256)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				id := ix.ids[i]
-				for r, m := range ix.Similar(ix.Features(id), id, opt) {
-					per[i] = append(per[i], ilgraph.SimilarLink{From: id, To: m.ID, Score: m.Score, Rank: r + 1})
-				}
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	var out []ilgraph.SimilarLink
-	for _, ls := range per {
-		out = append(out, ls...)
-	}
-	return out
+	return topKOf(ix, all, k, opt)
 }

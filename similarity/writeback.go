@@ -11,7 +11,15 @@ import (
 type WriteBackResult struct {
 	Links          int // SIMILAR_TO relationships written (0: left as they were, or k is 0)
 	graph.Counters     // what the writes changed
+	// Recomputed is how many cases' links were recomputed: all of them, or
+	// (Incremental) only those a load can have changed.
+	Recomputed  int
+	Incremental bool
 }
+
+// FullRecomputeShare is the share of changed cases above which a
+// write-back recomputes every case's links rather than the affected ones.
+const FullRecomputeShare = 0.2
 
 // WriteBack stores each case's k most similar cases (default weights, no
 // rarity weighting) as SIMILAR_TO relationships, replacing the stored ones,
@@ -36,13 +44,39 @@ func WriteBack(ctx context.Context, db *graph.DB, k int, casesChanged bool, batc
 	if err != nil {
 		return res, err
 	}
-	links := TopKAll(ix, k, ilgraph.SimilarityOptions{Weights: ilgraph.DefaultWeights()})
+	opt := ilgraph.SimilarityOptions{Weights: ilgraph.DefaultWeights()}
+	if k > 0 && stored == k {
+		// The same k as stored: recompute only the cases the load can have
+		// changed (see affected), unless most did.
+		st, err := db.ReadSimilarState(ctx, k)
+		if err != nil {
+			return res, err
+		}
+		if float64(len(st.Changed)) <= FullRecomputeShare*float64(ix.Len()) {
+			cases := affected(ix, st, opt)
+			ids := make([]string, len(cases))
+			for i, c := range cases {
+				ids[i] = ix.ids[c]
+			}
+			links := topKOf(ix, cases, k, opt)
+			cnt, err := db.ReplaceSimilarOf(ctx, ids, links, batch)
+			res.Counters.Add(cnt)
+			res.Links, res.Recomputed, res.Incremental = len(links), len(cases), true
+			return res, err
+		}
+	}
+	links := TopKAll(ix, k, opt)
 	cnt, err := db.ReplaceSimilar(ctx, links, true, batch)
 	res.Counters.Add(cnt)
 	if err != nil {
 		return res, err
 	}
-	res.Links = len(links)
+	res.Links, res.Recomputed = len(links), ix.Len()
+	cnt, err = db.MarkSimilarCurrent(ctx)
+	res.Counters.Add(cnt)
+	if err != nil {
+		return res, err
+	}
 	cnt, err = db.SetStoredSimilarK(ctx, k)
 	res.Counters.Add(cnt)
 	return res, err
