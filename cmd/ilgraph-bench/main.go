@@ -51,7 +51,12 @@ type Result struct {
 		RatioVsNaive    float64 `json:"ratio_vs_naive"`
 		PeakRSSMB       float64 `json:"peak_rss_mb"`
 		SimilarKSeconds float64 `json:"similar_writeback_seconds"`
-		Relationships   int64   `json:"relationships"`
+		// A load that changes 100 cases (60 changed, 40 new), then the
+		// incremental write-back it needs.
+		ChangeLoadSeconds     float64 `json:"change_load_seconds"`
+		IncrementalSeconds    float64 `json:"similar_incremental_seconds"`
+		IncrementalRecomputed int     `json:"similar_incremental_recomputed"`
+		Relationships         int64   `json:"relationships"`
 	} `json:"loader"`
 	Queries []Query `json:"queries"`
 	Server  struct {
@@ -189,6 +194,28 @@ func run(n, reqs, naiveN int, bin, outDir string) error {
 		return err
 	}
 	res.Loader.SimilarKSeconds = time.Since(start).Seconds()
+
+	// A load that changes 100 cases, then the write-back that puts
+	// SIMILAR_TO right again (incremental: only the cases it can affect).
+	changes := filepath.Join(tmp, "changes.jsonl")
+	if err := gen.WriteChanges(changes, "seeds", n, 60, 40, 2); err != nil {
+		return err
+	}
+	start = time.Now()
+	if _, err := runMeasured(bin, "load", "--quiet", "--similar-k", "0", "seeds/vocab.json", changes); err != nil {
+		return err
+	}
+	res.Loader.ChangeLoadSeconds = time.Since(start).Seconds()
+	start = time.Now()
+	wb, err := similarity.WriteBack(ctx, db, 5, true, 2000)
+	if err != nil {
+		return err
+	}
+	res.Loader.IncrementalSeconds = time.Since(start).Seconds()
+	res.Loader.IncrementalRecomputed = wb.Recomputed
+	if !wb.Incremental {
+		return fmt.Errorf("the write-back after changing 100 cases was not incremental")
+	}
 	return measureQueries(ctx, db, res, n, reqs, bin, outDir)
 }
 
@@ -758,8 +785,10 @@ func machine() string {
 func printTable(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "ilgraph benchmark — %d generated cases — %s\n\n", r.Cases, r.Machine)
 	if r.Loader.Seconds > 0 {
-		fmt.Fprintf(w, "load: %.0f cases/s, %.0f relationships/s (%.1fs); naive one-transaction-per-case: %.1f cases/s → %.1f× ; loader peak RSS %.0f MB; similarity write-back %.1fs\n\n",
+		fmt.Fprintf(w, "load: %.0f cases/s, %.0f relationships/s (%.1fs); naive one-transaction-per-case: %.1f cases/s → %.1f× ; loader peak RSS %.0f MB; similarity write-back %.1fs\n",
 			r.Loader.CasesPerS, r.Loader.RelsPerS, r.Loader.Seconds, r.Loader.NaiveCasesPerS, r.Loader.RatioVsNaive, r.Loader.PeakRSSMB, r.Loader.SimilarKSeconds)
+		fmt.Fprintf(w, "a load changing 100 cases: %.1fs; then the incremental similarity write-back: %.1fs (%d cases recomputed)\n\n",
+			r.Loader.ChangeLoadSeconds, r.Loader.IncrementalSeconds, r.Loader.IncrementalRecomputed)
 	}
 	fmt.Fprintf(w, "peer: %s\n\n", or(r.Peer.Version, "not run"))
 	fmt.Fprintf(w, "%-22s %4s %5s %8s %8s %8s %4s | %9s %8s %7s | %9s %8s %7s\n", "query", "conc", "reqs", "p50 ms", "p99 ms", "req/s", "err", "peer p50", "peer r/s", "×peer", "floor p50", "floor r/s", "×floor")
