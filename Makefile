@@ -49,6 +49,8 @@ FUZZTIME ?= 20s
 fuzz:
 	go test ./loader/ -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
 	go test ./graph/ -run '^$$' -fuzz FuzzCompileFilter -fuzztime $(FUZZTIME)
+	go test ./analysis/ -run '^$$' -fuzz FuzzTokens -fuzztime $(FUZZTIME)
+	go test ./suggest/ -run '^$$' -fuzz FuzzSuggest -fuzztime $(FUZZTIME)
 
 # End-to-end benchmark: BENCH_CASES=100000 make bench for the full run.
 bench:

@@ -24,15 +24,40 @@ type CaseFilter struct {
 	DateFrom    string // YYYY-MM-DD, inclusive
 	DateTo      string // YYYY-MM-DD, inclusive
 	Severities  []string
-	Text        string // full-text search over titles and summaries, English and Korean
+	Text        string     // full-text search over titles and summaries, English and Korean
+	TextMode    TextMode   // how Text's words combine; TextAll when empty
+	TextFields  TextFields // where Text is searched; TextInAll when empty
 	ExcludeIDs  []string
 	IDs         []string // only these cases
 }
+
+// TextMode says how the words of a full-text query combine. A word is what
+// lies between spaces; in every mode the pieces the index splits one word
+// into (Korean two-character pieces, the parts of "front-end") must match
+// together, in order.
+type TextMode string
+
+// The text modes.
+const (
+	TextAll    TextMode = "ALL"    // every word, anywhere in the searched fields (the default)
+	TextAny    TextMode = "ANY"    // at least one of the words
+	TextPhrase TextMode = "PHRASE" // the words one after another, in one field
+)
+
+// TextFields says which fields a full-text query searches.
+type TextFields string
+
+// The searchable field sets.
+const (
+	TextInAll    TextFields = "ALL"    // titles and summaries, English and Korean (the default)
+	TextInTitles TextFields = "TITLES" // titles only, English and Korean
+)
 
 // Limits on filters, so that no request can make the database do unbounded work.
 const (
 	MaxFilterTerms = 100
 	MaxTextQuery   = 500
+	MaxTextWords   = 32
 )
 
 // Validate checks the filter's values and returns an EINVALID error naming
@@ -60,6 +85,19 @@ func (f *CaseFilter) Validate() error {
 	if utf8.RuneCountInString(f.Text) > MaxTextQuery {
 		return Errorf(EINVALID, "filter.text: longer than %d characters", MaxTextQuery)
 	}
+	if len(strings.Fields(f.Text)) > MaxTextWords {
+		return Errorf(EINVALID, "filter.text: more than %d words", MaxTextWords)
+	}
+	switch f.TextMode {
+	case "", TextAll, TextAny, TextPhrase:
+	default:
+		return Errorf(EINVALID, "filter.textMode: unknown mode %q", Clip(string(f.TextMode), 60))
+	}
+	switch f.TextFields {
+	case "", TextInAll, TextInTitles:
+	default:
+		return Errorf(EINVALID, "filter.textFields: unknown field set %q", Clip(string(f.TextFields), 60))
+	}
 	if len(f.ExcludeOrgs) > MaxFilterTerms || len(f.Severities) > MaxFilterTerms || len(f.ExcludeIDs) > 10*MaxFilterTerms || len(f.IDs) > 10*MaxFilterTerms {
 		return Errorf(EINVALID, "filter: too many values in a list")
 	}
@@ -68,6 +106,24 @@ func (f *CaseFilter) Validate() error {
 
 // HasText reports whether the filter has a full-text query.
 func (f *CaseFilter) HasText() bool { return strings.TrimSpace(f.Text) != "" }
+
+// TextPhrases returns what the full-text query looks for, each to be matched
+// as a phrase: its words (split at spaces) in modes ALL and ANY, the whole
+// text with its spaces collapsed in mode PHRASE.
+func (f *CaseFilter) TextPhrases() []string {
+	words := strings.Fields(f.Text)
+	if f.TextMode == TextPhrase && len(words) > 0 {
+		return []string{strings.Join(words, " ")}
+	}
+	return words
+}
+
+// TextMatchesAll reports whether every phrase of TextPhrases must match (as
+// opposed to at least one).
+func (f *CaseFilter) TextMatchesAll() bool { return f.TextMode != TextAny }
+
+// TitlesOnly reports whether the full-text query searches titles only.
+func (f *CaseFilter) TitlesOnly() bool { return f.TextFields == TextInTitles }
 
 // Clip shortens s to at most n runes (n ≥ 2) for a message, never cutting a
 // character in two; a clipped string ends with "…".

@@ -5,6 +5,11 @@
 // resolvers/.
 package ilgraph
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Kind is a kind of feature a case is tagged with. The string values are the
 // keys the incident-library format and the command line use.
 type Kind string
@@ -55,12 +60,35 @@ func (k Kind) Label() string {
 	return string(k)
 }
 
-// CrossReferenceReason is the label of a same-root-cause cross reference, as
-// the incident library writes it: "same root cause", then each shared domain.
-func CrossReferenceReason(sharedDomains []string) string {
+// CrossReferenceReason is the label of a same-root-cause cross reference:
+// "same root cause", then each shared domain as the incident library writes
+// it ("· shared Databases"), then how many features of each other kind the
+// two cases also share, so that the label never hides what else they have in
+// common: "same root cause · shared Databases · also shares 2 components,
+// 1 symptom, the organization". others counts the shared features per kind
+// (the root cause and domains are not counted there).
+func CrossReferenceReason(sharedDomains []string, others map[Kind]int) string {
 	s := "same root cause"
 	for _, d := range sharedDomains {
 		s += " · shared " + d
+	}
+	var also []string
+	for _, k := range AllKinds {
+		n := others[k]
+		if n == 0 || k == KindRootCause || k == KindDomain {
+			continue
+		}
+		switch {
+		case k == KindOrg:
+			also = append(also, "the organization")
+		case n == 1:
+			also = append(also, "1 "+k.Label())
+		default:
+			also = append(also, strconv.Itoa(n)+" "+k.Label()+"s")
+		}
+	}
+	if len(also) > 0 {
+		s += " · also shares " + strings.Join(also, ", ")
 	}
 	return s
 }

@@ -151,6 +151,27 @@ type Stats struct {
 	ResolveByFactor []GroupDistribution // by median descending
 }
 
+// Axis is one dimension of a breakdown: a time unit (AxisYear, AxisMonth)
+// or a feature kind (a Kind value: "root_cause", "component", …).
+type Axis string
+
+// The time axes. A case's value on AxisYear is its year ("2019"), on
+// AxisMonth its year and month ("2019-03"); on a kind axis, each of its
+// terms of that kind.
+const (
+	AxisYear  Axis = "year"
+	AxisMonth Axis = "month"
+)
+
+// BreakdownCounts are the cases a filter selects, counted along two axes.
+// A case with several terms of a kind counts once under each of them.
+type BreakdownCounts struct {
+	Total               int
+	FirstDate, LastDate string            // of the selected cases (YYYY-MM-DD); empty when none
+	Rows, Columns       map[string]int    // cases per value of each axis
+	Cells               map[[2]string]int // cases per (row value, column value); absent: 0
+}
+
 // NodeKindCase is the kind of a drawn node that is a case; other drawn nodes
 // have a feature kind.
 const NodeKindCase = "case"
@@ -169,8 +190,30 @@ type Node struct {
 type Edge struct {
 	Source, Target string // node keys
 	Type           string // relationship type, or "COOCCURS"
-	Count          int    // co-occurrence: cases with both
-	Lift           float64
+	Count          int    // co-occurrence: selected cases with both terms
+	// Support is, in co-occurrence graphs, the number of cases with both
+	// terms among those lift is measured over: the cases the lift rests on.
+	Support int
+	Lift    float64
+}
+
+// CooccurrenceQuery asks for the co-occurrence graph between the terms of
+// two kinds. Filter selects the cases whose pairs are drawn and counted;
+// lift is measured over Base (nil: over the selection itself):
+//
+//	lift(a, b) = support(a, b) · N / (n(a) · n(b))
+//
+// where, among the cases of the base, N is their number, n(x) how many
+// have x and support(a, b) how many have both. Over the selection, a
+// filter on one of the kinds makes every lift 1; a wider base (the whole
+// corpus, or the same filter without the focus) says how much more often
+// than chance the pair occurs.
+type CooccurrenceQuery struct {
+	From, To   Kind
+	Filter     CaseFilter
+	Base       *CaseFilter
+	MinCount   int // leave out pairs fewer selected cases have
+	MinSupport int // leave out pairs whose lift rests on fewer cases
 }
 
 // Drawing is a set of nodes and edges. Truncated says a size cap cut it.

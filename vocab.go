@@ -7,7 +7,20 @@ type Term struct {
 	En          string `json:"en"`
 	Ko          string `json:"ko"`
 	Description string `json:"description"`
+	// Aliases are the other words people use for the term, per language:
+	// "throttling" and "rate limit", "OOM", "메모리 부족". Suggestions match
+	// them as phrases; they are never stored in a case.
+	Aliases Aliases `json:"aliases,omitzero"`
 }
+
+// Aliases are a term's other names in English and Korean.
+type Aliases struct {
+	En []string `json:"en,omitempty"`
+	Ko []string `json:"ko,omitempty"`
+}
+
+// IsZero reports whether there are no aliases.
+func (a Aliases) IsZero() bool { return len(a.En) == 0 && len(a.Ko) == 0 }
 
 // Vocabulary is the controlled vocabulary: the terms of each vocabulary kind.
 type Vocabulary struct {

@@ -24,10 +24,14 @@
 //     word, and one-syllable particles only from words of three or more
 //     syllables (증가 and 차이 stay whole). See korean.go.
 //   - Other CJK (Han, Kana) gives one token per character.
-//   - Stop words are kept and marked Stop, so that offsets stay true and a
-//     phrase may skip them. The English list is shorter than the usual one on
-//     purpose: "out", "no", "not", "down", "over" and "under" carry meaning in
-//     incident text ("out of memory", "no staged rollout").
+//   - Stop words are kept and marked Stop, so that offsets stay true; an
+//     index leaves them out (Analyzer.Terms). The English list is shorter
+//     than the usual one on purpose: "out", "no", "not", "down", "over" and
+//     "under" carry meaning in incident text ("out of memory", "no staged
+//     rollout"). Phrase matching skips only a few filler words (see Phrase).
+//   - Acronyms of two to five capitals ("UPS", "OOM") are not stemmed, and
+//     camelCase splits only into parts of real words ("MySQL", "DDoS" stay
+//     whole).
 //   - Vendor and product names (aws, kinesis, 아마존 …, plus names given at run
 //     time) can be set aside with an Analyzer whose DropVendors is set, so that
 //     "both incidents happened at AWS" does not make two texts look alike.
@@ -133,6 +137,7 @@ type raw struct {
 	start, end int
 	script     Script
 	word       int
+	camel      bool // starts at a camelCase boundary
 }
 
 // split cuts text into raw tokens. Invalid UTF-8 bytes split like spaces.
@@ -156,7 +161,7 @@ func split(text string) []raw {
 			if !inWord && !joinable {
 				word++
 			}
-			extend := false
+			extend, camel := false, false
 			if cur >= 0 && inWord {
 				t := out[cur]
 				switch {
@@ -174,7 +179,8 @@ func split(text string) []raw {
 				case c == cDigit:
 					extend = true // "s3", "ec2"
 				default:
-					extend = !camelBoundary(text, i, prev, r, prevClass)
+					camel = camelBoundary(text, i, prev, r, prevClass)
+					extend = !camel
 				}
 			}
 			if extend {
@@ -186,7 +192,7 @@ func split(text string) []raw {
 				if cur >= 0 && inWord && (sc == Hangul) != (out[cur].script == Hangul) {
 					word++ // "DynamoDB에": the particle is a word of its own
 				}
-				out = append(out, raw{start: i, end: i + size, script: sc, word: word})
+				out = append(out, raw{start: i, end: i + size, script: sc, word: word, camel: camel})
 				cur = len(out) - 1
 			}
 			inWord, joinable = true, false
@@ -214,6 +220,36 @@ func split(text string) []raw {
 		}
 		prev, prevClass = r, c
 		i += size
+	}
+	return mergeShortCamel(out)
+}
+
+// mergeShortCamel undoes a camelCase split whose parts are too short to be
+// words: "MySQL", "DDoS", "FaaS", "OAuth", "IPv6" stay whole, while
+// "PutMetricData" and "CloudWatch" split. A split stands when its first part
+// has three letters or more and every part at least two.
+func mergeShortCamel(rs []raw) []raw {
+	out := rs[:0]
+	for i := 0; i < len(rs); {
+		j := i + 1
+		for j < len(rs) && rs[j].camel {
+			j++
+		}
+		if j-i > 1 {
+			ok := rs[i].end-rs[i].start >= 3
+			for k := i; k < j && ok; k++ {
+				ok = rs[k].end-rs[k].start >= 2 // camel parts are ASCII-cased letters
+			}
+			if !ok {
+				m := rs[i]
+				m.end = rs[j-1].end
+				out = append(out, m)
+				i = j
+				continue
+			}
+		}
+		out = append(out, rs[i:j]...)
+		i = j
 	}
 	return out
 }
@@ -365,7 +401,11 @@ func tokens(text string) []Token {
 			}
 			low = strings.TrimSuffix(low, "'s")
 			low = strings.ReplaceAll(low, "'", "")
-			t.Norm = cachedStem("e"+low, func() string { return stemEN(low) })
+			if isAcronym(surface) {
+				t.Norm = low // "UPS" is not "ups" → "up"
+			} else {
+				t.Norm = cachedStem("e"+low, func() string { return stemEN(low) })
+			}
 		case Hangul:
 			t.Norm = cachedStem("k"+surface, func() string { return StemKorean(surface) })
 			t.Stop = stopKO[surface] || stopKO[t.Norm]
@@ -462,4 +502,18 @@ func foldWidth(s string) string {
 		}
 	}
 	return s
+}
+
+// isAcronym: a word of two to five capitals ("UPS", "OOM", "DNS") is an
+// acronym, matched as written rather than stemmed.
+func isAcronym(s string) bool {
+	if len(s) < 2 || len(s) > 5 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }

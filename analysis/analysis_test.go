@@ -50,6 +50,8 @@ func TestTokens(t *testing.T) {
 		{"Kinesis front-end servers hit the OS thread limit", []string{"kinesis", "front", "end", "server", "hit", "the", "os", "thread", "limit"}},
 		{"PutMetricData INSUFFICIENT_DATA", []string{"put", "metric", "data", "insuffici", "data"}},
 		{"HTTPServer APIs", []string{"http", "server", "api"}},
+		{"MySQL DDoS FaaS OAuth IPv6 DynamoDB CloudWatch", []string{"mysql", "ddos", "faa", "oauth", "ipv6", "dynamo", "db", "cloud", "watch"}},
+		{"UPS went up", []string{"ups", "went", "up"}},
 		{"S3 and EC2 in US-EAST-1 at 5:15 AM", []string{"s3", "and", "ec2", "in", "us", "east", "1", "at", "5", "15", "am"}},
 		{"throttled throttling throttles", []string{"throttl", "throttl", "throttl"}},
 		{"AWS's limit; let's go", []string{"aws", "limit", "let", "go"}},
@@ -129,6 +131,9 @@ func TestPhrase(t *testing.T) {
 		{"메모리 부족", "호스트의 메모리가 부족했다", []string{"메모리가 부족했다"}},
 		{"장애", "장애가 났고 장애를 복구", []string{"장애가", "장애를"}},
 		{"thread limit", "thread count, limit", nil},
+		{"일부 사용자", "일부 사용자가 영향을 받았다; 사용자", []string{"일부 사용자가"}},
+		{"sign in", "could not sign in; signs", []string{"sign in"}},
+		{"UPS", "the UPS failed; errors went up", []string{"UPS"}},
 		{"it", "it is", []string{"it"}},
 	} {
 		toks := Tokens(tc.text)

@@ -1,14 +1,25 @@
 package analysis
 
+// fillers are the English words a phrase may gain or lose without changing
+// its meaning ("out of memory", "out-of-memory", "out of the memory"). They
+// are fewer than the stop words on purpose: "일부 사용자" must not shrink to
+// "사용자", nor "sign in" to "sign", nor "some users" to "users".
+var fillers = setOf("a", "an", "the", "of", "to", "for", "by", "with", "from", "and", "or",
+	"is", "are", "was", "were", "be", "been", "it", "its")
+
+// IsFiller reports whether a normalized token is a filler word that phrase
+// matching skips.
+func IsFiller(norm string) bool { return fillers[norm] }
+
 // Phrase returns the normalized token sequence of a label or alias, the form
-// Find looks for: its tokens without stop words (all of them if the label is
-// only stop words). "Out of memory" → [out memori]; "메모리 부족" → [메모리 부족].
+// Find looks for: its tokens without filler words (all of them if the label
+// is only fillers). "Out of memory" → [out memori]; "메모리 부족" → [메모리 부족].
 func Phrase(label string) []string {
 	toks := tokens(label)
 	var p, all []string
 	for _, t := range toks {
 		all = append(all, t.Norm)
-		if !t.Stop {
+		if !fillers[t.Norm] {
 			p = append(p, t.Norm)
 		}
 	}
@@ -25,8 +36,8 @@ type Match struct {
 }
 
 // Find returns every occurrence of phrase in toks, left to right, not
-// overlapping. Tokens of the phrase must appear in order; stop words in the
-// text between them are skipped ("out of memory" matches [out memori]).
+// overlapping. Tokens of the phrase must appear in order; filler words in
+// the text between them are skipped ("out of memory" matches [out memori]).
 func Find(toks []Token, phrase []string) []Match {
 	if len(phrase) == 0 {
 		return nil
@@ -54,7 +65,7 @@ func matchAt(toks []Token, i int, phrase []string) (int, bool) {
 			if toks[k].Norm == phrase[j] {
 				break
 			}
-			if !toks[k].Stop {
+			if !fillers[toks[k].Norm] {
 				return 0, false
 			}
 			k++

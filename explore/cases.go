@@ -32,6 +32,10 @@ type CaseList struct {
 // Cursor is the cursor of the i-th case of the page.
 func (l *CaseList) Cursor(i int) string { return EncodeCursor(l.Offset + i) }
 
+// Snippets returns where the list's text filter matched the i-th case of
+// the page (see Snippets); none without a text filter.
+func (l *CaseList) Snippets(i int) []Snippet { return Snippets(l.Cases[i], l.Filter) }
+
 // Case returns one case, or ENOTFOUND.
 func (s *Service) Case(ctx context.Context, id string) (*ilgraph.Case, error) {
 	cs, err := s.store.CasesByID(ctx, []string{id})
@@ -77,12 +81,18 @@ func (s *Service) Cases(ctx context.Context, q CaseQuery) (*CaseList, error) {
 	if err := q.Filter.Validate(); err != nil {
 		return nil, err
 	}
+	if q.Filter, err = s.resolveFilter(ctx, q.Filter); err != nil {
+		return nil, err
+	}
 	if rm := s.readModel(q.Filter); rm != nil && q.Sort != ilgraph.SortRelevance {
 		cs, total, ok, err := rm.ListCases(ctx, q.Filter, q.Sort, offset, limit)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
+			if err := pastTheEnd(offset, total); err != nil {
+				return nil, err
+			}
 			if !q.TagsOnly {
 				if cs, err = s.wholeCases(ctx, cs); err != nil {
 					return nil, err
@@ -94,6 +104,9 @@ func (s *Service) Cases(ctx context.Context, q CaseQuery) (*CaseList, error) {
 	}
 	p, err := s.store.ListCases(ctx, q.Filter, q.Sort, offset, limit)
 	if err != nil {
+		return nil, err
+	}
+	if err := pastTheEnd(offset, p.Total); err != nil {
 		return nil, err
 	}
 	return &CaseList{Cases: p.Cases, TotalCount: p.Total, Offset: offset, Filter: q.Filter,
@@ -210,7 +223,7 @@ func (s *Service) facetCounts(ctx context.Context, f ilgraph.CaseFilter) (*ilgra
 
 // Stats computes corpus statistics over the cases a filter selects.
 func (s *Service) Stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, error) {
-	st, fromReadModel, err := s.stats(ctx, f)
+	st, f, fromReadModel, err := s.stats(ctx, f)
 	if err != nil || !fromReadModel {
 		return st, err
 	}
@@ -225,22 +238,28 @@ func (s *Service) Stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Sta
 // StatsSummary is Stats without Relationships (which, from the read model,
 // costs a walk over the selected cases in the graph): what dashboards show.
 func (s *Service) StatsSummary(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, error) {
-	st, _, err := s.stats(ctx, f)
+	st, _, _, err := s.stats(ctx, f)
 	return st, err
 }
 
-func (s *Service) stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, bool, error) {
+// stats returns the statistics, the filter with its terms resolved, and
+// whether the read model answered.
+func (s *Service) stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, ilgraph.CaseFilter, bool, error) {
 	if err := f.Validate(); err != nil {
-		return nil, false, err
+		return nil, f, false, err
+	}
+	f, err := s.resolveFilter(ctx, f)
+	if err != nil {
+		return nil, f, false, err
 	}
 	if rm := s.readModel(f); rm != nil {
 		st, ok, err := rm.CaseStats(ctx, f)
 		if err != nil || ok {
-			return st, ok, err
+			return st, f, ok, err
 		}
 	}
 	st, err := s.store.Stats(ctx, f)
-	return st, false, err
+	return st, f, false, err
 }
 
 func caseIDs(cs []*ilgraph.Case) []string {

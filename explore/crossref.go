@@ -14,7 +14,8 @@ type CrossReference struct {
 	Shared      []ilgraph.Feature // by kind (in ilgraph.AllKinds order), then id
 	SharedCount int
 	// Reason is the library's label: "same root cause", then each shared
-	// domain ("· shared <domain>").
+	// domain ("· shared <domain>"), then how many features of every other
+	// kind the two also share (see ilgraph.CrossReferenceReason).
 	Reason string
 }
 
@@ -41,6 +42,9 @@ func (s *Service) SameRootCause(ctx context.Context, caseID string, p Page) (*Cr
 	if err != nil {
 		return nil, err
 	}
+	if err := pastTheEnd(offset, total); err != nil {
+		return nil, err
+	}
 	vocab, err := s.VocabularySnapshot(ctx)
 	if err != nil {
 		return nil, err
@@ -49,7 +53,9 @@ func (s *Service) SameRootCause(ctx context.Context, caseID string, p Page) (*Cr
 	for i, x := range refs {
 		cr := CrossReference{Case: x.Case, RootCause: ilgraph.TermKey{Kind: ilgraph.KindRootCause, ID: x.Case.RootCause}, Shared: []ilgraph.Feature{}, SharedCount: x.SharedCount()}
 		var domains []string
+		others := map[ilgraph.Kind]int{}
 		for _, k := range ilgraph.AllKinds {
+			others[k] = len(x.Shared[k])
 			for _, id := range x.Shared[k] {
 				cr.Shared = append(cr.Shared, ilgraph.Feature{Kind: k, ID: id})
 				if k == ilgraph.KindDomain {
@@ -61,7 +67,7 @@ func (s *Service) SameRootCause(ctx context.Context, caseID string, p Page) (*Cr
 				}
 			}
 		}
-		cr.Reason = ilgraph.CrossReferenceReason(domains)
+		cr.Reason = ilgraph.CrossReferenceReason(domains, others)
 		out.Refs[i] = cr
 	}
 	return out, nil

@@ -5,7 +5,9 @@
 // defaults, independent of any front door.
 //
 // The GraphQL resolvers, the JSON API, the MCP server and the explorer are
-// translations between their protocol and this package. It speaks no Cypher:
+// translations between their protocol and this package. Term values that
+// are not ids come back resolved or not, with Warnings, through the
+// collector a front door puts in the request's context (WithWarnings). It speaks no Cypher:
 // the store (graph.DB) sits behind the small interfaces declared here, so the
 // core can be tested with an in-memory fake as well as against Neo4j.
 package explore
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // CaseStore reads cases.
@@ -30,6 +33,8 @@ type CaseStore interface {
 	Facets(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Facets, error)
 	SameRootCause(ctx context.Context, id string, offset, limit int) ([]ilgraph.CrossRef, int, error)
 	Stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, error)
+	// Breakdown counts the cases f selects along two different axes.
+	Breakdown(ctx context.Context, rows, cols ilgraph.Axis, f ilgraph.CaseFilter) (*ilgraph.BreakdownCounts, error)
 }
 
 // TermStore reads the vocabulary and organizations.
@@ -48,7 +53,7 @@ type TermStore interface {
 // GraphStore draws parts of the graph.
 type GraphStore interface {
 	Neighbourhood(ctx context.Context, kind, id string, depth, limit int) (*ilgraph.Drawing, error)
-	Cooccurrence(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter, minCount int) (*ilgraph.Drawing, error)
+	Cooccurrence(ctx context.Context, q ilgraph.CooccurrenceQuery) (*ilgraph.Drawing, error)
 	Connections(ctx context.Context, from, to string, maxHops, limit int) ([]ilgraph.Path, error)
 }
 
@@ -63,6 +68,17 @@ type Store interface {
 type Similarity interface {
 	Similar(ctx context.Context, id string, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
 	SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
+	// Weighting returns the features of each case named (nil for a case
+	// it does not know) and the weight of any feature under opt (the kind's
+	// weight, times the feature's rarity factor when opt.Rarity is set),
+	// both as the ranking uses them.
+	Weighting(ctx context.Context, ids []string, opt ilgraph.SimilarityOptions) ([][]ilgraph.Feature, func(ilgraph.Feature) float64, error)
+}
+
+// Suggester suggests vocabulary terms for free text (the suggest package's
+// Service implements it).
+type Suggester interface {
+	Suggest(ctx context.Context, text, lang string) (*suggest.Result, error)
 }
 
 // ReadModel answers case lists and dashboard aggregates over filters
@@ -98,17 +114,28 @@ type RelationshipCounter interface {
 // Service answers every question. It is safe for concurrent use; one per
 // process.
 type Service struct {
-	store Store
-	sim   Similarity
-	rm    ReadModel // nil: every question goes to the store
-	vocab vocabCache
+	store     Store
+	sim       Similarity
+	rm        ReadModel // nil: every question goes to the store
+	suggester Suggester
+	vocab     vocabCache
+	orgs      orgCache
 }
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithSuggester lets the core answer questions asked in free text.
+func WithSuggester(sg Suggester) Option { return func(s *Service) { s.suggester = sg } }
 
 // New returns the core over a store and a similarity ranker (also its read
 // model when it implements ReadModel).
-func New(store Store, sim Similarity) *Service {
+func New(store Store, sim Similarity, opts ...Option) *Service {
 	s := &Service{store: store, sim: sim}
 	s.rm, _ = sim.(ReadModel)
+	for _, o := range opts {
+		o(s)
+	}
 	return s
 }
 
@@ -145,6 +172,34 @@ func (s *Service) VocabularySnapshot(ctx context.Context) (map[ilgraph.TermKey]i
 	data, err := s.store.VocabularyCounts(ctx)
 	if err != nil {
 		return nil, err
+	}
+	c.data, c.fetched = data, time.Now()
+	return data, nil
+}
+
+// orgCache shares the organizations (ids and names) between requests, for
+// resolving the organizations filters name.
+type orgCache struct {
+	mu      sync.Mutex
+	data    []ilgraph.Term
+	fetched time.Time
+}
+
+// organizations returns every organization, as read at most VocabularyTTL
+// ago.
+func (s *Service) organizations(ctx context.Context) ([]ilgraph.Term, error) {
+	c := &s.orgs
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.data != nil && time.Since(c.fetched) < VocabularyTTL {
+		return c.data, nil
+	}
+	data, err := s.store.Terms(ctx, ilgraph.KindOrg)
+	if err != nil {
+		return nil, err
+	}
+	if data == nil {
+		data = []ilgraph.Term{}
 	}
 	c.data, c.fetched = data, time.Now()
 	return data, nil

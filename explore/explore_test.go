@@ -175,20 +175,23 @@ func TestSameRootCauseReasons(t *testing.T) {
 			if x.Case.RootCause != src.RootCause || x.RootCause.ID != src.RootCause {
 				t.Errorf("%s lists %s with root cause %s", src.ID, x.Case.ID, x.Case.RootCause)
 			}
-			want := "same root cause"
+			var domains []string
+			others := map[ilgraph.Kind]int{}
 			n := 0
 			for _, k := range ilgraph.AllKinds[1:] {
 				for _, a := range src.Tags(k) {
 					for _, b := range x.Case.Tags(k) {
 						if a == b {
 							n++
+							others[k]++
 							if k == ilgraph.KindDomain {
-								want += " · shared " + vocab[ilgraph.TermKey{Kind: k, ID: a}].En
+								domains = append(domains, vocab[ilgraph.TermKey{Kind: k, ID: a}].En)
 							}
 						}
 					}
 				}
 			}
+			want := ilgraph.CrossReferenceReason(domains, others)
 			if x.SharedCount != n || len(x.Shared) != n {
 				t.Errorf("%s–%s: SharedCount %d, %d shared listed, want %d", src.ID, x.Case.ID, x.SharedCount, len(x.Shared), n)
 			}

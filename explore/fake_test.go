@@ -205,7 +205,19 @@ func (m *memStore) Stats(context.Context, ilgraph.CaseFilter) (*ilgraph.Stats, e
 }
 
 func (m *memStore) Terms(_ context.Context, k ilgraph.Kind) ([]ilgraph.Term, error) {
+	m.calls["Terms"]++
 	var out []ilgraph.Term
+	if k == ilgraph.KindOrg { // organizations are the cases' own, as in the graph
+		seen := map[string]bool{}
+		for _, c := range m.cases {
+			if !seen[c.OrgSlug] {
+				seen[c.OrgSlug] = true
+				out = append(out, ilgraph.Term{Kind: k, ID: c.OrgSlug, En: c.Org})
+			}
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+		return out, nil
+	}
 	for _, t := range m.vocab.Terms() {
 		if t.Kind == k {
 			out = append(out, t)
@@ -247,19 +259,23 @@ func (m *memStore) VocabularyCounts(context.Context) (map[ilgraph.TermKey]ilgrap
 }
 
 func (m *memStore) Cooccurring(context.Context, ilgraph.Kind, string, ilgraph.Kind, int) ([]ilgraph.TermCount, error) {
-	return nil, nil
+	return nil, ilgraph.Errorf(ilgraph.EINTERNAL, "memStore does not count co-occurring terms (tested against Neo4j)")
 }
 
 func (m *memStore) Neighbourhood(context.Context, string, string, int, int) (*ilgraph.Drawing, error) {
-	return &ilgraph.Drawing{}, nil
+	return nil, ilgraph.Errorf(ilgraph.EINTERNAL, "memStore does not draw neighbourhoods (tested against Neo4j)")
 }
 
-func (m *memStore) Cooccurrence(context.Context, ilgraph.Kind, ilgraph.Kind, ilgraph.CaseFilter, int) (*ilgraph.Drawing, error) {
-	return &ilgraph.Drawing{}, nil
+func (m *memStore) Cooccurrence(context.Context, ilgraph.CooccurrenceQuery) (*ilgraph.Drawing, error) {
+	return nil, ilgraph.Errorf(ilgraph.EINTERNAL, "memStore does not draw co-occurrence graphs (tested against Neo4j)")
+}
+
+func (m *memStore) Breakdown(context.Context, ilgraph.Axis, ilgraph.Axis, ilgraph.CaseFilter) (*ilgraph.BreakdownCounts, error) {
+	return nil, ilgraph.Errorf(ilgraph.EINTERNAL, "memStore does not break down (see internal_test.go's fakeStore, and Neo4j)")
 }
 
 func (m *memStore) Connections(context.Context, string, string, int, int) ([]ilgraph.Path, error) {
-	return nil, nil
+	return nil, ilgraph.Errorf(ilgraph.EINTERNAL, "memStore does not find connections (tested against Neo4j)")
 }
 
 // memSimilarity ranks with the real similarity index built in memory.
@@ -282,4 +298,14 @@ func (s memSimilarity) Similar(_ context.Context, id string, opt ilgraph.Similar
 
 func (s memSimilarity) SimilarToProfile(_ context.Context, p []ilgraph.Feature, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error) {
 	return s.ix.Similar(p, "", opt), nil
+}
+
+func (s memSimilarity) Weighting(_ context.Context, ids []string, opt ilgraph.SimilarityOptions) ([][]ilgraph.Feature, func(ilgraph.Feature) float64, error) {
+	out := make([][]ilgraph.Feature, len(ids))
+	for i, id := range ids {
+		if s.ix.Has(id) {
+			out[i] = s.ix.Features(id)
+		}
+	}
+	return out, s.ix.Weight(opt), nil
 }

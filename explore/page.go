@@ -43,6 +43,17 @@ func (p Page) bounds() (offset, limit int, err error) {
 	return offset, limit, nil
 }
 
+// pastTheEnd is the error for a cursor that points beyond the last item
+// of a list: the list shrank (a load removed cases) or the cursor was made
+// up. An empty page would look like the end of the list; the client must
+// start again instead.
+func pastTheEnd(offset, total int) error {
+	if offset <= total {
+		return nil
+	}
+	return ilgraph.Errorf(ilgraph.EINVALID, "after: the cursor points past the end of the list (%d items); the list has changed since the cursor was given out: start again from the first page", total)
+}
+
 // EncodeCursor returns the opaque cursor of the item at offset.
 func EncodeCursor(offset int) string {
 	return base64.RawURLEncoding.EncodeToString([]byte("o:" + strconv.Itoa(offset)))

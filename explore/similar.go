@@ -61,6 +61,9 @@ func (s *Service) Similar(ctx context.Context, caseID string, q SimilarityQuery)
 	if err != nil {
 		return nil, err
 	}
+	if opt.Filter, err = s.resolveFilter(ctx, opt.Filter); err != nil {
+		return nil, err
+	}
 	ms, err := s.sim.Similar(ctx, caseID, opt)
 	if err != nil {
 		return nil, err
@@ -131,7 +134,18 @@ func (s *Service) SimilarToProfile(ctx context.Context, p Profile, q SimilarityQ
 	if err != nil {
 		return nil, err
 	}
+	if opt.Filter, err = s.resolveFilter(ctx, opt.Filter); err != nil {
+		return nil, err
+	}
 	features := p.Features()
+	if len(features) > 0 && len(features) <= ilgraph.MaxFilterTerms {
+		var ws []Warning
+		if p, ws, err = s.ResolveProfile(ctx, p); err != nil {
+			return nil, err
+		}
+		report(ctx, ws)
+		features = p.Features()
+	}
 	if len(features) == 0 {
 		return nil, ilgraph.Errorf(ilgraph.EINVALID, "profile: give at least one feature")
 	}
@@ -147,6 +161,53 @@ func (s *Service) SimilarToProfile(ctx context.Context, p Profile, q SimilarityQ
 		return nil, err
 	}
 	return suggestFrom(scs), nil
+}
+
+// Explanation says why two cases are as similar as they are: the score B
+// gets when ranked against A, every feature they share with its weight and
+// contribution (the contributions add up to the score), and every feature
+// only one of them has (InQuery: A has it, B does not).
+type Explanation struct {
+	A, B      *ilgraph.Case
+	Score     float64
+	Shared    []ilgraph.Contribution // by contribution descending, then kind, then id
+	Differing []ilgraph.Difference   // by weight descending, then kind, then id
+	Weights   ilgraph.Weights        // complete: the defaults filled in
+	Rarity    bool
+}
+
+// ExplainSimilarity computes, from the definition (ilgraph.Score) and with
+// the weights the ranking uses, the similarity of case b to case a and why.
+// It equals what Similar reports for b when ranking for a, except that it
+// lists every differing feature, not the heaviest few. ENOTFOUND names an
+// unknown case.
+func (s *Service) ExplainSimilarity(ctx context.Context, a, b string, weights ilgraph.Weights, rarity bool) (*Explanation, error) {
+	w, err := weights.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	opt := ilgraph.SimilarityOptions{Weights: w, Rarity: rarity}
+	cs, err := s.store.CasesByID(ctx, []string{a, b})
+	if err != nil {
+		return nil, err
+	}
+	features, weight, err := s.sim.Weighting(ctx, []string{a, b}, opt)
+	if err != nil {
+		return nil, err
+	}
+	for i, id := range []string{a, b} {
+		if cs[i] == nil || features[i] == nil {
+			return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60))
+		}
+	}
+	m := ilgraph.Score(features[0], features[1], weight)
+	e := &Explanation{A: cs[0], B: cs[1], Score: m.Score, Shared: make([]ilgraph.Contribution, len(m.Shared)),
+		Differing: append([]ilgraph.Difference{}, m.Different...), Weights: w, Rarity: rarity}
+	for i, c := range m.Shared {
+		c.Contribution = ilgraph.RoundScore(c.Contribution)
+		e.Shared[i] = c
+	}
+	return e, nil
 }
 
 // Defaults are the similarity settings a query gets when it names none.

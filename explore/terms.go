@@ -178,47 +178,121 @@ func (s *Service) Neighbourhood(ctx context.Context, kind, id string, depth, lim
 	return s.store.Neighbourhood(ctx, kind, id, depth, limit)
 }
 
+// LiftBase says which cases co-occurrence lift is measured over.
+type LiftBase string
+
+// The populations lift can be measured over.
+const (
+	// LiftSelection measures lift over the cases the filter selects (the
+	// default): a filter on one of the two kinds then makes every lift 1.
+	LiftSelection LiftBase = "SELECTION"
+	// LiftCorpus measures lift over every case.
+	LiftCorpus LiftBase = "CORPUS"
+	// LiftBaseFilter measures lift over the cases a base filter selects.
+	LiftBaseFilter LiftBase = "BASE"
+)
+
+// CooccurrenceQuery asks for a co-occurrence graph: the pairs of terms of
+// kinds From and To that the cases Filter selects have, at least MinCount
+// cases each, with their lift measured over LiftBase (Base when BASE; BASE
+// is implied when Base is given and LiftBase is empty), leaving out pairs
+// whose lift rests on fewer than MinSupport cases.
+type CooccurrenceQuery struct {
+	From, To   ilgraph.Kind
+	Filter     ilgraph.CaseFilter
+	LiftBase   LiftBase
+	Base       *ilgraph.CaseFilter
+	MinCount   int
+	MinSupport int
+}
+
 // Cooccurrence draws the co-occurrence graph between two kinds over the
-// cases a filter selects: edges carry the number of cases with both terms
-// and their lift.
-func (s *Service) Cooccurrence(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter, minCount int) (*ilgraph.Drawing, error) {
-	if rm := s.readModel(f); rm != nil {
-		for _, k := range []ilgraph.Kind{from, to} {
-			if !k.Valid() {
-				return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", k)
-			}
+// cases a filter selects: edges carry the number of selected cases with
+// both terms, their lift and its support (see ilgraph.CooccurrenceQuery).
+func (s *Service) Cooccurrence(ctx context.Context, q CooccurrenceQuery) (*ilgraph.Drawing, error) {
+	sq := ilgraph.CooccurrenceQuery{From: q.From, To: q.To, Filter: q.Filter, MinCount: q.MinCount, MinSupport: q.MinSupport}
+	switch q.LiftBase {
+	case "", LiftSelection, LiftBaseFilter:
+		if q.LiftBase == LiftBaseFilter && q.Base == nil {
+			return nil, ilgraph.Errorf(ilgraph.EINVALID, "liftBase BASE needs a base filter")
 		}
-		if err := f.Validate(); err != nil {
-			return nil, err
+		if q.LiftBase == LiftSelection && q.Base != nil {
+			return nil, ilgraph.Errorf(ilgraph.EINVALID, "liftBase SELECTION measures lift over the selection: leave out base, or set liftBase to BASE")
 		}
-		total, singles, pairs, ok, err := rm.CooccurrenceCounts(ctx, from, to, f)
+		sq.Base = q.Base
+	case LiftCorpus:
+		if q.Base != nil {
+			return nil, ilgraph.Errorf(ilgraph.EINVALID, "liftBase CORPUS measures lift over every case: leave out base, or set liftBase to BASE")
+		}
+		sq.Base = &ilgraph.CaseFilter{}
+	default:
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown liftBase %q (want SELECTION, CORPUS or BASE)", ilgraph.Clip(string(q.LiftBase), 40))
+	}
+	if q.MinCount < 0 || q.MinSupport < 0 {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "minCount and minSupport must not be negative")
+	}
+	if err := sq.Filter.Validate(); err != nil {
+		return nil, err
+	}
+	var err error
+	if sq.Filter, err = s.resolveFilter(ctx, sq.Filter); err != nil {
+		return nil, err
+	}
+	if sq.Base != nil && len(sq.Base.Tags)+len(sq.Base.ExcludeOrgs) > 0 {
+		base, err := s.resolveFilter(ctx, *sq.Base)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			return s.cooccurrenceDrawing(ctx, from, to, total, singles, pairs, minCount)
+		sq.Base = &base
+	}
+	if rm := s.readModel(sq.Filter); rm != nil && (sq.Base == nil || !sq.Base.HasText()) {
+		if d, ok, err := s.cooccurrenceFromReadModel(ctx, rm, sq); err != nil || ok {
+			return d, err
 		}
 	}
-	return s.store.Cooccurrence(ctx, from, to, f, minCount)
+	return s.store.Cooccurrence(ctx, sq)
 }
 
-// cooccurrenceDrawing draws read-model counts as the store draws its own:
-// an edge per pair with at least minCount cases, with its lift, and the
-// terms at their ends with their counts and labels.
-func (s *Service) cooccurrenceDrawing(ctx context.Context, from, to ilgraph.Kind, total int, singles map[ilgraph.Feature]int, pairs map[[2]ilgraph.Feature]int, minCount int) (*ilgraph.Drawing, error) {
+// cooccurrenceFromReadModel answers a co-occurrence question as the store
+// does (graph.DB.Cooccurrence), from the read model's counts over the
+// selection and, when the lift has another base, over the base; ok is
+// false when the read model is not current.
+func (s *Service) cooccurrenceFromReadModel(ctx context.Context, rm ReadModel, q ilgraph.CooccurrenceQuery) (*ilgraph.Drawing, bool, error) {
+	from, to := q.From, q.To
+	for _, k := range []ilgraph.Kind{from, to} {
+		if !k.Valid() {
+			return nil, false, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", k)
+		}
+	}
+	if q.Base != nil {
+		if err := q.Base.Validate(); err != nil {
+			return nil, false, err
+		}
+	}
+	total, singles, pairs, ok, err := rm.CooccurrenceCounts(ctx, from, to, q.Filter)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	lTotal, lSingles, lPairs := total, singles, pairs
+	if q.Base != nil {
+		if lTotal, lSingles, lPairs, ok, err = rm.CooccurrenceCounts(ctx, from, to, *q.Base); err != nil || !ok {
+			return nil, false, err
+		}
+	}
 	d := &ilgraph.Drawing{}
 	used := map[ilgraph.Feature]bool{}
 	for p, c := range pairs {
-		if c < minCount {
+		support := lPairs[p]
+		if c < q.MinCount || support < max(q.MinSupport, 1) {
 			continue
 		}
 		a, b := p[0], p[1]
-		lift := float64(c) * float64(total) / (float64(singles[a]) * float64(singles[b]))
-		d.Edges = append(d.Edges, ilgraph.Edge{Source: string(from) + ":" + a.ID, Target: string(to) + ":" + b.ID, Type: "COOCCURS", Count: c, Lift: lift})
+		lift := float64(support) * float64(lTotal) / (float64(lSingles[a]) * float64(lSingles[b]))
+		d.Edges = append(d.Edges, ilgraph.Edge{Source: string(from) + ":" + a.ID, Target: string(to) + ":" + b.ID, Type: "COOCCURS", Count: c, Support: support, Lift: lift})
 		used[a], used[b] = true, true
 	}
 	if len(used) > ilgraph.MaxDrawingNodes {
-		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "the co-occurrence graph has %d nodes, more than %d: narrow the filter or raise minCount", len(used), ilgraph.MaxDrawingNodes)
+		return nil, false, ilgraph.Errorf(ilgraph.ELIMIT, "the co-occurrence graph has %d nodes, more than %d: narrow the filter or raise minCount", len(used), ilgraph.MaxDrawingNodes)
 	}
 	labels := map[ilgraph.Feature]string{}
 	var orgs []ilgraph.TermKey
@@ -229,14 +303,14 @@ func (s *Service) cooccurrenceDrawing(ctx context.Context, from, to ilgraph.Kind
 		}
 		vocab, err := s.VocabularySnapshot(ctx)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		labels[f] = vocab[ilgraph.TermKey{Kind: f.Kind, ID: f.ID}].En
 	}
 	if len(orgs) > 0 {
-		ts, err := s.store.TermsByKey(ctx, orgs)
+		ts, err := s.orgTerms(ctx, orgs)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		for i, t := range ts {
 			labels[ilgraph.Feature{Kind: orgs[i].Kind, ID: orgs[i].ID}] = t.En
@@ -256,7 +330,7 @@ func (s *Service) cooccurrenceDrawing(ctx context.Context, from, to ilgraph.Kind
 		}
 		return a.Type < b.Type
 	})
-	return d, nil
+	return d, true, nil
 }
 
 // Connections returns the shortest connections between two cases through

@@ -144,12 +144,14 @@ func sortDrawing(d *ilgraph.Drawing) {
 }
 
 // Cooccurrence builds the co-occurrence graph between the terms of two
-// kinds over the cases f selects: an edge for every pair (a of kind from, b
-// of kind to) that at least minCount cases have together, with that count
-// and its lift, count·N / (count(a)·count(b)), where N is the number of
-// selected cases and count(x) the number of them with x. A lift above 1
-// means the pair occurs together more often than chance.
-func (db *DB) Cooccurrence(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter, minCount int) (*ilgraph.Drawing, error) {
+// kinds over the cases q.Filter selects: an edge for every pair (a of kind
+// From, b of kind To) that at least q.MinCount selected cases have
+// together, with that count, and its lift and support measured over q.Base
+// (the selection when nil; see ilgraph.CooccurrenceQuery). Pairs whose
+// support is below q.MinSupport are left out. Nodes count selected cases.
+// One read transaction.
+func (db *DB) Cooccurrence(ctx context.Context, q ilgraph.CooccurrenceQuery) (*ilgraph.Drawing, error) {
+	from, to := q.From, q.To
 	mf, err := modelOf(from)
 	if err != nil {
 		return nil, err
@@ -158,63 +160,108 @@ func (db *DB) Cooccurrence(ctx context.Context, from, to ilgraph.Kind, f ilgraph
 	if err != nil {
 		return nil, err
 	}
-	mc, err := compileFilter(f)
+	mc, err := compileFilter(q.Filter)
 	if err != nil {
 		return nil, err
+	}
+	base := mc
+	if q.Base != nil {
+		if base, err = compileFilter(*q.Base); err != nil {
+			return nil, err
+		}
 	}
 	same := ""
 	if from == to {
 		same = "WHERE a.id < b.id\n"
 	}
-	pairs := fmt.Sprintf(`%sMATCH (a:%s)<-[:%s]-(n)-[:%s]->(b:%s)
-%sRETURN a.id AS a, b.id AS b, count(DISTINCT n) AS c`, mc.text, mf.Label, mf.Rel, mt.Rel, mt.Label, same)
-	singles := fmt.Sprintf(`%sMATCH (n)-[r:%s|%s]->(t)
+	pairs := func(m matchClause, only string) string {
+		return fmt.Sprintf(`%sMATCH (a:%s)<-[:%s]-(n)-[:%s]->(b:%s)
+%s%sRETURN a.id AS a, b.id AS b, count(DISTINCT n) AS c`, m.text, mf.Label, mf.Rel, mt.Rel, mt.Label, same, only)
+	}
+	singles := func(m matchClause) string {
+		return fmt.Sprintf(`%sMATCH (n)-[r:%s|%s]->(t)
 WHERE (type(r) = $fromRel AND t:%s) OR (type(r) = $toRel AND t:%s)
-RETURN type(r) AS rel, t.id AS id, coalesce(t.en, t.name) AS label, count(DISTINCT n) AS c`, mc.text, mf.Rel, mt.Rel, mf.Label, mt.Label)
-	params := with(mc.params, map[string]any{"fromRel": mf.Rel, "toRel": mt.Rel})
-	return read(ctx, db, "building a co-occurrence graph", func(tx neo4j.ManagedTransaction) (*ilgraph.Drawing, error) {
-		recs, err := collect(ctx, tx, mc.text+"RETURN count(n) AS total", mc.params)
+RETURN type(r) AS rel, t.id AS id, coalesce(t.en, t.name) AS label, count(DISTINCT n) AS c`, m.text, mf.Rel, mt.Rel, mf.Label, mt.Label)
+	}
+	rels := map[string]any{"fromRel": mf.Rel, "toRel": mt.Rel}
+	type population struct {
+		total  int
+		counts map[string]int // term key -> cases
+		labels map[string]string
+		pairs  map[[2]string]int // node keys -> cases with both
+	}
+	key := func(k ilgraph.Kind, id string) string { return string(k) + ":" + id }
+	// count reads a population's size and term counts, and its pairs
+	// (only those among as × bs when given).
+	count := func(tx neo4j.ManagedTransaction, m matchClause, as, bs []string) (*population, error) {
+		p := &population{counts: map[string]int{}, labels: map[string]string{}, pairs: map[[2]string]int{}}
+		recs, err := collect(ctx, tx, m.text+"RETURN count(n) AS total", m.params)
 		if err != nil {
 			return nil, err
 		}
-		total := 0
 		if len(recs) == 1 {
-			total = int(integer(recs[0], "total"))
+			p.total = int(integer(recs[0], "total"))
 		}
-		recs, err = collect(ctx, tx, singles, params)
+		recs, err = collect(ctx, tx, singles(m), with(m.params, rels))
 		if err != nil {
 			return nil, err
 		}
-		counts := map[string]int{}
-		labels := map[string]string{}
 		for _, r := range recs {
 			kind := from
 			if str(r, "rel") == mt.Rel {
 				kind = to
 			}
-			key := string(kind) + ":" + str(r, "id")
-			counts[key] = int(integer(r, "c"))
-			labels[key] = str(r, "label")
+			k := key(kind, str(r, "id"))
+			p.counts[k] = int(integer(r, "c"))
+			p.labels[k] = str(r, "label")
 		}
-		recs, err = collect(ctx, tx, pairs, mc.params)
+		only, params := "", m.params
+		if as != nil {
+			only, params = "WITH a, b, n WHERE a.id IN $pairA AND b.id IN $pairB\n", with(m.params, map[string]any{"pairA": as, "pairB": bs})
+		}
+		recs, err = collect(ctx, tx, pairs(m, only), params)
 		if err != nil {
 			return nil, err
 		}
+		for _, r := range recs {
+			p.pairs[[2]string{key(from, str(r, "a")), key(to, str(r, "b"))}] = int(integer(r, "c"))
+		}
+		return p, nil
+	}
+	return read(ctx, db, "building a co-occurrence graph", func(tx neo4j.ManagedTransaction) (*ilgraph.Drawing, error) {
+		sel, err := count(tx, mc, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		lifted := sel
+		if q.Base != nil {
+			// Only the pairs the selection draws need a base count.
+			as, bs := map[string]bool{}, map[string]bool{}
+			for p, c := range sel.pairs {
+				if c >= q.MinCount {
+					_, a, _ := strings.Cut(p[0], ":")
+					_, b, _ := strings.Cut(p[1], ":")
+					as[a], bs[b] = true, true
+				}
+			}
+			if lifted, err = count(tx, base, keys(as), keys(bs)); err != nil {
+				return nil, err
+			}
+		}
 		d := &ilgraph.Drawing{}
 		used := map[string]bool{}
-		for _, r := range recs {
-			c := int(integer(r, "c"))
-			if c < minCount {
+		for p, c := range sel.pairs {
+			support := lifted.pairs[p]
+			if c < q.MinCount || support < max(q.MinSupport, 1) {
 				continue
 			}
-			a, b := string(from)+":"+str(r, "a"), string(to)+":"+str(r, "b")
-			lift := float64(c) * float64(total) / (float64(counts[a]) * float64(counts[b]))
-			d.Edges = append(d.Edges, ilgraph.Edge{Source: a, Target: b, Type: "COOCCURS", Count: c, Lift: lift})
-			used[a], used[b] = true, true
+			lift := float64(support) * float64(lifted.total) / (float64(lifted.counts[p[0]]) * float64(lifted.counts[p[1]]))
+			d.Edges = append(d.Edges, ilgraph.Edge{Source: p[0], Target: p[1], Type: "COOCCURS", Count: c, Support: support, Lift: lift})
+			used[p[0]], used[p[1]] = true, true
 		}
-		for key := range used {
-			kind, id, _ := strings.Cut(key, ":")
-			d.Nodes = append(d.Nodes, ilgraph.Node{Key: key, Kind: kind, ID: id, Label: labels[key], Count: counts[key]})
+		for k := range used {
+			kind, id, _ := strings.Cut(k, ":")
+			d.Nodes = append(d.Nodes, ilgraph.Node{Key: k, Kind: kind, ID: id, Label: sel.labels[k], Count: sel.counts[k]})
 		}
 		if len(d.Nodes) > ilgraph.MaxDrawingNodes {
 			return nil, ilgraph.Errorf(ilgraph.ELIMIT, "the co-occurrence graph has %d nodes, more than %d: narrow the filter or raise minCount", len(d.Nodes), ilgraph.MaxDrawingNodes)
@@ -222,6 +269,15 @@ RETURN type(r) AS rel, t.id AS id, coalesce(t.en, t.name) AS label, count(DISTIN
 		sortDrawing(d)
 		return d, nil
 	})
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Connections returns the shortest paths between two cases through shared

@@ -23,7 +23,7 @@ func compileFilter(f ilgraph.CaseFilter) (matchClause, error) {
 	p := map[string]any{}
 	var b strings.Builder
 	if f.HasText() {
-		p["text"] = luceneQuery(f.Text)
+		p["text"] = luceneQuery(f)
 		b.WriteString("CALL db.index.fulltext.queryNodes('case_text', $text) YIELD node AS n, score\n")
 	} else {
 		b.WriteString("MATCH (n:Case) WITH n, 0.0 AS score\n")
@@ -77,26 +77,51 @@ func compileFilter(f ilgraph.CaseFilter) (matchClause, error) {
 	return matchClause{text: b.String(), params: p}, nil
 }
 
-// luceneQuery turns user text into a Lucene query that matches its words:
-// every character with a meaning in Lucene's syntax is escaped, so the text
-// is only ever searched for, never parsed as operators.
-func luceneQuery(s string) string {
-	var words []string
-	for _, w := range strings.Fields(s) {
-		var b strings.Builder
-		for _, r := range w {
-			if strings.ContainsRune(`+-&|!(){}[]^"~*?:\/`, r) {
-				b.WriteByte('\\')
+// Fields of the case_text index that a titles-only search names. These fixed
+// strings are the only field names ever placed in a Lucene query.
+var titleFields = []string{"title_en", "title_ko"}
+
+// luceneQuery turns a filter's text into a Lucene query. Each phrase of
+// f.TextPhrases (a word, or in mode PHRASE the whole text) becomes one quoted
+// phrase, so that the pieces the CJK analyzer cuts it into — overlapping
+// two-character pieces of Korean, the parts of "front-end" — must occur
+// together and in order: "데이터베이스" no longer matches 데이터센터 through
+// the piece 데이. Mode ALL requires every phrase (+), ANY at least one.
+// Every character with a meaning in Lucene's syntax is escaped, and inside
+// quotes nothing but the analyzer reads the text: user text is only ever
+// searched for, never parsed as operators. A phrase the analyzer leaves
+// nothing of (a stop word such as "the", punctuation) drops out of the query.
+func luceneQuery(f ilgraph.CaseFilter) string {
+	var clauses []string
+	for _, ph := range f.TextPhrases() {
+		q := quotePhrase(ph)
+		if f.TitlesOnly() {
+			var alts []string
+			for _, field := range titleFields {
+				alts = append(alts, field+":"+q)
 			}
-			b.WriteRune(r)
+			q = "(" + strings.Join(alts, " ") + ")"
 		}
-		// Lucene treats a bare AND/OR/NOT as an operator.
-		switch b.String() {
-		case "AND", "OR", "NOT":
-			words = append(words, strings.ToLower(b.String()))
-		default:
-			words = append(words, b.String())
+		if f.TextMatchesAll() {
+			q = "+" + q
 		}
+		clauses = append(clauses, q)
 	}
-	return strings.Join(words, " ")
+	return strings.Join(clauses, " ")
+}
+
+// quotePhrase returns s as a Lucene phrase: in double quotes, with every
+// syntax character escaped (inside quotes only '"' and '\' would need it;
+// escaping the rest is harmless and keeps the rule simple).
+func quotePhrase(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		if strings.ContainsRune(`+-&|!(){}[]^"~*?:\/`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('"')
+	return b.String()
 }

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -24,6 +25,9 @@ func FuzzCompileFilter(f *testing.F) {
 					ilgraph.KindOrg:       {AnyOf: []string{org}},
 				},
 				ExcludeOrgs: []string{org}, DateFrom: date, Severities: []string{term}, Text: text, ExcludeIDs: []string{term},
+				// Every mode and field set, chosen by the fuzzed input.
+				TextMode:   []ilgraph.TextMode{ilgraph.TextAll, ilgraph.TextAny, ilgraph.TextPhrase}[len(term)%3],
+				TextFields: []ilgraph.TextFields{ilgraph.TextInAll, ilgraph.TextInTitles}[len(org)%2],
 			}
 		}
 		fuzzed, err := compileFilter(build(term, org, date, text))
@@ -49,11 +53,47 @@ func FuzzCompileFilter(f *testing.F) {
 			t.Fatalf("user values changed the query text:\n%s\nvs\n%s", fuzzed.text, neutral.text)
 		}
 		if q, ok := fuzzed.params["text"].(string); ok {
-			for i, r := range q {
-				if strings.ContainsRune(`+-&|!(){}[]^"~*?:/`, r) && (i == 0 || q[i-1] != '\\') {
-					t.Fatalf("unescaped Lucene operator %q in %q", r, q)
-				}
+			if err := checkLucene(q); err != nil {
+				t.Fatalf("%v in %q", err, q)
 			}
 		}
 	})
+}
+
+// checkLucene checks that a query from luceneQuery has only the structure
+// luceneQuery writes — clauses of an optional +, an optional group of
+// title_en:/title_ko: alternatives, and quoted phrases — and that inside the
+// quotes every Lucene syntax character is escaped.
+func checkLucene(q string) error {
+	quoted := false
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if quoted {
+			switch {
+			case c == '\\':
+				i++ // the escaped character, whatever it is
+				if i >= len(q) {
+					return fmt.Errorf("a trailing backslash")
+				}
+			case c == '"':
+				quoted = false
+			case strings.IndexByte(`+-&|!(){}[]^~*?:/`, c) >= 0:
+				return fmt.Errorf("unescaped Lucene operator %q at %d", c, i)
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			quoted = true
+		case c == '+' || c == ' ' || c == '(' || c == ')':
+		case strings.HasPrefix(q[i:], "title_en:"), strings.HasPrefix(q[i:], "title_ko:"):
+			i += len("title_en:") - 1
+		default:
+			return fmt.Errorf("%q outside a phrase at %d", c, i)
+		}
+	}
+	if quoted {
+		return fmt.Errorf("an unclosed phrase")
+	}
+	return nil
 }

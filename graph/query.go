@@ -293,7 +293,7 @@ func (db *DB) VocabularyCounts(ctx context.Context) (map[ilgraph.TermKey]ilgraph
 		}
 		// COUNT of the pattern without a label on the far end is read from the
 		// node's degree, not by walking the relationships.
-		parts = append(parts, fmt.Sprintf("MATCH (t:%s) RETURN '%s' AS kind, t.id AS id, t.en AS en, t.ko AS ko, t.description AS description, COUNT { (t)<-[:%s]-() } AS c", m.Label, m.Kind, m.Rel))
+		parts = append(parts, fmt.Sprintf("MATCH (t:%s) RETURN '%s' AS kind, t.id AS id, t.en AS en, t.ko AS ko, t.description AS description, t.aliases_en AS aliases_en, t.aliases_ko AS aliases_ko, COUNT { (t)<-[:%s]-() } AS c", m.Label, m.Kind, m.Rel))
 	}
 	return read(ctx, db, "reading the vocabulary", func(tx neo4j.ManagedTransaction) (map[ilgraph.TermKey]ilgraph.TermInfo, error) {
 		recs, err := collect(ctx, tx, strings.Join(parts, "\nUNION ALL\n"), nil)
@@ -303,7 +303,8 @@ func (db *DB) VocabularyCounts(ctx context.Context) (map[ilgraph.TermKey]ilgraph
 		out := make(map[ilgraph.TermKey]ilgraph.TermInfo, len(recs))
 		for _, r := range recs {
 			k := ilgraph.TermKey{Kind: ilgraph.Kind(str(r, "kind")), ID: str(r, "id")}
-			out[k] = ilgraph.TermInfo{Term: ilgraph.Term{Kind: k.Kind, ID: k.ID, En: str(r, "en"), Ko: str(r, "ko"), Description: str(r, "description")}, Cases: int(integer(r, "c"))}
+			out[k] = ilgraph.TermInfo{Term: ilgraph.Term{Kind: k.Kind, ID: k.ID, En: str(r, "en"), Ko: str(r, "ko"), Description: str(r, "description"),
+				Aliases: ilgraph.Aliases{En: strs(r, "aliases_en"), Ko: strs(r, "aliases_ko")}}, Cases: int(integer(r, "c"))}
 		}
 		return out, nil
 	})

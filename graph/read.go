@@ -415,3 +415,26 @@ func (db *DB) RawJSON(ctx context.Context, ids []string) ([]string, error) {
 	return inOrder(ctx, db, "reading raw cases", "UNWIND $ids AS id MATCH (n:Case {id: id}) RETURN n.id AS id, n.raw AS raw", map[string]any{"ids": ids}, ids,
 		func(r *neo4j.Record) (string, string, error) { return str(r, "id"), str(r, "raw"), nil })
 }
+
+// EachCase streams every case, without its raw JSON, in one read
+// transaction, calling fn for each (ordered by id). What is derived from
+// the whole corpus's text (the suggestion engine) reads it this way.
+func (db *DB) EachCase(ctx context.Context, fn func(*ilgraph.Case) error) error {
+	_, err := read(ctx, db, "reading every case", func(tx neo4j.ManagedTransaction) (struct{}, error) {
+		res, err := tx.Run(ctx, "MATCH (n:Case) WITH n ORDER BY n.id "+caseReturn, nil)
+		if err != nil {
+			return struct{}{}, err
+		}
+		for res.Next(ctx) {
+			c, err := recordCase(res.Record())
+			if err != nil {
+				return struct{}{}, err
+			}
+			if err := fn(c); err != nil {
+				return struct{}{}, err
+			}
+		}
+		return struct{}{}, res.Err()
+	})
+	return err
+}

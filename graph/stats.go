@@ -97,3 +97,67 @@ func ints(r *neo4j.Record, key string) []int {
 	}
 	return out
 }
+
+// axisValues is the Cypher list of the values case n has on an axis. Only
+// fixed labels and relationship types from the model enter the text.
+func axisValues(a ilgraph.Axis) (string, error) {
+	switch a {
+	case ilgraph.AxisYear:
+		return "[toString(n.year)]", nil
+	case ilgraph.AxisMonth:
+		return "[substring(toString(n.date), 0, 7)]", nil
+	}
+	m, err := modelOf(ilgraph.Kind(a))
+	if err != nil {
+		return "", ilgraph.Errorf(ilgraph.EINVALID, "unknown breakdown axis %q", a)
+	}
+	return fmt.Sprintf("[(n)-[:%s]->(t:%s) | t.id]", m.Rel, m.Label), nil
+}
+
+// Breakdown counts the cases f selects along two axes, in one read
+// transaction: per cell, per row, per column, in all, and the dates of the
+// first and last of them.
+func (db *DB) Breakdown(ctx context.Context, rows, cols ilgraph.Axis, f ilgraph.CaseFilter) (*ilgraph.BreakdownCounts, error) {
+	mc, err := compileFilter(f)
+	if err != nil {
+		return nil, err
+	}
+	rv, err := axisValues(rows)
+	if err != nil {
+		return nil, err
+	}
+	cv, err := axisValues(cols)
+	if err != nil {
+		return nil, err
+	}
+	prefix := fmt.Sprintf("%sWITH n, %s AS rs, %s AS cs\n", mc.text, rv, cv)
+	return read(ctx, db, "counting a breakdown", func(tx neo4j.ManagedTransaction) (*ilgraph.BreakdownCounts, error) {
+		out := &ilgraph.BreakdownCounts{Rows: map[string]int{}, Columns: map[string]int{}, Cells: map[[2]string]int{}}
+		recs, err := collect(ctx, tx, mc.text+"RETURN count(n) AS total, toString(min(n.date)) AS first, toString(max(n.date)) AS last", mc.params)
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) == 1 {
+			out.Total, out.FirstDate, out.LastDate = int(integer(recs[0], "total")), str(recs[0], "first"), str(recs[0], "last")
+		}
+		for _, q := range []struct {
+			text string
+			into func(r *neo4j.Record, c int)
+		}{
+			{"UNWIND rs AS r UNWIND cs AS c RETURN r, c, count(DISTINCT n) AS count", func(r *neo4j.Record, c int) {
+				out.Cells[[2]string{str(r, "r"), str(r, "c")}] = c
+			}},
+			{"UNWIND rs AS r RETURN r, count(DISTINCT n) AS count", func(r *neo4j.Record, c int) { out.Rows[str(r, "r")] = c }},
+			{"UNWIND cs AS c RETURN c, count(DISTINCT n) AS count", func(r *neo4j.Record, c int) { out.Columns[str(r, "c")] = c }},
+		} {
+			recs, err := collect(ctx, tx, prefix+q.text, mc.params)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range recs {
+				q.into(r, int(integer(r, "count")))
+			}
+		}
+		return out, nil
+	})
+}

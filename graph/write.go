@@ -33,7 +33,7 @@ func ContentHash(c *ilgraph.Case) string {
 }
 
 // WriteVocabulary makes the graph's terms match v: it creates or updates each
-// term node (id, en, ko, description) and deletes term nodes that v no longer
+// term node (id, en, ko, description, aliases_en, aliases_ko) and deletes term nodes that v no longer
 // has and no case uses. Terms load even when no case uses them.
 func (db *DB) WriteVocabulary(ctx context.Context, v *ilgraph.Vocabulary) (Counters, error) {
 	return write(ctx, db, "writing the vocabulary", func(tx neo4j.ManagedTransaction) (Counters, error) {
@@ -43,7 +43,8 @@ func (db *DB) WriteVocabulary(ctx context.Context, v *ilgraph.Vocabulary) (Count
 			rows := make([]map[string]any, 0, len(v.Kinds[k]))
 			ids := make([]string, 0, len(v.Kinds[k]))
 			for _, t := range v.Kinds[k] {
-				rows = append(rows, map[string]any{"id": t.ID, "en": t.En, "ko": t.Ko, "description": t.Description})
+				rows = append(rows, map[string]any{"id": t.ID, "en": t.En, "ko": t.Ko, "description": t.Description,
+					"aliases_en": nonNil(t.Aliases.En), "aliases_ko": nonNil(t.Aliases.Ko)})
 				ids = append(ids, t.ID)
 			}
 			c, err := exec(ctx, tx, fmt.Sprintf(`
@@ -51,7 +52,8 @@ UNWIND $rows AS row
 MERGE (t:%s {id: row.id})
 WITH t, row
 WHERE t.en IS NULL OR t.en <> row.en OR t.ko <> row.ko OR t.description <> row.description
-SET t.en = row.en, t.ko = row.ko, t.description = row.description`, m.Label), map[string]any{"rows": rows})
+   OR coalesce(t.aliases_en, []) <> row.aliases_en OR coalesce(t.aliases_ko, []) <> row.aliases_ko
+SET t.en = row.en, t.ko = row.ko, t.description = row.description, t.aliases_en = row.aliases_en, t.aliases_ko = row.aliases_ko`, m.Label), map[string]any{"rows": rows})
 			if err != nil {
 				return total, err
 			}
@@ -74,13 +76,14 @@ func (db *DB) Vocabulary(ctx context.Context) (*ilgraph.Vocabulary, error) {
 		v := &ilgraph.Vocabulary{Version: 1, Kinds: map[ilgraph.Kind][]ilgraph.Term{}}
 		for _, k := range ilgraph.VocabKinds {
 			m, _ := modelOf(k)
-			recs, err := collect(ctx, tx, fmt.Sprintf("MATCH (t:%s) RETURN t.id AS id, t.en AS en, t.ko AS ko, t.description AS description ORDER BY id", m.Label), nil)
+			recs, err := collect(ctx, tx, fmt.Sprintf("MATCH (t:%s) RETURN t.id AS id, t.en AS en, t.ko AS ko, t.description AS description, t.aliases_en AS aliases_en, t.aliases_ko AS aliases_ko ORDER BY id", m.Label), nil)
 			if err != nil {
 				return nil, err
 			}
 			for _, r := range recs {
 				v.Kinds[k] = append(v.Kinds[k], ilgraph.Term{
 					Kind: k, ID: str(r, "id"), En: str(r, "en"), Ko: str(r, "ko"), Description: str(r, "description"),
+					Aliases: ilgraph.Aliases{En: strs(r, "aliases_en"), Ko: strs(r, "aliases_ko")},
 				})
 			}
 		}

@@ -5,13 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/ilgraph/ilgraph"
 )
 
 // ParseVocabulary reads a vocabulary file (seeds/vocab.json) and checks it:
 // every vocabulary kind present, ids well-formed and unique within a kind,
-// English and Korean labels present. Problems name the kind and index.
+// English and Korean labels present, aliases not empty and not repeated
+// within a term. Problems name the kind and index.
 func ParseVocabulary(path string) (*ilgraph.Vocabulary, Problems) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -59,6 +61,23 @@ func DecodeVocabulary(name string, data []byte) (*ilgraph.Vocabulary, Problems) 
 			}
 			if t.Ko == "" {
 				at(f+".ko", "required")
+			}
+			for _, l := range []struct {
+				lang  string
+				names []string
+			}{{"en", t.Aliases.En}, {"ko", t.Aliases.Ko}} {
+				dup := map[string]bool{}
+				for j, a := range l.names {
+					af := fmt.Sprintf("%s.aliases.%s[%d]", f, l.lang, j)
+					key := strings.ToLower(strings.TrimSpace(a))
+					switch {
+					case key == "":
+						at(af, "term %q: an alias is empty", t.ID)
+					case dup[key]:
+						at(af, "term %q: alias %q is listed twice", t.ID, a)
+					}
+					dup[key] = true
+				}
 			}
 		}
 	}

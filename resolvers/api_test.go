@@ -516,12 +516,15 @@ func TestSameRootCause(t *testing.T) {
 	if got.SameRootCause.TotalCount != len(want) || len(got.SameRootCause.Nodes) != len(want) {
 		t.Fatalf("got %d (%d nodes), want %d", got.SameRootCause.TotalCount, len(got.SameRootCause.Nodes), len(want))
 	}
+	alsoShared := 0
 	for i, n := range got.SameRootCause.Nodes {
 		w := want[i]
 		if n.Case.ID != w.id || n.SharedCount != w.shared || len(n.Shared) != w.shared || n.RootCause.ID != src.RootCause {
 			t.Errorf("#%d: got %s sharing %d (%d listed), want %s sharing %d", i, n.Case.ID, n.SharedCount, len(n.Shared), w.id, w.shared)
 		}
 		c := a.byID[n.Case.ID]
+		// The reason names each shared domain, then counts what else is
+		// shared, kind by kind (issue #17: it used to name domains only).
 		wantReason := "same root cause"
 		for _, s := range n.Shared {
 			k := ilgraph.Kind(strings.ToLower(s.Kind))
@@ -532,9 +535,38 @@ func TestSameRootCause(t *testing.T) {
 				wantReason += " · shared " + s.Term.En
 			}
 		}
+		var also []string
+		for _, k := range []struct {
+			kind             ilgraph.Kind
+			singular, plural string
+		}{{ilgraph.KindComponent, "component", "components"}, {ilgraph.KindSymptom, "symptom", "symptoms"},
+			{ilgraph.KindContributing, "contributing factor", "contributing factors"}, {ilgraph.KindOrg, "the organization", ""}} {
+			count := 0
+			for _, x := range c.Tags(k.kind) {
+				if has(src.Tags(k.kind), x) {
+					count++
+				}
+			}
+			switch {
+			case count == 0:
+			case k.kind == ilgraph.KindOrg:
+				also = append(also, k.singular)
+			case count == 1:
+				also = append(also, "1 "+k.singular)
+			default:
+				also = append(also, fmt.Sprintf("%d %s", count, k.plural))
+			}
+		}
+		if len(also) > 0 {
+			wantReason += " · also shares " + strings.Join(also, ", ")
+			alsoShared++
+		}
 		if n.Reason != wantReason {
 			t.Errorf("%s: reason %q, want %q", n.Case.ID, n.Reason, wantReason)
 		}
+	}
+	if alsoShared == 0 {
+		t.Error("no reference shares anything but domains: the test shows nothing")
 	}
 }
 
@@ -609,7 +641,7 @@ type drawing struct {
 	}
 	Edges []struct {
 		Source, Target, Type string
-		Count                *int
+		Count, Support       *int
 		Lift                 *float64
 	}
 	Truncated bool
@@ -881,6 +913,11 @@ func TestLimitsAndBadInput(t *testing.T) {
 			`query($s: ID!) { similarCases(caseId: $s) { score } }`,
 			`query($s: String!) { similarCases(caseId: "IL-0384", filter: {text: $s, excludeOrgs: [$s]}) { score } }`,
 			`query($s: ID!) { similarToProfile(profile: {rootCause: $s, components: [$s], symptoms: [$s], contributing: [$s], domains: [$s], org: $s}) { matches { score } } }`,
+			`query($s: ID!) { explainSimilarity(a: $s, b: "IL-0384") { score } }`,
+			`query($s: ID!) { explainSimilarity(a: "IL-0384", b: $s) { score } }`,
+			`query($s: String!) { cooccurrence(from: ROOT_CAUSE, to: COMPONENT, base: {text: $s, rootCauses: [$s], dateTo: $s}) { edges { support } } }`,
+			`query($s: String!) { breakdown(rows: YEAR, columns: ORG, filter: {text: $s, orgs: [$s], dateFrom: $s}) { total } }`,
+			`query($s: String!) { breakdown(rows: MONTH, columns: COMPONENT, filter: {components: {allOf: [$s]}, excludeOrgs: [$s]}) { cells { count } } }`,
 		}
 		for _, s := range []string{`'`, `"`, "`", `}) MATCH (n) DETACH DELETE n //`, `\`, `" OR 1=1 --`, strings.Repeat("가", 400), strings.Repeat("x", 5000), `*:*`, `AND OR NOT`, `title_en:(x)`, "\u0000", `$id`, `IL-0384' OR '1'='1`} {
 			for _, q := range queries {

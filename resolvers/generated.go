@@ -14,6 +14,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/suggest"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -28,26 +29,38 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	BreakdownKey() BreakdownKeyResolver
 	Case() CaseResolver
 	CaseConnection() CaseConnectionResolver
+	CaseEdge() CaseEdgeResolver
 	CrossReference() CrossReferenceResolver
 	CrossReferenceConnection() CrossReferenceConnectionResolver
 	DifferingFeature() DifferingFeatureResolver
 	Distribution() DistributionResolver
 	DrawEdge() DrawEdgeResolver
 	DrawNode() DrawNodeResolver
+	Evidence() EvidenceResolver
 	FeatureContribution() FeatureContributionResolver
+	Impact() ImpactResolver
 	PageInfo() PageInfoResolver
 	PairCount() PairCountResolver
 	Path() PathResolver
+	Profile() ProfileResolver
 	Query() QueryResolver
+	Review() ReviewResolver
 	SharedFeature() SharedFeatureResolver
 	SimilarityDefaults() SimilarityDefaultsResolver
+	SimilarityExplanation() SimilarityExplanationResolver
+	Snippet() SnippetResolver
+	Source() SourceResolver
 	Stats() StatsResolver
+	SuggestedTerm() SuggestedTermResolver
+	Suggestions() SuggestionsResolver
 	Term() TermResolver
 	TermCount() TermCountResolver
 	TermDistribution() TermDistributionResolver
 	Text() TextResolver
+	TextNeighbour() TextNeighbourResolver
 	Timeline() TimelineResolver
 	WeightedTerm() WeightedTermResolver
 }
@@ -56,6 +69,27 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	Breakdown struct {
+		Cells     func(childComplexity int) int
+		Columns   func(childComplexity int) int
+		Rows      func(childComplexity int) int
+		Total     func(childComplexity int) int
+		Truncated func(childComplexity int) int
+	}
+
+	BreakdownCell struct {
+		Column func(childComplexity int) int
+		Count  func(childComplexity int) int
+		Row    func(childComplexity int) int
+	}
+
+	BreakdownKey struct {
+		Count func(childComplexity int) int
+		Key   func(childComplexity int) int
+		Label func(childComplexity int) int
+		Term  func(childComplexity int) int
+	}
+
 	Case struct {
 		ActionItems   func(childComplexity int) int
 		Components    func(childComplexity int) int
@@ -100,8 +134,9 @@ type ComplexityRoot struct {
 	}
 
 	CaseEdge struct {
-		Cursor func(childComplexity int) int
-		Node   func(childComplexity int) int
+		Cursor   func(childComplexity int) int
+		Node     func(childComplexity int) int
+		Snippets func(childComplexity int) int
 	}
 
 	CrossReference struct {
@@ -144,11 +179,12 @@ type ComplexityRoot struct {
 	}
 
 	DrawEdge struct {
-		Count  func(childComplexity int) int
-		Lift   func(childComplexity int) int
-		Source func(childComplexity int) int
-		Target func(childComplexity int) int
-		Type   func(childComplexity int) int
+		Count   func(childComplexity int) int
+		Lift    func(childComplexity int) int
+		Source  func(childComplexity int) int
+		Support func(childComplexity int) int
+		Target  func(childComplexity int) int
+		Type    func(childComplexity int) int
 	}
 
 	DrawNode struct {
@@ -163,6 +199,16 @@ type ComplexityRoot struct {
 		Edges     func(childComplexity int) int
 		Nodes     func(childComplexity int) int
 		Truncated func(childComplexity int) int
+	}
+
+	Evidence struct {
+		Case   func(childComplexity int) int
+		End    func(childComplexity int) int
+		Phrase func(childComplexity int) int
+		Source func(childComplexity int) int
+		Start  func(childComplexity int) int
+		Text   func(childComplexity int) int
+		Weight func(childComplexity int) int
 	}
 
 	Facets struct {
@@ -180,6 +226,11 @@ type ComplexityRoot struct {
 		Kind         func(childComplexity int) int
 		Term         func(childComplexity int) int
 		Weight       func(childComplexity int) int
+	}
+
+	Highlight struct {
+		End   func(childComplexity int) int
+		Start func(childComplexity int) int
 	}
 
 	Impact struct {
@@ -207,6 +258,14 @@ type ComplexityRoot struct {
 		Nodes  func(childComplexity int) int
 	}
 
+	Profile struct {
+		Components   func(childComplexity int) int
+		Contributing func(childComplexity int) int
+		Domains      func(childComplexity int) int
+		RootCause    func(childComplexity int) int
+		Symptoms     func(childComplexity int) int
+	}
+
 	ProfileMatch struct {
 		Contributing func(childComplexity int) int
 		Matches      func(childComplexity int) int
@@ -215,17 +274,21 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		Breakdown          func(childComplexity int, rows explore.Dimension, columns explore.Dimension, filter *CaseFilter, top *int) int
 		Case               func(childComplexity int, id string) int
 		Cases              func(childComplexity int, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
 		Connections        func(childComplexity int, from string, to string, maxHops *int, limit *int) int
-		Cooccurrence       func(childComplexity int, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) int
+		Cooccurrence       func(childComplexity int, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int, liftBase *explore.LiftBase, base *CaseFilter, minSupport *int) int
+		ExplainSimilarity  func(childComplexity int, a string, b string, weights *WeightsInput, rarity *bool) int
 		Neighbourhood      func(childComplexity int, node NodeInput, depth *int, limit *int) int
 		SameRootCause      func(childComplexity int, caseID string, first *int, after *string) int
 		SharedWith         func(childComplexity int, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
 		SimilarCases       func(childComplexity int, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) int
 		SimilarToProfile   func(childComplexity int, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) int
+		SimilarToText      func(childComplexity int, text string, lang *string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) int
 		SimilarityDefaults func(childComplexity int) int
 		Stats              func(childComplexity int, filter *CaseFilter) int
+		Suggest            func(childComplexity int, text string, lang *string) int
 		Term               func(childComplexity int, kind ilgraph.Kind, id string) int
 		Vocabulary         func(childComplexity int, kind *ilgraph.Kind) int
 	}
@@ -261,6 +324,23 @@ type ComplexityRoot struct {
 		Weights       func(childComplexity int) int
 	}
 
+	SimilarityExplanation struct {
+		A         func(childComplexity int) int
+		B         func(childComplexity int) int
+		Differing func(childComplexity int) int
+		Rarity    func(childComplexity int) int
+		Score     func(childComplexity int) int
+		Shared    func(childComplexity int) int
+		Weights   func(childComplexity int) int
+	}
+
+	Snippet struct {
+		Field      func(childComplexity int) int
+		Highlights func(childComplexity int) int
+		Language   func(childComplexity int) int
+		Text       func(childComplexity int) int
+	}
+
 	Source struct {
 		Archived func(childComplexity int) int
 		Kind     func(childComplexity int) int
@@ -277,6 +357,23 @@ type ComplexityRoot struct {
 		TimeToResolveByFactor    func(childComplexity int) int
 		TimeToResolveByRootCause func(childComplexity int) int
 		TopCauseComponentPairs   func(childComplexity int) int
+	}
+
+	SuggestedTerm struct {
+		Confidence func(childComplexity int) int
+		Evidence   func(childComplexity int) int
+		Kind       func(childComplexity int) int
+		Term       func(childComplexity int) int
+	}
+
+	Suggestions struct {
+		Components   func(childComplexity int) int
+		Contributing func(childComplexity int) int
+		Domains      func(childComplexity int) int
+		Lang         func(childComplexity int) int
+		Neighbours   func(childComplexity int) int
+		RootCauses   func(childComplexity int) int
+		Symptoms     func(childComplexity int) int
 	}
 
 	Term struct {
@@ -303,6 +400,17 @@ type ComplexityRoot struct {
 	Text struct {
 		En func(childComplexity int) int
 		Ko func(childComplexity int) int
+	}
+
+	TextMatch struct {
+		Match       func(childComplexity int) int
+		Profile     func(childComplexity int) int
+		Suggestions func(childComplexity int) int
+	}
+
+	TextNeighbour struct {
+		Case  func(childComplexity int) int
+		Score func(childComplexity int) int
 	}
 
 	Timeline struct {
@@ -337,14 +445,19 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type BreakdownKeyResolver interface {
+	Term(ctx context.Context, obj *explore.BreakdownKey) (*ilgraph.Term, error)
+}
 type CaseResolver interface {
 	Organization(ctx context.Context, obj *ilgraph.Case) (*ilgraph.Term, error)
 
 	Year(ctx context.Context, obj *ilgraph.Case) (int, error)
+	DateKind(ctx context.Context, obj *ilgraph.Case) (*string, error)
 
 	Remediation(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Text, error)
 	ActionItems(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Text, error)
 
+	Severity(ctx context.Context, obj *ilgraph.Case) (*string, error)
 	RootCause(ctx context.Context, obj *ilgraph.Case) (*ilgraph.Term, error)
 	Components(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error)
 	Symptoms(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Term, error)
@@ -356,6 +469,8 @@ type CaseResolver interface {
 
 	Docs(ctx context.Context, obj *ilgraph.Case) ([]string, error)
 
+	UpdatedAt(ctx context.Context, obj *ilgraph.Case) (*string, error)
+	URL(ctx context.Context, obj *ilgraph.Case) (*string, error)
 	JSON(ctx context.Context, obj *ilgraph.Case) (string, error)
 	SameRootCause(ctx context.Context, obj *ilgraph.Case, first *int) ([]explore.CrossReference, error)
 	Similar(ctx context.Context, obj *ilgraph.Case, k *int) ([]explore.SimilarCase, error)
@@ -365,6 +480,9 @@ type CaseConnectionResolver interface {
 	Nodes(ctx context.Context, obj *explore.CaseList) ([]ilgraph.Case, error)
 
 	Facets(ctx context.Context, obj *explore.CaseList, top *int) (*Facets, error)
+}
+type CaseEdgeResolver interface {
+	Snippets(ctx context.Context, obj *CaseEdge) ([]explore.Snippet, error)
 }
 type CrossReferenceResolver interface {
 	RootCause(ctx context.Context, obj *explore.CrossReference) (*ilgraph.Term, error)
@@ -389,13 +507,27 @@ type DistributionResolver interface {
 }
 type DrawEdgeResolver interface {
 	Count(ctx context.Context, obj *ilgraph.Edge) (*int, error)
+	Support(ctx context.Context, obj *ilgraph.Edge) (*int, error)
 	Lift(ctx context.Context, obj *ilgraph.Edge) (*float64, error)
 }
 type DrawNodeResolver interface {
 	Count(ctx context.Context, obj *ilgraph.Node) (*int, error)
 }
+type EvidenceResolver interface {
+	Source(ctx context.Context, obj *suggest.Evidence) (string, error)
+	Text(ctx context.Context, obj *suggest.Evidence) (*string, error)
+	Phrase(ctx context.Context, obj *suggest.Evidence) (*string, error)
+	Start(ctx context.Context, obj *suggest.Evidence) (*int, error)
+	End(ctx context.Context, obj *suggest.Evidence) (*int, error)
+	Case(ctx context.Context, obj *suggest.Evidence) (*ilgraph.Case, error)
+}
 type FeatureContributionResolver interface {
 	Term(ctx context.Context, obj *ilgraph.Contribution) (*ilgraph.Term, error)
+}
+type ImpactResolver interface {
+	Scope(ctx context.Context, obj *ilgraph.Impact) (*string, error)
+	Users(ctx context.Context, obj *ilgraph.Impact) (*string, error)
+	Region(ctx context.Context, obj *ilgraph.Impact) (*string, error)
 }
 type PageInfoResolver interface {
 	StartCursor(ctx context.Context, obj *explore.PageInfo) (*string, error)
@@ -408,6 +540,13 @@ type PairCountResolver interface {
 type PathResolver interface {
 	Length(ctx context.Context, obj *ilgraph.Path) (int, error)
 }
+type ProfileResolver interface {
+	RootCause(ctx context.Context, obj *explore.Profile) (*ilgraph.Term, error)
+	Components(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error)
+	Symptoms(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error)
+	Contributing(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error)
+	Domains(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error)
+}
 type QueryResolver interface {
 	Case(ctx context.Context, id string) (*ilgraph.Case, error)
 	Cases(ctx context.Context, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) (*explore.CaseList, error)
@@ -416,12 +555,21 @@ type QueryResolver interface {
 	Vocabulary(ctx context.Context, kind *ilgraph.Kind) ([]ilgraph.Term, error)
 	Term(ctx context.Context, kind ilgraph.Kind, id string) (*ilgraph.Term, error)
 	Neighbourhood(ctx context.Context, node NodeInput, depth *int, limit *int) (*ilgraph.Drawing, error)
-	Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) (*ilgraph.Drawing, error)
+	Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int, liftBase *explore.LiftBase, base *CaseFilter, minSupport *int) (*ilgraph.Drawing, error)
 	Connections(ctx context.Context, from string, to string, maxHops *int, limit *int) ([]ilgraph.Path, error)
 	Stats(ctx context.Context, filter *CaseFilter) (*ilgraph.Stats, error)
+	Breakdown(ctx context.Context, rows explore.Dimension, columns explore.Dimension, filter *CaseFilter, top *int) (*explore.Breakdown, error)
 	SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]explore.SimilarCase, error)
 	SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.ProfileMatch, error)
+	ExplainSimilarity(ctx context.Context, a string, b string, weights *WeightsInput, rarity *bool) (*explore.Explanation, error)
 	SimilarityDefaults(ctx context.Context) (*explore.Defaults, error)
+	Suggest(ctx context.Context, text string, lang *string) (*suggest.Result, error)
+	SimilarToText(ctx context.Context, text string, lang *string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.TextMatch, error)
+}
+type ReviewResolver interface {
+	WrittenBy(ctx context.Context, obj *ilgraph.Review) (*string, error)
+	ReviewedAt(ctx context.Context, obj *ilgraph.Review) (*string, error)
+	ReviewedBy(ctx context.Context, obj *ilgraph.Review) (*string, error)
 }
 type SharedFeatureResolver interface {
 	Term(ctx context.Context, obj *ilgraph.Feature) (*ilgraph.Term, error)
@@ -429,12 +577,32 @@ type SharedFeatureResolver interface {
 type SimilarityDefaultsResolver interface {
 	Weights(ctx context.Context, obj *explore.Defaults) (*Weights, error)
 }
+type SimilarityExplanationResolver interface {
+	Weights(ctx context.Context, obj *explore.Explanation) (*Weights, error)
+}
+type SnippetResolver interface {
+	Highlights(ctx context.Context, obj *explore.Snippet) ([]Highlight, error)
+}
+type SourceResolver interface {
+	Kind(ctx context.Context, obj *ilgraph.Source) (*string, error)
+	Archived(ctx context.Context, obj *ilgraph.Source) (*string, error)
+}
 type StatsResolver interface {
 	PerOrganization(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.TermCount, error)
 	TopCauseComponentPairs(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.PairCount, error)
 	TimeToResolve(ctx context.Context, obj *ilgraph.Stats) (*ilgraph.Distribution, error)
 	TimeToResolveByRootCause(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.GroupDistribution, error)
 	TimeToResolveByFactor(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.GroupDistribution, error)
+}
+type SuggestedTermResolver interface {
+	Term(ctx context.Context, obj *suggest.Suggestion) (*ilgraph.Term, error)
+}
+type SuggestionsResolver interface {
+	RootCauses(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
+	Components(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
+	Symptoms(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
+	Contributing(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
+	Domains(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
 }
 type TermResolver interface {
 	Ko(ctx context.Context, obj *ilgraph.Term) (*string, error)
@@ -453,9 +621,13 @@ type TermDistributionResolver interface {
 type TextResolver interface {
 	Ko(ctx context.Context, obj *ilgraph.Text) (*string, error)
 }
+type TextNeighbourResolver interface {
+	Case(ctx context.Context, obj *suggest.Neighbour) (*ilgraph.Case, error)
+}
 type TimelineResolver interface {
+	DetectedAfter(ctx context.Context, obj *ilgraph.Timeline) (*string, error)
 	DetectedAfterMinutes(ctx context.Context, obj *ilgraph.Timeline) (*int, error)
-
+	ResolvedAfter(ctx context.Context, obj *ilgraph.Timeline) (*string, error)
 	ResolvedAfterMinutes(ctx context.Context, obj *ilgraph.Timeline) (*int, error)
 }
 type WeightedTermResolver interface {
@@ -479,6 +651,81 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "Breakdown.cells":
+		if e.ComplexityRoot.Breakdown.Cells == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Breakdown.Cells(childComplexity), true
+	case "Breakdown.columns":
+		if e.ComplexityRoot.Breakdown.Columns == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Breakdown.Columns(childComplexity), true
+	case "Breakdown.rows":
+		if e.ComplexityRoot.Breakdown.Rows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Breakdown.Rows(childComplexity), true
+	case "Breakdown.total":
+		if e.ComplexityRoot.Breakdown.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Breakdown.Total(childComplexity), true
+	case "Breakdown.truncated":
+		if e.ComplexityRoot.Breakdown.Truncated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Breakdown.Truncated(childComplexity), true
+
+	case "BreakdownCell.column":
+		if e.ComplexityRoot.BreakdownCell.Column == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownCell.Column(childComplexity), true
+	case "BreakdownCell.count":
+		if e.ComplexityRoot.BreakdownCell.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownCell.Count(childComplexity), true
+	case "BreakdownCell.row":
+		if e.ComplexityRoot.BreakdownCell.Row == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownCell.Row(childComplexity), true
+
+	case "BreakdownKey.count":
+		if e.ComplexityRoot.BreakdownKey.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownKey.Count(childComplexity), true
+	case "BreakdownKey.key":
+		if e.ComplexityRoot.BreakdownKey.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownKey.Key(childComplexity), true
+	case "BreakdownKey.label":
+		if e.ComplexityRoot.BreakdownKey.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownKey.Label(childComplexity), true
+	case "BreakdownKey.term":
+		if e.ComplexityRoot.BreakdownKey.Term == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BreakdownKey.Term(childComplexity), true
 
 	case "Case.actionItems":
 		if e.ComplexityRoot.Case.ActionItems == nil {
@@ -731,6 +978,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CaseEdge.Node(childComplexity), true
+	case "CaseEdge.snippets":
+		if e.ComplexityRoot.CaseEdge.Snippets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseEdge.Snippets(childComplexity), true
 
 	case "CrossReference.case":
 		if e.ComplexityRoot.CrossReference.Case == nil {
@@ -899,6 +1152,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DrawEdge.Source(childComplexity), true
+	case "DrawEdge.support":
+		if e.ComplexityRoot.DrawEdge.Support == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DrawEdge.Support(childComplexity), true
 	case "DrawEdge.target":
 		if e.ComplexityRoot.DrawEdge.Target == nil {
 			break
@@ -961,6 +1220,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Drawing.Truncated(childComplexity), true
+
+	case "Evidence.case":
+		if e.ComplexityRoot.Evidence.Case == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Evidence.Case(childComplexity), true
+	case "Evidence.end":
+		if e.ComplexityRoot.Evidence.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Evidence.End(childComplexity), true
+	case "Evidence.phrase":
+		if e.ComplexityRoot.Evidence.Phrase == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Evidence.Phrase(childComplexity), true
+	case "Evidence.source":
+		if e.ComplexityRoot.Evidence.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Evidence.Source(childComplexity), true
+	case "Evidence.start":
+		if e.ComplexityRoot.Evidence.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Evidence.Start(childComplexity), true
+	case "Evidence.text":
+		if e.ComplexityRoot.Evidence.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Evidence.Text(childComplexity), true
+	case "Evidence.weight":
+		if e.ComplexityRoot.Evidence.Weight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Evidence.Weight(childComplexity), true
 
 	case "Facets.components":
 		if e.ComplexityRoot.Facets.Components == nil {
@@ -1029,6 +1331,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FeatureContribution.Weight(childComplexity), true
+
+	case "Highlight.end":
+		if e.ComplexityRoot.Highlight.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Highlight.End(childComplexity), true
+	case "Highlight.start":
+		if e.ComplexityRoot.Highlight.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Highlight.Start(childComplexity), true
 
 	case "Impact.region":
 		if e.ComplexityRoot.Impact.Region == nil {
@@ -1112,6 +1427,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Path.Nodes(childComplexity), true
 
+	case "Profile.components":
+		if e.ComplexityRoot.Profile.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Profile.Components(childComplexity), true
+	case "Profile.contributing":
+		if e.ComplexityRoot.Profile.Contributing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Profile.Contributing(childComplexity), true
+	case "Profile.domains":
+		if e.ComplexityRoot.Profile.Domains == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Profile.Domains(childComplexity), true
+	case "Profile.rootCause":
+		if e.ComplexityRoot.Profile.RootCause == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Profile.RootCause(childComplexity), true
+	case "Profile.symptoms":
+		if e.ComplexityRoot.Profile.Symptoms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Profile.Symptoms(childComplexity), true
+
 	case "ProfileMatch.contributing":
 		if e.ComplexityRoot.ProfileMatch.Contributing == nil {
 			break
@@ -1137,6 +1483,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ProfileMatch.RootCauses(childComplexity), true
 
+	case "Query.breakdown":
+		if e.ComplexityRoot.Query.Breakdown == nil {
+			break
+		}
+
+		args, err := ec.field_Query_breakdown_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Breakdown(childComplexity, args["rows"].(explore.Dimension), args["columns"].(explore.Dimension), args["filter"].(*CaseFilter), args["top"].(*int)), true
 	case "Query.case":
 		if e.ComplexityRoot.Query.Case == nil {
 			break
@@ -1180,7 +1537,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Cooccurrence(childComplexity, args["from"].(ilgraph.Kind), args["to"].(ilgraph.Kind), args["filter"].(*CaseFilter), args["minCount"].(*int)), true
+		return e.ComplexityRoot.Query.Cooccurrence(childComplexity, args["from"].(ilgraph.Kind), args["to"].(ilgraph.Kind), args["filter"].(*CaseFilter), args["minCount"].(*int), args["liftBase"].(*explore.LiftBase), args["base"].(*CaseFilter), args["minSupport"].(*int)), true
+	case "Query.explainSimilarity":
+		if e.ComplexityRoot.Query.ExplainSimilarity == nil {
+			break
+		}
+
+		args, err := ec.field_Query_explainSimilarity_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ExplainSimilarity(childComplexity, args["a"].(string), args["b"].(string), args["weights"].(*WeightsInput), args["rarity"].(*bool)), true
 
 	case "Query.neighbourhood":
 		if e.ComplexityRoot.Query.Neighbourhood == nil {
@@ -1237,6 +1605,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.SimilarToProfile(childComplexity, args["profile"].(ProfileInput), args["k"].(*int), args["weights"].(*WeightsInput), args["rarity"].(*bool), args["filter"].(*CaseFilter), args["minScore"].(*float64)), true
+	case "Query.similarToText":
+		if e.ComplexityRoot.Query.SimilarToText == nil {
+			break
+		}
+
+		args, err := ec.field_Query_similarToText_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SimilarToText(childComplexity, args["text"].(string), args["lang"].(*string), args["k"].(*int), args["weights"].(*WeightsInput), args["rarity"].(*bool), args["filter"].(*CaseFilter), args["minScore"].(*float64)), true
 	case "Query.similarityDefaults":
 		if e.ComplexityRoot.Query.SimilarityDefaults == nil {
 			break
@@ -1254,6 +1633,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Stats(childComplexity, args["filter"].(*CaseFilter)), true
+	case "Query.suggest":
+		if e.ComplexityRoot.Query.Suggest == nil {
+			break
+		}
+
+		args, err := ec.field_Query_suggest_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Suggest(childComplexity, args["text"].(string), args["lang"].(*string)), true
 	case "Query.term":
 		if e.ComplexityRoot.Query.Term == nil {
 			break
@@ -1378,6 +1768,74 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SimilarityDefaults.Weights(childComplexity), true
 
+	case "SimilarityExplanation.a":
+		if e.ComplexityRoot.SimilarityExplanation.A == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.A(childComplexity), true
+	case "SimilarityExplanation.b":
+		if e.ComplexityRoot.SimilarityExplanation.B == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.B(childComplexity), true
+	case "SimilarityExplanation.differing":
+		if e.ComplexityRoot.SimilarityExplanation.Differing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Differing(childComplexity), true
+	case "SimilarityExplanation.rarity":
+		if e.ComplexityRoot.SimilarityExplanation.Rarity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Rarity(childComplexity), true
+	case "SimilarityExplanation.score":
+		if e.ComplexityRoot.SimilarityExplanation.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Score(childComplexity), true
+	case "SimilarityExplanation.shared":
+		if e.ComplexityRoot.SimilarityExplanation.Shared == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Shared(childComplexity), true
+	case "SimilarityExplanation.weights":
+		if e.ComplexityRoot.SimilarityExplanation.Weights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarityExplanation.Weights(childComplexity), true
+
+	case "Snippet.field":
+		if e.ComplexityRoot.Snippet.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Field(childComplexity), true
+	case "Snippet.highlights":
+		if e.ComplexityRoot.Snippet.Highlights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Highlights(childComplexity), true
+	case "Snippet.language":
+		if e.ComplexityRoot.Snippet.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Language(childComplexity), true
+	case "Snippet.text":
+		if e.ComplexityRoot.Snippet.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Snippet.Text(childComplexity), true
+
 	case "Source.archived":
 		if e.ComplexityRoot.Source.Archived == nil {
 			break
@@ -1451,6 +1909,74 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Stats.TopCauseComponentPairs(childComplexity), true
+
+	case "SuggestedTerm.confidence":
+		if e.ComplexityRoot.SuggestedTerm.Confidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestedTerm.Confidence(childComplexity), true
+	case "SuggestedTerm.evidence":
+		if e.ComplexityRoot.SuggestedTerm.Evidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestedTerm.Evidence(childComplexity), true
+	case "SuggestedTerm.kind":
+		if e.ComplexityRoot.SuggestedTerm.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestedTerm.Kind(childComplexity), true
+	case "SuggestedTerm.term":
+		if e.ComplexityRoot.SuggestedTerm.Term == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestedTerm.Term(childComplexity), true
+
+	case "Suggestions.components":
+		if e.ComplexityRoot.Suggestions.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestions.Components(childComplexity), true
+	case "Suggestions.contributing":
+		if e.ComplexityRoot.Suggestions.Contributing == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestions.Contributing(childComplexity), true
+	case "Suggestions.domains":
+		if e.ComplexityRoot.Suggestions.Domains == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestions.Domains(childComplexity), true
+	case "Suggestions.lang":
+		if e.ComplexityRoot.Suggestions.Lang == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestions.Lang(childComplexity), true
+	case "Suggestions.neighbours":
+		if e.ComplexityRoot.Suggestions.Neighbours == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestions.Neighbours(childComplexity), true
+	case "Suggestions.rootCauses":
+		if e.ComplexityRoot.Suggestions.RootCauses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestions.RootCauses(childComplexity), true
+	case "Suggestions.symptoms":
+		if e.ComplexityRoot.Suggestions.Symptoms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestions.Symptoms(childComplexity), true
 
 	case "Term.caseCount":
 		if e.ComplexityRoot.Term.CaseCount == nil {
@@ -1549,6 +2075,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Text.Ko(childComplexity), true
+
+	case "TextMatch.match":
+		if e.ComplexityRoot.TextMatch.Match == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextMatch.Match(childComplexity), true
+	case "TextMatch.profile":
+		if e.ComplexityRoot.TextMatch.Profile == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextMatch.Profile(childComplexity), true
+	case "TextMatch.suggestions":
+		if e.ComplexityRoot.TextMatch.Suggestions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextMatch.Suggestions(childComplexity), true
+
+	case "TextNeighbour.case":
+		if e.ComplexityRoot.TextNeighbour.Case == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextNeighbour.Case(childComplexity), true
+	case "TextNeighbour.score":
+		if e.ComplexityRoot.TextNeighbour.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextNeighbour.Score(childComplexity), true
 
 	case "Timeline.detectedAfter":
 		if e.ComplexityRoot.Timeline.DetectedAfter == nil {
@@ -1725,9 +2283,14 @@ components, symptoms, contributing factors, domains and organization, which are
 terms of a controlled vocabulary (organizations are terms of kind ORG).
 
 Errors carry extensions.code: INVALID (bad argument), NOT_FOUND, LIMIT (a size
-or complexity limit was hit), TIMEOUT, UNAVAILABLE (Neo4j is down), INTERNAL.
+limit was hit), COMPLEXITY_LIMIT_EXCEEDED, TIMEOUT, UNAVAILABLE (Neo4j is down),
+INTERNAL; a query that does not parse or validate gets GRAPHQL_PARSE_FAILED or
+GRAPHQL_VALIDATION_FAILED and HTTP 422 (see docs/api.md).
 Unknown ids: case(id) returns null; queries about a case that does not exist
-return a NOT_FOUND error; filters naming unknown terms simply match nothing.
+return a NOT_FOUND error. Term values in filters and profiles that are not
+ids are resolved when one term fits (a label, an organization's name, another
+letter case) or kept and matching nothing; either way the response's
+extensions.warnings says so (see docs/api.md).
 """
 schema {
   query: Query
@@ -1737,7 +2300,11 @@ type Query {
   "One case by id; null when there is none."
   case(id: ID!): Case
 
-  "Cases matching a filter, sorted, one page at a time (first ≤ 100), with facet counts."
+  """
+  Cases matching a filter, sorted, one page at a time (first ≤ 100), with facet
+  counts. after is the endCursor of the previous page; a cursor past the end of
+  the list (it shrank since) is an INVALID error, not an empty page.
+  """
   cases(filter: CaseFilter, sort: CaseSort = DATE_DESC, first: Int = 20, after: String): CaseConnection!
 
   """
@@ -1766,16 +2333,34 @@ type Query {
 
   """
   Co-occurrence graph between two kinds (e.g. ROOT_CAUSE → COMPONENT) over the
-  cases a filter selects: each edge has the number of cases with both terms and
-  its lift, count·N / (count(a)·count(b)).
+  cases a filter selects: an edge for every pair that at least minCount
+  selected cases have together, with that count, its lift and its support.
+  lift = support·N / (n(a)·n(b)), where N is the number of cases lift is
+  measured over (liftBase), n(x) how many of them have x, and support how
+  many have both. Over the selection (the default), a filter on one of the
+  two kinds makes every lift 1: focus with liftBase CORPUS, or BASE and a
+  base filter (e.g. the same filter without the focus term). Pairs whose
+  lift rests on fewer than minSupport cases are left out.
   """
-  cooccurrence(from: Kind!, to: Kind!, filter: CaseFilter, minCount: Int = 1): Drawing!
+  cooccurrence(from: Kind!, to: Kind!, filter: CaseFilter, minCount: Int = 1, liftBase: LiftBase, base: CaseFilter, minSupport: Int = 1): Drawing!
 
   "The shortest connections between two cases through shared features."
   connections(from: ID!, to: ID!, maxHops: Int = 4, limit: Int = 10): [Path!]!
 
   "Corpus statistics over the cases a filter selects."
   stats(filter: CaseFilter): Stats!
+
+  """
+  The cases a filter selects, counted over two different dimensions — for a
+  dashboard's table, heat map or stacked chart, in one request. Zero-filled:
+  a cell for every row × every column. Years and months run from
+  filter.dateFrom (else the first selected case) to filter.dateTo (else the
+  last), empty ones included; a kind's rows are every term of the kind, by
+  cases descending then id (top keeps the first top). A case with several
+  terms of a kind counts under each; one with none is in no row of that kind.
+  LIMIT over 20,000 cells.
+  """
+  breakdown(rows: Dimension!, columns: Dimension!, filter: CaseFilter, top: Int): Breakdown!
 
   """
   The k cases most like a case (k ≤ 100), by weighted Jaccard similarity over
@@ -1792,8 +2377,35 @@ type Query {
   """
   similarToProfile(profile: ProfileInput!, k: Int = 10, weights: WeightsInput, rarity: Boolean = false, filter: CaseFilter, minScore: Float = 0): ProfileMatch!
 
+  """
+  Why case b is as similar to case a as it is: the score similarCases(caseId: a)
+  gives b with the same weights and rarity, every shared feature with its
+  weight and contribution (the contributions add up to the score), and every
+  feature only one of the two has (side QUERY: a has it; MATCH: b has it).
+  Computed from the definition (docs/similarity.md). NOT_FOUND names an
+  unknown case.
+  """
+  explainSimilarity(a: ID!, b: ID!, weights: WeightsInput, rarity: Boolean = false): SimilarityExplanation!
+
   "The default weights and the rarity formula."
   similarityDefaults: SimilarityDefaults!
+
+  """
+  The vocabulary terms that free text points to — what an on-call engineer
+  sees, in English or Korean — per kind, each with a confidence in [0, 1] and
+  its evidence: the words that matched a term's label or alias, and the
+  similar cases that voted for it. lang: "en", "ko", or omitted to detect it.
+  At most 10,000 characters. See docs/suggest.md.
+  """
+  suggest(text: String!, lang: String): Suggestions!
+
+  """
+  The cases most like an incident described in words: the terms suggested for
+  the text, the profile built from them (the suggestions above each kind's
+  cut-off, one root cause at most), and that profile's matches with what they
+  suggest checking next.
+  """
+  similarToText(text: String!, lang: String, k: Int = 10, weights: WeightsInput, rarity: Boolean = false, filter: CaseFilter, minScore: Float = 0): TextMatch!
 }
 
 "Weight per kind; omitted kinds keep their defaults (see similarityDefaults)."
@@ -1822,7 +2434,7 @@ type SimilarityDefaults {
   rarityFormula: String!
 }
 
-"An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case."
+"An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case (and are listed in extensions.warnings, like labels resolved to ids)."
 input ProfileInput {
   rootCause: ID
   components: [ID!]
@@ -1840,6 +2452,21 @@ type SimilarCase {
   shared: [FeatureContribution!]!
   "The strongest features only one side has (at most 5)."
   differing: [DifferingFeature!]!
+}
+
+"The similarity of two cases, feature by feature (see Query.explainSimilarity)."
+type SimilarityExplanation {
+  a: Case!
+  b: Case!
+  "From 0 to 1, as similarCases reports it for the pair."
+  score: Float!
+  "Every shared feature; the contributions add up to the score."
+  shared: [FeatureContribution!]!
+  "Every feature only one of the two has, by weight: side QUERY for a, MATCH for b."
+  differing: [DifferingFeature!]!
+  "The weights used, defaults filled in."
+  weights: Weights!
+  rarity: Boolean!
 }
 
 type FeatureContribution {
@@ -1888,6 +2515,61 @@ type Remedy {
   actionItems: [Text!]!
 }
 
+"The cases co-occurrence lift is measured over."
+enum LiftBase {
+  "The cases the filter selects (the default without base)."
+  SELECTION
+  "Every case."
+  CORPUS
+  "The cases the base filter selects (the default when base is given)."
+  BASE
+}
+
+"What a breakdown's rows or columns are: years, months or the terms of a kind."
+enum Dimension {
+  "Keys like 2019."
+  YEAR
+  "Keys like 2019-03."
+  MONTH
+  ROOT_CAUSE
+  COMPONENT
+  SYMPTOM
+  CONTRIBUTING
+  DOMAIN
+  ORG
+}
+
+"A zero-filled table of case counts (see Query.breakdown)."
+type Breakdown {
+  "Cases the filter selects."
+  total: Int!
+  rows: [BreakdownKey!]!
+  columns: [BreakdownKey!]!
+  "One cell per row × column, row by row in the order of rows, then columns: cells[i·len(columns) + j]."
+  cells: [BreakdownCell!]!
+  "True when top left terms out."
+  truncated: Boolean!
+}
+
+"One row or column of a breakdown."
+type BreakdownKey {
+  "The year (2019), month (2019-03) or term id; cells name rows and columns by it."
+  key: String!
+  "The term's English label (an organization's name); the key for years and months."
+  label: String!
+  "Selected cases in this row or column."
+  count: Int!
+  "The term, for a kind; null for years and months."
+  term: Term
+}
+
+type BreakdownCell {
+  row: String!
+  column: String!
+  "Selected cases in the row and the column."
+  count: Int!
+}
+
 "The kinds of feature a case is tagged with."
 enum Kind {
   ROOT_CAUSE
@@ -1898,8 +2580,11 @@ enum Kind {
   ORG
 }
 
+"How a case list is ordered; ties break by id ascending."
 enum CaseSort {
+  "Incident date, newest first (the default)."
   DATE_DESC
+  "Incident date, oldest first."
   DATE_ASC
   ID_ASC
   ID_DESC
@@ -1932,8 +2617,40 @@ input CaseFilter {
   "Incident date on or before (YYYY-MM-DD)."
   dateTo: String
   severities: [String!]
-  "Full-text search over titles and summaries, English and Korean."
+  """
+  Full-text search over titles and summaries, English and Korean (at most
+  500 characters, 32 words). A word is what lies between spaces. English
+  words match whole words, any case, without stemming ("failure" does not
+  find "failures"); stop words such as "the" are ignored. Korean words match
+  anywhere inside a written word, particles and compounds included
+  ("데이터베이스" finds 데이터베이스가 and 분산데이터베이스, not 데이터센터),
+  except where the Korean is written against digits or Latin letters (31시간,
+  API가): the index keeps such a word whole, so only the whole word finds it.
+  One-syllable Korean words match only where they stand alone.
+  """
   text: String
+  "How the words of text combine: ALL (the default), ANY or PHRASE."
+  textMode: TextMode
+  "Where text is searched: ALL fields (the default) or TITLES only."
+  textFields: TextFields
+}
+
+"How the words of a full-text query combine."
+enum TextMode {
+  "Every word, each anywhere in the searched fields (the default)."
+  ALL
+  "At least one of the words."
+  ANY
+  "The words one after another, in one field (punctuation between them is ignored)."
+  PHRASE
+}
+
+"Which fields a full-text query searches."
+enum TextFields {
+  "Titles and summaries, English and Korean (the default)."
+  ALL
+  "Titles only, English and Korean."
+  TITLES
 }
 
 input NodeInput {
@@ -1958,17 +2675,19 @@ type Text {
   ko: String
 }
 
+"Optional strings of a case (impact, source kind, review, …) are null when the source leaves them empty, never \"\"."
 type Impact {
   scope: String
   users: String
   region: String
 }
 
+"How long detection and resolution took; every field is null when the source does not say."
 type Timeline {
-  "As the source gives it, e.g. 12m."
+  "As the source gives it, e.g. 12m; null when unknown."
   detectedAfter: String
   detectedAfterMinutes: Int
-  "As the source gives it, e.g. 17h 8m."
+  "As the source gives it, e.g. 17h 8m; null when unknown."
   resolvedAfter: String
   resolvedAfterMinutes: Int
 }
@@ -2060,6 +2779,33 @@ type PageInfo {
 type CaseEdge {
   cursor: String!
   node: Case!
+  """
+  Where filter.text matched the case: one snippet per searched field with a
+  match (title en, title ko, summary en, summary ko, in that order); empty
+  without filter.text.
+  """
+  snippets: [Snippet!]!
+}
+
+"A searched field, or a window of it, with the places the text query matched."
+type Snippet {
+  "title or summary"
+  field: String!
+  "en or ko"
+  language: String!
+  "The whole title, or about 200 characters of the summary around its first match, with … where cut."
+  text: String!
+  "The matches in text, in order, not overlapping."
+  highlights: [Highlight!]!
+}
+
+"""
+A range of Snippet.text: from start (inclusive) to end (exclusive), counted in
+UTF-16 code units, as JavaScript indexes strings: text.slice(start, end).
+"""
+type Highlight {
+  start: Int!
+  end: Int!
 }
 
 type CaseConnection {
@@ -2090,7 +2836,11 @@ type CrossReference {
   shared: [SharedFeature!]!
   "How many features they share besides the root cause."
   sharedCount: Int!
-  "A short label such as: same root cause · shared database."
+  """
+  A short label: "same root cause", each shared domain ("· shared Databases"),
+  then how many features of each other kind the two also share, e.g.
+  "same root cause · shared Databases · also shares 2 components, 1 symptom, the organization".
+  """
   reason: String!
 }
 
@@ -2126,9 +2876,11 @@ type DrawEdge {
   source: ID!
   target: ID!
   type: String!
-  "In co-occurrence graphs: cases with both terms."
+  "In co-occurrence graphs: selected cases with both terms."
   count: Int
-  "In co-occurrence graphs: how many times more often the pair occurs than chance."
+  "In co-occurrence graphs: cases with both terms among those lift is measured over — what the lift rests on (1: a single case)."
+  support: Int
+  "In co-occurrence graphs: how many times more often the pair occurs than chance, support·N / (n(a)·n(b)) over the lift base."
   lift: Float
 }
 
@@ -2145,9 +2897,14 @@ type Path {
   length: Int!
 }
 
-"Time to resolve, in minutes (nearest-rank quantiles)."
+"""
+Time to resolve, in minutes: nearest-rank quantiles over the measured cases
+only, null when none is measured.
+"""
 type Distribution {
+  "Cases in the group."
   cases: Int!
+  "Of them, the cases whose source gives a resolution time: what the quantiles rest on."
   measured: Int!
   min: Int
   p25: Int
@@ -2181,6 +2938,65 @@ type Stats {
   timeToResolveByRootCause: [TermDistribution!]!
   timeToResolveByFactor: [TermDistribution!]!
 }
+
+"Terms suggested for a text, per kind, by confidence descending."
+type Suggestions {
+  "The language the text was read in: en or ko."
+  lang: String!
+  rootCauses: [SuggestedTerm!]!
+  components: [SuggestedTerm!]!
+  symptoms: [SuggestedTerm!]!
+  contributing: [SuggestedTerm!]!
+  domains: [SuggestedTerm!]!
+  "The cases whose text is most like the input (BM25), which voted for their tags."
+  neighbours: [TextNeighbour!]!
+}
+
+type SuggestedTerm {
+  kind: Kind!
+  term: Term!
+  "From 0 to 1."
+  confidence: Float!
+  evidence: [Evidence!]!
+}
+
+"Why a term is suggested: a phrase of the text, or a similar case's vote."
+type Evidence {
+  "label, id or alias: a phrase of the text matched the term's; case: a similar case carries the term."
+  source: String!
+  "The text's words that matched, as written."
+  text: String
+  "The label or alias they matched."
+  phrase: String
+  "Byte offsets of text in the input."
+  start: Int
+  end: Int
+  "The similar case that voted."
+  case: Case
+  "The phrase's reliability, or the case's share of the vote."
+  weight: Float!
+}
+
+type TextNeighbour {
+  case: Case!
+  score: Float!
+}
+
+type TextMatch {
+  suggestions: Suggestions!
+  "The profile the suggestions make."
+  profile: Profile!
+  match: ProfileMatch!
+}
+
+"A live incident's features."
+type Profile {
+  rootCause: Term
+  components: [Term!]!
+  symptoms: [Term!]!
+  contributing: [Term!]!
+  domains: [Term!]!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -2188,6 +3004,48 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_Breakdown(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_Breakdown_total(ctx, field)
+	case "rows":
+		return ec.fieldContext_Breakdown_rows(ctx, field)
+	case "columns":
+		return ec.fieldContext_Breakdown_columns(ctx, field)
+	case "cells":
+		return ec.fieldContext_Breakdown_cells(ctx, field)
+	case "truncated":
+		return ec.fieldContext_Breakdown_truncated(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Breakdown", field.Name)
+}
+
+func (ec *executionContext) childFields_BreakdownCell(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "row":
+		return ec.fieldContext_BreakdownCell_row(ctx, field)
+	case "column":
+		return ec.fieldContext_BreakdownCell_column(ctx, field)
+	case "count":
+		return ec.fieldContext_BreakdownCell_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BreakdownCell", field.Name)
+}
+
+func (ec *executionContext) childFields_BreakdownKey(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_BreakdownKey_key(ctx, field)
+	case "label":
+		return ec.fieldContext_BreakdownKey_label(ctx, field)
+	case "count":
+		return ec.fieldContext_BreakdownKey_count(ctx, field)
+	case "term":
+		return ec.fieldContext_BreakdownKey_term(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BreakdownKey", field.Name)
+}
 
 func (ec *executionContext) childFields_Case(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -2281,6 +3139,8 @@ func (ec *executionContext) childFields_CaseEdge(ctx context.Context, field grap
 		return ec.fieldContext_CaseEdge_cursor(ctx, field)
 	case "node":
 		return ec.fieldContext_CaseEdge_node(ctx, field)
+	case "snippets":
+		return ec.fieldContext_CaseEdge_snippets(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CaseEdge", field.Name)
 }
@@ -2373,6 +3233,8 @@ func (ec *executionContext) childFields_DrawEdge(ctx context.Context, field grap
 		return ec.fieldContext_DrawEdge_type(ctx, field)
 	case "count":
 		return ec.fieldContext_DrawEdge_count(ctx, field)
+	case "support":
+		return ec.fieldContext_DrawEdge_support(ctx, field)
 	case "lift":
 		return ec.fieldContext_DrawEdge_lift(ctx, field)
 	}
@@ -2407,6 +3269,26 @@ func (ec *executionContext) childFields_Drawing(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Drawing", field.Name)
 }
 
+func (ec *executionContext) childFields_Evidence(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "source":
+		return ec.fieldContext_Evidence_source(ctx, field)
+	case "text":
+		return ec.fieldContext_Evidence_text(ctx, field)
+	case "phrase":
+		return ec.fieldContext_Evidence_phrase(ctx, field)
+	case "start":
+		return ec.fieldContext_Evidence_start(ctx, field)
+	case "end":
+		return ec.fieldContext_Evidence_end(ctx, field)
+	case "case":
+		return ec.fieldContext_Evidence_case(ctx, field)
+	case "weight":
+		return ec.fieldContext_Evidence_weight(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Evidence", field.Name)
+}
+
 func (ec *executionContext) childFields_Facets(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "rootCauses":
@@ -2439,6 +3321,16 @@ func (ec *executionContext) childFields_FeatureContribution(ctx context.Context,
 		return ec.fieldContext_FeatureContribution_contribution(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FeatureContribution", field.Name)
+}
+
+func (ec *executionContext) childFields_Highlight(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_Highlight_start(ctx, field)
+	case "end":
+		return ec.fieldContext_Highlight_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Highlight", field.Name)
 }
 
 func (ec *executionContext) childFields_Impact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2489,6 +3381,22 @@ func (ec *executionContext) childFields_Path(ctx context.Context, field graphql.
 		return ec.fieldContext_Path_length(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Path", field.Name)
+}
+
+func (ec *executionContext) childFields_Profile(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "rootCause":
+		return ec.fieldContext_Profile_rootCause(ctx, field)
+	case "components":
+		return ec.fieldContext_Profile_components(ctx, field)
+	case "symptoms":
+		return ec.fieldContext_Profile_symptoms(ctx, field)
+	case "contributing":
+		return ec.fieldContext_Profile_contributing(ctx, field)
+	case "domains":
+		return ec.fieldContext_Profile_domains(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Profile", field.Name)
 }
 
 func (ec *executionContext) childFields_ProfileMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2567,6 +3475,40 @@ func (ec *executionContext) childFields_SimilarityDefaults(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type SimilarityDefaults", field.Name)
 }
 
+func (ec *executionContext) childFields_SimilarityExplanation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "a":
+		return ec.fieldContext_SimilarityExplanation_a(ctx, field)
+	case "b":
+		return ec.fieldContext_SimilarityExplanation_b(ctx, field)
+	case "score":
+		return ec.fieldContext_SimilarityExplanation_score(ctx, field)
+	case "shared":
+		return ec.fieldContext_SimilarityExplanation_shared(ctx, field)
+	case "differing":
+		return ec.fieldContext_SimilarityExplanation_differing(ctx, field)
+	case "weights":
+		return ec.fieldContext_SimilarityExplanation_weights(ctx, field)
+	case "rarity":
+		return ec.fieldContext_SimilarityExplanation_rarity(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SimilarityExplanation", field.Name)
+}
+
+func (ec *executionContext) childFields_Snippet(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "field":
+		return ec.fieldContext_Snippet_field(ctx, field)
+	case "language":
+		return ec.fieldContext_Snippet_language(ctx, field)
+	case "text":
+		return ec.fieldContext_Snippet_text(ctx, field)
+	case "highlights":
+		return ec.fieldContext_Snippet_highlights(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Snippet", field.Name)
+}
+
 func (ec *executionContext) childFields_Source(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "url":
@@ -2601,6 +3543,40 @@ func (ec *executionContext) childFields_Stats(ctx context.Context, field graphql
 		return ec.fieldContext_Stats_timeToResolveByFactor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Stats", field.Name)
+}
+
+func (ec *executionContext) childFields_SuggestedTerm(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_SuggestedTerm_kind(ctx, field)
+	case "term":
+		return ec.fieldContext_SuggestedTerm_term(ctx, field)
+	case "confidence":
+		return ec.fieldContext_SuggestedTerm_confidence(ctx, field)
+	case "evidence":
+		return ec.fieldContext_SuggestedTerm_evidence(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SuggestedTerm", field.Name)
+}
+
+func (ec *executionContext) childFields_Suggestions(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "lang":
+		return ec.fieldContext_Suggestions_lang(ctx, field)
+	case "rootCauses":
+		return ec.fieldContext_Suggestions_rootCauses(ctx, field)
+	case "components":
+		return ec.fieldContext_Suggestions_components(ctx, field)
+	case "symptoms":
+		return ec.fieldContext_Suggestions_symptoms(ctx, field)
+	case "contributing":
+		return ec.fieldContext_Suggestions_contributing(ctx, field)
+	case "domains":
+		return ec.fieldContext_Suggestions_domains(ctx, field)
+	case "neighbours":
+		return ec.fieldContext_Suggestions_neighbours(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Suggestions", field.Name)
 }
 
 func (ec *executionContext) childFields_Term(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2653,6 +3629,28 @@ func (ec *executionContext) childFields_Text(ctx context.Context, field graphql.
 		return ec.fieldContext_Text_ko(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Text", field.Name)
+}
+
+func (ec *executionContext) childFields_TextMatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "suggestions":
+		return ec.fieldContext_TextMatch_suggestions(ctx, field)
+	case "profile":
+		return ec.fieldContext_TextMatch_profile(ctx, field)
+	case "match":
+		return ec.fieldContext_TextMatch_match(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TextMatch", field.Name)
+}
+
+func (ec *executionContext) childFields_TextNeighbour(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "case":
+		return ec.fieldContext_TextNeighbour_case(ctx, field)
+	case "score":
+		return ec.fieldContext_TextNeighbour_score(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TextNeighbour", field.Name)
 }
 
 func (ec *executionContext) childFields_Timeline(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2881,6 +3879,44 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_breakdown_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "rows",
+		func(ctx context.Context, v any) (explore.Dimension, error) {
+			return ec.unmarshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rows"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "columns",
+		func(ctx context.Context, v any) (explore.Dimension, error) {
+			return ec.unmarshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["columns"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*CaseFilter, error) {
+			return ec.unmarshalOCaseFilter2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "top",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["top"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_case_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3006,6 +4042,68 @@ func (ec *executionContext) field_Query_cooccurrence_args(ctx context.Context, r
 		return nil, err
 	}
 	args["minCount"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "liftBase",
+		func(ctx context.Context, v any) (*explore.LiftBase, error) {
+			return ec.unmarshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["liftBase"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "base",
+		func(ctx context.Context, v any) (*CaseFilter, error) {
+			return ec.unmarshalOCaseFilter2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["base"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "minSupport",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["minSupport"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_explainSimilarity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "a",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["a"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "b",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["b"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "weights",
+		func(ctx context.Context, v any) (*WeightsInput, error) {
+			return ec.unmarshalOWeightsInput2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["weights"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "rarity",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rarity"] = arg3
 	return args, nil
 }
 
@@ -3239,6 +4337,68 @@ func (ec *executionContext) field_Query_similarToProfile_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_similarToText_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "text",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["text"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "lang",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["lang"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "k",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["k"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "weights",
+		func(ctx context.Context, v any) (*WeightsInput, error) {
+			return ec.unmarshalOWeightsInput2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightsInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["weights"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "rarity",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["rarity"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*CaseFilter, error) {
+			return ec.unmarshalOCaseFilter2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "minScore",
+		func(ctx context.Context, v any) (*float64, error) {
+			return ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["minScore"] = arg6
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_stats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3250,6 +4410,28 @@ func (ec *executionContext) field_Query_stats_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["filter"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_suggest_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "text",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["text"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "lang",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["lang"] = arg1
 	return args, nil
 }
 
@@ -3423,6 +4605,318 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 
 // region    **************************** field.gotpl *****************************
 
+func (ec *executionContext) _Breakdown_total(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Breakdown_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Breakdown_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Breakdown", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Breakdown_rows(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Breakdown_rows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.BreakdownKey) graphql.Marshaler {
+			return ec.marshalNBreakdownKey2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownKeyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Breakdown_rows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Breakdown",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BreakdownKey(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Breakdown_columns(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Breakdown_columns(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Columns, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.BreakdownKey) graphql.Marshaler {
+			return ec.marshalNBreakdownKey2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownKeyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Breakdown_columns(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Breakdown",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BreakdownKey(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Breakdown_cells(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Breakdown_cells(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cells, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.BreakdownCell) graphql.Marshaler {
+			return ec.marshalNBreakdownCell2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownCellᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Breakdown_cells(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Breakdown",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BreakdownCell(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Breakdown_truncated(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Breakdown_truncated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Truncated, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Breakdown_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Breakdown", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _BreakdownCell_row(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownCell_row(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Row, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownCell_row(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownCell", field, false, false, "String")
+}
+
+func (ec *executionContext) _BreakdownCell_column(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownCell_column(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Column, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownCell_column(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownCell", field, false, false, "String")
+}
+
+func (ec *executionContext) _BreakdownCell_count(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownCell) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownCell_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownCell_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownCell", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BreakdownKey_key(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownKey_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownKey_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownKey", field, false, false, "String")
+}
+
+func (ec *executionContext) _BreakdownKey_label(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownKey_label(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Label, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownKey_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownKey", field, false, false, "String")
+}
+
+func (ec *executionContext) _BreakdownKey_count(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownKey_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownKey_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BreakdownKey", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BreakdownKey_term(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BreakdownKey_term(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BreakdownKey().Term(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
+			return ec.marshalOTerm2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BreakdownKey_term(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BreakdownKey",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Case_id(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3533,18 +5027,18 @@ func (ec *executionContext) _Case_dateKind(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Case_dateKind(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.DateKind, nil
+			return ec.Resolvers.Case().DateKind(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Case_dateKind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
 }
 
 func (ec *executionContext) _Case_title(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
@@ -3876,18 +5370,18 @@ func (ec *executionContext) _Case_severity(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Case_severity(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Severity, nil
+			return ec.Resolvers.Case().Severity(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Case_severity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
 }
 
 func (ec *executionContext) _Case_rootCause(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
@@ -4242,18 +5736,18 @@ func (ec *executionContext) _Case_updatedAt(ctx context.Context, field graphql.C
 			return ec.fieldContext_Case_updatedAt(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.UpdatedAt, nil
+			return ec.Resolvers.Case().UpdatedAt(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Case_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
 }
 
 func (ec *executionContext) _Case_url(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
@@ -4265,18 +5759,18 @@ func (ec *executionContext) _Case_url(ctx context.Context, field graphql.Collect
 			return ec.fieldContext_Case_url(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.URL, nil
+			return ec.Resolvers.Case().URL(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Case_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
 }
 
 func (ec *executionContext) _Case_json(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
@@ -4603,6 +6097,38 @@ func (ec *executionContext) fieldContext_CaseEdge_node(_ context.Context, field 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CaseEdge_snippets(ctx context.Context, field graphql.CollectedField, obj *CaseEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseEdge_snippets(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CaseEdge().Snippets(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.Snippet) graphql.Marshaler {
+			return ec.marshalNSnippet2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippetᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseEdge_snippets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CaseEdge",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Snippet(ctx, field)
 		},
 	}
 	return fc, nil
@@ -5324,6 +6850,29 @@ func (ec *executionContext) fieldContext_DrawEdge_count(_ context.Context, field
 	return graphql.NewScalarFieldContext("DrawEdge", field, true, true, "Int")
 }
 
+func (ec *executionContext) _DrawEdge_support(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DrawEdge_support(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.DrawEdge().Support(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DrawEdge_support(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DrawEdge", field, true, true, "Int")
+}
+
 func (ec *executionContext) _DrawEdge_lift(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5547,6 +7096,176 @@ func (ec *executionContext) _Drawing_truncated(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Drawing_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Drawing", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Evidence_source(ctx context.Context, field graphql.CollectedField, obj *suggest.Evidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Evidence_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Evidence().Source(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Evidence_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Evidence", field, true, true, "String")
+}
+
+func (ec *executionContext) _Evidence_text(ctx context.Context, field graphql.CollectedField, obj *suggest.Evidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Evidence_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Evidence().Text(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Evidence_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Evidence", field, true, true, "String")
+}
+
+func (ec *executionContext) _Evidence_phrase(ctx context.Context, field graphql.CollectedField, obj *suggest.Evidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Evidence_phrase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Evidence().Phrase(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Evidence_phrase(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Evidence", field, true, true, "String")
+}
+
+func (ec *executionContext) _Evidence_start(ctx context.Context, field graphql.CollectedField, obj *suggest.Evidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Evidence_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Evidence().Start(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Evidence_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Evidence", field, true, true, "Int")
+}
+
+func (ec *executionContext) _Evidence_end(ctx context.Context, field graphql.CollectedField, obj *suggest.Evidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Evidence_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Evidence().End(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Evidence_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Evidence", field, true, true, "Int")
+}
+
+func (ec *executionContext) _Evidence_case(ctx context.Context, field graphql.CollectedField, obj *suggest.Evidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Evidence_case(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Evidence().Case(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Case) graphql.Marshaler {
+			return ec.marshalOCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCase(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Evidence_case(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Evidence",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Evidence_weight(ctx context.Context, field graphql.CollectedField, obj *suggest.Evidence) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Evidence_weight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Evidence_weight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Evidence", field, false, false, "Float")
 }
 
 func (ec *executionContext) _Facets_rootCauses(ctx context.Context, field graphql.CollectedField, obj *Facets) (ret graphql.Marshaler) {
@@ -5874,6 +7593,52 @@ func (ec *executionContext) fieldContext_FeatureContribution_contribution(_ cont
 	return graphql.NewScalarFieldContext("FeatureContribution", field, false, false, "Float")
 }
 
+func (ec *executionContext) _Highlight_start(ctx context.Context, field graphql.CollectedField, obj *Highlight) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Highlight_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Highlight_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Highlight", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Highlight_end(ctx context.Context, field graphql.CollectedField, obj *Highlight) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Highlight_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Highlight_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Highlight", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Impact_scope(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Impact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5883,18 +7648,18 @@ func (ec *executionContext) _Impact_scope(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Impact_scope(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Scope, nil
+			return ec.Resolvers.Impact().Scope(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Impact_scope(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Impact", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Impact", field, true, true, "String")
 }
 
 func (ec *executionContext) _Impact_users(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Impact) (ret graphql.Marshaler) {
@@ -5906,18 +7671,18 @@ func (ec *executionContext) _Impact_users(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Impact_users(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Users, nil
+			return ec.Resolvers.Impact().Users(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Impact_users(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Impact", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Impact", field, true, true, "String")
 }
 
 func (ec *executionContext) _Impact_region(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Impact) (ret graphql.Marshaler) {
@@ -5929,18 +7694,18 @@ func (ec *executionContext) _Impact_region(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Impact_region(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Region, nil
+			return ec.Resolvers.Impact().Region(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Impact_region(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Impact", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Impact", field, true, true, "String")
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *explore.PageInfo) (ret graphql.Marshaler) {
@@ -6207,6 +7972,166 @@ func (ec *executionContext) _Path_length(ctx context.Context, field graphql.Coll
 }
 func (ec *executionContext) fieldContext_Path_length(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Path", field, true, true, "Int")
+}
+
+func (ec *executionContext) _Profile_rootCause(ctx context.Context, field graphql.CollectedField, obj *explore.Profile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Profile_rootCause(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Profile().RootCause(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
+			return ec.marshalOTerm2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Profile_rootCause(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Profile",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Profile_components(ctx context.Context, field graphql.CollectedField, obj *explore.Profile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Profile_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Profile().Components(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Profile_components(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Profile",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Profile_symptoms(ctx context.Context, field graphql.CollectedField, obj *explore.Profile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Profile_symptoms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Profile().Symptoms(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Profile_symptoms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Profile",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Profile_contributing(ctx context.Context, field graphql.CollectedField, obj *explore.Profile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Profile_contributing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Profile().Contributing(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Profile_contributing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Profile",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Profile_domains(ctx context.Context, field graphql.CollectedField, obj *explore.Profile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Profile_domains(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Profile().Domains(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Profile_domains(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Profile",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ProfileMatch_matches(ctx context.Context, field graphql.CollectedField, obj *explore.ProfileMatch) (ret graphql.Marshaler) {
@@ -6655,7 +8580,7 @@ func (ec *executionContext) _Query_cooccurrence(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Cooccurrence(ctx, fc.Args["from"].(ilgraph.Kind), fc.Args["to"].(ilgraph.Kind), fc.Args["filter"].(*CaseFilter), fc.Args["minCount"].(*int))
+			return ec.Resolvers.Query().Cooccurrence(ctx, fc.Args["from"].(ilgraph.Kind), fc.Args["to"].(ilgraph.Kind), fc.Args["filter"].(*CaseFilter), fc.Args["minCount"].(*int), fc.Args["liftBase"].(*explore.LiftBase), fc.Args["base"].(*CaseFilter), fc.Args["minSupport"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Drawing) graphql.Marshaler {
@@ -6777,6 +8702,50 @@ func (ec *executionContext) fieldContext_Query_stats(ctx context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_breakdown(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_breakdown(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Breakdown(ctx, fc.Args["rows"].(explore.Dimension), fc.Args["columns"].(explore.Dimension), fc.Args["filter"].(*CaseFilter), fc.Args["top"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.Breakdown) graphql.Marshaler {
+			return ec.marshalNBreakdown2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdown(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_breakdown(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Breakdown(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_breakdown_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_similarCases(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6865,6 +8834,50 @@ func (ec *executionContext) fieldContext_Query_similarToProfile(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_explainSimilarity(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_explainSimilarity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ExplainSimilarity(ctx, fc.Args["a"].(string), fc.Args["b"].(string), fc.Args["weights"].(*WeightsInput), fc.Args["rarity"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.Explanation) graphql.Marshaler {
+			return ec.marshalNSimilarityExplanation2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐExplanation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_explainSimilarity(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimilarityExplanation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_explainSimilarity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_similarityDefaults(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6893,6 +8906,94 @@ func (ec *executionContext) fieldContext_Query_similarityDefaults(_ context.Cont
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_SimilarityDefaults(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_suggest(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_suggest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Suggest(ctx, fc.Args["text"].(string), fc.Args["lang"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *suggest.Result) graphql.Marshaler {
+			return ec.marshalNSuggestions2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_suggest(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Suggestions(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_suggest_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_similarToText(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_similarToText(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SimilarToText(ctx, fc.Args["text"].(string), fc.Args["lang"].(*string), fc.Args["k"].(*int), fc.Args["weights"].(*WeightsInput), fc.Args["rarity"].(*bool), fc.Args["filter"].(*CaseFilter), fc.Args["minScore"].(*float64))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.TextMatch) graphql.Marshaler {
+			return ec.marshalNTextMatch2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐTextMatch(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_similarToText(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextMatch(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_similarToText_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -7101,18 +9202,18 @@ func (ec *executionContext) _Review_writtenBy(ctx context.Context, field graphql
 			return ec.fieldContext_Review_writtenBy(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.WrittenBy, nil
+			return ec.Resolvers.Review().WrittenBy(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Review_writtenBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Review", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Review", field, true, true, "String")
 }
 
 func (ec *executionContext) _Review_reviewedAt(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Review) (ret graphql.Marshaler) {
@@ -7124,18 +9225,18 @@ func (ec *executionContext) _Review_reviewedAt(ctx context.Context, field graphq
 			return ec.fieldContext_Review_reviewedAt(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ReviewedAt, nil
+			return ec.Resolvers.Review().ReviewedAt(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Review_reviewedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Review", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Review", field, true, true, "String")
 }
 
 func (ec *executionContext) _Review_reviewedBy(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Review) (ret graphql.Marshaler) {
@@ -7147,18 +9248,18 @@ func (ec *executionContext) _Review_reviewedBy(ctx context.Context, field graphq
 			return ec.fieldContext_Review_reviewedBy(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ReviewedBy, nil
+			return ec.Resolvers.Review().ReviewedBy(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Review_reviewedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Review", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Review", field, true, true, "String")
 }
 
 func (ec *executionContext) _SharedFeature_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Feature) (ret graphql.Marshaler) {
@@ -7413,6 +9514,313 @@ func (ec *executionContext) fieldContext_SimilarityDefaults_rarityFormula(_ cont
 	return graphql.NewScalarFieldContext("SimilarityDefaults", field, false, false, "String")
 }
 
+func (ec *executionContext) _SimilarityExplanation_a(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_a(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.A, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_a(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_b(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_b(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.B, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_b(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_score(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarityExplanation", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SimilarityExplanation_shared(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_shared(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shared, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Contribution) graphql.Marshaler {
+			return ec.marshalNFeatureContribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐContributionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_shared(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FeatureContribution(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_differing(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_differing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Differing, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Difference) graphql.Marshaler {
+			return ec.marshalNDifferingFeature2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐDifferenceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_differing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DifferingFeature(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_weights(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_weights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SimilarityExplanation().Weights(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Weights) graphql.Marshaler {
+			return ec.marshalNWeights2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeights(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_weights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarityExplanation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Weights(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarityExplanation_rarity(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarityExplanation_rarity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rarity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarityExplanation_rarity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarityExplanation", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Snippet_field(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_field(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Field, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Snippet", field, false, false, "String")
+}
+
+func (ec *executionContext) _Snippet_language(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Snippet", field, false, false, "String")
+}
+
+func (ec *executionContext) _Snippet_text(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Snippet", field, false, false, "String")
+}
+
+func (ec *executionContext) _Snippet_highlights(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Snippet_highlights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Snippet().Highlights(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []Highlight) graphql.Marshaler {
+			return ec.marshalNHighlight2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlightᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Snippet_highlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Snippet",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Highlight(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Source_url(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Source) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7445,18 +9853,18 @@ func (ec *executionContext) _Source_kind(ctx context.Context, field graphql.Coll
 			return ec.fieldContext_Source_kind(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Kind, nil
+			return ec.Resolvers.Source().Kind(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Source_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Source", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Source", field, true, true, "String")
 }
 
 func (ec *executionContext) _Source_archived(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Source) (ret graphql.Marshaler) {
@@ -7468,18 +9876,18 @@ func (ec *executionContext) _Source_archived(ctx context.Context, field graphql.
 			return ec.fieldContext_Source_archived(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Archived, nil
+			return ec.Resolvers.Source().Archived(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Source_archived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Source", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Source", field, true, true, "String")
 }
 
 func (ec *executionContext) _Stats_cases(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
@@ -7747,6 +10155,331 @@ func (ec *executionContext) fieldContext_Stats_timeToResolveByFactor(_ context.C
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TermDistribution(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SuggestedTerm_kind(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestedTerm_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
+			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestedTerm_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuggestedTerm", field, false, false, "Kind")
+}
+
+func (ec *executionContext) _SuggestedTerm_term(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestedTerm_term(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SuggestedTerm().Term(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestedTerm_term(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SuggestedTerm",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SuggestedTerm_confidence(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestedTerm_confidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Confidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestedTerm_confidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuggestedTerm", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SuggestedTerm_evidence(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestedTerm_evidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Evidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Evidence) graphql.Marshaler {
+			return ec.marshalNEvidence2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐEvidenceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestedTerm_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SuggestedTerm",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Evidence(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Suggestions_lang(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestions_lang(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lang, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestions_lang(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Suggestions", field, false, false, "String")
+}
+
+func (ec *executionContext) _Suggestions_rootCauses(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestions_rootCauses(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Suggestions().RootCauses(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Suggestion) graphql.Marshaler {
+			return ec.marshalNSuggestedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestions_rootCauses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Suggestions",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SuggestedTerm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Suggestions_components(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestions_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Suggestions().Components(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Suggestion) graphql.Marshaler {
+			return ec.marshalNSuggestedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestions_components(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Suggestions",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SuggestedTerm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Suggestions_symptoms(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestions_symptoms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Suggestions().Symptoms(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Suggestion) graphql.Marshaler {
+			return ec.marshalNSuggestedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestions_symptoms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Suggestions",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SuggestedTerm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Suggestions_contributing(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestions_contributing(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Suggestions().Contributing(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Suggestion) graphql.Marshaler {
+			return ec.marshalNSuggestedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestions_contributing(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Suggestions",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SuggestedTerm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Suggestions_domains(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestions_domains(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Suggestions().Domains(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Suggestion) graphql.Marshaler {
+			return ec.marshalNSuggestedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestions_domains(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Suggestions",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SuggestedTerm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Suggestions_neighbours(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestions_neighbours(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Neighbours, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Neighbour) graphql.Marshaler {
+			return ec.marshalNTextNeighbour2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐNeighbourᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestions_neighbours(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Suggestions",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextNeighbour(ctx, field)
 		},
 	}
 	return fc, nil
@@ -8143,6 +10876,157 @@ func (ec *executionContext) fieldContext_Text_ko(_ context.Context, field graphq
 	return graphql.NewScalarFieldContext("Text", field, true, true, "String")
 }
 
+func (ec *executionContext) _TextMatch_suggestions(ctx context.Context, field graphql.CollectedField, obj *explore.TextMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextMatch_suggestions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Suggestions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *suggest.Result) graphql.Marshaler {
+			return ec.marshalNSuggestions2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextMatch_suggestions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextMatch",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Suggestions(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextMatch_profile(ctx context.Context, field graphql.CollectedField, obj *explore.TextMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextMatch_profile(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Profile, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v explore.Profile) graphql.Marshaler {
+			return ec.marshalNProfile2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐProfile(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextMatch_profile(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextMatch",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Profile(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextMatch_match(ctx context.Context, field graphql.CollectedField, obj *explore.TextMatch) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextMatch_match(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Match, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.ProfileMatch) graphql.Marshaler {
+			return ec.marshalNProfileMatch2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐProfileMatch(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextMatch_match(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextMatch",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProfileMatch(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextNeighbour_case(ctx context.Context, field graphql.CollectedField, obj *suggest.Neighbour) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextNeighbour_case(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TextNeighbour().Case(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextNeighbour_case(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextNeighbour",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextNeighbour_score(ctx context.Context, field graphql.CollectedField, obj *suggest.Neighbour) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextNeighbour_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextNeighbour_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextNeighbour", field, false, false, "Float")
+}
+
 func (ec *executionContext) _Timeline_detectedAfter(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Timeline) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8152,18 +11036,18 @@ func (ec *executionContext) _Timeline_detectedAfter(ctx context.Context, field g
 			return ec.fieldContext_Timeline_detectedAfter(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.DetectedAfter, nil
+			return ec.Resolvers.Timeline().DetectedAfter(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Timeline_detectedAfter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Timeline", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Timeline", field, true, true, "String")
 }
 
 func (ec *executionContext) _Timeline_detectedAfterMinutes(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Timeline) (ret graphql.Marshaler) {
@@ -8198,18 +11082,18 @@ func (ec *executionContext) _Timeline_resolvedAfter(ctx context.Context, field g
 			return ec.fieldContext_Timeline_resolvedAfter(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ResolvedAfter, nil
+			return ec.Resolvers.Timeline().ResolvedAfter(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Timeline_resolvedAfter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Timeline", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Timeline", field, true, true, "String")
 }
 
 func (ec *executionContext) _Timeline_resolvedAfterMinutes(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Timeline) (ret graphql.Marshaler) {
@@ -9581,7 +12465,7 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "text"}
+	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "text", "textMode", "textFields"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -9665,6 +12549,20 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it.Text = data
+		case "textMode":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("textMode"))
+			data, err := ec.unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TextMode = data
+		case "textFields":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("textFields"))
+			data, err := ec.unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TextFields = data
 		}
 	}
 	return it, nil
@@ -9942,6 +12840,151 @@ func UnmarshalWeightsInput(ctx context.Context, raw any) (WeightsInput, error) {
 
 // region    **************************** object.gotpl ****************************
 
+var breakdownImplementors = []string{"Breakdown"}
+
+func (ec *executionContext) _Breakdown(ctx context.Context, sel ast.SelectionSet, obj *explore.Breakdown) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, breakdownImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Breakdown")
+		case "total":
+			out.Values[i] = ec._Breakdown_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rows":
+			out.Values[i] = ec._Breakdown_rows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "columns":
+			out.Values[i] = ec._Breakdown_columns(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cells":
+			out.Values[i] = ec._Breakdown_cells(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "truncated":
+			out.Values[i] = ec._Breakdown_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var breakdownCellImplementors = []string{"BreakdownCell"}
+
+func (ec *executionContext) _BreakdownCell(ctx context.Context, sel ast.SelectionSet, obj *explore.BreakdownCell) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, breakdownCellImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BreakdownCell")
+		case "row":
+			out.Values[i] = ec._BreakdownCell_row(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "column":
+			out.Values[i] = ec._BreakdownCell_column(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._BreakdownCell_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var breakdownKeyImplementors = []string{"BreakdownKey"}
+
+func (ec *executionContext) _BreakdownKey(ctx context.Context, sel ast.SelectionSet, obj *explore.BreakdownKey) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, breakdownKeyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BreakdownKey")
+		case "key":
+			out.Values[i] = ec._BreakdownKey_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "label":
+			out.Values[i] = ec._BreakdownKey_label(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "count":
+			out.Values[i] = ec._BreakdownKey_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "term":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._BreakdownKey_term(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var caseImplementors = []string{"Case"}
 
 func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Case) graphql.Marshaler {
@@ -9976,10 +13019,11 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 					return ec._Case_year(ctx, field, obj)
 				})
 		case "dateKind":
-			out.Values[i] = ec._Case_dateKind(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_dateKind(ctx, field, obj)
+				})
 		case "title":
 			out.Values[i] = ec._Case_title(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -10033,10 +13077,11 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "severity":
-			out.Values[i] = ec._Case_severity(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_severity(ctx, field, obj)
+				})
 		case "rootCause":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -10102,15 +13147,17 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
-			out.Values[i] = ec._Case_updatedAt(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_updatedAt(ctx, field, obj)
+				})
 		case "url":
-			out.Values[i] = ec._Case_url(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_url(ctx, field, obj)
+				})
 		case "json":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -10216,13 +13263,19 @@ func (ec *executionContext) _CaseEdge(ctx context.Context, sel ast.SelectionSet,
 		case "cursor":
 			out.Values[i] = ec._CaseEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "node":
 			out.Values[i] = ec._CaseEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "snippets":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CaseEdge_snippets(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -10544,6 +13597,12 @@ func (ec *executionContext) _DrawEdge(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._DrawEdge_count(ctx, field, obj)
 				})
+		case "support":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DrawEdge_support(ctx, field, obj)
+				})
 		case "lift":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -10646,6 +13705,75 @@ func (ec *executionContext) _Drawing(ctx context.Context, sel ast.SelectionSet, 
 			out.Values[i] = ec._Drawing_truncated(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var evidenceImplementors = []string{"Evidence"}
+
+func (ec *executionContext) _Evidence(ctx context.Context, sel ast.SelectionSet, obj *suggest.Evidence) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, evidenceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Evidence")
+		case "source":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Evidence_source(ctx, field, obj)
+				})
+		case "text":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Evidence_text(ctx, field, obj)
+				})
+		case "phrase":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Evidence_phrase(ctx, field, obj)
+				})
+		case "start":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Evidence_start(ctx, field, obj)
+				})
+		case "end":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Evidence_end(ctx, field, obj)
+				})
+		case "case":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Evidence_case(ctx, field, obj)
+				})
+		case "weight":
+			out.Values[i] = ec._Evidence_weight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -10776,6 +13904,44 @@ func (ec *executionContext) _FeatureContribution(ctx context.Context, sel ast.Se
 	return out
 }
 
+var highlightImplementors = []string{"Highlight"}
+
+func (ec *executionContext) _Highlight(ctx context.Context, sel ast.SelectionSet, obj *Highlight) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, highlightImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Highlight")
+		case "start":
+			out.Values[i] = ec._Highlight_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._Highlight_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var impactImplementors = []string{"Impact"}
 
 func (ec *executionContext) _Impact(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Impact) graphql.Marshaler {
@@ -10788,20 +13954,23 @@ func (ec *executionContext) _Impact(ctx context.Context, sel ast.SelectionSet, o
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Impact")
 		case "scope":
-			out.Values[i] = ec._Impact_scope(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Impact_scope(ctx, field, obj)
+				})
 		case "users":
-			out.Values[i] = ec._Impact_users(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Impact_users(ctx, field, obj)
+				})
 		case "region":
-			out.Values[i] = ec._Impact_region(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Impact_region(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -10958,6 +14127,64 @@ func (ec *executionContext) _Path(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var profileImplementors = []string{"Profile"}
+
+func (ec *executionContext) _Profile(ctx context.Context, sel ast.SelectionSet, obj *explore.Profile) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, profileImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Profile")
+		case "rootCause":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Profile_rootCause(ctx, field, obj)
+				})
+		case "components":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Profile_components(ctx, field, obj)
+				})
+		case "symptoms":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Profile_symptoms(ctx, field, obj)
+				})
+		case "contributing":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Profile_contributing(ctx, field, obj)
+				})
+		case "domains":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Profile_domains(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var profileMatchImplementors = []string{"ProfileMatch"}
 
 func (ec *executionContext) _ProfileMatch(ctx context.Context, sel ast.SelectionSet, obj *explore.ProfileMatch) graphql.Marshaler {
@@ -11085,6 +14312,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_stats(ctx, field)
 				})
+		case "breakdown":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_breakdown(ctx, field)
+				})
 		case "similarCases":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -11097,11 +14330,29 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_similarToProfile(ctx, field)
 				})
+		case "explainSimilarity":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_explainSimilarity(ctx, field)
+				})
 		case "similarityDefaults":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_similarityDefaults(ctx, field)
+				})
+		case "suggest":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_suggest(ctx, field)
+				})
+		case "similarToText":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_similarToText(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -11194,20 +14445,23 @@ func (ec *executionContext) _Review(ctx context.Context, sel ast.SelectionSet, o
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Review")
 		case "writtenBy":
-			out.Values[i] = ec._Review_writtenBy(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Review_writtenBy(ctx, field, obj)
+				})
 		case "reviewedAt":
-			out.Values[i] = ec._Review_reviewedAt(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Review_reviewedAt(ctx, field, obj)
+				})
 		case "reviewedBy":
-			out.Values[i] = ec._Review_reviewedBy(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Review_reviewedBy(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -11356,6 +14610,119 @@ func (ec *executionContext) _SimilarityDefaults(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var similarityExplanationImplementors = []string{"SimilarityExplanation"}
+
+func (ec *executionContext) _SimilarityExplanation(ctx context.Context, sel ast.SelectionSet, obj *explore.Explanation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, similarityExplanationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SimilarityExplanation")
+		case "a":
+			out.Values[i] = ec._SimilarityExplanation_a(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "b":
+			out.Values[i] = ec._SimilarityExplanation_b(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "score":
+			out.Values[i] = ec._SimilarityExplanation_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "shared":
+			out.Values[i] = ec._SimilarityExplanation_shared(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "differing":
+			out.Values[i] = ec._SimilarityExplanation_differing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "weights":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimilarityExplanation_weights(ctx, field, obj)
+				})
+		case "rarity":
+			out.Values[i] = ec._SimilarityExplanation_rarity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var snippetImplementors = []string{"Snippet"}
+
+func (ec *executionContext) _Snippet(ctx context.Context, sel ast.SelectionSet, obj *explore.Snippet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, snippetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Snippet")
+		case "field":
+			out.Values[i] = ec._Snippet_field(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "language":
+			out.Values[i] = ec._Snippet_language(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "text":
+			out.Values[i] = ec._Snippet_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "highlights":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Snippet_highlights(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var sourceImplementors = []string{"Source"}
 
 func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Source) graphql.Marshaler {
@@ -11370,18 +14737,20 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 		case "url":
 			out.Values[i] = ec._Source_url(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "kind":
-			out.Values[i] = ec._Source_kind(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Source_kind(ctx, field, obj)
+				})
 		case "archived":
-			out.Values[i] = ec._Source_archived(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Source_archived(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -11460,6 +14829,123 @@ func (ec *executionContext) _Stats(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Stats_timeToResolveByFactor(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var suggestedTermImplementors = []string{"SuggestedTerm"}
+
+func (ec *executionContext) _SuggestedTerm(ctx context.Context, sel ast.SelectionSet, obj *suggest.Suggestion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, suggestedTermImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SuggestedTerm")
+		case "kind":
+			out.Values[i] = ec._SuggestedTerm_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "term":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SuggestedTerm_term(ctx, field, obj)
+				})
+		case "confidence":
+			out.Values[i] = ec._SuggestedTerm_confidence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "evidence":
+			out.Values[i] = ec._SuggestedTerm_evidence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var suggestionsImplementors = []string{"Suggestions"}
+
+func (ec *executionContext) _Suggestions(ctx context.Context, sel ast.SelectionSet, obj *suggest.Result) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, suggestionsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Suggestions")
+		case "lang":
+			out.Values[i] = ec._Suggestions_lang(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "rootCauses":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Suggestions_rootCauses(ctx, field, obj)
+				})
+		case "components":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Suggestions_components(ctx, field, obj)
+				})
+		case "symptoms":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Suggestions_symptoms(ctx, field, obj)
+				})
+		case "contributing":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Suggestions_contributing(ctx, field, obj)
+				})
+		case "domains":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Suggestions_domains(ctx, field, obj)
+				})
+		case "neighbours":
+			out.Values[i] = ec._Suggestions_neighbours(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -11668,6 +15154,88 @@ func (ec *executionContext) _Text(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var textMatchImplementors = []string{"TextMatch"}
+
+func (ec *executionContext) _TextMatch(ctx context.Context, sel ast.SelectionSet, obj *explore.TextMatch) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, textMatchImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TextMatch")
+		case "suggestions":
+			out.Values[i] = ec._TextMatch_suggestions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "profile":
+			out.Values[i] = ec._TextMatch_profile(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "match":
+			out.Values[i] = ec._TextMatch_match(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var textNeighbourImplementors = []string{"TextNeighbour"}
+
+func (ec *executionContext) _TextNeighbour(ctx context.Context, sel ast.SelectionSet, obj *suggest.Neighbour) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, textNeighbourImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TextNeighbour")
+		case "case":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TextNeighbour_case(ctx, field, obj)
+				})
+		case "score":
+			out.Values[i] = ec._TextNeighbour_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var timelineImplementors = []string{"Timeline"}
 
 func (ec *executionContext) _Timeline(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Timeline) graphql.Marshaler {
@@ -11680,10 +15248,11 @@ func (ec *executionContext) _Timeline(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Timeline")
 		case "detectedAfter":
-			out.Values[i] = ec._Timeline_detectedAfter(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Timeline_detectedAfter(ctx, field, obj)
+				})
 		case "detectedAfterMinutes":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -11691,10 +15260,11 @@ func (ec *executionContext) _Timeline(ctx context.Context, sel ast.SelectionSet,
 					return ec._Timeline_detectedAfterMinutes(ctx, field, obj)
 				})
 		case "resolvedAfter":
-			out.Values[i] = ec._Timeline_resolvedAfter(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Timeline_resolvedAfter(ctx, field, obj)
+				})
 		case "resolvedAfterMinutes":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,
@@ -12234,6 +15804,54 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNBreakdown2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdown(ctx context.Context, sel ast.SelectionSet, v *explore.Breakdown) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Breakdown!")
+		return graphql.Null
+	}
+	return ec._Breakdown(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBreakdownCell2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownCell(ctx context.Context, sel ast.SelectionSet, v explore.BreakdownCell) graphql.Marshaler {
+	return ec._BreakdownCell(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBreakdownCell2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownCellᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.BreakdownCell) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBreakdownCell2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownCell(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBreakdownKey2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownKey(ctx context.Context, sel ast.SelectionSet, v explore.BreakdownKey) graphql.Marshaler {
+	return ec._BreakdownKey(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBreakdownKey2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownKeyᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.BreakdownKey) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBreakdownKey2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐBreakdownKey(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNCase2githubᚗcomᚋilgraphᚋilgraphᚐCase(ctx context.Context, sel ast.SelectionSet, v ilgraph.Case) graphql.Marshaler {
 	return ec._Case(ctx, sel, &v)
 }
@@ -12366,6 +15984,44 @@ func (ec *executionContext) marshalNDifferingFeature2ᚕgithubᚗcomᚋilgraph�
 	return ret
 }
 
+func (ec *executionContext) unmarshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension(ctx context.Context, v any) (explore.Dimension, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension(ctx context.Context, sel ast.SelectionSet, v explore.Dimension) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Dimension!")
+	}
+	return res
+}
+
+var (
+	unmarshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension = map[string]explore.Dimension{
+		"YEAR":         explore.DimYear,
+		"MONTH":        explore.DimMonth,
+		"ROOT_CAUSE":   explore.DimRootCause,
+		"COMPONENT":    explore.DimComponent,
+		"SYMPTOM":      explore.DimSymptom,
+		"CONTRIBUTING": explore.DimContributing,
+		"DOMAIN":       explore.DimDomain,
+		"ORG":          explore.DimOrg,
+	}
+	marshalNDimension2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDimension = map[explore.Dimension]string{
+		explore.DimYear:         "YEAR",
+		explore.DimMonth:        "MONTH",
+		explore.DimRootCause:    "ROOT_CAUSE",
+		explore.DimComponent:    "COMPONENT",
+		explore.DimSymptom:      "SYMPTOM",
+		explore.DimContributing: "CONTRIBUTING",
+		explore.DimDomain:       "DOMAIN",
+		explore.DimOrg:          "ORG",
+	}
+)
+
 func (ec *executionContext) marshalNDistribution2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐDistribution(ctx context.Context, sel ast.SelectionSet, v *ilgraph.Distribution) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Distribution!")
@@ -12422,6 +16078,26 @@ func (ec *executionContext) marshalNDrawing2ᚖgithubᚗcomᚋilgraphᚋilgraph�
 	return ec._Drawing(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNEvidence2githubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐEvidence(ctx context.Context, sel ast.SelectionSet, v suggest.Evidence) graphql.Marshaler {
+	return ec._Evidence(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNEvidence2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐEvidenceᚄ(ctx context.Context, sel ast.SelectionSet, v []suggest.Evidence) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEvidence2githubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐEvidence(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNFacets2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐFacets(ctx context.Context, sel ast.SelectionSet, v *Facets) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Facets!")
@@ -12462,6 +16138,26 @@ func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.S
 		graphql.AddInvalidNullFromMarshaler(ctx, "Float!")
 	}
 	return graphql.WrapContextMarshaler(ctx, res)
+}
+
+func (ec *executionContext) marshalNHighlight2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlight(ctx context.Context, sel ast.SelectionSet, v Highlight) graphql.Marshaler {
+	return ec._Highlight(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNHighlight2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlightᚄ(ctx context.Context, sel ast.SelectionSet, v []Highlight) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNHighlight2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlight(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
@@ -12589,6 +16285,10 @@ func (ec *executionContext) marshalNPath2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐP
 	return ret
 }
 
+func (ec *executionContext) marshalNProfile2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐProfile(ctx context.Context, sel ast.SelectionSet, v explore.Profile) graphql.Marshaler {
+	return ec._Profile(ctx, sel, &v)
+}
+
 func (ec *executionContext) unmarshalNProfileInput2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐProfileInput(ctx context.Context, v any) (ProfileInput, error) {
 	res, err := ec.unmarshalInputProfileInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -12684,6 +16384,34 @@ func (ec *executionContext) marshalNSimilarityDefaults2ᚖgithubᚗcomᚋilgraph
 	return ec._SimilarityDefaults(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNSimilarityExplanation2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐExplanation(ctx context.Context, sel ast.SelectionSet, v *explore.Explanation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SimilarityExplanation!")
+		return graphql.Null
+	}
+	return ec._SimilarityExplanation(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSnippet2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippet(ctx context.Context, sel ast.SelectionSet, v explore.Snippet) graphql.Marshaler {
+	return ec._Snippet(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSnippet2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippetᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.Snippet) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSnippet2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSnippet(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNSource2githubᚗcomᚋilgraphᚋilgraphᚐSource(ctx context.Context, sel ast.SelectionSet, v ilgraph.Source) graphql.Marshaler {
 	return ec._Source(ctx, sel, &v)
 }
@@ -12753,6 +16481,34 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNSuggestedTerm2githubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestion(ctx context.Context, sel ast.SelectionSet, v suggest.Suggestion) graphql.Marshaler {
+	return ec._SuggestedTerm(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSuggestedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestionᚄ(ctx context.Context, sel ast.SelectionSet, v []suggest.Suggestion) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSuggestedTerm2githubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestion(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSuggestions2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐResult(ctx context.Context, sel ast.SelectionSet, v *suggest.Result) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Suggestions!")
+		return graphql.Null
+	}
+	return ec._Suggestions(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTerm2githubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx context.Context, sel ast.SelectionSet, v ilgraph.Term) graphql.Marshaler {
@@ -12832,6 +16588,34 @@ func (ec *executionContext) marshalNText2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐT
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNText2githubᚗcomᚋilgraphᚋilgraphᚐText(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTextMatch2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐTextMatch(ctx context.Context, sel ast.SelectionSet, v *explore.TextMatch) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TextMatch!")
+		return graphql.Null
+	}
+	return ec._TextMatch(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTextNeighbour2githubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐNeighbour(ctx context.Context, sel ast.SelectionSet, v suggest.Neighbour) graphql.Marshaler {
+	return ec._TextNeighbour(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNTextNeighbour2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐNeighbourᚄ(ctx context.Context, sel ast.SelectionSet, v []suggest.Neighbour) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTextNeighbour2githubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐNeighbour(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -13244,17 +17028,37 @@ var (
 	}
 )
 
-func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
-	res, err := graphql.UnmarshalString(v)
-	return res, graphql.ErrorOnPath(ctx, err)
+func (ec *executionContext) unmarshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase(ctx context.Context, v any) (*explore.LiftBase, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+func (ec *executionContext) marshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase(ctx context.Context, sel ast.SelectionSet, v *explore.LiftBase) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
 	_ = sel
 	_ = ctx
-	res := graphql.MarshalString(v)
+	res := graphql.MarshalString(marshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase[*v])
 	return res
 }
+
+var (
+	unmarshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase = map[string]explore.LiftBase{
+		"SELECTION": explore.LiftSelection,
+		"CORPUS":    explore.LiftCorpus,
+		"BASE":      explore.LiftBaseFilter,
+	}
+	marshalOLiftBase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐLiftBase = map[explore.LiftBase]string{
+		explore.LiftSelection:  "SELECTION",
+		explore.LiftCorpus:     "CORPUS",
+		explore.LiftBaseFilter: "BASE",
+	}
+)
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {
@@ -13323,6 +17127,68 @@ func (ec *executionContext) unmarshalOTermMatch2ᚖgithubᚗcomᚋilgraphᚋilgr
 	res, err := ec.unmarshalInputTermMatch(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
+
+func (ec *executionContext) unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx context.Context, v any) (*ilgraph.TextFields, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields(ctx context.Context, sel ast.SelectionSet, v *ilgraph.TextFields) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields[*v])
+	return res
+}
+
+var (
+	unmarshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields = map[string]ilgraph.TextFields{
+		"ALL":    ilgraph.TextInAll,
+		"TITLES": ilgraph.TextInTitles,
+	}
+	marshalOTextFields2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextFields = map[ilgraph.TextFields]string{
+		ilgraph.TextInAll:    "ALL",
+		ilgraph.TextInTitles: "TITLES",
+	}
+)
+
+func (ec *executionContext) unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode(ctx context.Context, v any) (*ilgraph.TextMode, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode(ctx context.Context, sel ast.SelectionSet, v *ilgraph.TextMode) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode[*v])
+	return res
+}
+
+var (
+	unmarshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode = map[string]ilgraph.TextMode{
+		"ALL":    ilgraph.TextAll,
+		"ANY":    ilgraph.TextAny,
+		"PHRASE": ilgraph.TextPhrase,
+	}
+	marshalOTextMode2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTextMode = map[ilgraph.TextMode]string{
+		ilgraph.TextAll:    "ALL",
+		ilgraph.TextAny:    "ANY",
+		ilgraph.TextPhrase: "PHRASE",
+	}
+)
 
 func (ec *executionContext) unmarshalOWeightsInput2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐWeightsInput(ctx context.Context, v any) (*WeightsInput, error) {
 	if v == nil {

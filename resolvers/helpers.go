@@ -3,9 +3,11 @@ package resolvers
 import (
 	"context"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // toFilter converts the GraphQL filter input into the domain filter.
@@ -33,6 +35,12 @@ func toFilter(f *CaseFilter) ilgraph.CaseFilter {
 	out.DateFrom = deref(f.DateFrom)
 	out.DateTo = deref(f.DateTo)
 	out.Text = deref(f.Text)
+	if f.TextMode != nil {
+		out.TextMode = *f.TextMode
+	}
+	if f.TextFields != nil {
+		out.TextFields = *f.TextFields
+	}
 	return out
 }
 
@@ -180,4 +188,41 @@ func nodeKind(k NodeKind) string {
 		return ilgraph.NodeKindCase
 	}
 	return strings.ToLower(string(k))
+}
+
+// suggestionsOf lists a result's suggestions of one kind, never null.
+func suggestionsOf(r *suggest.Result, k ilgraph.Kind) []suggest.Suggestion {
+	return append([]suggest.Suggestion{}, r.ByKind[k]...)
+}
+
+// CaseEdge is one case of a case list with its place in the list, from
+// which its cursor and snippets come.
+type CaseEdge struct {
+	Cursor string
+	Node   *ilgraph.Case
+	list   *explore.CaseList
+	index  int
+}
+
+// utf16Offsets turns byte ranges of text into UTF-16 code unit ranges, the
+// string indexes of JavaScript.
+func utf16Offsets(text string, spans []explore.Span) []Highlight {
+	out := make([]Highlight, 0, len(spans))
+	units, at := 0, 0 // UTF-16 units before byte offset at
+	advance := func(to int) {
+		for _, r := range text[at:to] {
+			units += utf16.RuneLen(r)
+		}
+		at = to
+	}
+	for _, s := range spans {
+		if s.Start < at || s.End < s.Start || s.End > len(text) {
+			continue // not in order: never produced by the core
+		}
+		advance(s.Start)
+		start := units
+		advance(s.End)
+		out = append(out, Highlight{Start: start, End: units})
+	}
+	return out
 }

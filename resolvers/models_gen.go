@@ -12,11 +12,6 @@ import (
 	"github.com/ilgraph/ilgraph/explore"
 )
 
-type CaseEdge struct {
-	Cursor string        `json:"cursor"`
-	Node   *ilgraph.Case `json:"node"`
-}
-
 // All fields combine with AND; omitted fields select everything.
 type CaseFilter struct {
 	// Root cause is any of these.
@@ -34,8 +29,20 @@ type CaseFilter struct {
 	// Incident date on or before (YYYY-MM-DD).
 	DateTo     *string  `json:"dateTo,omitempty"`
 	Severities []string `json:"severities,omitempty"`
-	// Full-text search over titles and summaries, English and Korean.
+	// Full-text search over titles and summaries, English and Korean (at most
+	// 500 characters, 32 words). A word is what lies between spaces. English
+	// words match whole words, any case, without stemming ("failure" does not
+	// find "failures"); stop words such as "the" are ignored. Korean words match
+	// anywhere inside a written word, particles and compounds included
+	// ("데이터베이스" finds 데이터베이스가 and 분산데이터베이스, not 데이터센터),
+	// except where the Korean is written against digits or Latin letters (31시간,
+	// API가): the index keeps such a word whole, so only the whole word finds it.
+	// One-syllable Korean words match only where they stand alone.
 	Text *string `json:"text,omitempty"`
+	// How the words of text combine: ALL (the default), ANY or PHRASE.
+	TextMode *ilgraph.TextMode `json:"textMode,omitempty"`
+	// Where text is searched: ALL fields (the default) or TITLES only.
+	TextFields *ilgraph.TextFields `json:"textFields,omitempty"`
 }
 
 type CrossReferenceEdge struct {
@@ -53,13 +60,20 @@ type Facets struct {
 	Years        []ilgraph.YearCount `json:"years"`
 }
 
+// A range of Snippet.text: from start (inclusive) to end (exclusive), counted in
+// UTF-16 code units, as JavaScript indexes strings: text.slice(start, end).
+type Highlight struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
 type NodeInput struct {
 	// CASE for a case, or the kind of a term.
 	Kind NodeKind `json:"kind"`
 	ID   string   `json:"id"`
 }
 
-// An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case.
+// An incident's features, as far as they are known. Unknown term ids are allowed: they count against every case (and are listed in extensions.warnings, like labels resolved to ids).
 type ProfileInput struct {
 	RootCause    *string  `json:"rootCause,omitempty"`
 	Components   []string `json:"components,omitempty"`

@@ -10,7 +10,16 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/suggest"
 )
+
+// Term is the resolver for the term field.
+func (r *breakdownKeyResolver) Term(ctx context.Context, obj *explore.BreakdownKey) (*ilgraph.Term, error) {
+	if obj.Term == nil {
+		return nil, nil
+	}
+	return r.term(ctx, obj.Term.Kind, obj.Term.ID)
+}
 
 // Organization is the resolver for the organization field.
 func (r *caseResolver) Organization(ctx context.Context, obj *ilgraph.Case) (*ilgraph.Term, error) {
@@ -22,6 +31,11 @@ func (r *caseResolver) Year(ctx context.Context, obj *ilgraph.Case) (int, error)
 	return obj.Year(), nil
 }
 
+// DateKind is the resolver for the dateKind field.
+func (r *caseResolver) DateKind(ctx context.Context, obj *ilgraph.Case) (*string, error) {
+	return optString(obj.DateKind), nil
+}
+
 // Remediation is the resolver for the remediation field.
 func (r *caseResolver) Remediation(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Text, error) {
 	return explore.ItemTexts(obj.Remediation), nil
@@ -30,6 +44,11 @@ func (r *caseResolver) Remediation(ctx context.Context, obj *ilgraph.Case) ([]il
 // ActionItems is the resolver for the actionItems field.
 func (r *caseResolver) ActionItems(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Text, error) {
 	return explore.ItemTexts(obj.ActionItems), nil
+}
+
+// Severity is the resolver for the severity field.
+func (r *caseResolver) Severity(ctx context.Context, obj *ilgraph.Case) (*string, error) {
+	return optString(obj.Severity), nil
 }
 
 // RootCause is the resolver for the rootCause field.
@@ -91,6 +110,16 @@ func (r *caseResolver) Docs(ctx context.Context, obj *ilgraph.Case) ([]string, e
 	return out, nil
 }
 
+// UpdatedAt is the resolver for the updatedAt field.
+func (r *caseResolver) UpdatedAt(ctx context.Context, obj *ilgraph.Case) (*string, error) {
+	return optString(obj.UpdatedAt), nil
+}
+
+// URL is the resolver for the url field.
+func (r *caseResolver) URL(ctx context.Context, obj *ilgraph.Case) (*string, error) {
+	return optString(obj.URL), nil
+}
+
 // JSON is the resolver for the json field.
 func (r *caseResolver) JSON(ctx context.Context, obj *ilgraph.Case) (string, error) {
 	if len(obj.Raw) > 0 {
@@ -118,7 +147,7 @@ func (r *caseResolver) Similar(ctx context.Context, obj *ilgraph.Case, k *int) (
 func (r *caseConnectionResolver) Edges(ctx context.Context, obj *explore.CaseList) ([]CaseEdge, error) {
 	out := make([]CaseEdge, len(obj.Cases))
 	for i, c := range obj.Cases {
-		out[i] = CaseEdge{Cursor: obj.Cursor(i), Node: c}
+		out[i] = CaseEdge{Cursor: obj.Cursor(i), Node: c, list: obj, index: i}
 	}
 	return out, nil
 }
@@ -147,6 +176,14 @@ func (r *caseConnectionResolver) Facets(ctx context.Context, obj *explore.CaseLi
 		Orgs:         f.Terms[ilgraph.KindOrg],
 		Years:        f.Years,
 	}, nil
+}
+
+// Snippets is the resolver for the snippets field.
+func (r *caseEdgeResolver) Snippets(ctx context.Context, obj *CaseEdge) ([]explore.Snippet, error) {
+	if obj.list == nil {
+		return []explore.Snippet{}, nil
+	}
+	return obj.list.Snippets(obj.index), nil
 }
 
 // RootCause is the resolver for the rootCause field.
@@ -227,6 +264,14 @@ func (r *drawEdgeResolver) Count(ctx context.Context, obj *ilgraph.Edge) (*int, 
 	return &obj.Count, nil
 }
 
+// Support is the resolver for the support field.
+func (r *drawEdgeResolver) Support(ctx context.Context, obj *ilgraph.Edge) (*int, error) {
+	if obj.Type != "COOCCURS" {
+		return nil, nil
+	}
+	return &obj.Support, nil
+}
+
 // Lift is the resolver for the lift field.
 func (r *drawEdgeResolver) Lift(ctx context.Context, obj *ilgraph.Edge) (*float64, error) {
 	if obj.Type != "COOCCURS" {
@@ -243,9 +288,66 @@ func (r *drawNodeResolver) Count(ctx context.Context, obj *ilgraph.Node) (*int, 
 	return &obj.Count, nil
 }
 
+// Source is the resolver for the source field.
+func (r *evidenceResolver) Source(ctx context.Context, obj *suggest.Evidence) (string, error) {
+	if obj.CaseID != "" {
+		return "case", nil
+	}
+	return obj.Source, nil
+}
+
+// Text is the resolver for the text field.
+func (r *evidenceResolver) Text(ctx context.Context, obj *suggest.Evidence) (*string, error) {
+	return optString(obj.Text), nil
+}
+
+// Phrase is the resolver for the phrase field.
+func (r *evidenceResolver) Phrase(ctx context.Context, obj *suggest.Evidence) (*string, error) {
+	return optString(obj.Phrase), nil
+}
+
+// Start is the resolver for the start field.
+func (r *evidenceResolver) Start(ctx context.Context, obj *suggest.Evidence) (*int, error) {
+	if obj.CaseID != "" {
+		return nil, nil
+	}
+	return &obj.Start, nil
+}
+
+// End is the resolver for the end field.
+func (r *evidenceResolver) End(ctx context.Context, obj *suggest.Evidence) (*int, error) {
+	if obj.CaseID != "" {
+		return nil, nil
+	}
+	return &obj.End, nil
+}
+
+// Case is the resolver for the case field.
+func (r *evidenceResolver) Case(ctx context.Context, obj *suggest.Evidence) (*ilgraph.Case, error) {
+	if obj.CaseID == "" {
+		return nil, nil
+	}
+	return r.loaders(ctx).Case.Load(ctx, obj.CaseID)
+}
+
 // Term is the resolver for the term field.
 func (r *featureContributionResolver) Term(ctx context.Context, obj *ilgraph.Contribution) (*ilgraph.Term, error) {
 	return r.term(ctx, obj.Kind, obj.ID)
+}
+
+// Scope is the resolver for the scope field.
+func (r *impactResolver) Scope(ctx context.Context, obj *ilgraph.Impact) (*string, error) {
+	return optString(obj.Scope), nil
+}
+
+// Users is the resolver for the users field.
+func (r *impactResolver) Users(ctx context.Context, obj *ilgraph.Impact) (*string, error) {
+	return optString(obj.Users), nil
+}
+
+// Region is the resolver for the region field.
+func (r *impactResolver) Region(ctx context.Context, obj *ilgraph.Impact) (*string, error) {
+	return optString(obj.Region), nil
 }
 
 // StartCursor is the resolver for the startCursor field.
@@ -271,6 +373,34 @@ func (r *pairCountResolver) B(ctx context.Context, obj *ilgraph.PairCount) (*ilg
 // Length is the resolver for the length field.
 func (r *pathResolver) Length(ctx context.Context, obj *ilgraph.Path) (int, error) {
 	return len(obj.Edges), nil
+}
+
+// RootCause is the resolver for the rootCause field.
+func (r *profileResolver) RootCause(ctx context.Context, obj *explore.Profile) (*ilgraph.Term, error) {
+	if obj.RootCause == "" {
+		return nil, nil
+	}
+	return r.term(ctx, ilgraph.KindRootCause, obj.RootCause)
+}
+
+// Components is the resolver for the components field.
+func (r *profileResolver) Components(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error) {
+	return r.terms(ctx, ilgraph.KindComponent, obj.Components)
+}
+
+// Symptoms is the resolver for the symptoms field.
+func (r *profileResolver) Symptoms(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error) {
+	return r.terms(ctx, ilgraph.KindSymptom, obj.Symptoms)
+}
+
+// Contributing is the resolver for the contributing field.
+func (r *profileResolver) Contributing(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error) {
+	return r.terms(ctx, ilgraph.KindContributing, obj.Contributing)
+}
+
+// Domains is the resolver for the domains field.
+func (r *profileResolver) Domains(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error) {
+	return r.terms(ctx, ilgraph.KindDomain, obj.Domains)
 }
 
 // Case is the resolver for the case field.
@@ -341,8 +471,17 @@ func (r *queryResolver) Neighbourhood(ctx context.Context, node NodeInput, depth
 }
 
 // Cooccurrence is the resolver for the cooccurrence field.
-func (r *queryResolver) Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int) (*ilgraph.Drawing, error) {
-	return r.Core.Cooccurrence(ctx, from, to, toFilter(filter), intOr(minCount, explore.DefaultMinCount))
+func (r *queryResolver) Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int, liftBase *explore.LiftBase, base *CaseFilter, minSupport *int) (*ilgraph.Drawing, error) {
+	q := explore.CooccurrenceQuery{From: from, To: to, Filter: toFilter(filter),
+		MinCount: intOr(minCount, explore.DefaultMinCount), MinSupport: intOr(minSupport, 1)}
+	if liftBase != nil {
+		q.LiftBase = *liftBase
+	}
+	if base != nil {
+		b := toFilter(base)
+		q.Base = &b
+	}
+	return r.Core.Cooccurrence(ctx, q)
 }
 
 // Connections is the resolver for the connections field.
@@ -355,6 +494,11 @@ func (r *queryResolver) Stats(ctx context.Context, filter *CaseFilter) (*ilgraph
 	return r.Core.StatsSummary(ctx, toFilter(filter))
 }
 
+// Breakdown is the resolver for the breakdown field.
+func (r *queryResolver) Breakdown(ctx context.Context, rows explore.Dimension, columns explore.Dimension, filter *CaseFilter, top *int) (*explore.Breakdown, error) {
+	return r.Core.Breakdown(ctx, explore.BreakdownQuery{Rows: rows, Columns: columns, Filter: toFilter(filter), Top: top})
+}
+
 // SimilarCases is the resolver for the similarCases field.
 func (r *queryResolver) SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]explore.SimilarCase, error) {
 	return r.Core.Similar(ctx, caseID, similarityQuery(k, weights, rarity, filter, minScore))
@@ -365,10 +509,46 @@ func (r *queryResolver) SimilarToProfile(ctx context.Context, profile ProfileInp
 	return r.Core.SimilarToProfile(ctx, profileOf(profile), similarityQuery(k, weights, rarity, filter, minScore))
 }
 
+// ExplainSimilarity is the resolver for the explainSimilarity field.
+func (r *queryResolver) ExplainSimilarity(ctx context.Context, a string, b string, weights *WeightsInput, rarity *bool) (*explore.Explanation, error) {
+	q := similarityQuery(nil, weights, rarity, nil, nil)
+	e, err := r.Core.ExplainSimilarity(ctx, a, b, q.Weights, q.Rarity)
+	if err != nil {
+		return nil, err
+	}
+	r.primeCases(ctx, []*ilgraph.Case{e.A, e.B})
+	return e, nil
+}
+
 // SimilarityDefaults is the resolver for the similarityDefaults field.
 func (r *queryResolver) SimilarityDefaults(ctx context.Context) (*explore.Defaults, error) {
 	d := r.Core.SimilarityDefaults()
 	return &d, nil
+}
+
+// Suggest is the resolver for the suggest field.
+func (r *queryResolver) Suggest(ctx context.Context, text string, lang *string) (*suggest.Result, error) {
+	return r.Core.Suggest(ctx, text, deref(lang))
+}
+
+// SimilarToText is the resolver for the similarToText field.
+func (r *queryResolver) SimilarToText(ctx context.Context, text string, lang *string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.TextMatch, error) {
+	return r.Core.SimilarToText(ctx, text, deref(lang), similarityQuery(k, weights, rarity, filter, minScore))
+}
+
+// WrittenBy is the resolver for the writtenBy field.
+func (r *reviewResolver) WrittenBy(ctx context.Context, obj *ilgraph.Review) (*string, error) {
+	return optString(obj.WrittenBy), nil
+}
+
+// ReviewedAt is the resolver for the reviewedAt field.
+func (r *reviewResolver) ReviewedAt(ctx context.Context, obj *ilgraph.Review) (*string, error) {
+	return optString(obj.ReviewedAt), nil
+}
+
+// ReviewedBy is the resolver for the reviewedBy field.
+func (r *reviewResolver) ReviewedBy(ctx context.Context, obj *ilgraph.Review) (*string, error) {
+	return optString(obj.ReviewedBy), nil
 }
 
 // Term is the resolver for the term field.
@@ -379,6 +559,26 @@ func (r *sharedFeatureResolver) Term(ctx context.Context, obj *ilgraph.Feature) 
 // Weights is the resolver for the weights field.
 func (r *similarityDefaultsResolver) Weights(ctx context.Context, obj *explore.Defaults) (*Weights, error) {
 	return weightsOut(obj.Weights), nil
+}
+
+// Weights is the resolver for the weights field.
+func (r *similarityExplanationResolver) Weights(ctx context.Context, obj *explore.Explanation) (*Weights, error) {
+	return weightsOut(obj.Weights), nil
+}
+
+// Highlights is the resolver for the highlights field.
+func (r *snippetResolver) Highlights(ctx context.Context, obj *explore.Snippet) ([]Highlight, error) {
+	return utf16Offsets(obj.Text, obj.Highlights), nil
+}
+
+// Kind is the resolver for the kind field.
+func (r *sourceResolver) Kind(ctx context.Context, obj *ilgraph.Source) (*string, error) {
+	return optString(obj.Kind), nil
+}
+
+// Archived is the resolver for the archived field.
+func (r *sourceResolver) Archived(ctx context.Context, obj *ilgraph.Source) (*string, error) {
+	return optString(obj.Archived), nil
 }
 
 // PerOrganization is the resolver for the perOrganization field.
@@ -404,6 +604,36 @@ func (r *statsResolver) TimeToResolveByRootCause(ctx context.Context, obj *ilgra
 // TimeToResolveByFactor is the resolver for the timeToResolveByFactor field.
 func (r *statsResolver) TimeToResolveByFactor(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.GroupDistribution, error) {
 	return append([]ilgraph.GroupDistribution{}, obj.ResolveByFactor...), nil
+}
+
+// Term is the resolver for the term field.
+func (r *suggestedTermResolver) Term(ctx context.Context, obj *suggest.Suggestion) (*ilgraph.Term, error) {
+	return r.term(ctx, obj.Kind, obj.ID)
+}
+
+// RootCauses is the resolver for the rootCauses field.
+func (r *suggestionsResolver) RootCauses(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error) {
+	return suggestionsOf(obj, ilgraph.KindRootCause), nil
+}
+
+// Components is the resolver for the components field.
+func (r *suggestionsResolver) Components(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error) {
+	return suggestionsOf(obj, ilgraph.KindComponent), nil
+}
+
+// Symptoms is the resolver for the symptoms field.
+func (r *suggestionsResolver) Symptoms(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error) {
+	return suggestionsOf(obj, ilgraph.KindSymptom), nil
+}
+
+// Contributing is the resolver for the contributing field.
+func (r *suggestionsResolver) Contributing(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error) {
+	return suggestionsOf(obj, ilgraph.KindContributing), nil
+}
+
+// Domains is the resolver for the domains field.
+func (r *suggestionsResolver) Domains(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error) {
+	return suggestionsOf(obj, ilgraph.KindDomain), nil
 }
 
 // Ko is the resolver for the ko field.
@@ -460,9 +690,24 @@ func (r *textResolver) Ko(ctx context.Context, obj *ilgraph.Text) (*string, erro
 	return optString(obj.Ko), nil
 }
 
+// Case is the resolver for the case field.
+func (r *textNeighbourResolver) Case(ctx context.Context, obj *suggest.Neighbour) (*ilgraph.Case, error) {
+	return r.loaders(ctx).Case.Load(ctx, obj.CaseID)
+}
+
+// DetectedAfter is the resolver for the detectedAfter field.
+func (r *timelineResolver) DetectedAfter(ctx context.Context, obj *ilgraph.Timeline) (*string, error) {
+	return optString(obj.DetectedAfter), nil
+}
+
 // DetectedAfterMinutes is the resolver for the detectedAfterMinutes field.
 func (r *timelineResolver) DetectedAfterMinutes(ctx context.Context, obj *ilgraph.Timeline) (*int, error) {
 	return minutes(obj.DetectedAfter), nil
+}
+
+// ResolvedAfter is the resolver for the resolvedAfter field.
+func (r *timelineResolver) ResolvedAfter(ctx context.Context, obj *ilgraph.Timeline) (*string, error) {
+	return optString(obj.ResolvedAfter), nil
 }
 
 // ResolvedAfterMinutes is the resolver for the resolvedAfterMinutes field.
@@ -475,11 +720,17 @@ func (r *weightedTermResolver) Term(ctx context.Context, obj *explore.WeightedTe
 	return r.term(ctx, obj.Key.Kind, obj.Key.ID)
 }
 
+// BreakdownKey returns BreakdownKeyResolver implementation.
+func (r *Resolver) BreakdownKey() BreakdownKeyResolver { return &breakdownKeyResolver{r} }
+
 // Case returns CaseResolver implementation.
 func (r *Resolver) Case() CaseResolver { return &caseResolver{r} }
 
 // CaseConnection returns CaseConnectionResolver implementation.
 func (r *Resolver) CaseConnection() CaseConnectionResolver { return &caseConnectionResolver{r} }
+
+// CaseEdge returns CaseEdgeResolver implementation.
+func (r *Resolver) CaseEdge() CaseEdgeResolver { return &caseEdgeResolver{r} }
 
 // CrossReference returns CrossReferenceResolver implementation.
 func (r *Resolver) CrossReference() CrossReferenceResolver { return &crossReferenceResolver{r} }
@@ -501,10 +752,16 @@ func (r *Resolver) DrawEdge() DrawEdgeResolver { return &drawEdgeResolver{r} }
 // DrawNode returns DrawNodeResolver implementation.
 func (r *Resolver) DrawNode() DrawNodeResolver { return &drawNodeResolver{r} }
 
+// Evidence returns EvidenceResolver implementation.
+func (r *Resolver) Evidence() EvidenceResolver { return &evidenceResolver{r} }
+
 // FeatureContribution returns FeatureContributionResolver implementation.
 func (r *Resolver) FeatureContribution() FeatureContributionResolver {
 	return &featureContributionResolver{r}
 }
+
+// Impact returns ImpactResolver implementation.
+func (r *Resolver) Impact() ImpactResolver { return &impactResolver{r} }
 
 // PageInfo returns PageInfoResolver implementation.
 func (r *Resolver) PageInfo() PageInfoResolver { return &pageInfoResolver{r} }
@@ -515,8 +772,14 @@ func (r *Resolver) PairCount() PairCountResolver { return &pairCountResolver{r} 
 // Path returns PathResolver implementation.
 func (r *Resolver) Path() PathResolver { return &pathResolver{r} }
 
+// Profile returns ProfileResolver implementation.
+func (r *Resolver) Profile() ProfileResolver { return &profileResolver{r} }
+
 // Query returns QueryResolver implementation.
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
+
+// Review returns ReviewResolver implementation.
+func (r *Resolver) Review() ReviewResolver { return &reviewResolver{r} }
 
 // SharedFeature returns SharedFeatureResolver implementation.
 func (r *Resolver) SharedFeature() SharedFeatureResolver { return &sharedFeatureResolver{r} }
@@ -526,8 +789,25 @@ func (r *Resolver) SimilarityDefaults() SimilarityDefaultsResolver {
 	return &similarityDefaultsResolver{r}
 }
 
+// SimilarityExplanation returns SimilarityExplanationResolver implementation.
+func (r *Resolver) SimilarityExplanation() SimilarityExplanationResolver {
+	return &similarityExplanationResolver{r}
+}
+
+// Snippet returns SnippetResolver implementation.
+func (r *Resolver) Snippet() SnippetResolver { return &snippetResolver{r} }
+
+// Source returns SourceResolver implementation.
+func (r *Resolver) Source() SourceResolver { return &sourceResolver{r} }
+
 // Stats returns StatsResolver implementation.
 func (r *Resolver) Stats() StatsResolver { return &statsResolver{r} }
+
+// SuggestedTerm returns SuggestedTermResolver implementation.
+func (r *Resolver) SuggestedTerm() SuggestedTermResolver { return &suggestedTermResolver{r} }
+
+// Suggestions returns SuggestionsResolver implementation.
+func (r *Resolver) Suggestions() SuggestionsResolver { return &suggestionsResolver{r} }
 
 // Term returns TermResolver implementation.
 func (r *Resolver) Term() TermResolver { return &termResolver{r} }
@@ -541,6 +821,9 @@ func (r *Resolver) TermDistribution() TermDistributionResolver { return &termDis
 // Text returns TextResolver implementation.
 func (r *Resolver) Text() TextResolver { return &textResolver{r} }
 
+// TextNeighbour returns TextNeighbourResolver implementation.
+func (r *Resolver) TextNeighbour() TextNeighbourResolver { return &textNeighbourResolver{r} }
+
 // Timeline returns TimelineResolver implementation.
 func (r *Resolver) Timeline() TimelineResolver { return &timelineResolver{r} }
 
@@ -548,26 +831,38 @@ func (r *Resolver) Timeline() TimelineResolver { return &timelineResolver{r} }
 func (r *Resolver) WeightedTerm() WeightedTermResolver { return &weightedTermResolver{r} }
 
 type (
+	breakdownKeyResolver             struct{ *Resolver }
 	caseResolver                     struct{ *Resolver }
 	caseConnectionResolver           struct{ *Resolver }
+	caseEdgeResolver                 struct{ *Resolver }
 	crossReferenceResolver           struct{ *Resolver }
 	crossReferenceConnectionResolver struct{ *Resolver }
 	differingFeatureResolver         struct{ *Resolver }
 	distributionResolver             struct{ *Resolver }
 	drawEdgeResolver                 struct{ *Resolver }
 	drawNodeResolver                 struct{ *Resolver }
+	evidenceResolver                 struct{ *Resolver }
 	featureContributionResolver      struct{ *Resolver }
+	impactResolver                   struct{ *Resolver }
 	pageInfoResolver                 struct{ *Resolver }
 	pairCountResolver                struct{ *Resolver }
 	pathResolver                     struct{ *Resolver }
+	profileResolver                  struct{ *Resolver }
 	queryResolver                    struct{ *Resolver }
+	reviewResolver                   struct{ *Resolver }
 	sharedFeatureResolver            struct{ *Resolver }
 	similarityDefaultsResolver       struct{ *Resolver }
+	similarityExplanationResolver    struct{ *Resolver }
+	snippetResolver                  struct{ *Resolver }
+	sourceResolver                   struct{ *Resolver }
 	statsResolver                    struct{ *Resolver }
+	suggestedTermResolver            struct{ *Resolver }
+	suggestionsResolver              struct{ *Resolver }
 	termResolver                     struct{ *Resolver }
 	termCountResolver                struct{ *Resolver }
 	termDistributionResolver         struct{ *Resolver }
 	textResolver                     struct{ *Resolver }
+	textNeighbourResolver            struct{ *Resolver }
 	timelineResolver                 struct{ *Resolver }
 	weightedTermResolver             struct{ *Resolver }
 )

@@ -130,7 +130,7 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 			name = opAnonymous
 		}
 		setOperation(ctx, name, rootFieldLabel(rootFields(oc.Operation, oc.Doc.Fragments)))
-		return next(ctx)
+		return withWarnings(ctx, next)
 	})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		gerr := graphql.DefaultErrorPresenter(ctx, err)
@@ -404,4 +404,37 @@ func limitBody(limit int64, next http.Handler) http.Handler {
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// warningJSON is one warning as extensions.warnings lists it.
+type warningJSON struct {
+	Field       string   `json:"field"`
+	Value       string   `json:"value"`
+	Message     string   `json:"message"`
+	Resolved    string   `json:"resolved,omitempty"`
+	Suggestions []string `json:"suggestions"`
+}
+
+// withWarnings runs an operation with a collector for the core's warnings
+// (values in filters and profiles that were resolved or matched nothing)
+// and lists them in the response's extensions.warnings.
+func withWarnings(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	ctx, ws := explore.WithWarnings(ctx)
+	responses := next(ctx)
+	return func(ctx context.Context) *graphql.Response {
+		resp := responses(ctx)
+		list := ws.List()
+		if resp == nil || len(list) == 0 {
+			return resp
+		}
+		out := make([]warningJSON, len(list))
+		for i, w := range list {
+			out[i] = warningJSON{Field: w.Field, Value: w.Value, Message: w.Message, Resolved: w.Resolved, Suggestions: append([]string{}, w.Suggestions...)}
+		}
+		if resp.Extensions == nil {
+			resp.Extensions = map[string]any{}
+		}
+		resp.Extensions["warnings"] = out
+		return resp
+	}
 }

@@ -2,10 +2,9 @@ package similarity
 
 import (
 	"context"
-	"sync"
-	"time"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/internal/versioned"
 )
 
 // Store is what the similarity service reads from the graph. graph.DB
@@ -19,31 +18,29 @@ type Store interface {
 	CaseIDsMatching(ctx context.Context, f ilgraph.CaseFilter) ([]string, error)
 }
 
-// RebuildTimeout bounds one rebuild of the index. A rebuild is detached from
-// the request that started it (others may wait for it too), so it needs a
-// deadline of its own: a stuck database must not leave it running forever.
-const RebuildTimeout = 5 * time.Minute
-
-// Service keeps an index in step with the graph. Before answering it reads
-// the corpus version (one small query); when a load has changed the cases
-// since the index was built, it rebuilds the index once, however many
-// requests are waiting, and swaps it in.
+// Service keeps an index in step with the graph: it is rebuilt, once,
+// whenever a load has changed the cases (see package versioned).
 type Service struct {
 	db Store
-
-	mu      sync.Mutex
-	current *Index
-	build   *rebuild // the rebuild under way, if any
-}
-
-type rebuild struct {
-	done chan struct{}
-	ix   *Index
-	err  error
+	ix versioned.Value[*Index]
 }
 
 // NewService returns a service over db. The first request builds the index.
-func NewService(db Store) *Service { return &Service{db: db} }
+func NewService(db Store) *Service {
+	s := &Service{db: db}
+	s.ix = versioned.Value[*Index]{
+		Version: db.CorpusVersion,
+		Build: func(ctx context.Context) (*Index, int64, error) {
+			ix, err := Load(ctx, db)
+			if err != nil {
+				return nil, 0, err
+			}
+			return ix, ix.Version, nil
+		},
+		What: "the similarity index",
+	}
+	return s
+}
 
 // Load reads the whole corpus from the graph into a new index.
 func Load(ctx context.Context, db Store) (*Index, error) {
@@ -73,50 +70,7 @@ type organizationNamer interface {
 }
 
 // Index returns an index as current as the graph.
-func (s *Service) Index(ctx context.Context) (*Index, error) {
-	version, err := s.db.CorpusVersion(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	if s.current != nil && s.current.Version == version {
-		ix := s.current
-		s.mu.Unlock()
-		return ix, nil
-	}
-	b := s.build
-	if b == nil {
-		b = s.startRebuild(ctx)
-	}
-	s.mu.Unlock()
-	select {
-	case <-b.done:
-		return b.ix, b.err
-	case <-ctx.Done():
-		return nil, ilgraph.WrapError(ilgraph.ETIMEOUT, ctx.Err(), "building the similarity index")
-	}
-}
-
-// startRebuild starts loading a new index; s.mu is held.
-func (s *Service) startRebuild(ctx context.Context) *rebuild {
-	b := &rebuild{done: make(chan struct{})}
-	s.build = b
-	go func() {
-		// Detached from the request: other requests may be waiting too.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RebuildTimeout)
-		defer cancel()
-		ix, err := Load(ctx, s.db)
-		s.mu.Lock()
-		b.ix, b.err = ix, err
-		if err == nil && (s.current == nil || ix.Version >= s.current.Version) {
-			s.current = ix
-		}
-		s.build = nil
-		s.mu.Unlock()
-		close(b.done)
-	}()
-	return b
-}
+func (s *Service) Index(ctx context.Context) (*Index, error) { return s.ix.Get(ctx) }
 
 // Similar ranks the cases most like the case id. It resolves a text filter
 // through the graph's full-text index.
@@ -146,6 +100,22 @@ func (s *Service) SimilarToProfile(ctx context.Context, profile []ilgraph.Featur
 	return ix.Similar(profile, "", opt), nil
 }
 
+// Weighting returns the features of each case named (nil for an unknown
+// one) and the weight function opt defines, both from the index the ranking
+// uses, so that an explanation computed from them with ilgraph.Score gives
+// exactly the scores the ranking gives.
+func (s *Service) Weighting(ctx context.Context, ids []string, opt ilgraph.SimilarityOptions) ([][]ilgraph.Feature, func(ilgraph.Feature) float64, error) {
+	ix, err := s.Index(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([][]ilgraph.Feature, len(ids))
+	for i, id := range ids {
+		out[i] = ix.Features(id)
+	}
+	return out, ix.Weight(opt), nil
+}
+
 func (s *Service) resolveText(ctx context.Context, opt *ilgraph.SimilarityOptions) error {
 	if !opt.Filter.HasText() {
 		return nil
@@ -168,17 +138,6 @@ func (s *Service) resolveText(ctx context.Context, opt *ilgraph.SimilarityOption
 // the caller answers from the graph meanwhile. Case lists and dashboards
 // use it (the index is their read model); one small query per call.
 func (s *Service) Current(ctx context.Context) (*Index, error) {
-	version, err := s.db.CorpusVersion(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.current != nil && s.current.Version == version {
-		return s.current, nil
-	}
-	if s.build == nil {
-		s.startRebuild(ctx)
-	}
-	return nil, nil
+	ix, _, err := s.ix.Current(ctx)
+	return ix, err
 }

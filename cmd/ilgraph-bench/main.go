@@ -606,7 +606,7 @@ func queries(a *args) []query {
 			},
 			floor: func(ctx context.Context, db *graph.DB, i int) error {
 				_, f := filterVars(i)
-				_, err := db.Cooccurrence(ctx, ilgraph.KindRootCause, ilgraph.KindComponent, f, 1)
+				_, err := db.Cooccurrence(ctx, ilgraph.CooccurrenceQuery{From: ilgraph.KindRootCause, To: ilgraph.KindComponent, Filter: f, MinCount: 1})
 				return err
 			}},
 		{name: "dash_stats",

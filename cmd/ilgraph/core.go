@@ -6,6 +6,7 @@ import (
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/similarity"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // newCore wires the application core over a store: the one place that
@@ -13,7 +14,7 @@ import (
 // The similarity service's index is also the core's read model of cases ×
 // terms (case lists, facets, statistics, co-occurrence, same root cause).
 func newCore(db *graph.DB) *explore.Service {
-	return explore.New(db, similarity.NewService(db))
+	return explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
 }
 
 // newServingCore is newCore for a server: it starts building the index at

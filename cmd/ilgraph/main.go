@@ -22,9 +22,10 @@ Usage:
 Commands:
   load    validate case files and load them into Neo4j
   serve   serve the GraphQL API
-  similar rank the cases most like a case
+  similar rank the cases most like a case or an incident in progress; explain a pair
   stats   corpus statistics
   gen     write a synthetic corpus for benchmarks
+  eval    measure suggested terms on a corpus (no database)
   help    show this text (or: ilgraph <command> --help)
 
 Neo4j is reached through NEO4J_URI (default bolt://127.0.0.1:7687), NEO4J_USER,
@@ -64,6 +65,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runStats(ctx, args[1:], stdout, stderr)
 	case "gen":
 		err = runGen(ctx, args[1:], stdout, stderr)
+	case "eval":
+		err = runEval(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

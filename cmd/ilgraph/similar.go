@@ -13,16 +13,31 @@ import (
 )
 
 func runSimilar(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("similar", `Usage: ilgraph similar CASE-ID [--k N] [--weights kind=w,...] [--rarity] [--json]
+	fs := newFlagSet("similar", `Usage:
+  ilgraph similar CASE-ID [--k N] [--weights kind=w,...] [--rarity] [--min-score X] [--json]
+  ilgraph similar CASE-ID --explain OTHER-ID [--weights ...] [--rarity] [--json]
+  ilgraph similar --components a,b --symptoms x,y --contributing f [--root-cause c] [--domains d] [--org o] [--k N] ...
 
 Ranks the cases most like a case by weighted Jaccard similarity (see
-docs/similarity.md). Kinds: root_cause, component, symptom, contributing,
-domain, org; omitted kinds keep their defaults (`+ilgraph.DefaultWeights().String()+`).`, stderr)
+docs/similarity.md), and why. --explain shows, feature by feature, why
+OTHER-ID scores what it does against CASE-ID. Without a case id, the
+feature flags describe an incident in progress (a profile): the answer is
+the cases most like it, the root causes and contributing factors they
+suggest checking, and what resolved them. Kinds: root_cause, component,
+symptom, contributing, domain, org; omitted kinds keep their default
+weights (`+ilgraph.DefaultWeights().String()+`).`, stderr)
 	k := fs.Int("k", explore.DefaultSimilarK, fmt.Sprintf("how many cases (1 to %d)", explore.MaxSimilarK))
 	weights := fs.String("weights", "", "weights per kind, e.g. root_cause=3,component=1.5")
 	rarity := fs.Bool("rarity", false, "weight rare features more: each weight times "+ilgraph.RarityFormula)
 	minScore := fs.Float64("min-score", 0, "leave out cases scoring below this")
-	asJSON := fs.Bool("json", false, `print a JSON array of {"id", "score", "shared": [{"kind", "id", "contribution"}]}`)
+	asJSON := fs.Bool("json", false, "print JSON (see docs/similarity.md for its shape)")
+	explain := fs.String("explain", "", "explain the similarity of this case to CASE-ID, feature by feature")
+	rootCause := fs.String("root-cause", "", "profile: the root cause, if known")
+	org := fs.String("org", "", "profile: the organization slug")
+	components := fs.String("components", "", "profile: components, comma-separated")
+	symptoms := fs.String("symptoms", "", "profile: symptoms, comma-separated")
+	contributing := fs.String("contributing", "", "profile: contributing factors, comma-separated")
+	domains := fs.String("domains", "", "profile: domains, comma-separated")
 	// Flags may follow the case id.
 	var id string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -33,9 +48,22 @@ domain, org; omitted kinds keep their defaults (`+ilgraph.DefaultWeights().Strin
 	}
 	if id == "" && fs.NArg() == 1 {
 		id = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "ilgraph similar: unexpected arguments %q\n", fs.Args())
+		return errUsage
 	}
-	if id == "" {
-		fmt.Fprintln(stderr, "ilgraph similar: name one case id")
+	p := explore.Profile{RootCause: *rootCause, Org: *org, Components: list(*components), Symptoms: list(*symptoms),
+		Contributing: list(*contributing), Domains: list(*domains)}
+	profile := len(p.Features()) > 0
+	switch {
+	case id == "" && !profile:
+		fmt.Fprintln(stderr, "ilgraph similar: name one case id, or describe an incident with --components, --symptoms, --contributing, …")
+		return errUsage
+	case id != "" && profile:
+		fmt.Fprintln(stderr, "ilgraph similar: give a case id or profile flags, not both")
+		return errUsage
+	case *explain != "" && id == "":
+		fmt.Fprintln(stderr, "ilgraph similar: --explain needs a case id to explain against")
 		return errUsage
 	}
 	w, err := ilgraph.ParseWeights(*weights)
@@ -47,36 +75,96 @@ domain, org; omitted kinds keep their defaults (`+ilgraph.DefaultWeights().Strin
 		return err
 	}
 	defer closeDB()
-	matches, err := core.Similar(ctx, id, explore.SimilarityQuery{K: *k, Weights: w, Rarity: *rarity, MinScore: *minScore})
+	q := explore.SimilarityQuery{K: *k, Weights: w, Rarity: *rarity, MinScore: *minScore}
+	switch {
+	case *explain != "":
+		e, err := core.ExplainSimilarity(ctx, id, *explain, w, *rarity)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(stdout, explanationOf(e))
+		}
+		return writeExplanation(stdout, e)
+	case profile:
+		pm, err := core.SimilarToProfile(ctx, p, q)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(stdout, profileJSON(pm))
+		}
+		return writeProfile(stdout, pm)
+	}
+	matches, err := core.Similar(ctx, id, q)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		type shared struct {
-			Kind         string  `json:"kind"`
-			ID           string  `json:"id"`
-			Contribution float64 `json:"contribution"`
-		}
-		type result struct {
-			ID     string   `json:"id"`
-			Score  float64  `json:"score"`
-			Shared []shared `json:"shared"`
-		}
-		out := []result{}
-		for _, m := range matches {
-			r := result{ID: m.Case.ID, Score: m.Score, Shared: []shared{}}
-			for _, s := range m.Shared {
-				r.Shared = append(r.Shared, shared{Kind: string(s.Kind), ID: s.ID, Contribution: s.Contribution})
-			}
-			out = append(out, r)
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(stdout, matchesJSON(matches))
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	return writeMatches(stdout, matches)
+}
+
+// list splits a comma-separated flag value, dropping empty items.
+func list(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+type sharedJSON struct {
+	Kind         string  `json:"kind"`
+	ID           string  `json:"id"`
+	Weight       float64 `json:"weight"`
+	Contribution float64 `json:"contribution"`
+}
+
+type differingJSON struct {
+	Kind   string  `json:"kind"`
+	ID     string  `json:"id"`
+	Weight float64 `json:"weight"`
+	// Side is "a" (or "query") when the first case (or the profile) has the
+	// feature, "b" (or "match") when the other one has it.
+	Side string `json:"side"`
+}
+
+type matchJSON struct {
+	ID     string       `json:"id"`
+	Score  float64      `json:"score"`
+	Shared []sharedJSON `json:"shared"`
+}
+
+func sharedOf(cs []ilgraph.Contribution) []sharedJSON {
+	out := []sharedJSON{}
+	for _, s := range cs {
+		out = append(out, sharedJSON{Kind: string(s.Kind), ID: s.ID, Weight: s.Weight, Contribution: s.Contribution})
+	}
+	return out
+}
+
+func matchesJSON(ms []explore.SimilarCase) []matchJSON {
+	out := []matchJSON{}
+	for _, m := range ms {
+		out = append(out, matchJSON{ID: m.Case.ID, Score: m.Score, Shared: sharedOf(m.Shared)})
+	}
+	return out
+}
+
+func writeMatches(w io.Writer, ms []explore.SimilarCase) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "rank\tcase\tscore\tshared")
-	for i, m := range matches {
+	for i, m := range ms {
 		var parts []string
 		for _, s := range m.Shared {
 			parts = append(parts, fmt.Sprintf("%s:%s (%.3f)", s.Kind, s.ID, s.Contribution))
@@ -84,4 +172,135 @@ domain, org; omitted kinds keep their defaults (`+ilgraph.DefaultWeights().Strin
 		fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\n", i+1, m.Case.ID, m.Score, strings.Join(parts, ", "))
 	}
 	return tw.Flush()
+}
+
+type explanationJSON struct {
+	A         string             `json:"a"`
+	B         string             `json:"b"`
+	Score     float64            `json:"score"`
+	Weights   map[string]float64 `json:"weights"`
+	Rarity    bool               `json:"rarity"`
+	Shared    []sharedJSON       `json:"shared"`
+	Differing []differingJSON    `json:"differing"`
+}
+
+func explanationOf(e *explore.Explanation) explanationJSON {
+	out := explanationJSON{A: e.A.ID, B: e.B.ID, Score: e.Score, Weights: map[string]float64{}, Rarity: e.Rarity,
+		Shared: sharedOf(e.Shared), Differing: []differingJSON{}}
+	for k, v := range e.Weights {
+		out.Weights[string(k)] = v
+	}
+	for _, d := range e.Differing {
+		side := "b"
+		if d.InQuery {
+			side = "a"
+		}
+		out.Differing = append(out.Differing, differingJSON{Kind: string(d.Kind), ID: d.ID, Weight: d.Weight, Side: side})
+	}
+	return out
+}
+
+func writeExplanation(w io.Writer, e *explore.Explanation) error {
+	rarity := "off"
+	if e.Rarity {
+		rarity = "on"
+	}
+	fmt.Fprintf(w, "%s vs %s: score %.4f (weights %s; rarity %s)\n", e.A.ID, e.B.ID, e.Score, e.Weights, rarity)
+	fmt.Fprintln(w, "score = summed weights of the shared features / summed weights of the features either has")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "\t\t\nshared\tweight\tcontribution\n")
+	if len(e.Shared) == 0 {
+		fmt.Fprintln(tw, "  (nothing)\t\t")
+	}
+	for _, s := range e.Shared {
+		fmt.Fprintf(tw, "  %s\t%.4f\t%.4f\n", s.Feature, s.Weight, s.Contribution)
+	}
+	for _, side := range []struct {
+		name    string
+		inQuery bool
+	}{{"only " + e.A.ID, true}, {"only " + e.B.ID, false}} {
+		fmt.Fprintf(tw, "\t\t\n%s\tweight\t\n", side.name)
+		n := 0
+		for _, d := range e.Differing {
+			if d.InQuery == side.inQuery {
+				fmt.Fprintf(tw, "  %s\t%.4f\t\n", d.Feature, d.Weight)
+				n++
+			}
+		}
+		if n == 0 {
+			fmt.Fprintln(tw, "  (nothing)\t\t")
+		}
+	}
+	return tw.Flush()
+}
+
+type weightedJSON struct {
+	ID      string  `json:"id"`
+	Weight  float64 `json:"weight"`
+	Matches int     `json:"matches"`
+}
+
+type remedyJSON struct {
+	ID          string   `json:"id"`
+	Score       float64  `json:"score"`
+	Remediation []string `json:"remediation"`
+	ActionItems []string `json:"action_items"`
+}
+
+type profileOut struct {
+	Matches      []matchJSON    `json:"matches"`
+	RootCauses   []weightedJSON `json:"root_causes"`
+	Contributing []weightedJSON `json:"contributing"`
+	Remedies     []remedyJSON   `json:"remedies"`
+}
+
+func weightedOf(ws []explore.WeightedTerm) []weightedJSON {
+	out := []weightedJSON{}
+	for _, x := range ws {
+		out = append(out, weightedJSON{ID: x.Key.ID, Weight: x.Weight, Matches: x.Matches})
+	}
+	return out
+}
+
+func english(ts []ilgraph.Text) []string {
+	out := []string{}
+	for _, t := range ts {
+		out = append(out, t.En)
+	}
+	return out
+}
+
+func profileJSON(pm *explore.ProfileMatch) profileOut {
+	out := profileOut{Matches: matchesJSON(pm.Matches), RootCauses: weightedOf(pm.RootCauses), Contributing: weightedOf(pm.Contributing), Remedies: []remedyJSON{}}
+	for _, r := range pm.Remedies {
+		out.Remedies = append(out.Remedies, remedyJSON{ID: r.Case.ID, Score: r.Score, Remediation: english(r.Remediation), ActionItems: english(r.ActionItems)})
+	}
+	return out
+}
+
+func writeProfile(w io.Writer, pm *explore.ProfileMatch) error {
+	if len(pm.Matches) == 0 {
+		fmt.Fprintln(w, "No case shares a feature with the profile.")
+		return nil
+	}
+	if err := writeMatches(w, pm.Matches); err != nil {
+		return err
+	}
+	for _, s := range []struct {
+		title string
+		terms []explore.WeightedTerm
+	}{{"Root causes to check", pm.RootCauses}, {"Contributing factors to check", pm.Contributing}} {
+		fmt.Fprintf(w, "\n%s (summed scores of the matches with it):\n", s.title)
+		for _, t := range s.terms {
+			fmt.Fprintf(w, "  %-28s %.4f  (%d of %d matches)\n", t.Key.ID, t.Weight, t.Matches, len(pm.Matches))
+		}
+	}
+	fmt.Fprintln(w, "\nWhat resolved them:")
+	for _, r := range pm.Remedies {
+		fmt.Fprintf(w, "  %s (%.4f)\n", r.Case.ID, r.Score)
+		for _, t := range r.Remediation {
+			fmt.Fprintf(w, "    - %s\n", t.En)
+		}
+	}
+	return nil
 }

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/suggest"
+)
+
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "suggest" {
+		fmt.Fprintln(stderr, "Usage: ilgraph eval suggest [--seeds DIR] [--json]")
+		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h" || args[0] == "-help") {
+			return nil
+		}
+		return errUsage
+	}
+	fs := newFlagSet("eval suggest", `Usage: ilgraph eval suggest [--seeds DIR] [--json]
+
+Measures suggested terms by leave-one-out over a corpus, with no database:
+each case's symptoms text and summary, in English and then in Korean where
+the case has Korean text, is given to an engine that leaves that case out,
+and the terms it predicts are compared with the case's tags. Prints
+precision, recall and F1 per kind and root-cause top-1 and top-3 accuracy,
+for the engine and for a labels-only baseline.`, stderr)
+	seeds := fs.String("seeds", "seeds", "the corpus: a folder with vocab.json and case files")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	v, cases, err := readCorpus(*seeds)
+	if err != nil {
+		return err
+	}
+	rep, err := suggest.Evaluate(v, cases, suggest.Options{}, suggest.DefaultCutoffs)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printEval(stdout, *seeds, rep)
+	return nil
+}
+
+// readCorpus reads dir/vocab.json and every case file below dir with the
+// loader's parser; any problem is an invalid-input error.
+func readCorpus(dir string) (*ilgraph.Vocabulary, []ilgraph.Case, error) {
+	v, probs := loader.ParseVocabulary(filepath.Join(dir, "vocab.json"))
+	if len(probs) > 0 {
+		return nil, nil, ilgraph.Errorf(ilgraph.EINVALID, "the vocabulary is invalid:\n%s", listProblems(probs))
+	}
+	var cases []ilgraph.Case
+	var all loader.Problems
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == "vocab.json" {
+			return err
+		}
+		if ext := filepath.Ext(p); ext != ".json" && ext != ".jsonl" && ext != ".ndjson" {
+			return nil
+		}
+		all = append(all, loader.ParseFile(p, func(pc loader.Parsed) error {
+			cases = append(cases, *pc.Case)
+			return nil
+		})...)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, ilgraph.WrapError(ilgraph.EINVALID, err, "cannot read %s", dir)
+	}
+	if len(all) > 0 {
+		return nil, nil, ilgraph.Errorf(ilgraph.EINVALID, "the corpus has problems:\n%s", listProblems(all))
+	}
+	if len(cases) == 0 {
+		return nil, nil, ilgraph.Errorf(ilgraph.EINVALID, "no cases in %s", dir)
+	}
+	sort.Slice(cases, func(i, j int) bool { return cases[i].ID < cases[j].ID })
+	return v, cases, nil
+}
+
+func listProblems(ps loader.Problems) string {
+	var b strings.Builder
+	for _, p := range ps {
+		b.WriteString("  " + p.Error() + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func printEval(w io.Writer, dir string, rep *suggest.Report) {
+	fmt.Fprintf(w, "leave-one-out over %d cases in %s\n\n", rep.Cases, dir)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "lang\tqueries\tmeasure\tengine\tbaseline\t")
+	for _, lang := range []string{"en", "ko"} {
+		e, b := rep.Engine[lang], rep.Baseline[lang]
+		if e == nil || e.Queries == 0 {
+			continue
+		}
+		row := func(name, x, y string) {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", lang, e.Queries, name, x, y)
+		}
+		f := func(x float64) string { return fmt.Sprintf("%.2f", x) }
+		prf := func(k suggest.KindScore) string {
+			return fmt.Sprintf("%.2f / %.2f / %.2f", k.Precision, k.Recall, k.F1)
+		}
+		row("root cause top-1", f(e.RootCauseTop1), f(b.RootCauseTop1))
+		row("root cause top-3", f(e.RootCauseTop3), f(b.RootCauseTop3))
+		for _, k := range ilgraph.VocabKinds {
+			row(string(k)+" P / R / F1", prf(e.Kinds[k]), prf(b.Kinds[k]))
+		}
+	}
+	tw.Flush()
+}

@@ -1,0 +1,66 @@
+package explore
+
+import (
+	"context"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/suggest"
+)
+
+// Suggest returns the vocabulary terms free text points to, per kind, each
+// with a confidence and its evidence (the words that matched, the similar
+// cases that voted). lang is "en", "ko", or "" to detect it.
+func (s *Service) Suggest(ctx context.Context, text, lang string) (*suggest.Result, error) {
+	if s.suggester == nil {
+		return nil, ilgraph.Errorf(ilgraph.EUNAVAILABLE, "suggestions are not available on this server")
+	}
+	switch lang {
+	case "", "en", "ko":
+	default:
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "lang must be en or ko, not %q", ilgraph.Clip(lang, 20))
+	}
+	return s.suggester.Suggest(ctx, text, lang)
+}
+
+// TextMatch is the answer for an incident described in words: the terms
+// suggested, the profile built from them, and the cases most like it.
+type TextMatch struct {
+	Suggestions *suggest.Result
+	Profile     Profile
+	Match       *ProfileMatch
+}
+
+// ProfileFromSuggestions keeps, of each kind, the suggestions above the
+// kind's cut-off (suggest.DefaultCutoffs, the ones the evaluation measures);
+// one root cause at most.
+func ProfileFromSuggestions(r *suggest.Result) Profile {
+	pick := func(k ilgraph.Kind) []string { return r.Predicted(k, suggest.DefaultCutoffs[k]) }
+	p := Profile{
+		Components:   pick(ilgraph.KindComponent),
+		Symptoms:     pick(ilgraph.KindSymptom),
+		Contributing: pick(ilgraph.KindContributing),
+		Domains:      pick(ilgraph.KindDomain),
+	}
+	if rc := pick(ilgraph.KindRootCause); len(rc) > 0 {
+		p.RootCause = rc[0]
+	}
+	return p
+}
+
+// SimilarToText suggests terms for text, builds a profile from them and
+// ranks the cases most like it, with what they suggest checking next.
+func (s *Service) SimilarToText(ctx context.Context, text, lang string, q SimilarityQuery) (*TextMatch, error) {
+	res, err := s.Suggest(ctx, text, lang)
+	if err != nil {
+		return nil, err
+	}
+	p := ProfileFromSuggestions(res)
+	if len(p.Features()) == 0 {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "the text points to no vocabulary term: describe components, symptoms or causes")
+	}
+	pm, err := s.SimilarToProfile(ctx, p, q)
+	if err != nil {
+		return nil, err
+	}
+	return &TextMatch{Suggestions: res, Profile: p, Match: pm}, nil
+}

@@ -1,0 +1,191 @@
+package resolvers_test
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/suggest"
+)
+
+type suggestedTerm struct {
+	Kind       ilgraph.Kind
+	Term       struct{ ID string }
+	Confidence float64
+	Evidence   []struct {
+		Source, Text, Phrase string
+		Start, End           *int
+		Case                 *struct{ ID string }
+		Weight               float64
+	}
+}
+
+type suggestions struct {
+	Lang                                                    string
+	RootCauses, Components, Symptoms, Contributing, Domains []suggestedTerm
+	Neighbours                                              []struct {
+		Case  struct{ ID string }
+		Score float64
+	}
+}
+
+const suggestionFields = `lang
+  rootCauses { ...st } components { ...st } symptoms { ...st } contributing { ...st } domains { ...st }
+  neighbours { case { id } score }`
+
+const suggestedTermFragment = `fragment st on SuggestedTerm { kind term { id } confidence evidence { source text phrase start end case { id } weight } }`
+
+// The API's suggestions equal the engine's built straight from the seed
+// JSON: the graph keeps every label, alias, text and tag the engine reads.
+func TestSuggest(t *testing.T) {
+	a := mustAPI(t)
+	cases := make([]ilgraph.Case, len(a.cases))
+	for i, c := range a.cases {
+		cases[i] = *c
+	}
+	engine, err := suggest.New(a.vocab, cases, suggest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []struct{ text, lang string }{
+		{"Kinesis front-end servers hit the OS thread limit; latency and errors up; CloudWatch metrics delayed", ""},
+		{"A config change pushed to every region took the DNS resolvers down; requests timed out", "en"},
+		{"데이터베이스 연결이 고갈되어 응답 지연과 오류율 증가가 발생했다", ""},
+		{"certificate expired and TLS handshakes failed", "en"},
+	}
+	for _, tc := range texts {
+		t.Run(tc.text[:20], func(t *testing.T) {
+			want, err := engine.Suggest(tc.text, tc.lang, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got struct{ Suggest suggestions }
+			vars := map[string]any{"text": tc.text}
+			if tc.lang != "" {
+				vars["lang"] = tc.lang
+			}
+			a.must(`query($text: String!, $lang: String) { suggest(text: $text, lang: $lang) { `+suggestionFields+` } } `+suggestedTermFragment, vars, &got)
+			if got.Suggest.Lang != want.Lang {
+				t.Errorf("lang %q, want %q", got.Suggest.Lang, want.Lang)
+			}
+			for k, list := range map[ilgraph.Kind][]suggestedTerm{
+				ilgraph.KindRootCause: got.Suggest.RootCauses, ilgraph.KindComponent: got.Suggest.Components,
+				ilgraph.KindSymptom: got.Suggest.Symptoms, ilgraph.KindContributing: got.Suggest.Contributing, ilgraph.KindDomain: got.Suggest.Domains,
+			} {
+				w := want.ByKind[k]
+				if len(list) != len(w) {
+					t.Fatalf("%s: %d suggestions, want %d", k, len(list), len(w))
+				}
+				for i := range w {
+					g := list[i]
+					if g.Term.ID != w[i].ID || !strings.EqualFold(string(g.Kind), string(k)) || math.Abs(g.Confidence-w[i].Confidence) > 1e-9 || len(g.Evidence) != len(w[i].Evidence) {
+						t.Errorf("%s #%d: got %s %.4f (%d evidence), want %s %.4f (%d evidence)", k, i, g.Term.ID, g.Confidence, len(g.Evidence), w[i].ID, w[i].Confidence, len(w[i].Evidence))
+						continue
+					}
+					for j, e := range w[i].Evidence {
+						ge := g.Evidence[j]
+						if e.CaseID != "" {
+							if ge.Source != "case" || ge.Case == nil || ge.Case.ID != e.CaseID || ge.Start != nil {
+								t.Errorf("%s %s evidence %d: got %+v, want the vote of %s", k, g.Term.ID, j, ge, e.CaseID)
+							}
+							continue
+						}
+						if ge.Source != e.Source || ge.Text != e.Text || ge.Phrase != e.Phrase || ge.Start == nil || *ge.Start != e.Start || ge.Case != nil {
+							t.Errorf("%s %s evidence %d: got %+v, want %+v", k, g.Term.ID, j, ge, e)
+						} else if tc.text[e.Start:e.End] != e.Text {
+							t.Errorf("%s %s: offsets %d:%d give %q, not %q", k, g.Term.ID, e.Start, e.End, tc.text[e.Start:e.End], e.Text)
+						}
+					}
+				}
+			}
+			if len(got.Suggest.Neighbours) != len(want.Neighbours) {
+				t.Errorf("%d neighbours, want %d", len(got.Suggest.Neighbours), len(want.Neighbours))
+			}
+		})
+	}
+	t.Run("bad input", func(t *testing.T) {
+		for _, tc := range []struct {
+			name, text, lang, code string
+		}{
+			{"empty", "", "", "INVALID"},
+			{"blank", "  \n\t ", "", "INVALID"},
+			{"too long", strings.Repeat("disk full ", 1001), "", "LIMIT"},
+			{"unknown language", "disk full", "fr", "INVALID"},
+		} {
+			errs := a.do(`query($text: String!, $lang: String) { suggest(text: $text, lang: $lang) { lang } }`, map[string]any{"text": tc.text, "lang": nilIfEmpty(tc.lang)}, nil)
+			if len(errs) != 1 || errs[0].Extensions["code"] != tc.code {
+				t.Errorf("%s: errors %+v, want one %s", tc.name, errs, tc.code)
+			}
+		}
+		// Binary and invalid UTF-8 are read, not refused or crashed on.
+		var got struct{ Suggest struct{ Lang string } }
+		a.must(`query($text: String!) { suggest(text: $text) { lang } }`, map[string]any{"text": "\x00\x01 disk \uFFFD full \x7f"}, &got)
+	})
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// similarToText is similarToProfile over the profile the suggestions make.
+func TestSimilarToText(t *testing.T) {
+	a := mustAPI(t)
+	text := "Kinesis front-end servers hit the OS thread limit; latency and errors up; CloudWatch metrics delayed"
+	var got struct {
+		SimilarToText struct {
+			Profile struct {
+				RootCause                                   *struct{ ID string }
+				Components, Symptoms, Contributing, Domains []struct{ ID string }
+			}
+			Match struct {
+				Matches []struct {
+					Case  struct{ ID string }
+					Score float64
+				}
+			}
+		}
+	}
+	a.must(`query($text: String!) { similarToText(text: $text, k: 10) {
+  profile { rootCause { id } components { id } symptoms { id } contributing { id } domains { id } }
+  match { matches { case { id } score } } } }`, map[string]any{"text": text}, &got)
+	p := got.SimilarToText.Profile
+	idsOf := func(ts []struct{ ID string }) []string {
+		out := make([]string, len(ts))
+		for i, t := range ts {
+			out[i] = t.ID
+		}
+		return out
+	}
+	prof := explore.Profile{Components: idsOf(p.Components), Symptoms: idsOf(p.Symptoms), Contributing: idsOf(p.Contributing), Domains: idsOf(p.Domains)}
+	if p.RootCause != nil {
+		prof.RootCause = p.RootCause.ID
+	}
+	if len(prof.Features()) == 0 {
+		t.Fatal("the Kinesis description made an empty profile")
+	}
+	// The same profile through similarToProfile gives the same matches.
+	var want struct {
+		SimilarToProfile struct {
+			Matches []struct {
+				Case  struct{ ID string }
+				Score float64
+			}
+		}
+	}
+	a.must(`query($p: ProfileInput!) { similarToProfile(profile: $p, k: 10) { matches { case { id } score } } }`, map[string]any{"p": map[string]any{
+		"rootCause": nilIfEmpty(prof.RootCause), "components": prof.Components, "symptoms": prof.Symptoms, "contributing": prof.Contributing, "domains": prof.Domains,
+	}}, &want)
+	if fmt.Sprint(got.SimilarToText.Match.Matches) != fmt.Sprint(want.SimilarToProfile.Matches) || len(want.SimilarToProfile.Matches) == 0 {
+		t.Errorf("similarToText matches %v\nsimilarToProfile     %v", got.SimilarToText.Match.Matches, want.SimilarToProfile.Matches)
+	}
+	errs := a.do(`{ similarToText(text: "zzqx vvkj qqpw") { profile { components { id } } } }`, nil, nil)
+	if len(errs) != 1 || errs[0].Extensions["code"] != "INVALID" {
+		t.Errorf("text with no vocabulary term: errors %+v, want one INVALID", errs)
+	}
+}

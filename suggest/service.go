@@ -1,0 +1,76 @@
+package suggest
+
+import (
+	"context"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/internal/versioned"
+)
+
+// Store is what the suggestion service reads from the graph. graph.DB
+// implements it.
+type Store interface {
+	// CorpusVersion changes whenever a load changes the cases.
+	CorpusVersion(ctx context.Context) (int64, error)
+	// Vocabulary returns every term with its labels and aliases.
+	Vocabulary(ctx context.Context) (*ilgraph.Vocabulary, error)
+	// EachCase calls fn with every case.
+	EachCase(ctx context.Context, fn func(*ilgraph.Case) error) error
+}
+
+// Service keeps an Engine in step with the graph: built from the stored
+// vocabulary and cases the first time it is asked, and again, once, after a
+// load has changed the cases.
+type Service struct {
+	engine versioned.Value[*Engine]
+}
+
+// NewService returns a service over store; opts tune the engine.
+func NewService(store Store, opts Options) *Service {
+	s := &Service{}
+	s.engine = versioned.Value[*Engine]{
+		Version: store.CorpusVersion,
+		Build: func(ctx context.Context) (*Engine, int64, error) {
+			version, err := store.CorpusVersion(ctx)
+			if err != nil {
+				return nil, 0, err
+			}
+			v, err := store.Vocabulary(ctx)
+			if err != nil {
+				return nil, 0, err
+			}
+			var cases []ilgraph.Case
+			err = store.EachCase(ctx, func(c *ilgraph.Case) error {
+				cases = append(cases, slim(c))
+				return nil
+			})
+			if err != nil {
+				return nil, 0, err
+			}
+			e, err := New(v, cases, opts)
+			return e, version, err
+		},
+		What: "the suggestion engine",
+	}
+	return s
+}
+
+// slim keeps what the engine reads of a case: its id, organization, texts
+// and tags.
+func slim(c *ilgraph.Case) ilgraph.Case {
+	return ilgraph.Case{
+		ID: c.ID, Org: c.Org, OrgSlug: c.OrgSlug,
+		Title: c.Title, Summary: c.Summary, Trigger: c.Trigger, SymptomsText: c.SymptomsText,
+		RootCause: c.RootCause, Components: c.Components, Symptoms: c.Symptoms, Contributing: c.Contributing, Domain: c.Domain,
+	}
+}
+
+// Suggest suggests terms for text (lang "en", "ko", or "" to detect it) with
+// the engine of the current corpus.
+func (s *Service) Suggest(ctx context.Context, text, lang string) (*Result, error) {
+	e, err := s.engine.Get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return e.Suggest(text, lang, "")
+}

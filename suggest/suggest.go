@@ -1,0 +1,478 @@
+// Package suggest proposes vocabulary terms for a piece of free text: an
+// analyst pastes what they see ("Kinesis front-end servers hit the OS thread
+// limit; latency and errors up") and gets, per kind, the terms it points to,
+// each with a confidence in [0,1] and its evidence.
+//
+// Two signals, both through package analysis:
+//
+//  1. Phrases. Every term's labels, id (hyphens as spaces) and aliases, in
+//     English and Korean, are matched as phrases. A matched phrase counts by
+//     its reliability: of the corpus cases whose text contains the phrase,
+//     the share tagged with the term, smoothed towards a prior (labels are
+//     trusted more than aliases). Reliabilities of a term's phrases combine
+//     as a noisy-or.
+//  2. Neighbours. The cases whose text is most like the input (BM25 over each
+//     case's title, summary, trigger and symptoms text, vendor names left
+//     out) vote for their tags, each vote weighted by the case's score.
+//
+// The confidence of a term is a noisy-or of the two: 1 − (1 − a·phrase)(1 −
+// b·vote). An Engine is built once from the vocabulary and a corpus and is
+// safe for concurrent use; Suggest can leave one case out of every statistic,
+// so that evaluation never learns from the case it is tested on.
+package suggest
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/analysis"
+)
+
+// MaxTextChars is the longest input Suggest accepts, in characters.
+const MaxTextChars = 10000
+
+// Options tune an Engine. The zero value uses the defaults.
+type Options struct {
+	// Neighbours is how many of the most similar cases vote (default 8).
+	Neighbours int
+	// LabelsOnly is the baseline: labels and ids only, matched on lower-cased
+	// words without stemming or particle stripping; no aliases, no
+	// reliabilities, no neighbours. Every matched term gets confidence 1.
+	LabelsOnly bool
+	// PhraseWeight and VoteWeight are a and b of the confidence (defaults
+	// 0.9 and 0.8).
+	PhraseWeight, VoteWeight float64
+}
+
+// Engine suggests terms. Build it with New.
+type Engine struct {
+	opts    Options
+	terms   []ilgraph.Term // Kind set
+	termIdx map[ilgraph.Feature]int
+
+	phrases []phrase
+	matcher *analysis.Matcher
+
+	cases    []caseInfo
+	analyzer *analysis.Analyzer // vendors dropped
+	index    map[string]*bm25   // "en", "ko"
+}
+
+type phrase struct {
+	term   int
+	source string // "label", "id", "alias"
+	text   string // as written in the vocabulary
+	prior  float64
+	cases  []int // cases whose text contains it
+}
+
+type caseInfo struct {
+	id   string
+	tags map[int]bool // term indexes
+}
+
+// Evidence is why a term is suggested: a phrase of the input that matched
+// one of the term's labels or aliases, or a similar case that carries the
+// term.
+type Evidence struct {
+	// For a phrase: Text is the input as written (input[Start:End]), Phrase
+	// the label or alias it matched, Source "label", "id" or "alias".
+	Text   string `json:"text,omitempty"`
+	Phrase string `json:"phrase,omitempty"`
+	Source string `json:"source,omitempty"`
+	Start  int    `json:"start,omitempty"`
+	End    int    `json:"end,omitempty"`
+	// For a neighbour: CaseID and its share of the vote.
+	CaseID string `json:"caseId,omitempty"`
+	// Weight is the phrase's reliability or the case's share of the vote.
+	Weight float64 `json:"weight"`
+}
+
+// Suggestion is one suggested term.
+type Suggestion struct {
+	Kind       ilgraph.Kind `json:"kind"`
+	ID         string       `json:"id"`
+	Confidence float64      `json:"confidence"`
+	Evidence   []Evidence   `json:"evidence"`
+}
+
+// Neighbour is a case whose text is like the input.
+type Neighbour struct {
+	CaseID string  `json:"caseId"`
+	Score  float64 `json:"score"`
+}
+
+// Result is the answer of Suggest.
+type Result struct {
+	Lang string `json:"lang"` // the language used: "en" or "ko"
+	// ByKind holds, for each vocabulary kind, every term with a confidence
+	// above 0, by confidence descending, then more evidence first, then
+	// id.
+	ByKind     map[ilgraph.Kind][]Suggestion `json:"byKind"`
+	Neighbours []Neighbour                   `json:"neighbours"`
+}
+
+// Top returns up to n suggestions of kind k with a confidence of at least min.
+func (r *Result) Top(k ilgraph.Kind, n int, min float64) []Suggestion {
+	var out []Suggestion
+	for _, s := range r.ByKind[k] {
+		if len(out) == n || s.Confidence < min {
+			break
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// New builds an Engine from a vocabulary and a corpus. Cases tagged with
+// terms the vocabulary lacks are used for their text; the unknown tags are
+// ignored.
+func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, error) {
+	if v == nil {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "suggest: no vocabulary")
+	}
+	if opts.Neighbours <= 0 {
+		opts.Neighbours = 8
+	}
+	if opts.PhraseWeight == 0 {
+		opts.PhraseWeight = 0.9
+	}
+	if opts.VoteWeight == 0 {
+		opts.VoteWeight = 0.8
+	}
+	e := &Engine{opts: opts, termIdx: map[ilgraph.Feature]int{}, index: map[string]*bm25{}}
+	// Terms in a fixed order (kind, then id), whatever order the vocabulary
+	// came in: ties between suggestions break by it, so the engine built from
+	// vocab.json and the one built from the graph answer alike.
+	e.terms = v.Terms()
+	kindAt := map[ilgraph.Kind]int{}
+	for i, k := range ilgraph.AllKinds {
+		kindAt[k] = i
+	}
+	sort.SliceStable(e.terms, func(i, j int) bool {
+		a, b := e.terms[i], e.terms[j]
+		if a.Kind != b.Kind {
+			return kindAt[a.Kind] < kindAt[b.Kind]
+		}
+		return a.ID < b.ID
+	})
+	for i, t := range e.terms {
+		e.termIdx[ilgraph.Feature{Kind: t.Kind, ID: t.ID}] = i
+	}
+
+	var extra []string
+	seenOrg := map[string]bool{}
+	for _, c := range cases {
+		for _, name := range orgNames(c.Org) {
+			if !seenOrg[name] {
+				seenOrg[name] = true
+				extra = append(extra, name)
+			}
+		}
+	}
+	e.analyzer = analysis.New(analysis.Options{DropVendors: true, Extra: extra})
+
+	e.buildPhrases()
+
+	docs := map[string][][]string{"en": nil, "ko": nil}
+	for ci, c := range cases {
+		info := caseInfo{id: c.ID, tags: map[int]bool{}}
+		for _, f := range c.Features() {
+			if ti, ok := e.termIdx[f]; ok {
+				info.tags[ti] = true
+			}
+		}
+		e.cases = append(e.cases, info)
+		en, ko := caseText(&c)
+		docs["en"] = append(docs["en"], e.analyzer.Terms(en))
+		docs["ko"] = append(docs["ko"], e.analyzer.Terms(ko))
+		if !opts.LabelsOnly {
+			seen := map[int]bool{}
+			for _, m := range e.matcher.FindAll(analysis.Tokens(en + "\n" + ko)) {
+				if !seen[m.Phrase] {
+					seen[m.Phrase] = true
+					e.phrases[m.Phrase].cases = append(e.phrases[m.Phrase].cases, ci)
+				}
+			}
+		}
+	}
+	for lang, d := range docs {
+		e.index[lang] = newBM25(d)
+	}
+	return e, nil
+}
+
+// orgNames splits "Meta (Facebook)" into its names.
+func orgNames(org string) []string {
+	var out []string
+	for _, part := range strings.FieldsFunc(org, func(r rune) bool { return r == '(' || r == ')' || r == ',' || r == '/' }) {
+		if p := strings.TrimSpace(part); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// caseText is the text of a case that suggestions learn from, per language.
+func caseText(c *ilgraph.Case) (en, ko string) {
+	fields := []ilgraph.Text{c.Title, c.Summary, c.Trigger, c.SymptomsText}
+	var b, k strings.Builder
+	for _, f := range fields {
+		b.WriteString(f.En)
+		b.WriteString("\n")
+		k.WriteString(f.Ko)
+		k.WriteString("\n")
+	}
+	return b.String(), k.String()
+}
+
+// Priors of a phrase's reliability before the corpus says anything, and the
+// number of cases that prior is worth.
+const (
+	priorLabel = 0.6
+	priorAlias = 0.4
+	priorCount = 2.0
+)
+
+func (e *Engine) buildPhrases() {
+	var ps [][]string
+	seen := map[string]bool{}
+	add := func(term int, source, text string, prior float64) {
+		var p []string
+		if e.opts.LabelsOnly {
+			p = plainPhrase(text)
+		} else {
+			p = analysis.Phrase(text)
+		}
+		key := fmt.Sprint(term, p)
+		if len(p) == 0 || seen[key] {
+			return // "alert", "alerts" and "alerting" are one phrase
+		}
+		seen[key] = true
+		e.phrases = append(e.phrases, phrase{term: term, source: source, text: text, prior: prior})
+		ps = append(ps, p)
+	}
+	for i, t := range e.terms {
+		add(i, "label", t.En, priorLabel)
+		add(i, "label", t.Ko, priorLabel)
+		add(i, "id", strings.ReplaceAll(t.ID, "-", " "), priorLabel)
+		if e.opts.LabelsOnly {
+			continue
+		}
+		for _, a := range t.Aliases.En {
+			add(i, "alias", a, priorAlias)
+		}
+		for _, a := range t.Aliases.Ko {
+			add(i, "alias", a, priorAlias)
+		}
+	}
+	e.matcher = analysis.NewMatcher(ps)
+}
+
+// plainPhrase and plainTokens are the baseline's matching: lower-cased words
+// as written, no stemming, no particle stripping, no stop words.
+func plainPhrase(text string) []string {
+	var p []string
+	for _, t := range plainTokens(text) {
+		p = append(p, t.Norm)
+	}
+	return p
+}
+
+func plainTokens(text string) []analysis.Token {
+	toks := analysis.Tokens(text)
+	for i := range toks {
+		toks[i].Norm = strings.ToLower(toks[i].Surface)
+		toks[i].Stop = false
+	}
+	return toks
+}
+
+// Suggest returns the terms text points to. lang is "en", "ko", or "" to
+// decide from the text; it chooses which language's case texts the
+// neighbours are found in (phrases of both languages always match).
+// excludeCaseID leaves that case out of every statistic, for evaluation.
+func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "text: empty; paste what you see")
+	}
+	if n := utf8.RuneCountInString(text); n > MaxTextChars {
+		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "text: %d characters, at most %d", n, MaxTextChars)
+	}
+	switch lang {
+	case "", "en", "ko":
+	default:
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "lang: %q, want en, ko or empty", lang)
+	}
+	exclude := -1
+	for i, c := range e.cases {
+		if c.id == excludeCaseID {
+			exclude = i
+		}
+	}
+
+	var toks []analysis.Token
+	if e.opts.LabelsOnly {
+		toks = plainTokens(text)
+	} else {
+		toks = analysis.Tokens(text)
+	}
+	if lang == "" {
+		lang = detect(toks)
+	}
+	res := &Result{Lang: lang, ByKind: map[ilgraph.Kind][]Suggestion{}}
+
+	// Signal 1: phrases.
+	type hit struct {
+		rel float64
+		ev  Evidence
+	}
+	hits := map[int]map[int]hit{} // term → phrase → best hit
+	for _, m := range e.matcher.FindAll(toks) {
+		p := &e.phrases[m.Phrase]
+		rel := 1.0
+		if !e.opts.LabelsOnly {
+			rel = e.reliability(p, exclude)
+		}
+		if hits[p.term] == nil {
+			hits[p.term] = map[int]hit{}
+		}
+		if _, ok := hits[p.term][m.Phrase]; !ok {
+			hits[p.term][m.Phrase] = hit{rel, Evidence{Text: text[m.Start:m.End], Phrase: p.text, Source: p.source, Start: m.Start, End: m.End, Weight: round(rel)}}
+		}
+	}
+	phraseScore := make([]float64, len(e.terms))
+	evidence := make([][]Evidence, len(e.terms))
+	for t, hs := range hits {
+		ids := make([]int, 0, len(hs))
+		for id := range hs {
+			ids = append(ids, id)
+		}
+		sort.Ints(ids) // the same product, bit for bit, every time
+		miss := 1.0
+		for _, id := range ids {
+			miss *= 1 - hs[id].rel
+			evidence[t] = append(evidence[t], hs[id].ev)
+		}
+		phraseScore[t] = 1 - miss
+		sort.Slice(evidence[t], func(i, j int) bool {
+			a, b := evidence[t][i], evidence[t][j]
+			if a.Weight != b.Weight {
+				return a.Weight > b.Weight
+			}
+			if a.Start != b.Start {
+				return a.Start < b.Start
+			}
+			return a.Phrase < b.Phrase
+		})
+	}
+
+	// Signal 2: neighbours vote.
+	vote := make([]float64, len(e.terms))
+	voters := make([][]Evidence, len(e.terms))
+	if !e.opts.LabelsOnly {
+		scores := e.index[lang].score(e.analyzer.Terms(text), exclude)
+		top := topN(scores, e.opts.Neighbours)
+		var total float64
+		for _, ci := range top {
+			total += scores[ci]
+		}
+		for _, ci := range top {
+			res.Neighbours = append(res.Neighbours, Neighbour{CaseID: e.cases[ci].id, Score: round(scores[ci])})
+			share := scores[ci] / total
+			for t := range e.cases[ci].tags {
+				vote[t] += share
+				voters[t] = append(voters[t], Evidence{CaseID: e.cases[ci].id, Weight: round(share)})
+			}
+		}
+	}
+
+	for t, term := range e.terms {
+		var c float64
+		if e.opts.LabelsOnly {
+			if phraseScore[t] > 0 {
+				c = 1
+			}
+		} else {
+			c = 1 - (1-e.opts.PhraseWeight*phraseScore[t])*(1-e.opts.VoteWeight*vote[t])
+		}
+		if c <= 0 {
+			continue
+		}
+		s := Suggestion{Kind: term.Kind, ID: term.ID, Confidence: round(c)}
+		s.Evidence = append(append(s.Evidence, evidence[t]...), voters[t]...)
+		res.ByKind[term.Kind] = append(res.ByKind[term.Kind], s)
+	}
+	for k, ss := range res.ByKind {
+		sort.SliceStable(ss, func(i, j int) bool {
+			if ss[i].Confidence != ss[j].Confidence {
+				return ss[i].Confidence > ss[j].Confidence
+			}
+			return len(ss[i].Evidence) > len(ss[j].Evidence)
+		})
+		res.ByKind[k] = ss
+	}
+	return res, nil
+}
+
+// reliability is the share of the cases containing p that carry p's term,
+// smoothed towards p's prior, leaving out case exclude.
+func (e *Engine) reliability(p *phrase, exclude int) float64 {
+	n, k := 0.0, 0.0
+	for _, ci := range p.cases {
+		if ci == exclude {
+			continue
+		}
+		n++
+		if e.cases[ci].tags[p.term] {
+			k++
+		}
+	}
+	return (k + priorCount*p.prior) / (n + priorCount)
+}
+
+// detect says "ko" when at least a quarter of the words are Hangul.
+func detect(toks []analysis.Token) string {
+	var hangul, all int
+	for _, t := range toks {
+		if t.Script == analysis.Digit {
+			continue
+		}
+		all++
+		if t.Script == analysis.Hangul {
+			hangul++
+		}
+	}
+	if all > 0 && hangul*4 >= all {
+		return "ko"
+	}
+	return "en"
+}
+
+func topN(scores []float64, n int) []int {
+	var idx []int
+	for i, s := range scores {
+		if s > 0 {
+			idx = append(idx, i)
+		}
+	}
+	sort.Slice(idx, func(a, b int) bool {
+		if scores[idx[a]] != scores[idx[b]] {
+			return scores[idx[a]] > scores[idx[b]]
+		}
+		return idx[a] < idx[b]
+	})
+	if len(idx) > n {
+		idx = idx[:n]
+	}
+	return idx
+}
+
+func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }
