@@ -96,6 +96,9 @@ type ReadModel interface {
 	CaseTags(ctx context.Context, id string) (c *ilgraph.Case, ok bool, err error)
 	// OrgNames returns organizations' names ("" for an unknown one).
 	OrgNames(ctx context.Context, ids []string) ([]string, bool, error)
+	// OrgNameMap returns every organization's name by id (shared: read
+	// only).
+	OrgNameMap(ctx context.Context) (map[string]string, bool, error)
 	FacetCounts(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Facets, bool, error)
 	// CaseStats is Stats without Relationships.
 	CaseStats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, bool, error)

@@ -65,6 +65,20 @@ func (s *Service) Terms(ctx context.Context, keys []ilgraph.TermKey) ([]ilgraph.
 	return out, nil
 }
 
+// OrgNameMap returns every organization's name by id from the read model
+// (read only), or nil when it is not current: a front door resolving many
+// organizations in one request looks them up there instead of in batches.
+func (s *Service) OrgNameMap(ctx context.Context) (map[string]string, error) {
+	if s.rm == nil {
+		return nil, nil
+	}
+	m, ok, err := s.rm.OrgNameMap(ctx)
+	if !ok {
+		return nil, err
+	}
+	return m, err
+}
+
 // orgTerms reads organizations: from the read model when it is current
 // and knows them all, else in one round trip to the store.
 func (s *Service) orgTerms(ctx context.Context, keys []ilgraph.TermKey) ([]ilgraph.Term, error) {

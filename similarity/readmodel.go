@@ -682,3 +682,14 @@ func (s *Service) OrgNames(ctx context.Context, ids []string) ([]string, bool, e
 	}
 	return out, true, nil
 }
+
+// OrgNameMap returns every organization's name by id, as the index read
+// them (nil, false when the index is not current). The map is shared:
+// read it, never change it.
+func (s *Service) OrgNameMap(ctx context.Context) (map[string]string, bool, error) {
+	ix, err := s.Current(ctx)
+	if ix == nil || err != nil || ix.orgTerms == nil {
+		return nil, false, err
+	}
+	return ix.orgTerms, true, nil
+}
