@@ -239,8 +239,10 @@ type CaseFeatures struct {
 	ID       string
 	Date     string // YYYY-MM-DD
 	Severity string
-	Org      string    // the organization's name as the case gives it
-	Features []Feature // kinds in AllKinds order, each kind's in the case's order
+	Org      string // the organization's name as the case gives it
+	// MachineTagged is Case.MachineTagged (filters with ReviewedOnly).
+	MachineTagged bool
+	Features      []Feature // kinds in AllKinds order, each kind's in the case's order
 	// ResolvedMin is the minutes from start to resolution, when Resolved
 	// (the case's timeline says).
 	ResolvedMin int

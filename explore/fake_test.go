@@ -66,6 +66,9 @@ func (m *memStore) match(c *ilgraph.Case, f ilgraph.CaseFilter) bool {
 			return false
 		}
 	}
+	if f.ReviewedOnly && c.MachineTagged() {
+		return false
+	}
 	return (f.DateFrom == "" || c.Date >= f.DateFrom) && (f.DateTo == "" || c.Date <= f.DateTo)
 }
 
@@ -284,7 +287,7 @@ type memSimilarity struct{ ix *similarity.Index }
 func newMemSimilarity(cases []*ilgraph.Case) memSimilarity {
 	rows := make([]ilgraph.CaseFeatures, len(cases))
 	for i, c := range cases {
-		rows[i] = ilgraph.CaseFeatures{ID: c.ID, Date: c.Date, Severity: c.Severity, Features: c.Features()}
+		rows[i] = ilgraph.CaseFeatures{ID: c.ID, Date: c.Date, Severity: c.Severity, MachineTagged: c.MachineTagged(), Features: c.Features()}
 	}
 	return memSimilarity{ix: similarity.Build(rows, 1)}
 }

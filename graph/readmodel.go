@@ -36,5 +36,5 @@ func isZeroFilter(f ilgraph.CaseFilter) bool {
 		}
 	}
 	return len(f.ExcludeOrgs) == 0 && f.DateFrom == "" && f.DateTo == "" && len(f.Severities) == 0 &&
-		!f.HasText() && len(f.ExcludeIDs) == 0 && f.IDs == nil
+		!f.HasText() && len(f.ExcludeIDs) == 0 && f.IDs == nil && !f.ReviewedOnly
 }

@@ -68,7 +68,7 @@ func (db *DB) SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures))
 		// In rank order, as the case lists them (the read model shows them).
 		cols = append(cols, fmt.Sprintf("[(n)-[r:%s]->(t:%s) | [coalesce(r.rank, 0), t.id]] AS %s", m.Rel, m.Label, m.Kind))
 	}
-	q := "MATCH (n:Case) RETURN n.id AS id, n.date AS date, n.severity AS severity, n.org AS org_name, n.resolved_after_min AS resolved, " + strings.Join(cols, ", ")
+	q := "MATCH (n:Case) RETURN n.id AS id, n.date AS date, n.severity AS severity, n.org AS org_name, n.resolved_after_min AS resolved, coalesce(n.machine_tagged, false) AS machine_tagged, " + strings.Join(cols, ", ")
 	_, err := read(ctx, db, "reading case features", func(tx neo4j.ManagedTransaction) (struct{}, error) {
 		res, err := tx.Run(ctx, q, nil)
 		if err != nil {
@@ -76,7 +76,8 @@ func (db *DB) SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures))
 		}
 		for res.Next(ctx) {
 			r := res.Record()
-			row := ilgraph.CaseFeatures{ID: str(r, "id"), Severity: str(r, "severity"), Org: str(r, "org_name")}
+			machine, _, _ := neo4j.GetRecordValue[bool](r, "machine_tagged")
+			row := ilgraph.CaseFeatures{ID: str(r, "id"), Severity: str(r, "severity"), Org: str(r, "org_name"), MachineTagged: machine}
 			if m, isNil, err := neo4j.GetRecordValue[int64](r, "resolved"); err == nil && !isNil {
 				row.ResolvedMin, row.Resolved = int(m), true
 			}

@@ -35,6 +35,7 @@ type Index struct {
 	byID     map[string]int32
 	date     []int32 // days since 1970-01-01
 	severity []string
+	machine  []bool  // Case.MachineTagged
 	org      []int32 // feature id of each case's organization, -1 if none
 	resolved []int32 // minutes to resolve, -1 when the case does not say
 	year     []int16
@@ -66,7 +67,7 @@ type Index struct {
 func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 	ix := &Index{
 		ids: make([]string, len(rows)), byID: make(map[string]int32, len(rows)),
-		date: make([]int32, len(rows)), severity: make([]string, len(rows)), org: make([]int32, len(rows)),
+		date: make([]int32, len(rows)), severity: make([]string, len(rows)), machine: make([]bool, len(rows)), org: make([]int32, len(rows)),
 		resolved: make([]int32, len(rows)), year: make([]int16, len(rows)),
 		tags: make([][]int32, len(rows)), orgName: make([]int32, len(rows)),
 		featID: map[ilgraph.Feature]int32{}, caseFeat: make([][]int32, len(rows)),
@@ -78,6 +79,7 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 		ix.ids[i] = r.ID
 		ix.byID[r.ID] = int32(i)
 		ix.severity[i] = r.Severity
+		ix.machine[i] = r.MachineTagged
 		ix.org[i] = -1
 		ix.resolved[i] = -1
 		if r.Resolved {

@@ -23,7 +23,7 @@ import (
 func rowsOf(cases []*ilgraph.Case) []ilgraph.CaseFeatures {
 	rows := make([]ilgraph.CaseFeatures, len(cases))
 	for i, c := range cases {
-		rows[i] = ilgraph.CaseFeatures{ID: c.ID, Date: c.Date, Severity: c.Severity, Features: c.Features()}
+		rows[i] = ilgraph.CaseFeatures{ID: c.ID, Date: c.Date, Severity: c.Severity, MachineTagged: c.MachineTagged(), Features: c.Features()}
 	}
 	return rows
 }

@@ -247,7 +247,7 @@ func (ix *Index) listByDate(f ilgraph.CaseFilter, s ilgraph.CaseSort, offset, li
 			return nil, 0, false
 		}
 	}
-	if len(f.ExcludeOrgs) > 0 || len(f.Severities) > 0 || len(f.ExcludeIDs) > 0 || f.IDs != nil || f.HasText() {
+	if len(f.ExcludeOrgs) > 0 || len(f.Severities) > 0 || len(f.ExcludeIDs) > 0 || f.IDs != nil || f.HasText() || f.ReviewedOnly {
 		return nil, 0, false
 	}
 	desc := s == "" || s == ilgraph.SortDateDesc

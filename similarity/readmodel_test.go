@@ -90,6 +90,7 @@ func TestReadModelEqualsCypher(t *testing.T) {
 		"severities and excluded orgs": {Severities: []string{"major", "critical"}, ExcludeOrgs: []string{"amazon-web-services"}},
 		"ids":                          {IDs: []string{"IL-0384", "IL-0282", "GEN-0000007", "nope"}, ExcludeIDs: []string{"IL-0282"}},
 		"domain before 2019":           {DateTo: "2018-12-31", Tags: map[ilgraph.Kind]ilgraph.TermMatch{ilgraph.KindDomain: {AnyOf: []string{"aws"}}}},
+		"reviewed only since 2020":     {DateFrom: "2020-01-01", ReviewedOnly: true},
 	}
 	first := func(n int) *int { return &n }
 	for name, f := range filters {

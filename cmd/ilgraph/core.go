@@ -23,7 +23,7 @@ func newCore(db *graph.DB) *explore.Service {
 func newServingCore(ctx context.Context, db *graph.DB) *explore.Service {
 	sim := similarity.NewService(db)
 	_, _ = sim.Current(ctx) // a failure shows again on the first request
-	return explore.New(db, sim)
+	return explore.New(db, sim, explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
 }
 
 // openCore connects to the Neo4j the environment names and returns the core
