@@ -432,6 +432,9 @@ func (r *queryResolver) Cases(ctx context.Context, filter *CaseFilter, sort *ilg
 	}
 	if !q.TagsOnly { // the cases hold only some fields: not for other resolvers
 		r.primeCases(ctx, list.Cases)
+		if err := r.prefetchRelated(ctx, list.Cases); err != nil {
+			return nil, err
+		}
 	}
 	return list, nil
 }
@@ -446,6 +449,9 @@ func (r *queryResolver) SharedWith(ctx context.Context, caseID string, kind ilgr
 	}
 	if !q.TagsOnly { // the cases hold only some fields: not for other resolvers
 		r.primeCases(ctx, list.Cases)
+		if err := r.prefetchRelated(ctx, list.Cases); err != nil {
+			return nil, err
+		}
 	}
 	return list, nil
 }
@@ -676,6 +682,9 @@ func (r *termResolver) Cases(ctx context.Context, obj *ilgraph.Term, filter *Cas
 	}
 	if !q.TagsOnly { // the cases hold only some fields: not for other resolvers
 		r.primeCases(ctx, list.Cases)
+		if err := r.prefetchRelated(ctx, list.Cases); err != nil {
+			return nil, err
+		}
 	}
 	return list, nil
 }
