@@ -239,13 +239,16 @@ type CaseFeatures struct {
 	ID       string
 	Date     string // YYYY-MM-DD
 	Severity string
+	Org      string // the organization's name as the case gives it
 	// MachineTagged is Case.MachineTagged (filters with ReviewedOnly).
 	MachineTagged bool
-	Features      []Feature
-	// Org is the organization's name as written ("Meta (Facebook)"): the
-	// text channel leaves organization names out.
-	Org string
-	// Text is what the text channel reads (see SimilarityText).
+	Features      []Feature // kinds in AllKinds order, each kind's in the case's order
+	// ResolvedMin is the minutes from start to resolution, when Resolved
+	// (the case's timeline says).
+	ResolvedMin int
+	Resolved    bool
+	// Text is what the text channel reads (see SimilarityText); the
+	// organization's name (Org) is left out of it.
 	Text string
 }
 
@@ -261,10 +264,14 @@ func SimilarityText(trigger, lessons string) string {
 
 // SimilarityRow is a case as a similarity index reads it.
 func SimilarityRow(c *Case) CaseFeatures {
-	return CaseFeatures{
+	row := CaseFeatures{
 		ID: c.ID, Date: c.Date, Severity: c.Severity, MachineTagged: c.MachineTagged(), Features: c.Features(), Org: c.Org,
 		Text: SimilarityText(c.Trigger.En, c.Lessons.En),
 	}
+	if m, err := ParseDuration(c.Timeline.ResolvedAfter); err == nil && c.Timeline.ResolvedAfter != "" {
+		row.ResolvedMin, row.Resolved = m, true
+	}
+	return row
 }
 
 // SimilarLink is one stored similarity: From's rank-th most similar case.

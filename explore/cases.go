@@ -11,6 +11,12 @@ type CaseQuery struct {
 	Filter ilgraph.CaseFilter
 	Sort   ilgraph.CaseSort // DATE_DESC when empty
 	Page   Page
+	// TagsOnly says the caller reads only the case fields the read model
+	// holds — ID, Date, Severity, Org, OrgSlug and the tags (RootCause,
+	// Components, Symptoms, Contributing, Domain) — as a front door knows
+	// from the fields it was asked for: the cases are then not read from
+	// the graph when the read model has the page.
+	TagsOnly bool
 }
 
 // CaseList is a page of cases, with where it sits in the whole selection.
@@ -78,6 +84,24 @@ func (s *Service) Cases(ctx context.Context, q CaseQuery) (*CaseList, error) {
 	if q.Filter, err = s.resolveFilter(ctx, q.Filter); err != nil {
 		return nil, err
 	}
+	if rm := s.readModel(q.Filter); rm != nil && q.Sort != ilgraph.SortRelevance {
+		cs, total, ok, err := rm.ListCases(ctx, q.Filter, q.Sort, offset, limit)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if err := pastTheEnd(offset, total); err != nil {
+				return nil, err
+			}
+			if !q.TagsOnly {
+				if cs, err = s.wholeCases(ctx, cs); err != nil {
+					return nil, err
+				}
+			}
+			return &CaseList{Cases: cs, TotalCount: total, Offset: offset, Filter: q.Filter,
+				PageInfo: pageInfo(offset, len(cs), total)}, nil
+		}
+	}
 	p, err := s.store.ListCases(ctx, q.Filter, q.Sort, offset, limit)
 	if err != nil {
 		return nil, err
@@ -94,7 +118,7 @@ func (s *Service) Cases(ctx context.Context, q CaseQuery) (*CaseList, error) {
 // without, those with at least one of the case's terms of kind k. The case
 // itself is left out.
 func (s *Service) SharedWith(ctx context.Context, caseID string, k ilgraph.Kind, term string, q CaseQuery) (*CaseList, error) {
-	c, err := s.Case(ctx, caseID)
+	c, err := s.caseTags(ctx, caseID)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +127,43 @@ func (s *Service) SharedWith(ctx context.Context, caseID string, k ilgraph.Kind,
 		return nil, err
 	}
 	return s.Cases(ctx, q)
+}
+
+// caseTags returns a case with at least its id and tags: from the read
+// model when it is current, else the whole case from the store.
+func (s *Service) caseTags(ctx context.Context, id string) (*ilgraph.Case, error) {
+	if s.rm != nil {
+		c, ok, err := s.rm.CaseTags(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if c == nil {
+				return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60))
+			}
+			return c, nil
+		}
+	}
+	return s.Case(ctx, id)
+}
+
+// wholeCases reads from the store the cases the read model named, in
+// order, leaving out any deleted since.
+func (s *Service) wholeCases(ctx context.Context, refs []*ilgraph.Case) ([]*ilgraph.Case, error) {
+	if len(refs) == 0 {
+		return refs, nil
+	}
+	cs, err := s.store.CasesByID(ctx, caseIDs(refs))
+	if err != nil {
+		return nil, err
+	}
+	out := cs[:0]
+	for _, c := range cs {
+		if c != nil {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // TermCases lists the cases tagged with a term (a topic page), within q's
@@ -135,7 +196,7 @@ func (s *Service) Facets(ctx context.Context, f ilgraph.CaseFilter, top int) (*i
 	if top < 1 || top > MaxFacetTop {
 		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "facets: top must be 1 to %d, not %d", MaxFacetTop, top)
 	}
-	fs, err := s.store.Facets(ctx, f)
+	fs, err := s.facetCounts(ctx, f)
 	if err != nil {
 		return nil, err
 	}
@@ -147,14 +208,64 @@ func (s *Service) Facets(ctx context.Context, f ilgraph.CaseFilter, top int) (*i
 	return out, nil
 }
 
+func (s *Service) facetCounts(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Facets, error) {
+	if rm := s.readModel(f); rm != nil {
+		if err := f.Validate(); err != nil {
+			return nil, err
+		}
+		fs, ok, err := rm.FacetCounts(ctx, f)
+		if err != nil || ok {
+			return fs, err
+		}
+	}
+	return s.store.Facets(ctx, f)
+}
+
 // Stats computes corpus statistics over the cases a filter selects.
 func (s *Service) Stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, error) {
+	st, f, fromReadModel, err := s.stats(ctx, f)
+	if err != nil || !fromReadModel {
+		return st, err
+	}
+	if rc, ok := s.store.(RelationshipCounter); ok {
+		if st.Relationships, err = rc.CaseRelationships(ctx, f); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// StatsSummary is Stats without Relationships (which, from the read model,
+// costs a walk over the selected cases in the graph): what dashboards show.
+func (s *Service) StatsSummary(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, error) {
+	st, _, _, err := s.stats(ctx, f)
+	return st, err
+}
+
+// stats returns the statistics, the filter with its terms resolved, and
+// whether the read model answered.
+func (s *Service) stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, ilgraph.CaseFilter, bool, error) {
 	if err := f.Validate(); err != nil {
-		return nil, err
+		return nil, f, false, err
 	}
 	f, err := s.resolveFilter(ctx, f)
 	if err != nil {
-		return nil, err
+		return nil, f, false, err
 	}
-	return s.store.Stats(ctx, f)
+	if rm := s.readModel(f); rm != nil {
+		st, ok, err := rm.CaseStats(ctx, f)
+		if err != nil || ok {
+			return st, f, ok, err
+		}
+	}
+	st, err := s.store.Stats(ctx, f)
+	return st, f, false, err
+}
+
+func caseIDs(cs []*ilgraph.Case) []string {
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ID
+	}
+	return ids
 }

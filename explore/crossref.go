@@ -38,7 +38,7 @@ func (s *Service) SameRootCause(ctx context.Context, caseID string, p Page) (*Cr
 	if err != nil {
 		return nil, err
 	}
-	refs, total, err := s.store.SameRootCause(ctx, caseID, offset, limit)
+	refs, total, err := s.sameRootCause(ctx, caseID, offset, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -71,4 +71,32 @@ func (s *Service) SameRootCause(ctx context.Context, caseID string, p Page) (*Cr
 		out.Refs[i] = cr
 	}
 	return out, nil
+}
+
+func (s *Service) sameRootCause(ctx context.Context, caseID string, offset, limit int) ([]ilgraph.CrossRef, int, error) {
+	if s.rm != nil {
+		refs, total, ok, err := s.rm.SameRootCauseRefs(ctx, caseID, offset, limit)
+		if err != nil {
+			return nil, 0, err
+		}
+		if ok {
+			stubs := make([]*ilgraph.Case, len(refs))
+			for i, x := range refs {
+				stubs[i] = x.Case
+			}
+			cs, err := s.store.CasesByID(ctx, caseIDs(stubs))
+			if err != nil {
+				return nil, 0, err
+			}
+			out := refs[:0]
+			for i, x := range refs {
+				if cs[i] != nil { // nil: deleted since the read model was built
+					x.Case = cs[i]
+					out = append(out, x)
+				}
+			}
+			return out, total, nil
+		}
+	}
+	return s.store.SameRootCause(ctx, caseID, offset, limit)
 }

@@ -81,11 +81,45 @@ type Suggester interface {
 	Suggest(ctx context.Context, text, lang string) (*suggest.Result, error)
 }
 
+// ReadModel answers case lists and dashboard aggregates over filters
+// without text from memory, when it is as current as the graph: each
+// method returns ok false, at once, when it is not (being rebuilt after a
+// load), and the core then asks the store. Its answers equal the store's
+// (results, order, counts). The similarity package's Service implements it
+// with its index; New uses it when the similarity ranker it is given does.
+type ReadModel interface {
+	// ListCases returns a page of the selection and its size; the cases
+	// hold only the TagsOnly fields.
+	ListCases(ctx context.Context, f ilgraph.CaseFilter, s ilgraph.CaseSort, offset, limit int) (cases []*ilgraph.Case, total int, ok bool, err error)
+	// CaseTags returns a case holding only the TagsOnly fields; nil for an
+	// unknown case.
+	CaseTags(ctx context.Context, id string) (c *ilgraph.Case, ok bool, err error)
+	// OrgNames returns organizations' names ("" for an unknown one).
+	OrgNames(ctx context.Context, ids []string) ([]string, bool, error)
+	// OrgNameMap returns every organization's name by id (shared: read
+	// only).
+	OrgNameMap(ctx context.Context) (map[string]string, bool, error)
+	FacetCounts(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Facets, bool, error)
+	// CaseStats is Stats without Relationships.
+	CaseStats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, bool, error)
+	CooccurrenceCounts(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter) (total int, singles map[ilgraph.Feature]int, pairs map[[2]ilgraph.Feature]int, ok bool, err error)
+	// SameRootCauseRefs is the store's SameRootCause with cases holding
+	// only the TagsOnly fields.
+	SameRootCauseRefs(ctx context.Context, id string, offset, limit int) ([]ilgraph.CrossRef, int, bool, error)
+}
+
+// RelationshipCounter counts the relationships from the cases a filter
+// selects (graph.DB implements it); Stats uses it with a read model.
+type RelationshipCounter interface {
+	CaseRelationships(ctx context.Context, f ilgraph.CaseFilter) (int, error)
+}
+
 // Service answers every question. It is safe for concurrent use; one per
 // process.
 type Service struct {
 	store     Store
 	sim       Similarity
+	rm        ReadModel // nil: every question goes to the store
 	suggester Suggester
 	vocab     vocabCache
 	orgs      orgCache
@@ -97,13 +131,23 @@ type Option func(*Service)
 // WithSuggester lets the core answer questions asked in free text.
 func WithSuggester(sg Suggester) Option { return func(s *Service) { s.suggester = sg } }
 
-// New returns the core over a store and a similarity ranker.
+// New returns the core over a store and a similarity ranker (also its read
+// model when it implements ReadModel).
 func New(store Store, sim Similarity, opts ...Option) *Service {
 	s := &Service{store: store, sim: sim}
+	s.rm, _ = sim.(ReadModel)
 	for _, o := range opts {
 		o(s)
 	}
 	return s
+}
+
+// readModel returns the read model for a filter it can evaluate (no text).
+func (s *Service) readModel(f ilgraph.CaseFilter) ReadModel {
+	if s.rm == nil || f.HasText() {
+		return nil
+	}
+	return s.rm
 }
 
 // VocabularyTTL is how long the process reuses the vocabulary it read (term

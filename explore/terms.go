@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"sort"
 
 	"github.com/ilgraph/ilgraph"
 )
@@ -48,7 +49,7 @@ func (s *Service) Terms(ctx context.Context, keys []ilgraph.TermKey) ([]ilgraph.
 		out[i] = vocab[k].Term
 	}
 	if len(orgs) > 0 {
-		ts, err := s.store.TermsByKey(ctx, orgs)
+		ts, err := s.orgTerms(ctx, orgs)
 		if err != nil {
 			return nil, err
 		}
@@ -62,6 +63,50 @@ func (s *Service) Terms(ctx context.Context, keys []ilgraph.TermKey) ([]ilgraph.
 		}
 	}
 	return out, nil
+}
+
+// OrgNameMap returns every organization's name by id from the read model
+// (read only), or nil when it is not current: a front door resolving many
+// organizations in one request looks them up there instead of in batches.
+func (s *Service) OrgNameMap(ctx context.Context) (map[string]string, error) {
+	if s.rm == nil {
+		return nil, nil
+	}
+	m, ok, err := s.rm.OrgNameMap(ctx)
+	if !ok {
+		return nil, err
+	}
+	return m, err
+}
+
+// orgTerms reads organizations: from the read model when it is current
+// and knows them all, else in one round trip to the store.
+func (s *Service) orgTerms(ctx context.Context, keys []ilgraph.TermKey) ([]ilgraph.Term, error) {
+	if s.rm != nil {
+		ids := make([]string, len(keys))
+		for i, k := range keys {
+			ids[i] = k.ID
+		}
+		names, ok, err := s.rm.OrgNames(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out := make([]ilgraph.Term, len(keys))
+			missing := false
+			for i, k := range keys {
+				if names[i] == "" {
+					missing = true
+					break
+				}
+				out[i] = ilgraph.Term{Kind: k.Kind, ID: k.ID, En: names[i]}
+			}
+			if !missing {
+				return out, nil
+			}
+		}
+	}
+	return s.store.TermsByKey(ctx, keys)
 }
 
 // Term returns one term, or ENOTFOUND.
@@ -214,7 +259,92 @@ func (s *Service) Cooccurrence(ctx context.Context, q CooccurrenceQuery) (*ilgra
 		}
 		sq.Base = &base
 	}
+	if rm := s.readModel(sq.Filter); rm != nil && (sq.Base == nil || !sq.Base.HasText()) {
+		if d, ok, err := s.cooccurrenceFromReadModel(ctx, rm, sq); err != nil || ok {
+			return d, err
+		}
+	}
 	return s.store.Cooccurrence(ctx, sq)
+}
+
+// cooccurrenceFromReadModel answers a co-occurrence question as the store
+// does (graph.DB.Cooccurrence), from the read model's counts over the
+// selection and, when the lift has another base, over the base; ok is
+// false when the read model is not current.
+func (s *Service) cooccurrenceFromReadModel(ctx context.Context, rm ReadModel, q ilgraph.CooccurrenceQuery) (*ilgraph.Drawing, bool, error) {
+	from, to := q.From, q.To
+	for _, k := range []ilgraph.Kind{from, to} {
+		if !k.Valid() {
+			return nil, false, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", k)
+		}
+	}
+	if q.Base != nil {
+		if err := q.Base.Validate(); err != nil {
+			return nil, false, err
+		}
+	}
+	total, singles, pairs, ok, err := rm.CooccurrenceCounts(ctx, from, to, q.Filter)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	lTotal, lSingles, lPairs := total, singles, pairs
+	if q.Base != nil {
+		if lTotal, lSingles, lPairs, ok, err = rm.CooccurrenceCounts(ctx, from, to, *q.Base); err != nil || !ok {
+			return nil, false, err
+		}
+	}
+	d := &ilgraph.Drawing{}
+	used := map[ilgraph.Feature]bool{}
+	for p, c := range pairs {
+		support := lPairs[p]
+		if c < q.MinCount || support < max(q.MinSupport, 1) {
+			continue
+		}
+		a, b := p[0], p[1]
+		lift := float64(support) * float64(lTotal) / (float64(lSingles[a]) * float64(lSingles[b]))
+		d.Edges = append(d.Edges, ilgraph.Edge{Source: string(from) + ":" + a.ID, Target: string(to) + ":" + b.ID, Type: "COOCCURS", Count: c, Support: support, Lift: lift})
+		used[a], used[b] = true, true
+	}
+	if len(used) > ilgraph.MaxDrawingNodes {
+		return nil, false, ilgraph.Errorf(ilgraph.ELIMIT, "the co-occurrence graph has %d nodes, more than %d: narrow the filter or raise minCount", len(used), ilgraph.MaxDrawingNodes)
+	}
+	labels := map[ilgraph.Feature]string{}
+	var orgs []ilgraph.TermKey
+	for f := range used {
+		if f.Kind == ilgraph.KindOrg {
+			orgs = append(orgs, ilgraph.TermKey{Kind: f.Kind, ID: f.ID})
+			continue
+		}
+		vocab, err := s.VocabularySnapshot(ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		labels[f] = vocab[ilgraph.TermKey{Kind: f.Kind, ID: f.ID}].En
+	}
+	if len(orgs) > 0 {
+		ts, err := s.orgTerms(ctx, orgs)
+		if err != nil {
+			return nil, false, err
+		}
+		for i, t := range ts {
+			labels[ilgraph.Feature{Kind: orgs[i].Kind, ID: orgs[i].ID}] = t.En
+		}
+	}
+	for f := range used {
+		d.Nodes = append(d.Nodes, ilgraph.Node{Key: string(f.Kind) + ":" + f.ID, Kind: string(f.Kind), ID: f.ID, Label: labels[f], Count: singles[f]})
+	}
+	sort.Slice(d.Nodes, func(i, j int) bool { return d.Nodes[i].Key < d.Nodes[j].Key })
+	sort.Slice(d.Edges, func(i, j int) bool {
+		a, b := d.Edges[i], d.Edges[j]
+		if a.Source != b.Source {
+			return a.Source < b.Source
+		}
+		if a.Target != b.Target {
+			return a.Target < b.Target
+		}
+		return a.Type < b.Type
+	})
+	return d, true, nil
 }
 
 // Connections returns the shortest connections between two cases through

@@ -65,9 +65,10 @@ SET m.version = CASE WHEN m.bump_token = $token THEN m.version ELSE coalesce(m.v
 func (db *DB) SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures)) error {
 	var cols []string
 	for _, m := range kinds {
-		cols = append(cols, fmt.Sprintf("[(n)-[:%s]->(t:%s) | t.id] AS %s", m.Rel, m.Label, m.Kind))
+		// In rank order, as the case lists them (the read model shows them).
+		cols = append(cols, fmt.Sprintf("[(n)-[r:%s]->(t:%s) | [coalesce(r.rank, 0), t.id]] AS %s", m.Rel, m.Label, m.Kind))
 	}
-	q := "MATCH (n:Case) RETURN n.id AS id, n.date AS date, n.severity AS severity, coalesce(n.machine_tagged, false) AS machine_tagged, n.org AS org_name, " +
+	q := "MATCH (n:Case) RETURN n.id AS id, n.date AS date, n.severity AS severity, n.org AS org_name, n.resolved_after_min AS resolved, coalesce(n.machine_tagged, false) AS machine_tagged, " +
 		"n.trigger_en AS trigger, n.lessons_en AS lessons, " + strings.Join(cols, ", ")
 	_, err := read(ctx, db, "reading case features", func(tx neo4j.ManagedTransaction) (struct{}, error) {
 		res, err := tx.Run(ctx, q, nil)
@@ -81,15 +82,33 @@ func (db *DB) SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures))
 				ID: str(r, "id"), Severity: str(r, "severity"), Org: str(r, "org_name"), MachineTagged: machine,
 				Text: ilgraph.SimilarityText(str(r, "trigger"), str(r, "lessons")),
 			}
+			if m, isNil, err := neo4j.GetRecordValue[int64](r, "resolved"); err == nil && !isNil {
+				row.ResolvedMin, row.Resolved = int(m), true
+			}
 			if d, ok := r.AsMap()["date"].(dbtype.Date); ok {
 				row.Date = d.Time().Format(ilgraph.DateLayout)
 			}
 			for _, m := range kinds {
-				for _, id := range strs(r, string(m.Kind)) {
+				for _, id := range ranked(r, string(m.Kind)) {
 					row.Features = append(row.Features, ilgraph.Feature{Kind: m.Kind, ID: id})
 				}
 			}
 			fn(row)
+		}
+		return struct{}{}, res.Err()
+	})
+	return err
+}
+
+// OrganizationNames calls fn with every organization's id and name.
+func (db *DB) OrganizationNames(ctx context.Context, fn func(id, name string)) error {
+	_, err := read(ctx, db, "reading organizations", func(tx neo4j.ManagedTransaction) (struct{}, error) {
+		res, err := tx.Run(ctx, "MATCH (o:Organization) RETURN o.id AS id, coalesce(o.en, o.name) AS name", nil)
+		if err != nil {
+			return struct{}{}, err
+		}
+		for res.Next(ctx) {
+			fn(str(res.Record(), "id"), str(res.Record(), "name"))
 		}
 		return struct{}{}, res.Err()
 	})

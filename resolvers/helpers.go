@@ -87,6 +87,14 @@ func profileOf(p ProfileInput) explore.Profile {
 // terms resolves term ids of one kind through the request's loaders.
 func (r *Resolver) terms(ctx context.Context, k ilgraph.Kind, ids []string) ([]ilgraph.Term, error) {
 	l := r.loaders(ctx)
+	if k != ilgraph.KindOrg {
+		// Vocabulary terms: one lookup in the core's snapshot for the list.
+		keys := make([]ilgraph.TermKey, len(ids))
+		for i, id := range ids {
+			keys[i] = ilgraph.TermKey{Kind: k, ID: id}
+		}
+		return r.Core.Terms(ctx, keys)
+	}
 	ts := make([]ilgraph.Term, len(ids))
 	for i, id := range ids {
 		t, err := l.Term(ctx, ilgraph.TermKey{Kind: k, ID: id})

@@ -3,6 +3,7 @@ package resolvers
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/vikstrous/dataloadgen"
@@ -27,6 +28,12 @@ type Loaders struct {
 	Case        *dataloadgen.Loader[string, *ilgraph.Case]
 	Recurrences *dataloadgen.Loader[string, []string]
 	RawJSON     *dataloadgen.Loader[string, string]
+
+	// orgNames are the organizations' names from the core's read model,
+	// fetched once per request on the first organization asked for (nil
+	// when the read model is not current: the Org loader batches then).
+	orgOnce  sync.Once
+	orgNames map[string]string
 }
 
 type loadersKey struct{}
@@ -69,6 +76,10 @@ func batch[K, V any](fetch func(context.Context, []K) ([]V, error)) func(context
 // as its label.
 func (l *Loaders) Term(ctx context.Context, k ilgraph.TermKey) (ilgraph.Term, error) {
 	if k.Kind == ilgraph.KindOrg {
+		l.orgOnce.Do(func() { l.orgNames, _ = l.core.OrgNameMap(ctx) })
+		if name, ok := l.orgNames[k.ID]; ok && name != "" {
+			return ilgraph.Term{Kind: k.Kind, ID: k.ID, En: name}, nil
+		}
 		return l.Org.Load(ctx, k)
 	}
 	ts, err := l.core.Terms(ctx, []ilgraph.TermKey{k})

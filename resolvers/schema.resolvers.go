@@ -430,21 +430,35 @@ func (r *queryResolver) Case(ctx context.Context, id string) (*ilgraph.Case, err
 
 // Cases is the resolver for the cases field.
 func (r *queryResolver) Cases(ctx context.Context, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) (*explore.CaseList, error) {
-	list, err := r.Core.Cases(ctx, caseQuery(filter, sort, first, after))
+	q := caseQuery(filter, sort, first, after)
+	q.TagsOnly = tagsOnly(ctx)
+	list, err := r.Core.Cases(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	r.primeCases(ctx, list.Cases)
+	if !q.TagsOnly { // the cases hold only some fields: not for other resolvers
+		r.primeCases(ctx, list.Cases)
+		if err := r.prefetchRelated(ctx, list.Cases); err != nil {
+			return nil, err
+		}
+	}
 	return list, nil
 }
 
 // SharedWith is the resolver for the sharedWith field.
 func (r *queryResolver) SharedWith(ctx context.Context, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) (*explore.CaseList, error) {
-	list, err := r.Core.SharedWith(ctx, caseID, kind, deref(term), caseQuery(filter, sort, first, after))
+	q := caseQuery(filter, sort, first, after)
+	q.TagsOnly = tagsOnly(ctx)
+	list, err := r.Core.SharedWith(ctx, caseID, kind, deref(term), q)
 	if err != nil {
 		return nil, err
 	}
-	r.primeCases(ctx, list.Cases)
+	if !q.TagsOnly { // the cases hold only some fields: not for other resolvers
+		r.primeCases(ctx, list.Cases)
+		if err := r.prefetchRelated(ctx, list.Cases); err != nil {
+			return nil, err
+		}
+	}
 	return list, nil
 }
 
@@ -499,7 +513,7 @@ func (r *queryResolver) Connections(ctx context.Context, from string, to string,
 
 // Stats is the resolver for the stats field.
 func (r *queryResolver) Stats(ctx context.Context, filter *CaseFilter) (*ilgraph.Stats, error) {
-	return r.Core.Stats(ctx, toFilter(filter))
+	return r.Core.StatsSummary(ctx, toFilter(filter))
 }
 
 // Breakdown is the resolver for the breakdown field.
@@ -670,11 +684,18 @@ func (r *termResolver) CaseCount(ctx context.Context, obj *ilgraph.Term) (int, e
 
 // Cases is the resolver for the cases field.
 func (r *termResolver) Cases(ctx context.Context, obj *ilgraph.Term, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) (*explore.CaseList, error) {
-	list, err := r.Core.TermCases(ctx, ilgraph.TermKey{Kind: obj.Kind, ID: obj.ID}, caseQuery(filter, sort, first, after))
+	q := caseQuery(filter, sort, first, after)
+	q.TagsOnly = tagsOnly(ctx)
+	list, err := r.Core.TermCases(ctx, ilgraph.TermKey{Kind: obj.Kind, ID: obj.ID}, q)
 	if err != nil {
 		return nil, err
 	}
-	r.primeCases(ctx, list.Cases)
+	if !q.TagsOnly { // the cases hold only some fields: not for other resolvers
+		r.primeCases(ctx, list.Cases)
+		if err := r.prefetchRelated(ctx, list.Cases); err != nil {
+			return nil, err
+		}
+	}
 	return list, nil
 }
 

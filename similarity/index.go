@@ -7,7 +7,6 @@ package similarity
 
 import (
 	"container/heap"
-	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -38,6 +37,14 @@ type Index struct {
 	severity []string
 	machine  []bool  // Case.MachineTagged
 	org      []int32 // feature id of each case's organization, -1 if none
+	resolved []int32 // minutes to resolve, -1 when the case does not say
+	year     []int16
+	tags     [][]int32 // case -> its feature ids in the case's own order
+	orgName  []int32   // case -> its organization's name as it gives it, in names
+	names    []string
+	orgTerms map[string]string // organization id -> name, when the store has them
+	slot     []int32           // feature id -> its position among its kind's features
+	perKind  [nKinds]int       // features of each kind
 
 	features []ilgraph.Feature         // by feature id
 	featID   map[ilgraph.Feature]int32 // feature -> id
@@ -55,6 +62,7 @@ type Index struct {
 	textPost [][]termWeight // term id -> cases (in Case) with weights, ascending
 
 	scratch sync.Pool // *scratch, one per concurrent query
+	ord     orders    // sort orders of the read model (readmodel.go)
 
 	// Version is the corpus version the index was built from.
 	Version int64
@@ -67,19 +75,34 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 	ix := &Index{
 		ids: make([]string, len(rows)), byID: make(map[string]int32, len(rows)),
 		date: make([]int32, len(rows)), severity: make([]string, len(rows)), machine: make([]bool, len(rows)), org: make([]int32, len(rows)),
+		resolved: make([]int32, len(rows)), year: make([]int16, len(rows)),
+		tags: make([][]int32, len(rows)), orgName: make([]int32, len(rows)),
 		featID: map[ilgraph.Feature]int32{}, caseFeat: make([][]int32, len(rows)),
 		count: make([][nKinds]float64, len(rows)), rare: make([][nKinds]float64, len(rows)),
 		Version: version, Built: time.Now(),
 	}
+	names := map[string]int32{}
 	for i, r := range rows {
 		ix.ids[i] = r.ID
 		ix.byID[r.ID] = int32(i)
 		ix.severity[i] = r.Severity
 		ix.machine[i] = r.MachineTagged
 		ix.org[i] = -1
+		ix.resolved[i] = -1
+		if r.Resolved {
+			ix.resolved[i] = int32(r.ResolvedMin)
+		}
 		if d, err := time.Parse(ilgraph.DateLayout, r.Date); err == nil {
 			ix.date[i] = int32(d.Unix() / 86400)
+			ix.year[i] = int16(d.Year())
 		}
+		name, ok := names[r.Org]
+		if !ok {
+			name = int32(len(ix.names))
+			names[r.Org] = name
+			ix.names = append(ix.names, r.Org)
+		}
+		ix.orgName[i] = name
 		fs := make([]int32, 0, len(r.Features))
 		for _, f := range r.Features {
 			id, ok := ix.featID[f]
@@ -88,9 +111,15 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 				ix.featID[f] = id
 				ix.features = append(ix.features, f)
 				ix.postings = append(ix.postings, nil)
+				k := kindIndex(f.Kind)
+				ix.slot = append(ix.slot, int32(ix.perKind[k]))
+				ix.perKind[k]++
 			}
-			fs = append(fs, id)
+			if !slices.Contains(fs, id) {
+				fs = append(fs, id)
+			}
 		}
+		ix.tags[i] = slices.Clone(fs)
 		slices.Sort(fs)
 		fs = slices.Compact(fs)
 		ix.caseFeat[i] = fs
@@ -211,6 +240,37 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 	if opt.K <= 0 || len(ix.ids) == 0 {
 		return nil
 	}
+	flt := ix.compile(opt.Filter)
+	h := &topK{k: opt.K}
+	qVec, wText := ix.eachScore(query, exclude, opt, func(c int32, score float64) {
+		if score < opt.MinScore || !h.wants(score, ix.ids[c]) || !flt.match(ix, c) {
+			return
+		}
+		h.add(scored{c, score, ix.ids[c]})
+	})
+	out := h.sorted()
+	matches := make([]ilgraph.Match, len(out))
+	weight := ix.Weight(opt)
+	for i, id := range out {
+		var v ilgraph.TextVector
+		if wText > 0 {
+			v = ix.TextVector(id)
+		}
+		m := ilgraph.ScoreText(query, ix.Features(id), weight, wText, qVec, v)
+		m.ID = id
+		// The explanation's score is the definition's, computed afresh; it
+		// equals the ranking score (both rounded).
+		matches[i] = m
+	}
+	return matches
+}
+
+// eachScore calls fn with every case (but exclude) that shares a weighted
+// feature or text with the query, and its ranking score. The text channel
+// counts when it has a weight and exclude is a case with text (a stored
+// case's query); eachScore returns that case's text vector and the text
+// weight in use (0 when the channel is off).
+func (ix *Index) eachScore(query []ilgraph.Feature, exclude string, opt ilgraph.SimilarityOptions, fn func(c int32, score float64)) (ilgraph.TextVector, float64) {
 	// The query's distinct features with their weights.
 	seen := map[ilgraph.Feature]bool{}
 	var qw float64
@@ -274,8 +334,6 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 	for i, k := range kinds {
 		wk[i] = opt.Weights[k]
 	}
-	flt := ix.compile(opt.Filter)
-	h := &topK{k: opt.K}
 	for _, c := range touched {
 		shared, cos := acc[c].shared, acc[c].cos
 		if c == excl || shared <= 0 && cos <= 0 {
@@ -289,27 +347,9 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 				cw += wk[k] * ix.count[c][k]
 			}
 		}
-		score := ilgraph.RoundScore((shared + wText*cos) / (qw + cw - shared + wText))
-		if score < opt.MinScore || !h.wants(score, ix.ids[c]) || !flt.match(ix, c) {
-			continue
-		}
-		h.add(scored{c, score, ix.ids[c]})
+		fn(c, ilgraph.RoundScore((shared+wText*cos)/(qw+cw-shared+wText)))
 	}
-	out := h.sorted()
-	matches := make([]ilgraph.Match, len(out))
-	weight := ix.Weight(opt)
-	for i, id := range out {
-		var v ilgraph.TextVector
-		if wText > 0 {
-			v = ix.TextVector(id)
-		}
-		m := ilgraph.ScoreText(query, ix.Features(id), weight, wText, qVec, v)
-		m.ID = id
-		// The explanation's score is the definition's, computed afresh; it
-		// equals the ranking score (both rounded).
-		matches[i] = m
-	}
-	return matches
+	return qVec, wText
 }
 
 // scratch is the per-query working memory, reused across queries.
@@ -380,35 +420,9 @@ func (h *topK) sorted() []string {
 // TopKAll computes every case's k most similar cases, on every core, for
 // storing in the graph. opt.K is replaced by k.
 func TopKAll(ix *Index, k int, opt ilgraph.SimilarityOptions) []ilgraph.SimilarLink {
-	if k <= 0 {
-		return nil
+	all := make([]int32, ix.Len())
+	for i := range all {
+		all[i] = int32(i)
 	}
-	opt.K = k
-	n := ix.Len()
-	workers := runtime.GOMAXPROCS(0)
-	per := make([][]ilgraph.SimilarLink, n)
-	var wg sync.WaitGroup
-	next := make(chan int, 256)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				id := ix.ids[i]
-				for r, m := range ix.Similar(ix.Features(id), id, opt) {
-					per[i] = append(per[i], ilgraph.SimilarLink{From: id, To: m.ID, Score: m.Score, Rank: r + 1})
-				}
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	var out []ilgraph.SimilarLink
-	for _, ls := range per {
-		out = append(out, ls...)
-	}
-	return out
+	return topKOf(ix, all, k, opt)
 }

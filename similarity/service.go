@@ -53,7 +53,20 @@ func Load(ctx context.Context, db Store) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Build(rows, version), nil
+	ix := Build(rows, version)
+	if on, ok := db.(organizationNamer); ok {
+		ix.orgTerms = map[string]string{}
+		if err := on.OrganizationNames(ctx, func(id, name string) { ix.orgTerms[id] = name }); err != nil {
+			return nil, err
+		}
+	}
+	return ix, nil
+}
+
+// organizationNamer is a store that can list organizations with their names
+// (graph.DB): the read model then answers organization terms too.
+type organizationNamer interface {
+	OrganizationNames(ctx context.Context, fn func(id, name string)) error
 }
 
 // Index returns an index as current as the graph.
@@ -118,4 +131,14 @@ func (s *Service) resolveText(ctx context.Context, opt *ilgraph.SimilarityOption
 	}
 	opt.Filter.Text = ""
 	return nil
+}
+
+// Current returns the index when it is as current as the graph, without
+// waiting: when a load has changed the cases since it was built (or it was
+// never built), it starts a rebuild in the background and returns nil, and
+// the caller answers from the graph meanwhile. Case lists and dashboards
+// use it (the index is their read model); one small query per call.
+func (s *Service) Current(ctx context.Context) (*Index, error) {
+	ix, _, err := s.ix.Current(ctx)
+	return ix, err
 }

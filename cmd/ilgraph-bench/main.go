@@ -51,12 +51,21 @@ type Result struct {
 		RatioVsNaive    float64 `json:"ratio_vs_naive"`
 		PeakRSSMB       float64 `json:"peak_rss_mb"`
 		SimilarKSeconds float64 `json:"similar_writeback_seconds"`
-		Relationships   int64   `json:"relationships"`
+		// A load that changes 100 cases (60 changed, 40 new), then the
+		// incremental write-back it needs.
+		ChangeLoadSeconds     float64 `json:"change_load_seconds"`
+		IncrementalSeconds    float64 `json:"similar_incremental_seconds"`
+		IncrementalRecomputed int     `json:"similar_incremental_recomputed"`
+		Relationships         int64   `json:"relationships"`
 	} `json:"loader"`
 	Queries []Query `json:"queries"`
 	Server  struct {
 		PeakRSSMB float64 `json:"peak_rss_mb"`
 	} `json:"server"`
+	Peer struct {
+		Version   string  `json:"version"`
+		PeakRSSMB float64 `json:"peak_rss_mb"`
+	} `json:"peer"`
 }
 
 // Query is one query at one concurrency.
@@ -72,6 +81,14 @@ type Query struct {
 	CypherP99Ms      float64 `json:"cypher_p99_ms"`
 	CypherRPS        float64 `json:"cypher_requests_per_s"`
 	P50RatioVsCypher float64 `json:"p50_ratio_vs_cypher"`
+	// The peer (@neo4j/graphql on Apollo Server, bench/peer/) asked the
+	// same question over the same Neo4j; zero when it cannot express it.
+	PeerP50Ms        float64 `json:"peer_p50_ms,omitempty"`
+	PeerP99Ms        float64 `json:"peer_p99_ms,omitempty"`
+	PeerRPS          float64 `json:"peer_rps,omitempty"`
+	PeerErrors       int     `json:"peer_errors,omitempty"`
+	RPSRatioVsPeer   float64 `json:"rps_ratio_vs_peer,omitempty"`
+	RPSRatioVsCypher float64 `json:"rps_ratio_vs_cypher"`
 }
 
 func main() {
@@ -117,7 +134,7 @@ func run(n, reqs, naiveN int, bin, outDir string) error {
 	}
 	defer db.Close()
 	if queriesOnly && soakFor > 0 {
-		return soak(n, bin, outDir)
+		return soak(ctx, db, n, bin, outDir)
 	}
 	if queriesOnly {
 		return measureQueries(ctx, db, res, n, reqs, bin, outDir)
@@ -182,13 +199,39 @@ func run(n, reqs, naiveN int, bin, outDir string) error {
 		return err
 	}
 	res.Loader.SimilarKSeconds = time.Since(start).Seconds()
+
+	// A load that changes 100 cases, then the write-back that puts
+	// SIMILAR_TO right again (incremental: only the cases it can affect).
+	changes := filepath.Join(tmp, "changes.jsonl")
+	if err := gen.WriteChanges(changes, "seeds", n, 60, 40, 2); err != nil {
+		return err
+	}
+	// Loaded here rather than by ilgraph load, whose --similar-k 0 would
+	// remove the links and whose default would write back within the load.
+	start = time.Now()
+	rep, err := loader.Load(ctx, db, []string{"seeds/vocab.json", changes}, loader.Options{})
+	if err != nil {
+		return err
+	}
+	res.Loader.ChangeLoadSeconds = time.Since(start).Seconds()
+	start = time.Now()
+	wb, err := similarity.WriteBack(ctx, db, 5, rep.CasesChanged(), 2000)
+	if err != nil {
+		return err
+	}
+	res.Loader.IncrementalSeconds = time.Since(start).Seconds()
+	res.Loader.IncrementalRecomputed = wb.Recomputed
+	if !wb.Incremental {
+		return fmt.Errorf("the write-back after changing 100 cases was not incremental")
+	}
 	if soakFor > 0 {
-		return soak(n, bin, outDir)
+		return soak(ctx, db, n, bin, outDir)
 	}
 	return measureQueries(ctx, db, res, n, reqs, bin, outDir)
 }
 
-// measureQueries runs the server and the query set, then writes the result.
+// measureQueries runs the server and the peer, and the query set, then
+// writes the result.
 func measureQueries(ctx context.Context, db *graph.DB, res *Result, n, reqs int, bin, outDir string) error {
 	// The server, as a user runs it.
 	port, err := freePort()
@@ -210,18 +253,32 @@ func measureQueries(ctx context.Context, db *graph.DB, res *Result, n, reqs int,
 	if err := waitReady(base); err != nil {
 		return err
 	}
+	peer, stopPeer, err := startPeer(res)
+	if err != nil {
+		return err
+	}
+	defer stopPeer()
+	args, err := sampleArgs(ctx, db, n)
+	if err != nil {
+		return err
+	}
 	var qs []query
-	for _, q := range queries(n) {
+	for _, q := range queries(args) {
 		if len(onlyQueries) == 0 || onlyQueries[q.name] {
 			qs = append(qs, q)
 		}
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 120 * time.Second}
-	// Warm up: the similarity index builds on its first request; caches fill.
+	// Warm up: the similarity index (the read model) builds; caches fill.
 	for _, q := range qs {
 		for i := 0; i < 5; i++ {
 			if err := q.graphql(client, base, i); err != nil {
 				return fmt.Errorf("%s: %w", q.name, err)
+			}
+			if q.peer != nil && peer != "" {
+				if err := q.peer(client, peer, i); err != nil {
+					return fmt.Errorf("%s (peer): %w", q.name, err)
+				}
 			}
 			if err := q.floor(ctx, db, i); err != nil {
 				return fmt.Errorf("%s (floor): %w", q.name, err)
@@ -229,19 +286,28 @@ func measureQueries(ctx context.Context, db *graph.DB, res *Result, n, reqs int,
 		}
 	}
 	for _, q := range qs {
-		for _, c := range []int{1, 8, 32} {
+		for _, c := range concurrencies() {
 			fmt.Fprintf(os.Stderr, "%s at concurrency %d\n", q.name, c)
 			r := Query{Name: q.name, Concurrency: c}
 			lat, errs, rps := hammer(reqs, c, func(i int) error { return q.graphql(client, base, i) })
 			r.Requests = len(lat)
 			r.P50Ms, r.P99Ms, r.RPS, r.Errors = pct(lat, 0.5), pct(lat, 0.99), rps, errs
+			if q.peer != nil && peer != "" {
+				lat, errs, rps = hammer(reqs, c, func(i int) error { return q.peer(client, peer, i) })
+				r.PeerP50Ms, r.PeerP99Ms, r.PeerRPS, r.PeerErrors = pct(lat, 0.5), pct(lat, 0.99), rps, errs
+				r.RPSRatioVsPeer = r.RPS / r.PeerRPS
+			}
 			lat, _, rps = hammer(reqs, c, func(i int) error { return q.floor(ctx, db, i) })
 			r.CypherP50Ms, r.CypherP99Ms, r.CypherRPS = pct(lat, 0.5), pct(lat, 0.99), rps
 			r.P50RatioVsCypher = r.P50Ms / r.CypherP50Ms
+			r.RPSRatioVsCypher = r.RPS / r.CypherRPS
 			res.Queries = append(res.Queries, r)
 		}
 	}
 	res.Server.PeakRSSMB = peakRSS(srv.Process.Pid)
+	if peerProc != nil {
+		res.Peer.PeakRSSMB = peakRSS(peerProc.Pid)
+	}
 
 	printTable(os.Stdout, res)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
@@ -256,84 +322,339 @@ func measureQueries(ctx context.Context, db *graph.DB, res *Result, n, reqs int,
 	return nil
 }
 
-// query is one benchmarked question, asked through GraphQL and of the store.
+// concurrencies are the client concurrencies each query runs at
+// (BENCH_CONCURRENCY, comma-separated; 1 and 8 by default).
+func concurrencies() []int {
+	var out []int
+	for _, f := range strings.Split(os.Getenv("BENCH_CONCURRENCY"), ",") {
+		if c, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && c > 0 {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		out = []int{1, 8}
+	}
+	return out
+}
+
+var peerProc *os.Process
+
+// startPeer runs the peer (bench/peer/server.mjs: @neo4j/graphql on Apollo
+// Server) over the same Neo4j and returns its URL, or "" when Node.js or
+// its packages are missing (scripts/bench installs them with npm ci).
+func startPeer(res *Result) (string, func(), error) {
+	nop := func() {}
+	if _, err := exec.LookPath("node"); err != nil {
+		fmt.Fprintln(os.Stderr, "no node: the peer columns stay empty")
+		return "", nop, nil
+	}
+	if _, err := os.Stat("bench/peer/node_modules/@neo4j/graphql"); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/peer has no node_modules (run npm ci there): the peer columns stay empty")
+		return "", nop, nil
+	}
+	if data, err := os.ReadFile("bench/peer/node_modules/@neo4j/graphql/package.json"); err == nil {
+		var pkg struct{ Version string }
+		json.Unmarshal(data, &pkg)
+		res.Peer.Version = "@neo4j/graphql " + pkg.Version
+	}
+	port, err := freePort()
+	if err != nil {
+		return "", nop, err
+	}
+	cmd := exec.Command("node", "bench/peer/server.mjs")
+	cmd.Env = append(os.Environ(), "PEER_PORT="+strconv.Itoa(port))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nop, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nop, err
+	}
+	stop := func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }
+	ready := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "ready") {
+				ready <- nil
+				io.Copy(io.Discard, out)
+				return
+			}
+		}
+		ready <- fmt.Errorf("the peer stopped before it was ready")
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			stop()
+			return "", nop, err
+		}
+	case <-time.After(60 * time.Second):
+		stop()
+		return "", nop, fmt.Errorf("the peer did not start within 60 s")
+	}
+	peerProc = cmd.Process
+	return "http://127.0.0.1:" + strconv.Itoa(port) + "/", stop, nil
+}
+
+// query is one benchmarked question, asked through ilgraph's GraphQL API,
+// of the peer (nil when it cannot express it) and as hand-written Cypher
+// (the floor). Request i draws its arguments from a spread of values, so
+// that no response cache answers for the engine.
 type query struct {
 	name    string
 	graphql func(c *http.Client, base string, i int) error
+	peer    func(c *http.Client, url string, i int) error
 	floor   func(ctx context.Context, db *graph.DB, i int) error
 }
 
-func queries(n int) []query {
-	id := func(i int) string { return gen.ID(1 + (i*7919)%n) }
-	post := func(c *http.Client, base, q string, vars map[string]any) error {
-		body, _ := json.Marshal(map[string]any{"query": q, "variables": vars})
-		resp, err := c.Post(base+"/graphql", "application/json", bytes.NewReader(body))
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		data, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return err
-		}
-		if resp.StatusCode != 200 || bytes.Contains(data, []byte(`"errors"`)) {
-			return fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, data)
-		}
-		return nil
+// args are the spreads requests draw their arguments from, sampled from
+// the loaded corpus.
+type args struct {
+	ids     []string    // case ids across the corpus
+	factors [][2]string // (case id, one of its contributing factors)
+	terms   []ilgraph.TermKey
+	causes  []string // the most frequent root causes
+	comps   []string // the most frequent components
+	years   []int
+}
+
+func (a *args) id(i int) string { return a.ids[(i*7919)%len(a.ids)] }
+
+func sampleArgs(ctx context.Context, db *graph.DB, n int) (*args, error) {
+	a := &args{}
+	for i := 0; i < 500; i++ {
+		a.ids = append(a.ids, gen.ID(1+(i*7919)%n))
 	}
-	filter := ilgraph.CaseFilter{Tags: map[ilgraph.Kind]ilgraph.TermMatch{ilgraph.KindRootCause: {AnyOf: []string{"capacity", "config-change"}}}, DateFrom: "2018-01-01"}
+	rows, err := db.BenchRows(ctx, "factors_of", map[string]any{"ids": a.ids})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		a.factors = append(a.factors, [2]string{r[0], r[1]})
+	}
+	top := func(k ilgraph.Kind, n int) ([]string, error) {
+		rows, err := db.BenchRows(ctx, "top_terms:"+string(k), map[string]any{"k": int64(n)})
+		var out []string
+		for _, r := range rows {
+			out = append(out, r[0])
+		}
+		return out, err
+	}
+	if a.causes, err = top(ilgraph.KindRootCause, 6); err != nil {
+		return nil, err
+	}
+	if a.comps, err = top(ilgraph.KindComponent, 8); err != nil {
+		return nil, err
+	}
+	for _, k := range []ilgraph.Kind{ilgraph.KindRootCause, ilgraph.KindComponent, ilgraph.KindSymptom, ilgraph.KindContributing, ilgraph.KindDomain} {
+		ids, err := top(k, 12)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			a.terms = append(a.terms, ilgraph.TermKey{Kind: k, ID: id})
+		}
+	}
+	for y := 2014; y <= 2025; y++ {
+		a.years = append(a.years, y)
+	}
+	if len(a.factors) == 0 || len(a.causes) == 0 || len(a.comps) == 0 {
+		return nil, fmt.Errorf("the corpus has too few cases, factors or terms to benchmark")
+	}
+	return a, nil
+}
+
+// The peer's names for our kinds: its fields and the graph's labels and
+// relationship types.
+var peerField = map[ilgraph.Kind]string{ilgraph.KindRootCause: "rootCause", ilgraph.KindComponent: "components", ilgraph.KindSymptom: "symptoms", ilgraph.KindContributing: "factors", ilgraph.KindDomain: "domains"}
+
+func gqlKind(k ilgraph.Kind) string { return strings.ToUpper(string(k)) }
+
+func post(c *http.Client, url, q string, vars map[string]any) error {
+	body, _ := json.Marshal(map[string]any{"query": q, "variables": vars})
+	resp, err := c.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != 200 || bytes.Contains(data, []byte(`"errors"`)) {
+		return fmt.Errorf("HTTP %d: %.300s", resp.StatusCode, data)
+	}
+	return nil
+}
+
+func queries(a *args) []query {
+	api := func(c *http.Client, base, q string, vars map[string]any) error {
+		return post(c, base+"/graphql", q, vars)
+	}
+	rows := func(ctx context.Context, db *graph.DB, floor string, params map[string]any) error {
+		_, err := db.BenchFloor(ctx, floor, params)
+		return err
+	}
+	day := func(i int) string { // a spread of dates over the last ten years
+		return time.Date(2016, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, (i*37)%3650).Format(ilgraph.DateLayout)
+	}
+	year := func(i int) int { return a.years[(i*5)%len(a.years)] }
+	term := func(i int) ilgraph.TermKey { return a.terms[(i*7)%len(a.terms)] }
+	page := func(i int) (rc, comp, from string) {
+		return a.causes[i%len(a.causes)], a.comps[(i/len(a.causes))%len(a.comps)], fmt.Sprintf("%d-01-01", 2016+(i*3)%9)
+	}
+	filterVars := func(i int) (map[string]any, ilgraph.CaseFilter) {
+		switch i % 3 {
+		case 0:
+			return map[string]any{"filter": map[string]any{}}, ilgraph.CaseFilter{}
+		case 1:
+			y := year(i)
+			from, to := fmt.Sprintf("%d-01-01", y), fmt.Sprintf("%d-12-31", y)
+			return map[string]any{"filter": map[string]any{"dateFrom": from, "dateTo": to}}, ilgraph.CaseFilter{DateFrom: from, DateTo: to}
+		}
+		t := term(i)
+		if t.Kind == ilgraph.KindRootCause {
+			return map[string]any{"filter": map[string]any{"rootCauses": []string{t.ID}}}, ilgraph.CaseFilter{Tags: map[ilgraph.Kind]ilgraph.TermMatch{t.Kind: {AnyOf: []string{t.ID}}}}
+		}
+		return map[string]any{"filter": map[string]any{gqlFilterField[t.Kind]: map[string]any{"anyOf": []string{t.ID}}}}, ilgraph.CaseFilter{Tags: map[ilgraph.Kind]ilgraph.TermMatch{t.Kind: {AnyOf: []string{t.ID}}}}
+	}
 	return []query{
-		{"case_by_id", func(c *http.Client, base string, i int) error {
-			return post(c, base, `query CaseById($id: ID!) { case(id: $id) { id date title { en } organization { en } rootCause { id en } components { id en } symptoms { id en } contributing { id en } domains { id en } } }`, map[string]any{"id": id(i)})
-		}, func(ctx context.Context, db *graph.DB, i int) error {
-			_, err := db.CaseWithTerms(ctx, id(i))
-			return err
-		}},
-		{"filtered_faceted_page_50", func(c *http.Client, base string, i int) error {
-			return post(c, base, `query Page($after: String) { cases(filter: {rootCauses: ["capacity", "config-change"], dateFrom: "2018-01-01"}, first: 50, after: $after) {
-				totalCount nodes { id date title { en } rootCause { id } components { id } }
-				facets { rootCauses { term { id } count } components { term { id } count } symptoms { term { id } count } contributing { term { id } count } orgs { term { id } count } years { year count } } } }`, map[string]any{"after": nil})
-		}, func(ctx context.Context, db *graph.DB, i int) error {
-			if _, err := db.ListCases(ctx, filter, ilgraph.SortDateDesc, 0, 50); err != nil {
+		{name: "case_by_id",
+			graphql: func(c *http.Client, base string, i int) error {
+				return api(c, base, `query CaseById($id: ID!) { case(id: $id) { id date title { en } organization { en } rootCause { id en } components { id en } symptoms { id en } contributing { id en } domains { id en } } }`, map[string]any{"id": a.id(i)})
+			},
+			peer: func(c *http.Client, url string, i int) error {
+				return post(c, url, `query CaseById($id: ID!) { cases(where: {id: {eq: $id}}) { id date title_en org rootCause { id en } components { id en } symptoms { id en } factors { id en } domains { id en } } }`, map[string]any{"id": a.id(i)})
+			},
+			floor: func(ctx context.Context, db *graph.DB, i int) error {
+				_, err := db.CaseWithTerms(ctx, a.id(i))
 				return err
-			}
-			_, err := db.Facets(ctx, filter)
-			return err
-		}},
-		{"mission_shared_factor", func(c *http.Client, base string, i int) error {
-			return post(c, base, `query Mission($id: ID!) { sharedWith(caseId: $id, kind: ROOT_CAUSE, filter: {rootCauses: ["capacity"]}, first: 20) { totalCount nodes { id title { en } } } }`, map[string]any{"id": id(i)})
-		}, func(ctx context.Context, db *graph.DB, i int) error {
-			c, err := db.Case(ctx, id(i))
-			if err != nil {
+			}},
+		{name: "mission_shared_factor",
+			graphql: func(c *http.Client, base string, i int) error {
+				f := a.factors[(i*13)%len(a.factors)]
+				return api(c, base, `query Mission($id: ID!, $f: ID!) { sharedWith(caseId: $id, kind: CONTRIBUTING, term: $f, filter: {rootCauses: ["capacity"]}, first: 20) { nodes { id date title { en } } } }`, map[string]any{"id": f[0], "f": f[1]})
+			},
+			peer: func(c *http.Client, url string, i int) error {
+				f := a.factors[(i*13)%len(a.factors)]
+				return post(c, url, `query Mission($id: ID!, $f: ID!) { cases(where: {rootCause: {some: {id: {eq: "capacity"}}}, factors: {some: {id: {eq: $f}}}, NOT: {id: {eq: $id}}}, sort: [{date: DESC}], limit: 20) { id date title_en } }`, map[string]any{"id": f[0], "f": f[1]})
+			},
+			floor: func(ctx context.Context, db *graph.DB, i int) error {
+				f := a.factors[(i*13)%len(a.factors)]
+				return rows(ctx, db, "mission_shared_factor", map[string]any{"id": f[0], "f": f[1]})
+			}},
+		{name: "newest_50_with_tags",
+			graphql: func(c *http.Client, base string, i int) error {
+				return api(c, base, `query Newest($to: String) { cases(filter: {dateTo: $to}, first: 50) { nodes { id date rootCause { id en } components { id en } symptoms { id en } } } }`, map[string]any{"to": day(i)})
+			},
+			peer: func(c *http.Client, url string, i int) error {
+				return post(c, url, `query Newest($to: Date) { cases(where: {date: {lte: $to}}, sort: [{date: DESC}], limit: 50) { id date rootCause { id en } components { id en } symptoms { id en } } }`, map[string]any{"to": day(i)})
+			},
+			floor: func(ctx context.Context, db *graph.DB, i int) error {
+				return rows(ctx, db, "newest_50_with_tags", map[string]any{"to": day(i)})
+			}},
+		{name: "filtered_page_ids",
+			graphql: func(c *http.Client, base string, i int) error {
+				rc, comp, from := page(i)
+				return api(c, base, `query Page($rc: ID!, $comp: ID!, $from: String) { cases(filter: {rootCauses: [$rc], components: {anyOf: [$comp]}, dateFrom: $from}, first: 20) { nodes { id date } } }`, map[string]any{"rc": rc, "comp": comp, "from": from})
+			},
+			peer: func(c *http.Client, url string, i int) error {
+				rc, comp, from := page(i)
+				return post(c, url, `query Page($rc: ID!, $comp: ID!, $from: Date) { cases(where: {rootCause: {some: {id: {eq: $rc}}}, components: {some: {id: {eq: $comp}}}, date: {gte: $from}}, sort: [{date: DESC}], limit: 20) { id date } }`, map[string]any{"rc": rc, "comp": comp, "from": from})
+			},
+			floor: func(ctx context.Context, db *graph.DB, i int) error {
+				rc, comp, from := page(i)
+				return rows(ctx, db, "filtered_page_ids", map[string]any{"rc": rc, "comp": comp, "from": from})
+			}},
+		{name: "topic_page",
+			graphql: func(c *http.Client, base string, i int) error {
+				t := term(i)
+				return api(c, base, `query Topic($kind: Kind!, $id: ID!) { term(kind: $kind, id: $id) { cases(first: 20) { nodes { id date title { en } } } } }`, map[string]any{"kind": gqlKind(t.Kind), "id": t.ID})
+			},
+			peer: func(c *http.Client, url string, i int) error {
+				t := term(i)
+				return post(c, url, fmt.Sprintf(`query Topic($id: ID!) { cases(where: {%s: {some: {id: {eq: $id}}}}, sort: [{date: DESC}], limit: 20) { id date title_en } }`, peerField[t.Kind]), map[string]any{"id": t.ID})
+			},
+			floor: func(ctx context.Context, db *graph.DB, i int) error {
+				t := term(i)
+				return rows(ctx, db, "topic_page:"+string(t.Kind), map[string]any{"id": t.ID})
+			}},
+		{name: "shared_any_factor",
+			graphql: func(c *http.Client, base string, i int) error {
+				return api(c, base, `query Shared($id: ID!) { sharedWith(caseId: $id, kind: CONTRIBUTING, first: 20) { nodes { id date } } }`, map[string]any{"id": a.id(i)})
+			},
+			peer: func(c *http.Client, url string, i int) error {
+				return post(c, url, `query Shared($id: ID!) { cases(where: {factors: {some: {cases: {some: {id: {eq: $id}}}}}, NOT: {id: {eq: $id}}}, sort: [{date: DESC}], limit: 20) { id date } }`, map[string]any{"id": a.id(i)})
+			},
+			floor: func(ctx context.Context, db *graph.DB, i int) error {
+				return rows(ctx, db, "shared_any_factor", map[string]any{"id": a.id(i)})
+			}},
+		{name: "page_100_all_tags",
+			graphql: func(c *http.Client, base string, i int) error {
+				return api(c, base, `query Page100($to: String) { cases(filter: {dateTo: $to}, first: 100) { nodes { id date organization { id en } rootCause { id en } components { id en } symptoms { id en } contributing { id en } domains { id en } } } }`, map[string]any{"to": day(i)})
+			},
+			peer: func(c *http.Client, url string, i int) error {
+				return post(c, url, `query Page100($to: Date) { cases(where: {date: {lte: $to}}, sort: [{date: DESC}], limit: 100) { id date organization { id name } rootCause { id en } components { id en } symptoms { id en } factors { id en } domains { id en } } }`, map[string]any{"to": day(i)})
+			},
+			floor: func(ctx context.Context, db *graph.DB, i int) error {
+				return rows(ctx, db, "page_100_all_tags", map[string]any{"to": day(i)})
+			}},
+		// Dashboards: the peer cannot express these aggregates. Every third
+		// request is unfiltered, every third sliced by one year, every third
+		// by one term; the floor is the graph package's Cypher for the same
+		// aggregate (what ilgraph answered with before the read model).
+		{name: "dash_facets",
+			graphql: func(c *http.Client, base string, i int) error {
+				vars, _ := filterVars(i)
+				return api(c, base, `query Facets($filter: CaseFilter) { cases(filter: $filter, first: 0) { totalCount facets { rootCauses { term { id } count } components { term { id } count } symptoms { term { id } count } contributing { term { id } count } domains { term { id } count } orgs { term { id } count } years { year count } } } }`, vars)
+			},
+			floor: func(ctx context.Context, db *graph.DB, i int) error {
+				_, f := filterVars(i)
+				_, err := db.Facets(ctx, f)
 				return err
-			}
-			f, err := ilgraph.SharedFilter(c, ilgraph.KindRootCause, "", ilgraph.CaseFilter{Tags: map[ilgraph.Kind]ilgraph.TermMatch{ilgraph.KindRootCause: {AnyOf: []string{"capacity"}}}})
-			if err != nil {
+			}},
+		{name: "dash_cooccurrence",
+			graphql: func(c *http.Client, base string, i int) error {
+				vars, _ := filterVars(i)
+				return api(c, base, `query Cooc($filter: CaseFilter) { cooccurrence(from: ROOT_CAUSE, to: COMPONENT, filter: $filter) { nodes { key label count } edges { source target count lift } } }`, vars)
+			},
+			floor: func(ctx context.Context, db *graph.DB, i int) error {
+				_, f := filterVars(i)
+				_, err := db.Cooccurrence(ctx, ilgraph.CooccurrenceQuery{From: ilgraph.KindRootCause, To: ilgraph.KindComponent, Filter: f, MinCount: 1})
 				return err
-			}
-			_, err = db.ListCases(ctx, f, ilgraph.SortDateDesc, 0, 20)
-			return err
-		}},
-		{"same_root_cause", func(c *http.Client, base string, i int) error {
-			return post(c, base, `query Same($id: ID!) { sameRootCause(caseId: $id, first: 20) { totalCount nodes { case { id } reason sharedCount } } }`, map[string]any{"id": id(i)})
-		}, func(ctx context.Context, db *graph.DB, i int) error {
-			_, _, err := db.SameRootCause(ctx, id(i), 0, 20)
-			return err
-		}},
-		{"cause_component_cooccurrence", func(c *http.Client, base string, i int) error {
-			return post(c, base, `query Cooc { cooccurrence(from: ROOT_CAUSE, to: COMPONENT, filter: {dateFrom: "2018-01-01"}) { nodes { key count } edges { source target count lift } } }`, nil)
-		}, func(ctx context.Context, db *graph.DB, i int) error {
-			_, err := db.Cooccurrence(ctx, ilgraph.CooccurrenceQuery{From: ilgraph.KindRootCause, To: ilgraph.KindComponent, Filter: ilgraph.CaseFilter{DateFrom: "2018-01-01"}, MinCount: 1})
-			return err
-		}},
-		{"similarity_top10", func(c *http.Client, base string, i int) error {
-			return post(c, base, `query Similar($id: ID!) { similarCases(caseId: $id, k: 10) { case { id } score shared { kind term { id } contribution } } }`, map[string]any{"id": id(i)})
-		}, func(ctx context.Context, db *graph.DB, i int) error {
-			_, err := db.SimilarByCypher(ctx, id(i), ilgraph.DefaultWeights(), 10)
-			return err
-		}},
+			}},
+		{name: "dash_stats",
+			graphql: func(c *http.Client, base string, i int) error {
+				vars, _ := filterVars(i)
+				return api(c, base, `query Stats($filter: CaseFilter) { stats(filter: $filter) { cases organizations perYear { year count } perRootCause { term { id } count } perOrganization { term { id } count } topCauseComponentPairs { a { id } b { id } count } timeToResolve { median p90 } timeToResolveByRootCause { term { id } distribution { median } } timeToResolveByFactor { term { id } distribution { median } } } }`, vars)
+			},
+			floor: func(ctx context.Context, db *graph.DB, i int) error {
+				_, f := filterVars(i)
+				_, err := db.Stats(ctx, f)
+				return err
+			}},
+		{name: "dash_same_root_cause",
+			graphql: func(c *http.Client, base string, i int) error {
+				return api(c, base, `query Same($id: ID!) { sameRootCause(caseId: $id, first: 20) { totalCount nodes { case { id date title { en } } reason sharedCount } } }`, map[string]any{"id": a.id(i)})
+			},
+			floor: func(ctx context.Context, db *graph.DB, i int) error {
+				_, _, err := db.SameRootCause(ctx, a.id(i), 0, 20)
+				return err
+			}},
+		{name: "similarity_top10",
+			graphql: func(c *http.Client, base string, i int) error {
+				return api(c, base, `query Similar($id: ID!) { similarCases(caseId: $id, k: 10) { case { id } score shared { kind term { id } contribution } } }`, map[string]any{"id": a.id(i)})
+			},
+			floor: func(ctx context.Context, db *graph.DB, i int) error {
+				_, err := db.SimilarByCypher(ctx, a.id(i), ilgraph.DefaultWeights(), 10)
+				return err
+			}},
 	}
 }
+
+var gqlFilterField = map[ilgraph.Kind]string{ilgraph.KindComponent: "components", ilgraph.KindSymptom: "symptoms", ilgraph.KindContributing: "contributing", ilgraph.KindDomain: "domains"}
 
 // budget bounds the time one query spends at one concurrency: slow
 // aggregate queries on a large corpus stop early (after at least 3 requests
@@ -479,11 +800,28 @@ func machine() string {
 
 func printTable(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "ilgraph benchmark — %d generated cases — %s\n\n", r.Cases, r.Machine)
-	fmt.Fprintf(w, "load: %.0f cases/s, %.0f relationships/s (%.1fs); naive one-transaction-per-case: %.1f cases/s → %.1f× ; loader peak RSS %.0f MB; similarity write-back %.1fs\n\n",
-		r.Loader.CasesPerS, r.Loader.RelsPerS, r.Loader.Seconds, r.Loader.NaiveCasesPerS, r.Loader.RatioVsNaive, r.Loader.PeakRSSMB, r.Loader.SimilarKSeconds)
-	fmt.Fprintf(w, "%-30s %4s %9s %9s %9s %6s %11s %11s %11s\n", "query", "conc", "p50 ms", "p99 ms", "req/s", "errors", "floor p50", "floor p99", "p50 ratio")
-	for _, q := range r.Queries {
-		fmt.Fprintf(w, "%-30s %4d %9.2f %9.2f %9.0f %6d %11.2f %11.2f %10.2f×\n", q.Name, q.Concurrency, q.P50Ms, q.P99Ms, q.RPS, q.Errors, q.CypherP50Ms, q.CypherP99Ms, q.P50RatioVsCypher)
+	if r.Loader.Seconds > 0 {
+		fmt.Fprintf(w, "load: %.0f cases/s, %.0f relationships/s (%.1fs); naive one-transaction-per-case: %.1f cases/s → %.1f× ; loader peak RSS %.0f MB; similarity write-back %.1fs\n",
+			r.Loader.CasesPerS, r.Loader.RelsPerS, r.Loader.Seconds, r.Loader.NaiveCasesPerS, r.Loader.RatioVsNaive, r.Loader.PeakRSSMB, r.Loader.SimilarKSeconds)
+		fmt.Fprintf(w, "a load changing 100 cases: %.1fs; then the incremental similarity write-back: %.1fs (%d cases recomputed)\n\n",
+			r.Loader.ChangeLoadSeconds, r.Loader.IncrementalSeconds, r.Loader.IncrementalRecomputed)
 	}
-	fmt.Fprintf(w, "\nserver peak RSS: %.0f MB\n", r.Server.PeakRSSMB)
+	fmt.Fprintf(w, "peer: %s\n\n", or(r.Peer.Version, "not run"))
+	fmt.Fprintf(w, "%-22s %4s %5s %8s %8s %8s %4s | %9s %8s %7s | %9s %8s %7s\n", "query", "conc", "reqs", "p50 ms", "p99 ms", "req/s", "err", "peer p50", "peer r/s", "×peer", "floor p50", "floor r/s", "×floor")
+	for _, q := range r.Queries {
+		peer := fmt.Sprintf("%9s %8s %7s", "—", "—", "—")
+		if q.PeerRPS > 0 {
+			peer = fmt.Sprintf("%9.2f %8.1f %6.2f×", q.PeerP50Ms, q.PeerRPS, q.RPSRatioVsPeer)
+		}
+		fmt.Fprintf(w, "%-22s %4d %5d %8.2f %8.2f %8.1f %4d | %s | %9.2f %8.1f %6.2f×\n", q.Name, q.Concurrency, q.Requests, q.P50Ms, q.P99Ms, q.RPS, q.Errors, peer, q.CypherP50Ms, q.CypherRPS, q.RPSRatioVsCypher)
+	}
+	fmt.Fprintf(w, "\nserver peak RSS: %.0f MB; peer peak RSS: %.0f MB\n", r.Server.PeakRSSMB, r.Peer.PeakRSSMB)
+	fmt.Fprintf(w, "×peer and ×floor are ilgraph's requests per second over the peer's and the hand-written Cypher's, in the same run.\n")
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/ilgraph/ilgraph/graph"
 )
 
 // Soak is the JSON of a soak run: the server as deployed (default limits,
@@ -51,7 +54,7 @@ var (
 // a request fails other than 503 OVERLOADED, or when the server's memory
 // at the end is more than 1.5 times (plus 50 MB) what it was after the
 // first window.
-func soak(n int, bin, outDir string) error {
+func soak(ctx context.Context, db *graph.DB, n int, bin, outDir string) error {
 	port, err := freePort()
 	if err != nil {
 		return err
@@ -66,7 +69,11 @@ func soak(n int, bin, outDir string) error {
 	if err := waitReady(base); err != nil {
 		return err
 	}
-	qs := queries(n)
+	a, err := sampleArgs(ctx, db, n)
+	if err != nil {
+		return err
+	}
+	qs := queries(a)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: soakClients}, Timeout: 120 * time.Second}
 	for _, q := range qs { // warm up: the similarity index builds on its first request
 		if err := q.graphql(client, base, 0); err != nil {

@@ -11,8 +11,19 @@ import (
 
 // newCore wires the application core over a store: the one place that
 // decides which store and which similarity ranker the front doors use.
+// The similarity service's index is also the core's read model of cases ×
+// terms (case lists, facets, statistics, co-occurrence, same root cause).
 func newCore(db *graph.DB) *explore.Service {
 	return explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+}
+
+// newServingCore is newCore for a server: it starts building the index at
+// once, so the first requests find it ready (until it is, the core asks
+// Neo4j).
+func newServingCore(ctx context.Context, db *graph.DB) *explore.Service {
+	sim := similarity.NewService(db)
+	_, _ = sim.Current(ctx) // a failure shows again on the first request
+	return explore.New(db, sim, explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
 }
 
 // openCore connects to the Neo4j the environment names and returns the core

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -80,6 +81,7 @@ loopback by default. In production turn both off (--ide=false
 	acquire := fs.Duration("neo4j-acquire-timeout", 3*time.Second, "longest wait for a Neo4j connection (a free one, or a new one opened) before a request fails as UNAVAILABLE")
 	connectTimeout := fs.Duration("neo4j-connect-timeout", 2*time.Second, "longest time to open one Neo4j connection (a starting Neo4j may accept and not answer)")
 	failFast := fs.Duration("neo4j-fail-fast", time.Second, "after a request finds Neo4j unreachable, answer UNAVAILABLE at once for this long instead of retrying each request (0: always retry)")
+	pprofAddr := fs.String("pprof-addr", "", "serve Go's profiler (net/http/pprof) on this address, apart from the API (empty: off)")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -130,6 +132,16 @@ loopback by default. In production turn both off (--ide=false
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
+	if *pprofAddr != "" {
+		pl, err := net.Listen("tcp", *pprofAddr)
+		if err != nil {
+			return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", *pprofAddr)
+		}
+		mux := http.NewServeMux()
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		go http.Serve(pl, mux) //nolint:errcheck // a profiling aid
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", *addr)
@@ -138,7 +150,7 @@ loopback by default. In production turn both off (--ide=false
 	if ops == nil {
 		ops = []string{} // none allowed, rather than the default list
 	}
-	core := newCore(db)
+	core := newServingCore(ctx, db)
 	h := resolvers.NewHandler(core, resolvers.Options{
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping,

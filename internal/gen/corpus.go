@@ -1,7 +1,9 @@
 package gen
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -84,4 +86,39 @@ func WriteFile(path, seeds string, n int, seed uint64) error {
 		return err
 	}
 	return f.Close()
+}
+
+// WriteChanges writes into path a load that changes a generated corpus of n
+// cases: new contents (from another seed) for the cases GEN-1…changed and
+// added new cases after GEN-n, without related or recurrence links (their
+// targets may not exist). The benchmark and the incremental write-back
+// test load it over a corpus made with WriteFile.
+func WriteChanges(path, seeds string, n, changed, added int, seed uint64) error {
+	all := path + ".all"
+	if err := WriteFile(all, seeds, n+added, seed); err != nil {
+		return err
+	}
+	defer os.Remove(all)
+	data, err := os.ReadFile(all)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	for i, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		if i >= changed && i < n {
+			continue
+		}
+		var c map[string]any
+		if err := json.Unmarshal(line, &c); err != nil {
+			return err
+		}
+		delete(c, "related")
+		delete(c, "recurrence_of")
+		b, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		out.Write(append(b, '\n'))
+	}
+	return os.WriteFile(path, out.Bytes(), 0o644)
 }

@@ -43,6 +43,49 @@ type rebuild[T any] struct {
 	err  error
 }
 
+// Current returns the value when it is as current as the graph (ok),
+// without waiting: otherwise it starts a rebuild if none is under way and
+// returns ok false at once, for a caller that has another way to answer.
+func (c *Value[T]) Current(ctx context.Context) (v T, ok bool, err error) {
+	version, err := c.Version(ctx)
+	if err != nil {
+		return v, false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.current != nil && c.current.version == version {
+		return c.current.v, true, nil
+	}
+	if c.build == nil {
+		c.startBuild(ctx)
+	}
+	return v, false, nil
+}
+
+// startBuild starts a rebuild in the background; c.mu is held.
+func (c *Value[T]) startBuild(ctx context.Context) *rebuild[T] {
+	r := &rebuild[T]{done: make(chan struct{})}
+	c.build = r
+	go func() {
+		// Detached from the request: other requests may be waiting too.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RebuildTimeout)
+		defer cancel()
+		v, at, err := c.Build(ctx)
+		c.mu.Lock()
+		if err == nil {
+			r.b = &built[T]{v: v, version: at}
+			if c.current == nil || at >= c.current.version {
+				c.current = r.b
+			}
+		}
+		r.err = err
+		c.build = nil
+		c.mu.Unlock()
+		close(r.done)
+	}()
+	return r
+}
+
 // Get returns the value as current as the graph.
 func (c *Value[T]) Get(ctx context.Context) (T, error) {
 	var zero T
@@ -58,25 +101,7 @@ func (c *Value[T]) Get(ctx context.Context) (T, error) {
 	}
 	r := c.build
 	if r == nil {
-		r = &rebuild[T]{done: make(chan struct{})}
-		c.build = r
-		go func() {
-			// Detached from the request: other requests may be waiting too.
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RebuildTimeout)
-			defer cancel()
-			v, at, err := c.Build(ctx)
-			c.mu.Lock()
-			if err == nil {
-				r.b = &built[T]{v: v, version: at}
-				if c.current == nil || at >= c.current.version {
-					c.current = r.b
-				}
-			}
-			r.err = err
-			c.build = nil
-			c.mu.Unlock()
-			close(r.done)
-		}()
+		r = c.startBuild(ctx)
 	}
 	c.mu.Unlock()
 	select {

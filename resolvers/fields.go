@@ -1,0 +1,122 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// tagsOnly reports whether the case list being resolved (a CaseConnection)
+// is asked only for case fields the core's read model holds (ids, dates,
+// severity, organization, tags): then the core need not read the cases from
+// the graph (explore.CaseQuery.TagsOnly). It reads the fields the query
+// selects, with fragments resolved; the terms' own fields resolve from the
+// term ids as always.
+func tagsOnly(ctx context.Context) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return false
+	}
+	op := graphql.GetOperationContext(ctx)
+	slim := func(sel []graphql.CollectedField) bool {
+		for _, f := range sel {
+			switch f.Name {
+			case "id", "date", "year", "severity", "organization", "rootCause", "components", "symptoms", "contributing", "domains", "mechanisms", "__typename":
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	for _, f := range graphql.CollectFields(op, fc.Field.Selections, []string{"CaseConnection"}) {
+		switch f.Name {
+		case "nodes":
+			if !slim(graphql.CollectFields(op, f.Selections, []string{"Case"})) {
+				return false
+			}
+		case "edges":
+			for _, e := range graphql.CollectFields(op, f.Selections, []string{"CaseEdge"}) {
+				if e.Name == "node" && !slim(graphql.CollectFields(op, e.Selections, []string{"Case"})) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// selectsCaseField reports whether the case list being resolved asks its
+// cases (nodes, or edges' node) for the field name.
+func selectsCaseField(ctx context.Context, name string) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return false
+	}
+	op := graphql.GetOperationContext(ctx)
+	has := func(sel []graphql.CollectedField) bool {
+		for _, f := range sel {
+			if f.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range graphql.CollectFields(op, fc.Field.Selections, []string{"CaseConnection"}) {
+		switch f.Name {
+		case "nodes":
+			if has(graphql.CollectFields(op, f.Selections, []string{"Case"})) {
+				return true
+			}
+		case "edges":
+			for _, e := range graphql.CollectFields(op, f.Selections, []string{"CaseEdge"}) {
+				if e.Name == "node" && has(graphql.CollectFields(op, e.Selections, []string{"Case"})) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// prefetchRelated loads, in one batch each, the related cases and the
+// recurrences of a page whose cases are asked for them: left to each case's
+// resolver, the loads of a large page can straddle two dataloader windows on
+// a busy machine (one more round trip).
+func (r *Resolver) prefetchRelated(ctx context.Context, cs []*ilgraph.Case) error {
+	if selectsCaseField(ctx, "recurrences") && len(cs) > 0 {
+		if _, err := r.loaders(ctx).Recurrences.LoadAll(ctx, caseIDs(cs)); err != nil {
+			return err
+		}
+	}
+	if !selectsCaseField(ctx, "related") {
+		return nil
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, c := range cs {
+		seen[c.ID] = true
+	}
+	for _, c := range cs {
+		for _, id := range c.Related {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := r.loaders(ctx).Case.LoadAll(ctx, ids)
+	return err
+}
+
+func caseIDs(cs []*ilgraph.Case) []string {
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ID
+	}
+	return ids
+}

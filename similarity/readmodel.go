@@ -1,0 +1,697 @@
+package similarity
+
+import (
+	"container/heap"
+	"context"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// The index is also the read model of cases × terms that case lists,
+// facets, statistics, co-occurrence and same-root-cause pages are answered
+// from: everything they select on or count (tags, date, severity,
+// organization, time to resolve) is here, so they cost a scan of int32
+// slices instead of a walk over every selected case's relationships in
+// Neo4j. Every answer here is tested equal to the graph package's Cypher
+// answer (readmodel_test.go). Full-text search is not here: a filter with
+// text goes to the graph.
+
+// orders holds, per sort, each case's position in the whole corpus sorted
+// that way (computed once per index, on first use).
+type orders struct {
+	once                   sync.Once
+	dateDesc, dateAsc, idA []int32 // case -> rank
+	byDateDesc, byDateAsc  []int32 // rank -> case
+}
+
+func (ix *Index) ranks(s ilgraph.CaseSort) (rank []int32, reverse bool) {
+	ix.ord.once.Do(func() {
+		n := len(ix.ids)
+		var perm []int32
+		rank := func(less func(a, b int32) int) []int32 {
+			perm = make([]int32, n)
+			for i := range perm {
+				perm[i] = int32(i)
+			}
+			slices.SortFunc(perm, less)
+			r := make([]int32, n)
+			for pos, c := range perm {
+				r[c] = int32(pos)
+			}
+			return r
+		}
+		byID := func(a, b int32) int {
+			switch {
+			case ix.ids[a] < ix.ids[b]:
+				return -1
+			case ix.ids[a] > ix.ids[b]:
+				return 1
+			}
+			return 0
+		}
+		ix.ord.idA = rank(byID)
+		ix.ord.dateDesc = rank(func(a, b int32) int {
+			if ix.date[a] != ix.date[b] {
+				return int(ix.date[b]) - int(ix.date[a])
+			}
+			return byID(a, b)
+		})
+		ix.ord.byDateDesc = perm
+		ix.ord.dateAsc = rank(func(a, b int32) int {
+			if ix.date[a] != ix.date[b] {
+				return int(ix.date[a]) - int(ix.date[b])
+			}
+			return byID(a, b)
+		})
+		ix.ord.byDateAsc = perm
+	})
+	switch s {
+	case ilgraph.SortDateAsc:
+		return ix.ord.dateAsc, false
+	case ilgraph.SortIDAsc:
+		return ix.ord.idA, false
+	case ilgraph.SortIDDesc:
+		return ix.ord.idA, true
+	}
+	return ix.ord.dateDesc, false
+}
+
+// Sortable reports whether the read model can order cases this way (every
+// order but full-text relevance).
+func Sortable(s ilgraph.CaseSort) bool {
+	switch s {
+	case "", ilgraph.SortDateDesc, ilgraph.SortDateAsc, ilgraph.SortIDAsc, ilgraph.SortIDDesc:
+		return true
+	}
+	return false
+}
+
+// selection returns the cases f selects (f has no text), in index order.
+// It starts from the smallest candidate set the filter names — one term's
+// cases, the union of an any-of list's, or the listed ids — and checks
+// every other condition on those only.
+func (ix *Index) selection(f ilgraph.CaseFilter) []int32 {
+	c := ix.compile(f)
+	if c.none {
+		return nil
+	}
+	n := len(ix.ids)
+	best, bestSize := -1, n+1
+	var sources [][]int32 // candidate lists to merge, per option
+	var options [][][]int32
+	for _, set := range c.allOf {
+		for _, fid := range set {
+			options = append(options, [][]int32{ix.postings[fid]})
+		}
+	}
+	for _, set := range c.anyOf {
+		var ls [][]int32
+		for _, fid := range set {
+			ls = append(ls, ix.postings[fid])
+		}
+		options = append(options, ls)
+	}
+	for i, ls := range options {
+		size := 0
+		for _, l := range ls {
+			size += len(l)
+		}
+		if size < bestSize {
+			best, bestSize = i, size
+		}
+	}
+	var out []int32
+	if c.only != nil && len(c.only) < bestSize {
+		cands := make([]int32, 0, len(c.only))
+		for i := range c.only {
+			cands = append(cands, i)
+		}
+		slices.Sort(cands)
+		sources = [][]int32{cands}
+	} else if best >= 0 {
+		sources = options[best]
+	}
+	if sources == nil {
+		for i := 0; i < n; i++ {
+			if c.match(ix, int32(i)) {
+				out = append(out, int32(i))
+			}
+		}
+		return out
+	}
+	var cands []int32
+	if len(sources) == 1 {
+		cands = sources[0]
+	} else {
+		for _, l := range sources {
+			cands = append(cands, l...)
+		}
+		slices.Sort(cands)
+		cands = slices.Compact(cands)
+	}
+	for _, i := range cands {
+		if c.match(ix, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// ref is a case as the read model knows it: its id, date, severity,
+// organization and tags (in the case's order), nothing else.
+func (ix *Index) ref(i int32) *ilgraph.Case {
+	c := &ilgraph.Case{ID: ix.ids[i], Date: time.Unix(int64(ix.date[i])*86400, 0).UTC().Format(ilgraph.DateLayout),
+		Severity: ix.severity[i], Org: ix.names[ix.orgName[i]]}
+	for _, fid := range ix.tags[i] {
+		f := ix.features[fid]
+		switch f.Kind {
+		case ilgraph.KindRootCause:
+			if c.RootCause == "" {
+				c.RootCause = f.ID
+			}
+		case ilgraph.KindComponent:
+			c.Components = append(c.Components, f.ID)
+		case ilgraph.KindSymptom:
+			c.Symptoms = append(c.Symptoms, f.ID)
+		case ilgraph.KindContributing:
+			c.Contributing = append(c.Contributing, f.ID)
+		case ilgraph.KindDomain:
+			c.Domain = append(c.Domain, f.ID)
+		case ilgraph.KindMechanism:
+			c.Mechanisms = append(c.Mechanisms, f.ID)
+		case ilgraph.KindOrg:
+			c.OrgSlug = f.ID
+		}
+	}
+	return c
+}
+
+// ReadModelFields are the case fields the read model holds (ref).
+var ReadModelFields = []string{"id", "date", "severity", "org", "org_slug", "root_cause", "components", "symptoms", "contributing", "domain", "mechanisms"}
+
+// ListCases returns the page [offset, offset+limit) of the cases f selects
+// in order s, and how many f selects. f must have no text, s must be
+// Sortable.
+// The cases hold what the read model holds (see ref).
+func (ix *Index) ListCases(f ilgraph.CaseFilter, s ilgraph.CaseSort, offset, limit int) ([]*ilgraph.Case, int) {
+	if out, total, ok := ix.listByDate(f, s, offset, limit); ok {
+		return out, total
+	}
+	sel := ix.selection(f)
+	total := len(sel)
+	if offset >= total || limit <= 0 {
+		return nil, total
+	}
+	rank, reverse := ix.ranks(s)
+	key := func(c int32) int32 {
+		if reverse {
+			return -rank[c]
+		}
+		return rank[c]
+	}
+	want := min(offset+limit, total)
+	var top []int32
+	if want*4 >= total {
+		top = slices.Clone(sel)
+		slices.SortFunc(top, func(a, b int32) int { return int(key(a)) - int(key(b)) })
+		top = top[:want]
+	} else {
+		// The want first by a bounded max-heap: O(total · log want).
+		h := &rankHeap{key: key}
+		for _, c := range sel {
+			if len(h.xs) < want {
+				heap.Push(h, c)
+			} else if key(c) < key(h.xs[0]) {
+				h.xs[0] = c
+				heap.Fix(h, 0)
+			}
+		}
+		top = h.xs
+		slices.SortFunc(top, func(a, b int32) int { return int(key(a)) - int(key(b)) })
+	}
+	out := make([]*ilgraph.Case, 0, want-offset)
+	for _, c := range top[offset:want] {
+		out = append(out, ix.ref(c))
+	}
+	return out, total
+}
+
+// listByDate pages through a selection by dates alone (or none), sorted by
+// date, straight from the sorted order: two binary searches, whatever the
+// corpus size. ok is false for any other filter or sort.
+func (ix *Index) listByDate(f ilgraph.CaseFilter, s ilgraph.CaseSort, offset, limit int) ([]*ilgraph.Case, int, bool) {
+	for _, m := range f.Tags {
+		if !m.IsZero() {
+			return nil, 0, false
+		}
+	}
+	if len(f.ExcludeOrgs) > 0 || len(f.Severities) > 0 || len(f.ExcludeIDs) > 0 || f.IDs != nil || f.HasText() || f.ReviewedOnly {
+		return nil, 0, false
+	}
+	desc := s == "" || s == ilgraph.SortDateDesc
+	if !desc && s != ilgraph.SortDateAsc {
+		return nil, 0, false
+	}
+	c := ix.compile(f)
+	ix.ranks(s)
+	perm := ix.ord.byDateAsc
+	if desc {
+		perm = ix.ord.byDateDesc
+	}
+	n := len(perm)
+	// before reports whether the case at position i sorts before every
+	// case the filter keeps; after, after them all.
+	before := func(i int) bool {
+		d := ix.date[perm[i]]
+		if desc {
+			return c.hasTo && d > c.to
+		}
+		return c.hasFrom && d < c.from
+	}
+	after := func(i int) bool {
+		d := ix.date[perm[i]]
+		if desc {
+			return c.hasFrom && d < c.from
+		}
+		return c.hasTo && d > c.to
+	}
+	lo := sort.Search(n, func(i int) bool { return !before(i) })
+	hi := sort.Search(n, func(i int) bool { return after(i) })
+	total := max(0, hi-lo)
+	var out []*ilgraph.Case
+	for i := lo + offset; i < hi && i < lo+offset+limit; i++ {
+		out = append(out, ix.ref(perm[i]))
+	}
+	return out, total, true
+}
+
+type rankHeap struct {
+	xs  []int32
+	key func(int32) int32
+}
+
+func (h *rankHeap) Len() int           { return len(h.xs) }
+func (h *rankHeap) Less(i, j int) bool { return h.key(h.xs[i]) > h.key(h.xs[j]) }
+func (h *rankHeap) Swap(i, j int)      { h.xs[i], h.xs[j] = h.xs[j], h.xs[i] }
+func (h *rankHeap) Push(x any)         { h.xs = append(h.xs, x.(int32)) }
+func (h *rankHeap) Pop() any {
+	x := h.xs[len(h.xs)-1]
+	h.xs = h.xs[:len(h.xs)-1]
+	return x
+}
+
+// CaseTags returns a case as the read model holds it (see ref); false for
+// an unknown case.
+func (ix *Index) CaseTags(id string) (*ilgraph.Case, bool) {
+	i, ok := ix.byID[id]
+	if !ok {
+		return nil, false
+	}
+	return ix.ref(i), true
+}
+
+// OrgName returns an organization's name, false when the read model does
+// not know it.
+func (ix *Index) OrgName(id string) (string, bool) {
+	name, ok := ix.orgTerms[id]
+	return name, ok
+}
+
+// Facets counts, over the cases f selects, the cases with each term (every
+// kind, by count descending, then id) and the cases per year.
+func (ix *Index) Facets(f ilgraph.CaseFilter) *ilgraph.Facets {
+	sel := ix.selection(f)
+	counts := make([]int32, len(ix.features))
+	years := map[int]int{}
+	for _, c := range sel {
+		for _, fid := range ix.caseFeat[c] {
+			counts[fid]++
+		}
+		years[int(ix.year[c])]++
+	}
+	out := &ilgraph.Facets{Terms: map[ilgraph.Kind][]ilgraph.TermCount{}}
+	for fid, n := range counts {
+		if n > 0 {
+			ft := ix.features[fid]
+			out.Terms[ft.Kind] = append(out.Terms[ft.Kind], ilgraph.TermCount{Kind: ft.Kind, ID: ft.ID, Count: int(n)})
+		}
+	}
+	for _, ts := range out.Terms {
+		ilgraph.SortTermCounts(ts)
+	}
+	out.Years = yearCounts(years)
+	return out
+}
+
+func yearCounts(years map[int]int) []ilgraph.YearCount {
+	var out []ilgraph.YearCount
+	for y, n := range years {
+		out = append(out, ilgraph.YearCount{Year: y, Count: n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Year < out[j].Year })
+	return out
+}
+
+// Stats computes the corpus statistics of the cases f selects, all but
+// Relationships (a count of stored relationships, SIMILAR_TO included,
+// which the index does not hold).
+func (ix *Index) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
+	sel := ix.selection(f)
+	st := &ilgraph.Stats{Cases: len(sel)}
+	orgs := make([]bool, len(ix.features))
+	counts := make([]int, len(ix.features))
+	mins := make([][]int, len(ix.features)) // for root causes and factors
+	years := map[int]int{}
+	var all []int
+	kc, kp := kindIndex(ilgraph.KindRootCause), kindIndex(ilgraph.KindComponent)
+	nc := ix.perKind[kp]
+	pairs := make([]int, ix.perKind[kc]*nc)
+	var causes, comps []int32
+	for _, c := range sel {
+		years[int(ix.year[c])]++
+		m, measured := int(ix.resolved[c]), ix.resolved[c] >= 0
+		if measured {
+			all = append(all, m)
+		}
+		causes, comps = causes[:0], comps[:0]
+		for _, fid := range ix.caseFeat[c] {
+			switch ix.features[fid].Kind {
+			case ilgraph.KindRootCause:
+				causes = append(causes, fid)
+			case ilgraph.KindComponent:
+				comps = append(comps, fid)
+				continue
+			case ilgraph.KindOrg:
+				orgs[fid] = true
+			case ilgraph.KindContributing:
+			default:
+				continue
+			}
+			counts[fid]++
+			if measured && ix.features[fid].Kind != ilgraph.KindOrg {
+				mins[fid] = append(mins[fid], m)
+			}
+		}
+		for _, a := range causes {
+			for _, b := range comps {
+				pairs[int(ix.slot[a])*nc+int(ix.slot[b])]++
+			}
+		}
+	}
+	st.ResolveAll = ilgraph.Distribute(st.Cases, all)
+	st.PerYear = yearCounts(years)
+	var causeIDs, compIDs []int32 // by slot
+	causeIDs, compIDs = make([]int32, ix.perKind[kc]), make([]int32, nc)
+	for fid, n := range counts {
+		ft := ix.features[fid]
+		switch ft.Kind {
+		case ilgraph.KindRootCause:
+			causeIDs[ix.slot[fid]] = int32(fid)
+		case ilgraph.KindComponent:
+			compIDs[ix.slot[fid]] = int32(fid)
+		}
+		if n == 0 {
+			continue
+		}
+		tc := ilgraph.TermCount{Kind: ft.Kind, ID: ft.ID, Count: n}
+		switch ft.Kind {
+		case ilgraph.KindRootCause:
+			st.PerRootCause = append(st.PerRootCause, tc)
+			st.ResolveByCause = append(st.ResolveByCause, ilgraph.GroupDistribution{Term: tc, Distribution: ilgraph.Distribute(n, mins[fid])})
+		case ilgraph.KindContributing:
+			st.ResolveByFactor = append(st.ResolveByFactor, ilgraph.GroupDistribution{Term: tc, Distribution: ilgraph.Distribute(n, mins[fid])})
+		case ilgraph.KindOrg:
+			st.Organizations++
+			st.PerOrg = append(st.PerOrg, tc)
+		}
+	}
+	ilgraph.SortTermCounts(st.PerRootCause)
+	ilgraph.SortTermCounts(st.PerOrg)
+	for _, ds := range [][]ilgraph.GroupDistribution{st.ResolveByCause, st.ResolveByFactor} {
+		sort.Slice(ds, func(i, j int) bool {
+			if ds[i].Median != ds[j].Median {
+				return ds[i].Median > ds[j].Median
+			}
+			return ds[i].Term.ID < ds[j].Term.ID
+		})
+	}
+	for i, n := range pairs {
+		if n == 0 {
+			continue
+		}
+		a, b := ix.features[causeIDs[i/nc]], ix.features[compIDs[i%nc]]
+		st.TopPairs = append(st.TopPairs, ilgraph.PairCount{
+			A: ilgraph.TermCount{Kind: a.Kind, ID: a.ID}, B: ilgraph.TermCount{Kind: b.Kind, ID: b.ID}, Count: n,
+		})
+	}
+	sort.Slice(st.TopPairs, func(i, j int) bool {
+		x, y := st.TopPairs[i], st.TopPairs[j]
+		if x.Count != y.Count {
+			return x.Count > y.Count
+		}
+		if x.A.ID != y.A.ID {
+			return x.A.ID < y.A.ID
+		}
+		return x.B.ID < y.B.ID
+	})
+	st.TopPairs = st.TopPairs[:min(20, len(st.TopPairs))]
+	return st
+}
+
+// Cooccurrence counts, over the cases f selects, the cases with each term
+// of kinds from and to (Singles) and with each pair a (of from) and b (of
+// to) together (Pairs; a.id < b.id when the kinds are the same), and how
+// many cases f selects (Total).
+type Cooccurrence struct {
+	Total   int
+	Singles map[ilgraph.Feature]int
+	Pairs   map[[2]ilgraph.Feature]int
+}
+
+// Cooccurrence computes the co-occurrence counts between two kinds.
+func (ix *Index) Cooccurrence(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Cooccurrence {
+	sel := ix.selection(f)
+	out := &Cooccurrence{Total: len(sel), Singles: map[ilgraph.Feature]int{}, Pairs: map[[2]ilgraph.Feature]int{}}
+	singles := make([]int32, len(ix.features))
+	pairs := map[[2]int32]int{}
+	var as, bs []int32
+	for _, c := range sel {
+		as, bs = as[:0], bs[:0]
+		for _, fid := range ix.caseFeat[c] {
+			k := ix.features[fid].Kind
+			if k == from {
+				as = append(as, fid)
+			}
+			if k == to {
+				bs = append(bs, fid)
+			}
+			if k == from || k == to {
+				singles[fid]++
+			}
+		}
+		for _, a := range as {
+			for _, b := range bs {
+				if from == to && ix.features[a].ID >= ix.features[b].ID {
+					continue
+				}
+				pairs[[2]int32{a, b}]++
+			}
+		}
+	}
+	for fid, n := range singles {
+		if n > 0 {
+			out.Singles[ix.features[fid]] = int(n)
+		}
+	}
+	for p, n := range pairs {
+		out.Pairs[[2]ilgraph.Feature{ix.features[p[0]], ix.features[p[1]]}] = n
+	}
+	return out
+}
+
+// SameRootCause returns the other cases with the root cause of case id,
+// ordered by how many other features they share with it, then date
+// descending, then id; the page [offset, offset+limit) of them, each with
+// its shared terms by kind (sorted), the case holding only its id and
+// date, and how many there are. ok is false for an unknown case.
+func (ix *Index) SameRootCause(id string, offset, limit int) (refs []ilgraph.CrossRef, total int, ok bool) {
+	a, ok := ix.byID[id]
+	if !ok {
+		return nil, 0, false
+	}
+	fa := ix.caseFeat[a]
+	type cand struct {
+		c      int32
+		shared int
+	}
+	var cands []cand
+	seen := map[int32]bool{}
+	for _, fid := range fa {
+		if ix.features[fid].Kind != ilgraph.KindRootCause {
+			continue
+		}
+		for _, c := range ix.postings[fid] {
+			if c == a || seen[c] {
+				continue
+			}
+			seen[c] = true
+			cands = append(cands, cand{c, ix.sharedOther(fa, ix.caseFeat[c])})
+		}
+	}
+	rank, _ := ix.ranks(ilgraph.SortDateDesc)
+	slices.SortFunc(cands, func(x, y cand) int {
+		if x.shared != y.shared {
+			return y.shared - x.shared
+		}
+		return int(rank[x.c]) - int(rank[y.c])
+	})
+	total = len(cands)
+	if offset >= total {
+		return nil, total, true
+	}
+	for _, x := range cands[offset:min(offset+limit, total)] {
+		ref := ilgraph.CrossRef{Case: ix.ref(x.c), Shared: map[ilgraph.Kind][]string{}}
+		for _, k := range kinds {
+			if k != ilgraph.KindRootCause {
+				ref.Shared[k] = []string{}
+			}
+		}
+		fc := ix.caseFeat[x.c]
+		for _, fid := range fa {
+			ft := ix.features[fid]
+			if ft.Kind == ilgraph.KindRootCause {
+				continue
+			}
+			if _, in := slices.BinarySearch(fc, fid); in {
+				ref.Shared[ft.Kind] = append(ref.Shared[ft.Kind], ft.ID)
+			}
+		}
+		for _, ids := range ref.Shared {
+			sort.Strings(ids)
+		}
+		refs = append(refs, ref)
+	}
+	return refs, total, true
+}
+
+// sharedOther counts the features two sorted feature lists share, root
+// causes left out.
+func (ix *Index) sharedOther(a, b []int32) int {
+	n, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			if ix.features[a[i]].Kind != ilgraph.KindRootCause {
+				n++
+			}
+			i++
+			j++
+		}
+	}
+	return n
+}
+
+// The read model's questions, asked of the service: each answers from the
+// index when it is as current as the graph (ok), and otherwise returns ok
+// false at once and starts a rebuild, so that the caller asks the graph
+// (see Current). The explore core uses them when the similarity ranker it
+// is given has them.
+
+// ListCases pages through the cases a filter without text selects; the
+// cases hold what the read model holds (Index.ref).
+func (s *Service) ListCases(ctx context.Context, f ilgraph.CaseFilter, sort ilgraph.CaseSort, offset, limit int) (cases []*ilgraph.Case, total int, ok bool, err error) {
+	ix, err := s.Current(ctx)
+	if ix == nil || err != nil {
+		return nil, 0, false, err
+	}
+	cases, total = ix.ListCases(f, sort, offset, limit)
+	return cases, total, true, nil
+}
+
+// CaseTags returns a case as the read model holds it (nil for an unknown
+// case).
+func (s *Service) CaseTags(ctx context.Context, id string) (c *ilgraph.Case, ok bool, err error) {
+	ix, err := s.Current(ctx)
+	if ix == nil || err != nil {
+		return nil, false, err
+	}
+	c, _ = ix.CaseTags(id)
+	return c, true, nil
+}
+
+// FacetCounts counts the facets of the cases a filter without text selects.
+func (s *Service) FacetCounts(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Facets, bool, error) {
+	ix, err := s.Current(ctx)
+	if ix == nil || err != nil {
+		return nil, false, err
+	}
+	return ix.Facets(f), true, nil
+}
+
+// CaseStats computes the statistics of the cases a filter without text
+// selects, all but Relationships.
+func (s *Service) CaseStats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, bool, error) {
+	ix, err := s.Current(ctx)
+	if ix == nil || err != nil {
+		return nil, false, err
+	}
+	return ix.Stats(f), true, nil
+}
+
+// CooccurrenceCounts counts co-occurrences between two kinds over the cases
+// a filter without text selects.
+func (s *Service) CooccurrenceCounts(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter) (total int, singles map[ilgraph.Feature]int, pairs map[[2]ilgraph.Feature]int, ok bool, err error) {
+	ix, err := s.Current(ctx)
+	if ix == nil || err != nil {
+		return 0, nil, nil, false, err
+	}
+	c := ix.Cooccurrence(from, to, f)
+	return c.Total, c.Singles, c.Pairs, true, nil
+}
+
+// SameRootCauseRefs pages through the cases with a case's root cause (see
+// Index.SameRootCause); ENOTFOUND for an unknown case.
+func (s *Service) SameRootCauseRefs(ctx context.Context, id string, offset, limit int) ([]ilgraph.CrossRef, int, bool, error) {
+	ix, err := s.Current(ctx)
+	if ix == nil || err != nil {
+		return nil, 0, false, err
+	}
+	refs, total, found := ix.SameRootCause(id, offset, limit)
+	if !found {
+		return nil, 0, true, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", id)
+	}
+	return refs, total, true, nil
+}
+
+// OrgNames returns the names of organizations ("" for one the read model
+// does not know).
+func (s *Service) OrgNames(ctx context.Context, ids []string) ([]string, bool, error) {
+	ix, err := s.Current(ctx)
+	if ix == nil || err != nil || ix.orgTerms == nil {
+		return nil, false, err
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = ix.orgTerms[id]
+	}
+	return out, true, nil
+}
+
+// OrgNameMap returns every organization's name by id, as the index read
+// them (nil, false when the index is not current). The map is shared:
+// read it, never change it.
+func (s *Service) OrgNameMap(ctx context.Context) (map[string]string, bool, error) {
+	ix, err := s.Current(ctx)
+	if ix == nil || err != nil || ix.orgTerms == nil {
+		return nil, false, err
+	}
+	return ix.orgTerms, true, nil
+}
