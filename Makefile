@@ -2,7 +2,7 @@
 #   make run    start Neo4j (unless NEO4J_URI is set), load seeds/, serve the API
 #   make test   start Neo4j (unless NEO4J_URI is set) and run every test
 
-.PHONY: run test build neo4j-start neo4j-stop neo4j-status neo4j-test-stop generate check-generate fuzz bench clean
+.PHONY: run test build explorer-vendor explorer-screenshots neo4j-start neo4j-stop neo4j-status neo4j-test-stop generate check-generate fuzz bench clean
 
 run:
 	scripts/run
@@ -58,3 +58,15 @@ bench:
 
 clean:
 	rm -rf bin
+
+# Refresh the explorer's vendored browser libraries (Cytoscape.js, axe-core)
+# from npm at the versions explorer/package.json pins; see docs/explorer.md.
+explorer-vendor:
+	scripts/explorer-vendor
+
+# Retake the explorer's screenshots in docs/explorer/ with the browser test
+# (needs Chromium; starts the test Neo4j unless NEO4J_URI is set, as make
+# test does).
+explorer-screenshots:
+	@if [ -z "$$NEO4J_URI" ]; then scripts/neo4j-test start && eval "$$(scripts/neo4j-test env)"; fi; \
+	UPDATE_SCREENSHOTS=1 go test ./explorer/ -run TestExplorerInBrowser -count=1

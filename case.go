@@ -84,9 +84,96 @@ type Case struct {
 	Review       Review            `json:"review"`
 	UpdatedAt    string            `json:"updated_at,omitempty"`
 	URL          string            `json:"url,omitempty"`
+	// TagConfidence is, for a machine-tagged case, how sure the tagger was
+	// of each tag (see MachineTagged); nil for a hand-tagged case.
+	TagConfidence *TagConfidence `json:"tag_confidence,omitempty"`
 
 	// Raw is the case's JSON as read (compacted). Not part of the format.
 	Raw json.RawMessage `json:"-"`
+}
+
+// ImportWriter is review.written_by of a case an importer wrote and tagged
+// by machine (ilgraph import).
+const ImportWriter = "import"
+
+// MachineTagged reports whether the case's tags were chosen by a machine
+// and no person has reviewed them since: review.written_by is "import" and
+// review.reviewed_at is empty. A reviewer who checks the tags sets
+// reviewed_at (and reviewed_by); from then on the case counts as reviewed.
+func (c *Case) MachineTagged() bool {
+	return c.Review.WrittenBy == ImportWriter && strings.TrimSpace(c.Review.ReviewedAt) == ""
+}
+
+// TagConfidence holds, per kind, a confidence in [0, 1] for each tag a
+// machine chose: the suggestion engine's, or a fixed one for a tag taken
+// from a source's own categories (docs/import.md).
+type TagConfidence struct {
+	RootCause    map[string]float64 `json:"root_cause,omitempty"`
+	Components   map[string]float64 `json:"components,omitempty"`
+	Symptoms     map[string]float64 `json:"symptoms,omitempty"`
+	Contributing map[string]float64 `json:"contributing,omitempty"`
+	Domain       map[string]float64 `json:"domain,omitempty"`
+}
+
+// Of returns the confidences of kind k (nil for KindOrg or none).
+func (t *TagConfidence) Of(k Kind) map[string]float64 {
+	if t == nil {
+		return nil
+	}
+	switch k {
+	case KindRootCause:
+		return t.RootCause
+	case KindComponent:
+		return t.Components
+	case KindSymptom:
+		return t.Symptoms
+	case KindContributing:
+		return t.Contributing
+	case KindDomain:
+		return t.Domain
+	}
+	return nil
+}
+
+// Set records confidence x for tag id of kind k (not KindOrg).
+func (t *TagConfidence) Set(k Kind, id string, x float64) {
+	m := map[Kind]*map[string]float64{
+		KindRootCause: &t.RootCause, KindComponent: &t.Components, KindSymptom: &t.Symptoms,
+		KindContributing: &t.Contributing, KindDomain: &t.Domain,
+	}[k]
+	if m == nil {
+		return
+	}
+	if *m == nil {
+		*m = map[string]float64{}
+	}
+	(*m)[id] = x
+}
+
+// TagScore is one machine-chosen tag with its confidence.
+type TagScore struct {
+	Kind       Kind
+	ID         string
+	Confidence float64
+}
+
+// TagScores lists the case's tag confidences kind by kind (VocabKinds
+// order), each kind's tags in the case's order; a confidence for a term the
+// case does not carry is left out. Nil when the case has no confidences.
+func (c *Case) TagScores() []TagScore {
+	if c.TagConfidence == nil {
+		return nil
+	}
+	out := []TagScore{}
+	for _, k := range VocabKinds {
+		conf := c.TagConfidence.Of(k)
+		for _, id := range c.Tags(k) {
+			if x, ok := conf[id]; ok {
+				out = append(out, TagScore{Kind: k, ID: id, Confidence: x})
+			}
+		}
+	}
+	return out
 }
 
 // Feature is one tag of a case: a vocabulary term of a kind, or its org.

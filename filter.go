@@ -29,6 +29,9 @@ type CaseFilter struct {
 	TextFields  TextFields // where Text is searched; TextInAll when empty
 	ExcludeIDs  []string
 	IDs         []string // only these cases
+	// ReviewedOnly leaves out machine-tagged cases (Case.MachineTagged):
+	// those an importer tagged that no person has reviewed yet.
+	ReviewedOnly bool
 }
 
 // TextMode says how the words of a full-text query combine. A word is what

@@ -239,7 +239,9 @@ type CaseFeatures struct {
 	ID       string
 	Date     string // YYYY-MM-DD
 	Severity string
-	Features []Feature
+	// MachineTagged is Case.MachineTagged (filters with ReviewedOnly).
+	MachineTagged bool
+	Features      []Feature
 	// Org is the organization's name as written ("Meta (Facebook)"): the
 	// text channel leaves organization names out.
 	Org string
@@ -260,7 +262,7 @@ func SimilarityText(trigger, lessons string) string {
 // SimilarityRow is a case as a similarity index reads it.
 func SimilarityRow(c *Case) CaseFeatures {
 	return CaseFeatures{
-		ID: c.ID, Date: c.Date, Severity: c.Severity, Features: c.Features(), Org: c.Org,
+		ID: c.ID, Date: c.Date, Severity: c.Severity, MachineTagged: c.MachineTagged(), Features: c.Features(), Org: c.Org,
 		Text: SimilarityText(c.Trigger.En, c.Lessons.En),
 	}
 }

@@ -66,6 +66,9 @@ func (m *memStore) match(c *ilgraph.Case, f ilgraph.CaseFilter) bool {
 			return false
 		}
 	}
+	if f.ReviewedOnly && c.MachineTagged() {
+		return false
+	}
 	return (f.DateFrom == "" || c.Date >= f.DateFrom) && (f.DateTo == "" || c.Date <= f.DateTo)
 }
 

@@ -33,7 +33,32 @@ type Config struct {
 	// (default 30s); the API fails fast (it sets a few seconds) so that
 	// clients see an outage at once instead of hanging.
 	RetryTime time.Duration
+	// MaxPoolSize bounds the driver's connections (default 100). The API
+	// sizes it to its admission bounds plus headroom, so that every
+	// admitted request finds a connection.
+	MaxPoolSize int
+	// AcquireTimeout bounds how long a transaction waits for a connection
+	// — a free one from the pool, or a new one opened — before it fails as
+	// UNAVAILABLE (default 10s).
+	AcquireTimeout time.Duration
+	// ConnectTimeout bounds opening one connection (default 5s). While
+	// Neo4j starts, its port may accept connections it does not answer
+	// yet: each attempt then takes this long.
+	ConnectTimeout time.Duration
+	// FailFast, when positive, makes transactions fail at once, as
+	// UNAVAILABLE, for this long after one found Neo4j unreachable,
+	// instead of each retrying for RetryTime; then one at a time tries
+	// while the others still fail, until one succeeds.
+	// During an outage the API answers at once and its requests do not
+	// hold their slots. Zero (the loader): every transaction tries.
+	FailFast time.Duration
 }
+
+// Driver defaults for the zero Config.
+const (
+	DefaultMaxPoolSize    = 100
+	DefaultAcquireTimeout = 10 * time.Second
+)
 
 // DefaultURI is the Neo4j that scripts/neo4j starts.
 const DefaultURI = "bolt://127.0.0.1:7687"
@@ -64,6 +89,50 @@ type DB struct {
 	driver    neo4j.DriverWithContext
 	cfg       Config
 	queryHook atomic.Pointer[func(name string, d time.Duration)]
+	// FailFast: down is the error that found Neo4j unreachable (nil while
+	// it answers), downUntil (unix nanoseconds) when the next probe may go,
+	// probing whether one is under way.
+	downUntil atomic.Int64
+	down      atomic.Pointer[error]
+	probing   atomic.Bool
+}
+
+// failingFast returns the error to fail with while Neo4j is known down:
+// for FailFast after a transaction found it unreachable every transaction
+// fails at once; then one at a time tries (a probe) while the others still
+// fail, until one succeeds.
+func (db *DB) failingFast() error {
+	if db.cfg.FailFast <= 0 {
+		return nil
+	}
+	e := db.down.Load()
+	if e == nil {
+		return nil
+	}
+	if time.Now().UnixNano() >= db.downUntil.Load() && db.probing.CompareAndSwap(false, true) {
+		return nil // this one is the probe
+	}
+	return *e
+}
+
+// Down reports whether Neo4j is known unreachable now: transactions but a
+// probe fail at once (always false without FailFast).
+func (db *DB) Down() bool { return db.cfg.FailFast > 0 && db.down.Load() != nil }
+
+// observe updates what the DB knows of Neo4j after a transaction or a
+// Ping.
+func (db *DB) observe(err error) {
+	if db.cfg.FailFast <= 0 {
+		return
+	}
+	switch ilgraph.ErrorCode(err) {
+	case "":
+		db.down.Store(nil)
+	case ilgraph.EUNAVAILABLE:
+		db.downUntil.Store(time.Now().Add(db.cfg.FailFast).UnixNano())
+		db.down.Store(&err)
+	}
+	db.probing.Store(false)
 }
 
 // SetQueryHook sets a function called once per transaction sent to Neo4j
@@ -78,14 +147,37 @@ func (db *DB) SetQueryHook(fn func(name string, d time.Duration)) {
 
 // Open creates the driver and checks that Neo4j answers.
 func Open(ctx context.Context, cfg Config) (*DB, error) {
+	db, err := Connect(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Connect creates the driver without checking that Neo4j answers: the
+// driver connects on first use.
+func Connect(cfg Config) (*DB, error) {
 	auth := neo4j.NoAuth()
 	if cfg.User != "" || cfg.Password != "" {
 		auth = neo4j.BasicAuth(cfg.User, cfg.Password, "")
 	}
 	driver, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
-		c.MaxConnectionPoolSize = 100
-		c.ConnectionAcquisitionTimeout = 10 * time.Second
-		c.SocketConnectTimeout = 5 * time.Second
+		c.MaxConnectionPoolSize = cfg.MaxPoolSize
+		if c.MaxConnectionPoolSize <= 0 {
+			c.MaxConnectionPoolSize = DefaultMaxPoolSize
+		}
+		c.ConnectionAcquisitionTimeout = cfg.AcquireTimeout
+		if c.ConnectionAcquisitionTimeout <= 0 {
+			c.ConnectionAcquisitionTimeout = DefaultAcquireTimeout
+		}
+		c.SocketConnectTimeout = cfg.ConnectTimeout
+		if c.SocketConnectTimeout <= 0 {
+			c.SocketConnectTimeout = 5 * time.Second
+		}
 		c.MaxTransactionRetryTime = cfg.RetryTime
 		if c.MaxTransactionRetryTime <= 0 {
 			c.MaxTransactionRetryTime = 30 * time.Second
@@ -94,12 +186,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, ilgraph.WrapError(ilgraph.EINVALID, err, "bad Neo4j settings for %s", cfg.URI)
 	}
-	db := &DB{driver: driver, cfg: cfg}
-	if err := db.Ping(ctx); err != nil {
-		driver.Close(context.Background())
-		return nil, err
-	}
-	return db, nil
+	return &DB{driver: driver, cfg: cfg}, nil
 }
 
 // Close releases the driver.
@@ -111,17 +198,41 @@ func (db *DB) URI() string { return db.cfg.URI }
 // Ping checks that Neo4j answers and the credentials work.
 func (db *DB) Ping(ctx context.Context) error {
 	if err := db.driver.VerifyConnectivity(ctx); err != nil {
-		return unavailable(err, db.cfg.URI)
+		err = unavailable(err, db.cfg.URI)
+		db.observe(err)
+		return err
 	}
+	// A Ping that succeeds does not end FailFast: a starting Neo4j answers
+	// it before its database is online, and transactions would then wait.
+	// The next probe transaction that succeeds ends it.
 	return nil
 }
+
+// The messages of the errors below are what an API client reads: a short
+// statement with no address, query name or advice. The details — the
+// address, what to do about it, the driver's own message — are in the
+// cause (Err), which the API logs with the request id and the command line
+// prints after the message.
 
 func unavailable(err error, uri string) error {
 	var ne *neo4j.Neo4jError
 	if errors.As(err, &ne) && ne.Code == "Neo.ClientError.Security.Unauthorized" {
-		return ilgraph.WrapError(ilgraph.EUNAVAILABLE, err, "Neo4j at %s refused the credentials (check NEO4J_USER and NEO4J_PASSWORD)", uri)
+		return ilgraph.WrapError(ilgraph.EUNAVAILABLE,
+			fmt.Errorf("Neo4j at %s refused the credentials (check NEO4J_USER and NEO4J_PASSWORD): %w", uri, err),
+			"the database is unavailable")
 	}
-	return ilgraph.WrapError(ilgraph.EUNAVAILABLE, err, "Neo4j at %s is unreachable (start one with scripts/neo4j start, or set NEO4J_URI)", uri)
+	return ilgraph.WrapError(ilgraph.EUNAVAILABLE,
+		fmt.Errorf("Neo4j at %s is unreachable (start one with scripts/neo4j start, or set NEO4J_URI): %w", uri, err),
+		"the database is unreachable")
+}
+
+// timedOut and cancelled are the errors of work whose context ended.
+func timedOut(err error, what string) error {
+	return ilgraph.WrapError(ilgraph.ETIMEOUT, fmt.Errorf("%s: %w", what, err), "the request took longer than its time limit")
+}
+
+func cancelled(err error, what string) error {
+	return ilgraph.WrapError(ilgraph.ETIMEOUT, fmt.Errorf("%s: %w", what, err), "the request was cancelled")
 }
 
 // wrapCtx is wrap for an error of work done under ctx: when ctx has expired
@@ -134,10 +245,10 @@ func (db *DB) wrapCtx(ctx context.Context, err error, what string) error {
 	// The driver may fail on a socket deadline taken from ctx a moment
 	// before ctx itself reports that it expired: look at the deadline too.
 	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) || ctx.Err() == context.DeadlineExceeded {
-		return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "%s: timed out", what)
+		return timedOut(err, what)
 	}
 	if ctx.Err() == context.Canceled {
-		return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "%s: cancelled", what)
+		return cancelled(err, what)
 	}
 	return db.wrap(err, what)
 }
@@ -160,21 +271,25 @@ func (db *DB) wrap(err error, what string) error {
 		return err
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "%s: timed out", what)
+		return timedOut(err, what)
 	}
 	if errors.Is(err, context.Canceled) {
-		return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "%s: cancelled", what)
+		return cancelled(err, what)
 	}
 	var ne *neo4j.Neo4jError
 	if errors.As(err, &ne) {
 		if ne.Code == "Neo.ClientError.Transaction.TransactionTimedOut" || ne.Code == "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration" {
-			return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "%s: Neo4j transaction timed out", what)
+			return ilgraph.WrapError(ilgraph.ETIMEOUT, fmt.Errorf("%s: Neo4j transaction timed out: %w", what, err), "the database took longer than its time limit")
 		}
 		if ne.Code == "Neo.ClientError.Security.Unauthorized" {
 			return unavailable(err, db.cfg.URI)
 		}
 		return ilgraph.WrapError(ilgraph.EINTERNAL, err, "%s failed", what)
 	}
+	// No connection within the acquisition timeout is a connectivity
+	// error too: the pool is sized above the API's admission bounds, so it
+	// means, most likely, a Neo4j that accepts connections and does not
+	// answer (one that is starting).
 	var netErr net.Error
 	if neo4j.IsConnectivityError(err) || errors.As(err, &netErr) {
 		return unavailable(err, db.cfg.URI)
@@ -191,30 +306,42 @@ func (db *DB) session(ctx context.Context, mode neo4j.AccessMode) neo4j.SessionW
 
 // read runs work in a read transaction (routed to readers in a cluster).
 func read[T any](ctx context.Context, db *DB, what string, work func(tx neo4j.ManagedTransaction) (T, error)) (T, error) {
+	var zero T
+	if err := db.failingFast(); err != nil {
+		return zero, err
+	}
 	s := db.session(ctx, neo4j.AccessModeRead)
 	defer s.Close(context.Background())
 	start := time.Now()
 	v, err := neo4j.ExecuteRead(ctx, s, work)
 	db.hook(what, start)
 	if err != nil {
-		var zero T
-		return zero, db.wrapCtx(ctx, err, what)
+		err = db.wrapCtx(ctx, err, what)
+		db.observe(err)
+		return zero, err
 	}
+	db.observe(nil)
 	return v, nil
 }
 
 // write runs work in a write transaction. Work must be idempotent: the driver
 // retries it on transient errors.
 func write[T any](ctx context.Context, db *DB, what string, work func(tx neo4j.ManagedTransaction) (T, error)) (T, error) {
+	var zero T
+	if err := db.failingFast(); err != nil {
+		return zero, err
+	}
 	s := db.session(ctx, neo4j.AccessModeWrite)
 	defer s.Close(context.Background())
 	start := time.Now()
 	v, err := neo4j.ExecuteWrite(ctx, s, work)
 	db.hook(what, start)
 	if err != nil {
-		var zero T
-		return zero, db.wrapCtx(ctx, err, what)
+		err = db.wrapCtx(ctx, err, what)
+		db.observe(err)
+		return zero, err
 	}
+	db.observe(nil)
 	return v, nil
 }
 

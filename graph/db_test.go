@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
@@ -13,7 +14,9 @@ import (
 
 // TestAuthentication checks how the app meets Neo4j's authentication. With
 // a password configured (the test server runs with auth on), a wrong one is
-// refused with a message that says so; with none (auth off), connecting
+// refused with an error that says so (in its cause: the command line prints
+// it, the API logs it and tells its clients only that the database is
+// unavailable); with none (auth off), connecting
 // without credentials works.
 func TestAuthentication(t *testing.T) {
 	neo4jtest.MustOpen(t)
@@ -23,7 +26,8 @@ func TestAuthentication(t *testing.T) {
 		bad := cfg
 		bad.Password += "-wrong"
 		_, err := graph.Open(ctx, bad)
-		if ilgraph.ErrorCode(err) != ilgraph.EUNAVAILABLE || !strings.Contains(ilgraph.ErrorMessage(err), "refused the credentials") {
+		if ilgraph.ErrorCode(err) != ilgraph.EUNAVAILABLE || !strings.Contains(err.Error(), "refused the credentials") ||
+			strings.Contains(ilgraph.ErrorMessage(err), cfg.URI) {
 			t.Errorf("wrong password: got %v, want a clear credentials error", err)
 		}
 		if strings.Contains(err.Error(), bad.Password) {
@@ -46,5 +50,37 @@ func TestUnreachableIsAClearError(t *testing.T) {
 	_, err := graph.Open(context.Background(), cfg)
 	if ilgraph.ErrorCode(err) != ilgraph.EUNAVAILABLE || !strings.Contains(ilgraph.ErrorMessage(err), "unreachable") {
 		t.Errorf("got %v, want an unavailable error saying Neo4j is unreachable", err)
+	}
+}
+
+// TestFailFast: after a transaction finds Neo4j unreachable, the next ones
+// fail at once with the same UNAVAILABLE error for FailFast, then try
+// again.
+func TestFailFast(t *testing.T) {
+	cfg := graph.ConfigFromEnv()
+	cfg.URI = "bolt://127.0.0.1:1" // nothing listens there
+	cfg.RetryTime = 300 * time.Millisecond
+	cfg.FailFast = time.Hour
+	db, err := graph.Connect(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	_, first := db.CaseHashes(ctx, []string{"IL-0001"})
+	if ilgraph.ErrorCode(first) != ilgraph.EUNAVAILABLE {
+		t.Fatalf("first: %v", first)
+	}
+	_, second := db.CaseHashes(ctx, []string{"IL-0001"})
+	if second != first {
+		t.Fatalf("second: %v, want the first error again, at once", second)
+	}
+	off := cfg
+	off.FailFast = 0
+	db2, _ := graph.Connect(off)
+	defer db2.Close()
+	db2.CaseHashes(ctx, nil)
+	if _, err := db2.CaseHashes(ctx, nil); ilgraph.ErrorCode(err) != ilgraph.EUNAVAILABLE || err == first {
+		t.Fatalf("without FailFast: %v", err)
 	}
 }

@@ -49,6 +49,10 @@ func compileFilter(f ilgraph.CaseFilter) (matchClause, error) {
 		p["ids"] = f.IDs
 		where = append(where, "n.id IN $ids")
 	}
+	if f.ReviewedOnly {
+		// machine_tagged is Case.MachineTagged, stored by the loader.
+		where = append(where, "coalesce(n.machine_tagged, false) = false")
+	}
 	if len(f.ExcludeOrgs) > 0 {
 		p["excludeOrgs"] = f.ExcludeOrgs
 		where = append(where, "NOT n.org_slug IN $excludeOrgs")

@@ -143,6 +143,12 @@ func recordCase(r *neo4j.Record) (*ilgraph.Case, error) {
 	if d, ok := n.Props["date"].(dbtype.Date); ok {
 		c.Date = d.Time().Format(ilgraph.DateLayout)
 	}
+	if tc := prop[string](n, "tag_confidence"); tc != "" {
+		c.TagConfidence = &ilgraph.TagConfidence{}
+		if err := json.Unmarshal([]byte(tc), c.TagConfidence); err != nil {
+			return nil, fmt.Errorf("case %s: tag_confidence: %w", c.ID, err)
+		}
+	}
 	text := func(name string) ilgraph.Text {
 		return ilgraph.Text{En: prop[string](n, name+"_en"), Ko: prop[string](n, name+"_ko")}
 	}

@@ -15,7 +15,7 @@ import (
 
 // storageVersion is mixed into every case's content hash: bump it when the
 // way a case is stored changes, so that the next load rewrites every case.
-const storageVersion = "ilgraph-case-v1"
+const storageVersion = "ilgraph-case-v2"
 
 // ContentHash identifies a case's content as loaded. Equal hashes mean a
 // re-load has nothing to change.
@@ -265,6 +265,12 @@ func caseProps(c *ilgraph.Case) map[string]any {
 		"review_reviewed_at": c.Review.ReviewedAt,
 		"review_reviewed_by": c.Review.ReviewedBy,
 		"raw":                string(c.Raw),
+		"machine_tagged":     c.MachineTagged(),
+		"tag_confidence":     "",
+	}
+	if c.TagConfidence != nil {
+		b, _ := json.Marshal(c.TagConfidence)
+		p["tag_confidence"] = string(b)
 	}
 	if d, err := time.Parse(ilgraph.DateLayout, c.Date); err == nil {
 		p["date"] = neo4j.DateOf(d)

@@ -35,6 +35,9 @@ type Options struct {
 	Now func() time.Time
 	// CheckOnly validates and reports without writing anything.
 	CheckOnly bool
+	// Strict makes a broken tagging rule (TaggingRules) a problem like any
+	// other: the case is invalid. Without it, broken rules are Warnings.
+	Strict bool
 }
 
 // Report says what a load did.
@@ -45,6 +48,7 @@ type Report struct {
 	Cases                   int  // valid cases read
 	New, Changed, Unchanged int
 	Skipped                 Problems // invalid cases left out (SkipInvalid)
+	Warnings                Problems // tagging rules the valid cases break (without Strict)
 	graph.Counters                   // what the writes changed
 	Elapsed                 time.Duration
 }
@@ -61,11 +65,17 @@ func (r *Report) Summary() string {
 		if len(r.Skipped) > 0 {
 			s += fmt.Sprintf(", %d invalid", skippedCases(r.Skipped))
 		}
+		if len(r.Warnings) > 0 {
+			s += fmt.Sprintf(", %d tagging warning(s) in %d case(s)", len(r.Warnings), skippedCases(r.Warnings))
+		}
 		return s + fmt.Sprintf("; nothing written; %.2fs", r.Elapsed.Seconds())
 	}
 	s := fmt.Sprintf("loaded %d cases from %d files (%d new, %d changed, %d unchanged", r.Cases, r.Files, r.New, r.Changed, r.Unchanged)
 	if len(r.Skipped) > 0 {
 		s += fmt.Sprintf(", %d invalid skipped", skippedCases(r.Skipped))
+	}
+	if len(r.Warnings) > 0 {
+		s += fmt.Sprintf(", %d tagging warning(s) in %d case(s)", len(r.Warnings), skippedCases(r.Warnings))
 	}
 	return s + fmt.Sprintf("); nodes +%d -%d, relationships +%d -%d, properties set %d; %.2fs",
 		r.NodesCreated, r.NodesDeleted, r.RelationshipsCreated, r.RelationshipsDeleted, r.PropertiesSet, r.Elapsed.Seconds())
@@ -113,7 +123,7 @@ func Load(ctx context.Context, db *graph.DB, paths []string, opt Options) (*Repo
 		return nil, err
 	}
 	rep := &Report{Files: len(in.files), Vocabulary: in.vocabPath != "", CheckOnly: opt.CheckOnly}
-	v, err := validate(ctx, db, in, opt.Now())
+	v, err := validate(ctx, db, in, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -184,9 +194,10 @@ func discover(ctx context.Context, db *graph.DB, paths []string) (*inputs, error
 // case read (its place, id and links only, so that a large load is not held
 // in memory), with the invalid ones marked.
 type validation struct {
-	probs Problems
-	cases []seenCase
-	bad   map[caseKey]bool
+	probs    Problems
+	warnings Problems // broken tagging rules of otherwise valid cases (without Strict)
+	cases    []seenCase
+	bad      map[caseKey]bool
 	// Per file: what was read, and the problems its parse reported (the
 	// write pass, reading the same bytes, must find exactly these).
 	fingerprints map[string]fingerprint
@@ -194,17 +205,27 @@ type validation struct {
 }
 
 // validate is the first pass: it parses every file, validates each case
-// against the vocabulary, then the cases against each other (duplicate ids)
-// and against the graph (link targets). Problems are sorted by place.
-func validate(ctx context.Context, db *graph.DB, in *inputs, now time.Time) (*validation, error) {
+// against the vocabulary and checks its tagging rules, then the cases
+// against each other (duplicate ids) and against the graph (link targets).
+// Problems are sorted by place.
+func validate(ctx context.Context, db *graph.DB, in *inputs, opt Options) (*validation, error) {
 	v := &validation{bad: map[caseKey]bool{}, fingerprints: map[string]fingerprint{}, parseProbs: map[string]map[string]bool{}}
 	index := in.vocab.Index()
+	now := opt.Now()
 	for _, f := range in.files {
 		ps, fp := parseFingerprinted(f, func(p Parsed) error {
 			k := caseKey{p.Pos.File, p.Pos.Index}
 			for _, fp := range ValidateCase(p.Case, index, now) {
 				v.probs = append(v.probs, &Problem{Pos: p.Pos, CaseID: p.Case.ID, Field: fp.field, Msg: fp.msg})
 				v.bad[k] = true
+			}
+			if !v.bad[k] {
+				if ws := CheckTagging(p.Case, p.Pos); len(ws) > 0 && opt.Strict {
+					v.probs = append(v.probs, ws...)
+					v.bad[k] = true
+				} else {
+					v.warnings = append(v.warnings, ws...)
+				}
 			}
 			v.cases = append(v.cases, seenCase{key: k, pos: p.Pos, id: p.Case.ID, related: p.Case.Related, recur: p.Case.RecurrenceOf})
 			return nil
@@ -228,6 +249,7 @@ func validate(ctx context.Context, db *graph.DB, in *inputs, now time.Time) (*va
 	}
 	v.probs = append(v.probs, linkProbs...)
 	sortProblems(v.probs)
+	sortProblems(v.warnings)
 	return v, nil
 }
 
@@ -250,6 +272,13 @@ func plan(in *inputs, v *validation, opt Options, rep *Report) (*loadPlan, error
 		return nil, v.probs
 	}
 	rep.Skipped = v.probs
+	for _, w := range v.warnings {
+		// A case left out for another problem is reported for that; its
+		// warnings would only repeat it.
+		if !v.bad[caseKey{w.Pos.File, w.Pos.Index}] {
+			rep.Warnings = append(rep.Warnings, w)
+		}
+	}
 	valid := make(map[caseKey]bool, len(v.cases))
 	withValid := map[string]bool{}
 	for _, c := range v.cases {

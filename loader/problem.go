@@ -32,6 +32,7 @@ type Problem struct {
 	Pos    Position
 	CaseID string // empty when the case's id could not be read
 	Field  string // the field at fault, dotted for nested fields ("timeline.resolved_after"); empty for whole-file problems
+	Rule   string // for a broken tagging rule (see TaggingRules), its id; empty for other problems
 	Msg    string
 }
 
@@ -44,6 +45,9 @@ func (p *Problem) Error() string {
 	}
 	if p.Field != "" {
 		fmt.Fprintf(&b, "field %q: ", p.Field)
+	}
+	if p.Rule != "" {
+		fmt.Fprintf(&b, "rule %s: ", p.Rule)
 	}
 	b.WriteString(p.Msg)
 	return b.String()

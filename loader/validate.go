@@ -139,6 +139,23 @@ func ValidateCase(c *ilgraph.Case, vocab map[ilgraph.Kind]map[string]bool, now t
 		}
 	}
 
+	if tc := c.TagConfidence; tc != nil {
+		for _, k := range ilgraph.VocabKinds {
+			field := "tag_confidence." + string(k)
+			if k == ilgraph.KindComponent || k == ilgraph.KindSymptom {
+				field += "s"
+			}
+			conf := tc.Of(k)
+			for _, id := range sortedKeys(conf) {
+				switch x := conf[id]; {
+				case !slices.Contains(c.Tags(k), id):
+					add(field+"."+clip(id), "%q is not one of the case's %s tags", clip(id), k.Label())
+				case x < 0 || x > 1:
+					add(field+"."+id, "%v is not a confidence between 0 and 1", x)
+				}
+			}
+		}
+	}
 	if len(c.Sources) > MaxListLen {
 		add("sources", "%d entries, more than the limit of %d", len(c.Sources), MaxListLen)
 	}
@@ -254,4 +271,14 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(ks)
 	return ks
+}
+
+// CheckCase is ValidateCase for callers outside the loader (importers): the
+// problems of one case on its own, located at pos.
+func CheckCase(c *ilgraph.Case, vocab map[ilgraph.Kind]map[string]bool, now time.Time, pos Position) Problems {
+	var out Problems
+	for _, fp := range ValidateCase(c, vocab, now) {
+		out = append(out, &Problem{Pos: pos, CaseID: c.ID, Field: fp.field, Msg: fp.msg})
+	}
+	return out
 }

@@ -946,7 +946,7 @@ func TestLimitsAndBadInput(t *testing.T) {
 
 func TestHTTPEndpoints(t *testing.T) {
 	a := mustAPI(t)
-	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready", "/": "<html", "/metrics": "ilgraph_graphql_requests_total"} {
+	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready", "/ide": "<html", "/metrics": "ilgraph_graphql_requests_total"} {
 		resp, err := a.client.Get(a.url + path)
 		if err != nil {
 			t.Fatal(err)

@@ -200,12 +200,12 @@ func TestIntrospectionAndIDESettings(t *testing.T) {
 				b.ReadFrom(resp.Body)
 				return resp.StatusCode, b.String()
 			}
-			status, body := get("/", "text/html")
+			status, body := get("/ide", "text/html")
 			if tt.on && (status != 200 || !strings.Contains(strings.ToLower(body), "<html")) {
-				t.Errorf("IDE on: / answers HTTP %d %.80q", status, body)
+				t.Errorf("IDE on: /ide answers HTTP %d %.80q", status, body)
 			}
 			if !tt.on && status != http.StatusNotFound {
-				t.Errorf("IDE off: / answers HTTP %d, want 404", status)
+				t.Errorf("IDE off: /ide answers HTTP %d, want 404", status)
 			}
 			for _, q := range []string{
 				`{ __schema { queryType { name } } }`,

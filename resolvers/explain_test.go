@@ -117,6 +117,13 @@ func TestExplainSimilarity(t *testing.T) {
 				if len(ranked.SimilarCases) == 0 {
 					t.Fatalf("%s: no similar case", name)
 				}
+				// With the text channel nearly every case scores above 0, so
+				// a case left out of a full list scores at most the last
+				// listed one.
+				floor := 0.0
+				if n := len(ranked.SimilarCases); n == 100 {
+					floor = ranked.SimilarCases[n-1].Score
+				}
 				pairs := map[string]*similarResult{}
 				for i := range ranked.SimilarCases {
 					pairs[ranked.SimilarCases[i].Case.ID] = &ranked.SimilarCases[i]
@@ -131,7 +138,7 @@ func TestExplainSimilarity(t *testing.T) {
 					var got struct{ ExplainSimilarity explanation }
 					a.must(fmt.Sprintf(`query($a: ID!, $b: ID!, $rarity: Boolean) { explainSimilarity(a: $a, b: $b, rarity: $rarity, %s) { %s } }`, st.arg, explainFields),
 						map[string]any{"a": src, "b": other, "rarity": rarity}, &got)
-					checkExplanation(t, name+" vs "+other, a, got.ExplainSimilarity, src, other, st.weights, rarity, listed)
+					checkExplanation(t, name+" vs "+other, a, got.ExplainSimilarity, src, other, st.weights, rarity, listed, floor)
 					checked++
 				}
 			}
@@ -155,7 +162,7 @@ func TestExplainSimilarity(t *testing.T) {
 	})
 }
 
-func checkExplanation(t *testing.T, name string, a *api, got explanation, src, other string, w map[ilgraph.Kind]float64, rarity bool, listed *similarResult) {
+func checkExplanation(t *testing.T, name string, a *api, got explanation, src, other string, w map[ilgraph.Kind]float64, rarity bool, listed *similarResult, floor float64) {
 	t.Helper()
 	score, shared, differing, weight := wantExplanation(a.cases, a.byID[src], a.byID[other], w, rarity)
 	if got.A.ID != src || got.B.ID != other || got.Rarity != rarity {
@@ -214,8 +221,8 @@ func checkExplanation(t *testing.T, name string, a *api, got explanation, src, o
 	}
 	// Exactly what similarCases says about the pair.
 	if listed == nil {
-		if score != 0 {
-			t.Errorf("%s: scores %v but similarCases does not list it", name, score)
+		if score > floor+1e-9 {
+			t.Errorf("%s: scores %v (above the last listed, %v) but similarCases does not list it", name, score, floor)
 		}
 		return
 	}

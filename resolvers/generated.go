@@ -56,6 +56,7 @@ type ResolverRoot interface {
 	Stats() StatsResolver
 	SuggestedTerm() SuggestedTermResolver
 	Suggestions() SuggestionsResolver
+	TagConfidence() TagConfidenceResolver
 	Term() TermResolver
 	TermCount() TermCountResolver
 	TermDistribution() TermDistributionResolver
@@ -103,6 +104,7 @@ type ComplexityRoot struct {
 		Impact        func(childComplexity int) int
 		JSON          func(childComplexity int) int
 		Lessons       func(childComplexity int) int
+		MachineTagged func(childComplexity int) int
 		Mechanisms    func(childComplexity int) int
 		Organization  func(childComplexity int) int
 		RecurrenceOf  func(childComplexity int) int
@@ -118,6 +120,7 @@ type ComplexityRoot struct {
 		Summary       func(childComplexity int) int
 		Symptoms      func(childComplexity int) int
 		SymptomsText  func(childComplexity int) int
+		TagConfidence func(childComplexity int) int
 		Timeline      func(childComplexity int) int
 		Title         func(childComplexity int) int
 		Trigger       func(childComplexity int) int
@@ -380,6 +383,12 @@ type ComplexityRoot struct {
 		Symptoms     func(childComplexity int) int
 	}
 
+	TagConfidence struct {
+		Confidence func(childComplexity int) int
+		Kind       func(childComplexity int) int
+		Term       func(childComplexity int) int
+	}
+
 	Term struct {
 		CaseCount   func(childComplexity int) int
 		Cases       func(childComplexity int, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
@@ -486,6 +495,8 @@ type CaseResolver interface {
 	UpdatedAt(ctx context.Context, obj *ilgraph.Case) (*string, error)
 	URL(ctx context.Context, obj *ilgraph.Case) (*string, error)
 	JSON(ctx context.Context, obj *ilgraph.Case) (string, error)
+	MachineTagged(ctx context.Context, obj *ilgraph.Case) (bool, error)
+	TagConfidence(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.TagScore, error)
 	SameRootCause(ctx context.Context, obj *ilgraph.Case, first *int) ([]explore.CrossReference, error)
 	Similar(ctx context.Context, obj *ilgraph.Case, k *int) ([]explore.SimilarCase, error)
 }
@@ -617,6 +628,9 @@ type SuggestionsResolver interface {
 	Symptoms(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
 	Contributing(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
 	Domains(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
+}
+type TagConfidenceResolver interface {
+	Term(ctx context.Context, obj *ilgraph.TagScore) (*ilgraph.Term, error)
 }
 type TermResolver interface {
 	Ko(ctx context.Context, obj *ilgraph.Term) (*string, error)
@@ -813,6 +827,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Case.Lessons(childComplexity), true
+	case "Case.machineTagged":
+		if e.ComplexityRoot.Case.MachineTagged == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.MachineTagged(childComplexity), true
 	case "Case.mechanisms":
 		if e.ComplexityRoot.Case.Mechanisms == nil {
 			break
@@ -913,6 +933,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Case.SymptomsText(childComplexity), true
+	case "Case.tagConfidence":
+		if e.ComplexityRoot.Case.TagConfidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.TagConfidence(childComplexity), true
 	case "Case.timeline":
 		if e.ComplexityRoot.Case.Timeline == nil {
 			break
@@ -2016,6 +2042,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Suggestions.Symptoms(childComplexity), true
 
+	case "TagConfidence.confidence":
+		if e.ComplexityRoot.TagConfidence.Confidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TagConfidence.Confidence(childComplexity), true
+	case "TagConfidence.kind":
+		if e.ComplexityRoot.TagConfidence.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TagConfidence.Kind(childComplexity), true
+	case "TagConfidence.term":
+		if e.ComplexityRoot.TagConfidence.Term == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TagConfidence.Term(childComplexity), true
+
 	case "Term.caseCount":
 		if e.ComplexityRoot.Term.CaseCount == nil {
 			break
@@ -2721,6 +2766,12 @@ input CaseFilter {
   dateTo: String
   severities: [String!]
   """
+  true: only reviewed cases — every case except the machine-tagged ones
+  (Case.machineTagged: review.writtenBy is "import" and review.reviewedAt is
+  empty). false or omitted: every case.
+  """
+  reviewedOnly: Boolean
+  """
   Full-text search over titles and summaries, English and Korean (at most
   500 characters, 32 words). A word is what lies between spaces. English
   words match whole words, any case, without stemming ("failure" does not
@@ -2847,10 +2898,29 @@ type Case {
   url: String
   "The case exactly as loaded, as JSON."
   json: String!
+  """
+  True when a machine chose the tags and no person has reviewed them yet:
+  review.writtenBy is "import" (ilgraph import) and review.reviewedAt is
+  empty. See docs/import.md.
+  """
+  machineTagged: Boolean!
+  """
+  How sure the importer was of each tag, kind by kind in the case's tag
+  order; null for a case without confidences (every hand-tagged case).
+  """
+  tagConfidence: [TagConfidence!]
   "The other cases with this case's root cause (see Query.sameRootCause)."
   sameRootCause(first: Int = 10): [CrossReference!]!
   "The cases most like this one, with the default weights (see Query.similarCases)."
   similar(k: Int = 5): [SimilarCase!]!
+}
+
+"One machine-chosen tag and the importer's confidence in it."
+type TagConfidence {
+  kind: Kind!
+  term: Term!
+  "From 0 to 1: the suggestion engine's confidence, or a fixed one for a tag taken from the source's own categories (docs/import.md)."
+  confidence: Float!
 }
 
 type Term {
@@ -3218,6 +3288,10 @@ func (ec *executionContext) childFields_Case(ctx context.Context, field graphql.
 		return ec.fieldContext_Case_url(ctx, field)
 	case "json":
 		return ec.fieldContext_Case_json(ctx, field)
+	case "machineTagged":
+		return ec.fieldContext_Case_machineTagged(ctx, field)
+	case "tagConfidence":
+		return ec.fieldContext_Case_tagConfidence(ctx, field)
 	case "sameRootCause":
 		return ec.fieldContext_Case_sameRootCause(ctx, field)
 	case "similar":
@@ -3692,6 +3766,18 @@ func (ec *executionContext) childFields_Suggestions(ctx context.Context, field g
 		return ec.fieldContext_Suggestions_neighbours(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Suggestions", field.Name)
+}
+
+func (ec *executionContext) childFields_TagConfidence(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_TagConfidence_kind(ctx, field)
+	case "term":
+		return ec.fieldContext_TagConfidence_term(ctx, field)
+	case "confidence":
+		return ec.fieldContext_TagConfidence_confidence(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TagConfidence", field.Name)
 }
 
 func (ec *executionContext) childFields_Term(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5959,6 +6045,61 @@ func (ec *executionContext) _Case_json(ctx context.Context, field graphql.Collec
 }
 func (ec *executionContext) fieldContext_Case_json(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
+}
+
+func (ec *executionContext) _Case_machineTagged(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_machineTagged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().MachineTagged(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_machineTagged(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _Case_tagConfidence(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_tagConfidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().TagConfidence(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.TagScore) graphql.Marshaler {
+			return ec.marshalOTagConfidence2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTagScoreᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Case_tagConfidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Case",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TagConfidence(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Case_sameRootCause(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
@@ -10746,6 +10887,84 @@ func (ec *executionContext) fieldContext_Suggestions_neighbours(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _TagConfidence_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.TagScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TagConfidence_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
+			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TagConfidence_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TagConfidence", field, false, false, "Kind")
+}
+
+func (ec *executionContext) _TagConfidence_term(ctx context.Context, field graphql.CollectedField, obj *ilgraph.TagScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TagConfidence_term(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TagConfidence().Term(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TagConfidence_term(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TagConfidence",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TagConfidence_confidence(ctx context.Context, field graphql.CollectedField, obj *ilgraph.TagScore) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TagConfidence_confidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Confidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TagConfidence_confidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TagConfidence", field, false, false, "Float")
+}
+
 func (ec *executionContext) _Term_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Term) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12864,7 +13083,7 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "mechanisms", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "text", "textMode", "textFields"}
+	fieldsInOrder := [...]string{"rootCauses", "components", "symptoms", "contributing", "domains", "mechanisms", "orgs", "excludeOrgs", "dateFrom", "dateTo", "severities", "reviewedOnly", "text", "textMode", "textFields"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -12948,6 +13167,13 @@ func (ec *executionContext) unmarshalInputCaseFilter(ctx context.Context, obj an
 				return it, err
 			}
 			it.Severities = data
+		case "reviewedOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewedOnly"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewedOnly = data
 		case "text":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("text"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -13596,6 +13822,18 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Case_json(ctx, field, obj)
+				})
+		case "machineTagged":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_machineTagged(ctx, field, obj)
+				})
+		case "tagConfidence":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_tagConfidence(ctx, field, obj)
 				})
 		case "sameRootCause":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -15411,6 +15649,50 @@ func (ec *executionContext) _Suggestions(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var tagConfidenceImplementors = []string{"TagConfidence"}
+
+func (ec *executionContext) _TagConfidence(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.TagScore) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tagConfidenceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TagConfidence")
+		case "kind":
+			out.Values[i] = ec._TagConfidence_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "term":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TagConfidence_term(ctx, field, obj)
+				})
+		case "confidence":
+			out.Values[i] = ec._TagConfidence_confidence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var termImplementors = []string{"Term"}
 
 func (ec *executionContext) _Term(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Term) graphql.Marshaler {
@@ -17019,6 +17301,10 @@ func (ec *executionContext) marshalNSuggestions2ᚖgithubᚗcomᚋilgraphᚋilgr
 	return ec._Suggestions(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNTagConfidence2githubᚗcomᚋilgraphᚋilgraphᚐTagScore(ctx context.Context, sel ast.SelectionSet, v ilgraph.TagScore) graphql.Marshaler {
+	return ec._TagConfidence(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNTerm2githubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx context.Context, sel ast.SelectionSet, v ilgraph.Term) graphql.Marshaler {
 	return ec._Term(ctx, sel, &v)
 }
@@ -17621,6 +17907,25 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = ctx
 	res := graphql.MarshalString(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOTagConfidence2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTagScoreᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.TagScore) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTagConfidence2githubᚗcomᚋilgraphᚋilgraphᚐTagScore(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOTerm2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx context.Context, sel ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {

@@ -15,6 +15,8 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/ilgraph/ilgraph/internal/admission"
 )
 
 // graphQLHTTP is the /graphql transport. It follows the GraphQL over HTTP
@@ -38,7 +40,17 @@ import (
 //
 // Everything else — the query cache, APQ, the limits, the error presenter —
 // is gqlgen's executor, unchanged.
-type graphQLHTTP struct{}
+//
+// Between validation and execution the transport takes a slot for the
+// operation's cost class (admission.go): an operation that finds its class
+// full and its queue full, or waits too long, answers 503 with Retry-After
+// and code OVERLOADED, without a data entry, whatever the media type.
+type graphQLHTTP struct {
+	admission *admission.Controller // nil: no bound
+	storeDown func() bool           // nil: never
+	metrics   *metrics
+	maxErrors int // request errors shown, then one "too many errors"
+}
 
 var _ graphql.Transport = graphQLHTTP{}
 
@@ -54,7 +66,7 @@ func (graphQLHTTP) Supports(r *http.Request) bool {
 	return r.Header.Get("Upgrade") == "" && r.Method != http.MethodOptions && r.Method != http.MethodHead
 }
 
-func (graphQLHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+func (t graphQLHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	start := graphql.Now()
 	media, ok := responseMediaType(r.Header.Values("Accept"))
 	out := responder{w: w, media: media}
@@ -85,6 +97,7 @@ func (graphQLHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 	ctx := r.Context()
 	oc, errs := exec.CreateOperationContext(ctx, params)
 	if errs != nil {
+		errs = capErrors(errs, t.maxErrors)
 		resp := exec.DispatchError(graphql.WithOperationContext(ctx, oc), errs)
 		status := http.StatusOK
 		if media == mediaGraphQLResponse {
@@ -98,6 +111,11 @@ func (graphQLHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Graph
 		out.fail(http.StatusMethodNotAllowed, "GET requests may only run queries; send a "+string(oc.Operation.Operation)+" with POST")
 		return
 	}
+	release, ok := t.admit(ctx, w, out, classify(oc.Operation, oc.Doc.Fragments))
+	if !ok {
+		return
+	}
+	defer release()
 	responses, ctx := exec.DispatchOperation(ctx, oc)
 	out.write(http.StatusOK, responses(ctx))
 }

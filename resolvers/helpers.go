@@ -32,6 +32,7 @@ func toFilter(f *CaseFilter) ilgraph.CaseFilter {
 	}
 	out.ExcludeOrgs = f.ExcludeOrgs
 	out.Severities = f.Severities
+	out.ReviewedOnly = f.ReviewedOnly != nil && *f.ReviewedOnly
 	out.DateFrom = deref(f.DateFrom)
 	out.DateTo = deref(f.DateTo)
 	out.Text = deref(f.Text)

@@ -9,15 +9,19 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/ilgraph/ilgraph/internal/admission"
 )
 
 // DefaultMetricOperations are the operation names /metrics labels by
 // default: those of our docs (docs/api.md), of the benchmark client
-// (cmd/ilgraph-bench) and of the GraphQL IDE's schema fetch. Any other name
+// (cmd/ilgraph-bench), of the explorer (explorer/assets/app) and of the
+// GraphQL IDE's schema fetch. Any other name
 // is counted as "other", so that clients cannot grow the number of series.
 var DefaultMetricOperations = []string{
 	"CasePage", "Dashboard", // docs/api.md
 	"CaseById", "Page", "Mission", "Same", "Cooc", "Similar", // cmd/ilgraph-bench
+	"Cases", "Graph", "Topic", "Live", "Vocabulary", "Suggest", "CaseJSON", "Explain", // the explorer (also CasePage, Dashboard)
 	"IntrospectionQuery", // the IDE
 }
 
@@ -43,6 +47,8 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 	fields   *prometheus.HistogramVec
 	neo4j    *prometheus.HistogramVec
+	refused  *prometheus.CounterVec
+	reg      *prometheus.Registry
 	handler  http.Handler
 }
 
@@ -68,6 +74,10 @@ func newMetrics(operations []string) *metrics {
 			Help:    "Time spent in Neo4j transactions by query.",
 			Buckets: buckets,
 		}, []string{"query"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ilgraph_admission_refused_total",
+			Help: "GraphQL requests refused for overload (503) by cost class and reason (queue_full, wait, deadline).",
+		}, []string{"class", "reason"}),
 	}
 	for _, op := range operations {
 		m.allowed[op] = true
@@ -79,7 +89,8 @@ func newMetrics(operations []string) *metrics {
 		m.latency.WithLabelValues(op)
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(m.requests, m.latency, m.fields, m.neo4j,
+	m.reg = reg
+	reg.MustRegister(m.requests, m.latency, m.fields, m.neo4j, m.refused,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// promhttp gathers into memory, then writes without holding any lock.
@@ -109,6 +120,22 @@ func (m *metrics) observeRequest(op, field string, status int, d time.Duration) 
 		field = opNone
 	}
 	m.fields.WithLabelValues(field).Observe(d.Seconds())
+}
+
+// watchAdmission exports the requests running and queued per cost class.
+func (m *metrics) watchAdmission(c *admission.Controller) {
+	for cl := admission.Class(0); cl < admission.NumClasses; cl++ {
+		m.refused.WithLabelValues(cl.String(), "queue_full")
+		m.reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "ilgraph_admission_running", Help: "GraphQL requests running, by cost class.",
+				ConstLabels: prometheus.Labels{"class": cl.String()},
+			}, func() float64 { return float64(c.Running(cl)) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "ilgraph_admission_queued", Help: "GraphQL requests waiting for a slot, by cost class.",
+				ConstLabels: prometheus.Labels{"class": cl.String()},
+			}, func() float64 { return float64(c.Queued(cl)) }))
+	}
 }
 
 func (m *metrics) observeNeo4j(what string, d time.Duration) {

@@ -30,6 +30,10 @@ type CaseFilter struct {
 	// Incident date on or before (YYYY-MM-DD).
 	DateTo     *string  `json:"dateTo,omitempty"`
 	Severities []string `json:"severities,omitempty"`
+	// true: only reviewed cases — every case except the machine-tagged ones
+	// (Case.machineTagged: review.writtenBy is "import" and review.reviewedAt is
+	// empty). false or omitted: every case.
+	ReviewedOnly *bool `json:"reviewedOnly,omitempty"`
 	// Full-text search over titles and summaries, English and Korean (at most
 	// 500 characters, 32 words). A word is what lies between spaces. English
 	// words match whole words, any case, without stemming ("failure" does not

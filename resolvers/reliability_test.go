@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ilgraph/ilgraph/internal/admission"
 	"github.com/ilgraph/ilgraph/resolvers"
 )
 
@@ -65,8 +66,20 @@ func TestRequestTimeoutAndDrawingCap(t *testing.T) {
 // TestBoundedLoad sends a fixed number of mixed requests at concurrency 64
 // over loopback, in rounds: no request may fail, and the server's heap after
 // the last round must not have grown beyond the first round's.
+//
+// Admission control would refuse some of these (a third are aggregates):
+// this test is about memory, so every class may queue all 64 clients for
+// as long as the request timeout. TestFloodOfAggregates covers refusals.
 func TestBoundedLoad(t *testing.T) {
 	a := mustAPI(t)
+	var adm admission.Config
+	for cl := range adm.Limits {
+		adm.Limits[cl].Queue = 64
+	}
+	adm.Wait = resolvers.DefaultRequestTimeout
+	srv := httptest.NewServer(newHandler(a.db, resolvers.Options{Logger: quietLogger(), Admission: adm}))
+	defer srv.Close()
+	a.url = srv.URL
 	queries := []string{
 		`{ case(id: "IL-0384") { id title { en } rootCause { id en } components { id } related { id } } }`,
 		`{ cases(filter: {domains: {anyOf: ["database"]}}, first: 20) { totalCount nodes { id } facets { rootCauses { term { id } count } } } }`,

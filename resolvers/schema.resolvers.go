@@ -134,6 +134,16 @@ func (r *caseResolver) JSON(ctx context.Context, obj *ilgraph.Case) (string, err
 	return r.loaders(ctx).RawJSON.Load(ctx, obj.ID)
 }
 
+// MachineTagged is the resolver for the machineTagged field.
+func (r *caseResolver) MachineTagged(ctx context.Context, obj *ilgraph.Case) (bool, error) {
+	return obj.MachineTagged(), nil
+}
+
+// TagConfidence is the resolver for the tagConfidence field.
+func (r *caseResolver) TagConfidence(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.TagScore, error) {
+	return obj.TagScores(), nil
+}
+
 // SameRootCause is the resolver for the sameRootCause field.
 func (r *caseResolver) SameRootCause(ctx context.Context, obj *ilgraph.Case, first *int) ([]explore.CrossReference, error) {
 	list, err := r.Core.SameRootCause(ctx, obj.ID, explore.Page{First: first})
@@ -638,6 +648,11 @@ func (r *suggestionsResolver) Domains(ctx context.Context, obj *suggest.Result) 
 	return suggestionsOf(obj, ilgraph.KindDomain), nil
 }
 
+// Term is the resolver for the term field.
+func (r *tagConfidenceResolver) Term(ctx context.Context, obj *ilgraph.TagScore) (*ilgraph.Term, error) {
+	return r.term(ctx, obj.Kind, obj.ID)
+}
+
 // Ko is the resolver for the ko field.
 func (r *termResolver) Ko(ctx context.Context, obj *ilgraph.Term) (*string, error) {
 	return optString(obj.Ko), nil
@@ -807,6 +822,9 @@ func (r *Resolver) SuggestedTerm() SuggestedTermResolver { return &suggestedTerm
 // Suggestions returns SuggestionsResolver implementation.
 func (r *Resolver) Suggestions() SuggestionsResolver { return &suggestionsResolver{r} }
 
+// TagConfidence returns TagConfidenceResolver implementation.
+func (r *Resolver) TagConfidence() TagConfidenceResolver { return &tagConfidenceResolver{r} }
+
 // Term returns TermResolver implementation.
 func (r *Resolver) Term() TermResolver { return &termResolver{r} }
 
@@ -856,6 +874,7 @@ type (
 	statsResolver                    struct{ *Resolver }
 	suggestedTermResolver            struct{ *Resolver }
 	suggestionsResolver              struct{ *Resolver }
+	tagConfidenceResolver            struct{ *Resolver }
 	termResolver                     struct{ *Resolver }
 	termCountResolver                struct{ *Resolver }
 	termDistributionResolver         struct{ *Resolver }

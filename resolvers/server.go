@@ -23,6 +23,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/internal/admission"
 )
 
 // Options are the API server's limits and settings.
@@ -30,6 +31,11 @@ type Options struct {
 	MaxBodyBytes   int64         // request body limit (default 1 MiB)
 	MaxDepth       int           // query depth limit (default 12)
 	MaxComplexity  int           // query complexity limit (default 20000)
+	MaxTokens      int           // tokens in a document (default 10000)
+	MaxFields      int           // field selections in a document, fragments not expanded (default 500)
+	MaxAliases     int           // aliases in a document (default 100)
+	MaxDirectives  int           // directives in a document (default 100)
+	MaxErrors      int           // errors in a response, then one "too many errors" (default 100)
 	RequestTimeout time.Duration // per-request timeout (default 15s)
 	Logger         *slog.Logger  // default slog.Default()
 	// CORSOrigins are the browser origins allowed to call the API; none by
@@ -50,8 +56,20 @@ type Options struct {
 	// that selects them is refused, as a request error with code
 	// INTROSPECTION_DISABLED, before anything runs.
 	Introspection *bool
-	// IDE serves the GraphQL IDE at / (nil: on); off, / answers 404.
+	// IDE serves the GraphQL IDE at /ide (nil: on); off, /ide answers 404.
 	IDE *bool
+	// Admission bounds the requests running at once per cost class, with
+	// a short queue each (internal/admission); zero settings take
+	// admission.Default. Beyond it a request answers 503, OVERLOADED.
+	Admission admission.Config
+	// NoAdmission turns the bound off.
+	NoAdmission bool
+	// StoreDown reports whether the store is known unreachable now, so that
+	// requests fail at once (graph.DB.Down, with graph.Config.FailFast).
+	// Such requests skip admission: they cost nothing, and would otherwise
+	// queue behind requests that are still finding out, and answer
+	// OVERLOADED instead of UNAVAILABLE. nil: never.
+	StoreDown func() bool
 }
 
 // on reads an optional setting that defaults to on.
@@ -64,6 +82,11 @@ const (
 	DefaultMaxDepth       = 12
 	DefaultMaxComplexity  = 20000
 	DefaultRequestTimeout = 15 * time.Second
+	DefaultMaxTokens      = 10000
+	DefaultMaxFields      = 500
+	DefaultMaxAliases     = 100
+	DefaultMaxDirectives  = 100
+	DefaultMaxErrors      = 100
 )
 
 func (o *Options) defaults() {
@@ -75,6 +98,21 @@ func (o *Options) defaults() {
 	}
 	if o.MaxComplexity <= 0 {
 		o.MaxComplexity = DefaultMaxComplexity
+	}
+	if o.MaxTokens <= 0 {
+		o.MaxTokens = DefaultMaxTokens
+	}
+	if o.MaxFields <= 0 {
+		o.MaxFields = DefaultMaxFields
+	}
+	if o.MaxAliases <= 0 {
+		o.MaxAliases = DefaultMaxAliases
+	}
+	if o.MaxDirectives <= 0 {
+		o.MaxDirectives = DefaultMaxDirectives
+	}
+	if o.MaxErrors <= 0 {
+		o.MaxErrors = DefaultMaxErrors
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = DefaultRequestTimeout
@@ -98,7 +136,7 @@ type Handler struct {
 func (h *Handler) ObserveQuery(name string, d time.Duration) { h.metrics.observeNeo4j(name, d) }
 
 // NewHandler returns the whole HTTP API over the application core:
-// /graphql (POST and GET), the GraphQL IDE at /, /healthz, /readyz,
+// /graphql (POST and GET), the GraphQL IDE at /ide, /healthz, /readyz,
 // /metrics, and opt.Routes.
 func NewHandler(core *explore.Service, opt Options) *Handler {
 	opt.defaults()
@@ -106,10 +144,19 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 
 	cfg := Config{Resolvers: &Resolver{Core: core}}
 	setComplexity(&cfg.Complexity)
-	srv := handler.New(NewExecutableSchema(cfg))
+	schema := NewExecutableSchema(cfg)
+	srv := handler.New(schema)
 	srv.AddTransport(transport.Options{})
-	srv.AddTransport(graphQLHTTP{}) // GET and POST, as GraphQL over HTTP says: graphqlhttp.go
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	var admit *admission.Controller
+	if !opt.NoAdmission {
+		admit = admission.New(opt.Admission)
+		metrics.watchAdmission(admit)
+	}
+	// GET and POST, as GraphQL over HTTP says, and admission: graphqlhttp.go
+	srv.AddTransport(graphQLHTTP{admission: admit, storeDown: opt.StoreDown, metrics: metrics, maxErrors: opt.MaxErrors})
+	queries := lru.New[*ast.QueryDocument](1000)
+	srv.SetQueryCache(queries)
+	srv.SetParserTokenLimit(opt.MaxTokens) // docLimits refuses first, with a LIMIT code
 	if on(opt.Introspection) {
 		srv.Use(extension.Introspection{})
 	} else {
@@ -118,6 +165,9 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 		srv.Use(noIntrospection{})
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	// After APQ, which may fill the query in: limits.go.
+	srv.Use(docLimits{schema: schema.Schema(), cache: queries, tokens: opt.MaxTokens, fields: opt.MaxFields, aliases: opt.MaxAliases, directives: opt.MaxDirectives})
+	srv.AroundResponses(capResponse(opt.MaxErrors))
 	srv.Use(extension.FixedComplexityLimit(opt.MaxComplexity))
 	srv.Use(depthLimit{max: opt.MaxDepth})
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
@@ -139,6 +189,9 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 			ie = ilgraph.WrapError(ilgraph.ETIMEOUT, err, "the request took longer than its time limit")
 		}
 		if ie != nil {
+			// The client reads the code and the short message; the cause
+			// (addresses, advice, the driver's message) goes to the log,
+			// with the request id to find it by.
 			gerr.Message = ie.Message
 			if gerr.Extensions == nil {
 				gerr.Extensions = map[string]any{}
@@ -147,6 +200,8 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 			if ie.Code == ilgraph.EINTERNAL {
 				opt.Logger.ErrorContext(ctx, "internal error", "err", ie.Error(), "request_id", requestID(ctx))
 				gerr.Message = "internal error"
+			} else if ie.Err != nil {
+				opt.Logger.WarnContext(ctx, "request failed", "code", ie.Code, "err", ie.Error(), "request_id", requestID(ctx))
 			}
 		} else if gerr.Extensions == nil || gerr.Extensions["code"] == nil {
 			// Parse and validation errors carry gqlgen's own codes; anything
@@ -168,7 +223,7 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 	gql := WithLoaders(core, limitBody(opt.MaxBodyBytes, srv))
 	mux.Handle("/graphql", gql)
 	if on(opt.IDE) {
-		mux.Handle("GET /{$}", playground.Handler("ilgraph", "/graphql"))
+		mux.Handle("GET /ide", playground.Handler("ilgraph", "/graphql"))
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -183,6 +238,7 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 			return
 		}
 		if err := opt.Ready(ctx); err != nil {
+			opt.Logger.WarnContext(ctx, "not ready", "err", err.Error(), "request_id", requestID(ctx))
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintln(w, "not ready:", ilgraph.ErrorMessage(err))
 			return
@@ -208,9 +264,14 @@ func withCORS(origins []string, next http.Handler) http.Handler {
 			h := w.Header()
 			h.Set("Access-Control-Allow-Origin", origin)
 			h.Add("Vary", "Origin")
+			// Scripts may read the JSON API's validators and the request id.
+			h.Set("Access-Control-Expose-Headers", "ETag, X-Request-Id, Retry-After")
 			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-				h.Set("Access-Control-Allow-Headers", "Content-Type, X-Request-Id")
+				// If-None-Match for the JSON API's ETags; Mcp-Protocol-Version,
+				// which MCP clients send on every call after the first, and
+				// Accept, which they set to JSON and event streams.
+				h.Set("Access-Control-Allow-Headers", "Content-Type, X-Request-Id, If-None-Match, Accept, Mcp-Protocol-Version")
 				h.Set("Access-Control-Max-Age", "600")
 				w.WriteHeader(http.StatusNoContent)
 				return
@@ -243,7 +304,7 @@ func withRequest(opt Options, m *metrics, next http.Handler) http.Handler {
 		}
 		opt.Logger.LogAttrs(ctx, slog.LevelInfo, "request",
 			slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.String("operation", info.operation()), slog.Int("status", sw.status),
+			slog.String("operation", info.operation()), slog.String("class", info.class), slog.Int("status", sw.status),
 			slog.Float64("ms", float64(elapsed.Microseconds())/1000))
 	})
 }
@@ -252,6 +313,7 @@ type requestKey struct{}
 
 type requestInfo struct {
 	id    string
+	class string // the operation's cost class, "" until classified
 	op    string // the client's operation name, "" until one runs
 	field string // the operation's root field label
 }
@@ -268,6 +330,12 @@ func requestID(ctx context.Context) string {
 		return i.id
 	}
 	return ""
+}
+
+func setClass(ctx context.Context, class string) {
+	if i, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
+		i.class = class
+	}
 }
 
 func setOperation(ctx context.Context, name, field string) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/internal/corpus"
+	"github.com/ilgraph/ilgraph/loader"
 )
 
 func TestEveryCaseIsCompleteAndSourced(t *testing.T) {
@@ -134,4 +135,14 @@ func sectionOf(text, heading string) string {
 		return rest[:i]
 	}
 	return rest
+}
+
+// TestSeedsPassStrict: every seed case keeps the tagging rules a program
+// can check (ilgraph load --check --strict seeds/ passes).
+func TestSeedsPassStrict(t *testing.T) {
+	for _, c := range corpus.Cases(t, filepath.Join(corpus.Seeds(t), "cases")) {
+		for _, p := range loader.CheckTagging(c, loader.Position{}) {
+			t.Errorf("%s: %v", c.ID, p)
+		}
+	}
 }

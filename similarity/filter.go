@@ -16,6 +16,7 @@ type compiled struct {
 	from, to         int32
 	hasFrom, hasTo   bool
 	severities       []string
+	reviewedOnly     bool
 	excludeIDs, only map[int32]bool
 }
 
@@ -58,6 +59,7 @@ func (ix *Index) compile(f ilgraph.CaseFilter) *compiled {
 		c.to, c.hasTo = day(f.DateTo), true
 	}
 	c.severities = f.Severities
+	c.reviewedOnly = f.ReviewedOnly
 	if len(f.ExcludeIDs) > 0 {
 		c.excludeIDs = map[int32]bool{}
 		for _, id := range f.ExcludeIDs {
@@ -85,6 +87,9 @@ func (c *compiled) match(ix *Index, i int32) bool {
 		return false
 	}
 	if len(c.severities) > 0 && !slices.Contains(c.severities, ix.severity[i]) {
+		return false
+	}
+	if c.reviewedOnly && ix.machine[i] {
 		return false
 	}
 	if c.excludeIDs[i] || c.only != nil && !c.only[i] {

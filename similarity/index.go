@@ -36,6 +36,7 @@ type Index struct {
 	byID     map[string]int32
 	date     []int32 // days since 1970-01-01
 	severity []string
+	machine  []bool  // Case.MachineTagged
 	org      []int32 // feature id of each case's organization, -1 if none
 
 	features []ilgraph.Feature         // by feature id
@@ -65,7 +66,7 @@ type Index struct {
 func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 	ix := &Index{
 		ids: make([]string, len(rows)), byID: make(map[string]int32, len(rows)),
-		date: make([]int32, len(rows)), severity: make([]string, len(rows)), org: make([]int32, len(rows)),
+		date: make([]int32, len(rows)), severity: make([]string, len(rows)), machine: make([]bool, len(rows)), org: make([]int32, len(rows)),
 		featID: map[ilgraph.Feature]int32{}, caseFeat: make([][]int32, len(rows)),
 		count: make([][nKinds]float64, len(rows)), rare: make([][nKinds]float64, len(rows)),
 		Version: version, Built: time.Now(),
@@ -74,6 +75,7 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 		ix.ids[i] = r.ID
 		ix.byID[r.ID] = int32(i)
 		ix.severity[i] = r.Severity
+		ix.machine[i] = r.MachineTagged
 		ix.org[i] = -1
 		if d, err := time.Parse(ilgraph.DateLayout, r.Date); err == nil {
 			ix.date[i] = int32(d.Unix() / 86400)

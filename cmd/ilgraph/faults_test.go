@@ -1,8 +1,17 @@
 //go:build faults
 
-// Fault tests stop and start the test Neo4j, so they run on their own:
-// scripts/test runs them after the main suite with -tags faults, against
-// the server scripts/neo4j-test controls.
+// Fault tests stop, SIGKILL and start the Neo4j they run against, so they
+// run on their own: scripts/test runs them after the main suite with
+// -tags faults, against the server scripts/neo4j-test controls.
+//
+// To run them against another server — a private one, so that a shared
+// test server is never stopped — name its control script in
+// ILGRAPH_FAULTS_CTL and set the variables that script and the tests read:
+//
+//	ILGRAPH_FAULTS_CTL=scripts/neo4j ILGRAPH_NEO4J_DIR=/tmp/ilg-chaos \
+//	ILGRAPH_NEO4J_LIB=$PWD/.neo4j/lib NEO4J_URI=bolt://127.0.0.1:7690 \
+//	NEO4J_HTTP_PORT=7478 NEO4J_PASSWORD=chaos-test \
+//	go test -count=1 -tags faults -run AcrossNeo4j ./cmd/ilgraph/
 package main
 
 import (
@@ -30,7 +39,8 @@ import (
 	"github.com/ilgraph/ilgraph/resolvers"
 )
 
-// neo4jCtl runs scripts/neo4j-test with a verb.
+// neo4jCtl runs the control script (scripts/neo4j-test by default) with a
+// verb: start, stop or kill.
 func neo4jCtl(t *testing.T, verb string) {
 	t.Helper()
 	if err := ctl(corpus.Root(t), verb); err != nil {
@@ -38,13 +48,28 @@ func neo4jCtl(t *testing.T, verb string) {
 	}
 }
 
+// faultsURI is NEO4J_URI as the process got it, before neo4jtest points an
+// unset one at the test server.
+var faultsURI = os.Getenv("NEO4J_URI")
+
 func ctl(root, verb string) error {
-	if os.Getenv("NEO4J_URI") != "bolt://127.0.0.1:7688" {
-		return fmt.Errorf("fault tests stop and start the server of scripts/neo4j-test; NEO4J_URI is %q", os.Getenv("NEO4J_URI"))
+	script := os.Getenv("ILGRAPH_FAULTS_CTL")
+	if script == "" {
+		if os.Getenv("NEO4J_URI") != "bolt://127.0.0.1:7688" {
+			return fmt.Errorf("fault tests stop and start the server of scripts/neo4j-test (or of ILGRAPH_FAULTS_CTL); NEO4J_URI is %q", os.Getenv("NEO4J_URI"))
+		}
+		script = filepath.Join(root, "scripts", "neo4j-test")
+	} else {
+		if faultsURI == "" {
+			return fmt.Errorf("ILGRAPH_FAULTS_CTL=%s: set NEO4J_URI (and what the script reads) to the server it controls", script)
+		}
+		if !filepath.IsAbs(script) {
+			script = filepath.Join(root, script)
+		}
 	}
-	cmd := exec.Command(filepath.Join(root, "scripts", "neo4j-test"), verb)
+	cmd := exec.Command(script, verb)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("scripts/neo4j-test %s: %v\n%s", verb, err, out)
+		return fmt.Errorf("%s %s: %v\n%s", script, verb, err, out)
 	}
 	return nil
 }

@@ -15,18 +15,23 @@ import (
 )
 
 func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("load", `Usage: ilgraph load [--skip-invalid] [--batch N] PATH...
+	fs := newFlagSet("load", `Usage: ilgraph load [--skip-invalid] [--check] [--strict] [--batch N] PATH...
 
 Validates every case in PATH (files or folders; folders are searched for
 *.json, *.jsonl and *.ndjson, and a vocab.json in them is the vocabulary),
 then writes them to Neo4j in batched transactions. Any invalid case means
 nothing is written and the exit status is 3, unless --skip-invalid is given.
 Re-loading unchanged cases changes nothing; a changed case replaces its old
-version, tags included.`, stderr)
+version, tags included.
+
+The tagging rules a program can check (docs/vocabulary.md, "Checked by the
+loader") are warnings: --check prints them, a load counts them. --strict
+makes them problems like any other.`, stderr)
 	skip := fs.Bool("skip-invalid", false, "load the valid cases and report the invalid ones")
 	batch := fs.Int("batch", 500, "cases per write transaction")
 	quiet := fs.Bool("quiet", false, "no progress bar")
-	check := fs.Bool("check", false, "validate only: report problems, write nothing")
+	check := fs.Bool("check", false, "validate only: report problems and tagging warnings, write nothing")
+	strict := fs.Bool("strict", false, "a broken tagging rule is a problem (exit 3, nothing written), not a warning")
 	similarK := fs.Int("similar-k", 5, "store each case's k most similar cases as SIMILAR_TO relationships (0: none)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -40,7 +45,7 @@ version, tags included.`, stderr)
 		return err
 	}
 	defer db.Close()
-	opt := loader.Options{SkipInvalid: *skip || *check, BatchSize: *batch, CheckOnly: *check}
+	opt := loader.Options{SkipInvalid: *skip || *check, BatchSize: *batch, CheckOnly: *check, Strict: *strict}
 	if !*quiet {
 		opt.Progress = os.Stderr
 	}
@@ -65,6 +70,13 @@ version, tags included.`, stderr)
 	}
 	for _, p := range rep.Skipped {
 		fmt.Fprintf(stderr, "%s: %s\n", label, p.Error())
+	}
+	if *check {
+		for _, w := range rep.Warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w.Error())
+		}
+	} else if len(rep.Warnings) > 0 {
+		fmt.Fprintf(stderr, "%d tagging warning(s); list them with: ilgraph load --check PATH...\n", len(rep.Warnings))
 	}
 	fmt.Fprintln(stdout, rep.Summary())
 	if *check && len(rep.Skipped) > 0 {

@@ -21,9 +21,11 @@ Usage:
 
 Commands:
   load    validate case files and load them into Neo4j
-  serve   serve the GraphQL API
+  serve   serve the GraphQL API, the JSON API and MCP over HTTP
+  mcp     serve MCP on stdio, for desktop assistants
   similar rank the cases most like a case or an incident in progress; explain a pair
   stats   corpus statistics
+  import  turn postmortems.app files or plain descriptions into machine-tagged cases
   gen     write a synthetic corpus for benchmarks
   eval    measure suggested terms on a corpus (no database)
   help    show this text (or: ilgraph <command> --help)
@@ -38,6 +40,7 @@ const (
 	exitFailure = 1 // the command failed (Neo4j unreachable, internal error)
 	exitUsage   = 2 // bad flags or arguments
 	exitInvalid = 3 // the input is invalid; nothing was written
+	// exitPartial (4, import.go): some inputs were skipped, the rest written.
 )
 
 func main() {
@@ -59,10 +62,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runLoad(ctx, args[1:], stdout, stderr)
 	case "serve":
 		err = runServe(ctx, args[1:], stdout, stderr)
+	case "mcp":
+		err = runMCP(ctx, args[1:], stdout, stderr)
 	case "similar":
 		err = runSimilar(ctx, args[1:], stdout, stderr)
 	case "stats":
 		err = runStats(ctx, args[1:], stdout, stderr)
+	case "import":
+		err = runImport(ctx, args[1:], stdout, stderr)
 	case "gen":
 		err = runGen(ctx, args[1:], stdout, stderr)
 	case "eval":
@@ -81,6 +88,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	case errors.Is(err, errUsage):
 		return exitUsage
+	case errors.As(err, new(errPartial)):
+		return exitPartial
 	}
 	fmt.Fprintf(stderr, "ilgraph %s: %s\n", args[0], message(err))
 	if ilgraph.ErrorCode(err) == ilgraph.EINVALID {

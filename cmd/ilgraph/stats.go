@@ -31,6 +31,7 @@ AND; a list flag takes comma-separated values and matches any of them.`, stderr)
 	to := fs.String("to", "", "incident date on or before (YYYY-MM-DD)")
 	severities := fs.String("severity", "", "severities, e.g. sev1,sev2")
 	text := fs.String("text", "", "full-text search over titles and summaries")
+	reviewedOnly := fs.Bool("reviewed-only", false, "leave out machine-tagged cases (imported and not yet reviewed; docs/import.md)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -43,7 +44,7 @@ AND; a list flag takes comma-separated values and matches any of them.`, stderr)
 		return errUsage
 	}
 	f := ilgraph.CaseFilter{Tags: map[ilgraph.Kind]ilgraph.TermMatch{}, ExcludeOrgs: list(*excludeOrgs),
-		DateFrom: *from, DateTo: *to, Severities: list(*severities), Text: *text}
+		DateFrom: *from, DateTo: *to, Severities: list(*severities), Text: *text, ReviewedOnly: *reviewedOnly}
 	for k, v := range map[ilgraph.Kind]string{ilgraph.KindRootCause: *rootCauses, ilgraph.KindComponent: *components,
 		ilgraph.KindSymptom: *symptoms, ilgraph.KindContributing: *contributing, ilgraph.KindDomain: *domains, ilgraph.KindOrg: *orgs} {
 		if ids := list(v); len(ids) > 0 {

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ilgraph/ilgraph/internal/corpus"
+	"github.com/ilgraph/ilgraph/internal/neo4jtest"
+	"github.com/ilgraph/ilgraph/resolvers"
+)
+
+var (
+	pmFixtures   = filepath.Join("..", "..", "importer", "testdata", "postmortems")
+	textFixtures = filepath.Join("..", "..", "importer", "testdata", "text.jsonl")
+)
+
+// importCases runs ilgraph import and returns its exit status, stderr and
+// the cases written to --out.
+func importCases(t *testing.T, args ...string) (int, string, []map[string]any) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "imported.jsonl")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), append(append([]string{"import"}, args[0], "--seeds", corpus.Seeds(t), "--out", out), args[1:]...), &stdout, &stderr)
+	var cases []map[string]any
+	if f, err := os.Open(out); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var c map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+				t.Fatalf("output line %q: %v", sc.Text(), err)
+			}
+			cases = append(cases, c)
+		}
+	}
+	return code, stderr.String(), cases
+}
+
+func TestImportCommand(t *testing.T) {
+	t.Run("postmortems: the good files imported, the bad reported, exit 4", func(t *testing.T) {
+		code, stderr, cases := importCases(t, "postmortems", pmFixtures)
+		if code != exitPartial || len(cases) != 4 {
+			t.Fatalf("exit %d, %d cases: %s", code, len(cases), stderr)
+		}
+		for _, want := range []string{
+			"skipped: " + filepath.Join(pmFixtures, "0e1f2a3b4c5d6e7f.md") + ":1: no front matter",
+			"skipped: " + filepath.Join(pmFixtures, "6b2a9c8d-3e4f-4a5b-9c6d-7e8f9a0b1c2d.md") + ":4: invalid YAML",
+			"skipped: " + filepath.Join(pmFixtures, "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a.md") + ":5: no date",
+			"imported 4 case(s)",
+		} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, stderr)
+			}
+		}
+		for _, c := range cases {
+			review, _ := c["review"].(map[string]any)
+			if review["written_by"] != "import" || c["tag_confidence"] == nil || !strings.HasPrefix(c["id"].(string), "PM-") {
+				t.Errorf("not a machine-tagged import: %v", c)
+			}
+		}
+	})
+	t.Run("text", func(t *testing.T) {
+		code, stderr, cases := importCases(t, "text", textFixtures)
+		if code != exitPartial || len(cases) != 2 || !strings.Contains(stderr, "text.jsonl:4: case ticket-4472: field \"date\"") {
+			t.Errorf("exit %d, %d cases: %s", code, len(cases), stderr)
+		}
+	})
+	t.Run("nothing importable exits 3", func(t *testing.T) {
+		code, stderr, _ := importCases(t, "postmortems", filepath.Join(pmFixtures, "0e1f2a3b4c5d6e7f.md"))
+		if code != exitInvalid {
+			t.Errorf("exit %d: %s", code, stderr)
+		}
+	})
+	t.Run("usage", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		for _, args := range [][]string{{"import"}, {"import", "nonsense"}, {"import", "text"}, {"import", "text", "a", "b"}} {
+			if code := run(context.Background(), args, &out, &errb); code != exitUsage {
+				t.Errorf("%v: exit %d", args, code)
+			}
+		}
+	})
+}
+
+// TestImportEndToEnd imports the fixture folder, loads the result with the
+// seeds into Neo4j and asks GraphQL: imported cases are machineTagged with
+// a confidence per tag, hand-tagged ones are not, and reviewedOnly leaves
+// the imported ones out — of case lists and of similar cases alike.
+func TestImportEndToEnd(t *testing.T) {
+	db := neo4jtest.MustOpen(t)
+	ctx := context.Background()
+	seeds := corpus.Seeds(t)
+	nSeeds := len(corpus.Cases(t, filepath.Join(seeds, "cases")))
+
+	out := filepath.Join(t.TempDir(), "imported.jsonl")
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"import", "postmortems", "--seeds", seeds, "--out", out, pmFixtures}, &stdout, &stderr); code != exitPartial {
+		t.Fatalf("import: exit %d: %s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run(ctx, []string{"load", "--quiet", seeds, out}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("load: exit %d: %s", code, stderr.String())
+	}
+
+	srv := httptest.NewServer(resolvers.NewHandler(newCore(db), resolvers.Options{Logger: quietLogger()}))
+	defer srv.Close()
+	query := func(q string, data any) {
+		t.Helper()
+		body, _ := json.Marshal(map[string]any{"query": q})
+		resp, err := http.Post(srv.URL+"/graphql", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var env struct {
+			Data   json.RawMessage
+			Errors []struct{ Message string }
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&env); err != nil || len(env.Errors) > 0 {
+			t.Fatalf("%s: %v %v", q, err, env.Errors)
+		}
+		if err := json.Unmarshal(env.Data, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	type tagConf struct {
+		Kind       string
+		Term       struct{ ID string }
+		Confidence float64
+	}
+	var one struct {
+		Imported, Seed struct {
+			MachineTagged bool
+			TagConfidence []tagConf
+			RootCause     struct{ ID string }
+			Domains       []struct{ ID string }
+			Review        struct{ WrittenBy *string }
+		}
+	}
+	fields := `machineTagged tagConfidence { kind term { id } confidence } rootCause { id } domains { id } review { writtenBy }`
+	query(`{ imported: case(id: "PM-144753741") { `+fields+` } seed: case(id: "IL-0384") { `+fields+` } }`, &one)
+	im := one.Imported
+	if !im.MachineTagged || im.Review.WrittenBy == nil || *im.Review.WrittenBy != "import" || len(im.TagConfidence) == 0 {
+		t.Fatalf("the imported case: %+v", im)
+	}
+	if first := im.TagConfidence[0]; first.Kind != "ROOT_CAUSE" || first.Term.ID != im.RootCause.ID || first.Confidence <= 0 || first.Confidence > 1 {
+		t.Errorf("the first confidence is not the root cause's: %+v (root cause %s)", first, im.RootCause.ID)
+	}
+	domains := 0
+	for _, c := range im.TagConfidence {
+		if c.Kind == "DOMAIN" {
+			domains++
+		}
+	}
+	if domains != len(im.Domains) {
+		t.Errorf("%d domain confidences for %d domains", domains, len(im.Domains))
+	}
+	if one.Seed.MachineTagged || one.Seed.TagConfidence != nil {
+		t.Errorf("a hand-tagged seed case: %+v", one.Seed)
+	}
+
+	var lists struct {
+		All      struct{ TotalCount int }
+		Reviewed struct {
+			TotalCount int
+			Nodes      []struct {
+				ID            string
+				MachineTagged bool
+			}
+		}
+		Similar []struct{ Case struct{ ID string } }
+	}
+	query(`{ all: cases(first: 1) { totalCount }
+	         reviewed: cases(filter: {reviewedOnly: true}, first: 100) { totalCount nodes { id machineTagged } }
+	         similar: similarCases(caseId: "PM-144753741", k: 20, filter: {reviewedOnly: true}) { case { id } } }`, &lists)
+	if lists.All.TotalCount != nSeeds+4 || lists.Reviewed.TotalCount != nSeeds || len(lists.Reviewed.Nodes) != nSeeds {
+		t.Errorf("all %d, reviewed %d (%d nodes), want %d and %d", lists.All.TotalCount, lists.Reviewed.TotalCount, len(lists.Reviewed.Nodes), nSeeds+4, nSeeds)
+	}
+	for _, n := range lists.Reviewed.Nodes {
+		if n.MachineTagged || strings.HasPrefix(n.ID, "PM-") {
+			t.Errorf("reviewedOnly listed %s", n.ID)
+		}
+	}
+	if len(lists.Similar) == 0 {
+		t.Error("no similar reviewed case at all")
+	}
+	for _, s := range lists.Similar {
+		if strings.HasPrefix(s.Case.ID, "PM-") {
+			t.Errorf("similarCases with reviewedOnly listed %s", s.Case.ID)
+		}
+	}
+
+	var st struct{ Cases int }
+	stdout.Reset()
+	if code := run(ctx, []string{"stats", "--reviewed-only", "--json"}, &stdout, &stderr); code != exitOK || json.Unmarshal(stdout.Bytes(), &st) != nil || st.Cases != nSeeds {
+		t.Errorf("stats --reviewed-only: exit %d, %d cases, want %d: %s", code, st.Cases, nSeeds, stdout.String())
+	}
+
+	// A reviewer sets reviewed_at: the case counts as reviewed from then on.
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviewed := strings.Replace(string(data), `"review":{"written_by":"import","reviewed_at":"","reviewed_by":""}`, `"review":{"written_by":"import","reviewed_at":"2026-01-05","reviewed_by":"a reviewer"}`, 1)
+	if reviewed == string(data) {
+		t.Fatal("the import's review field is not where the test expects it")
+	}
+	if err := os.WriteFile(out, []byte(reviewed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run(ctx, []string{"load", "--quiet", seeds, out}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("load: exit %d: %s", code, stderr.String())
+	}
+	query(`{ all: cases(first: 1) { totalCount } reviewed: cases(filter: {reviewedOnly: true}, first: 100) { totalCount } }`, &lists)
+	if lists.Reviewed.TotalCount != nSeeds+1 {
+		t.Errorf("after one review: %d reviewed cases, want %d", lists.Reviewed.TotalCount, nSeeds+1)
+	}
+}

@@ -1,0 +1,259 @@
+// Shared pieces: building DOM (text only, never HTML), the GraphQL client,
+// URL state and the language setting.
+
+// h builds an element. attrs: on* functions become listeners, "class",
+// "text" (textContent), booleans toggle attributes, the rest are
+// attributes. Children are nodes or strings (text nodes); null is skipped.
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
+    else if (k === "text") el.textContent = String(v);
+    else if (k === "value") el.value = v;
+    else if (k === "checked") el.checked = !!v;
+    else if (k === "style" && typeof v === "object") Object.assign(el.style, v); // CSSOM: allowed by the CSP
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+// fill replaces an element's children, skipping null ones as h does
+// (replaceChildren would write "null").
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+}
+
+function append(el, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else el.append(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+  }
+}
+
+const SVGNS = "http://www.w3.org/2000/svg";
+// s builds an SVG element, like h.
+export function s(tag, attrs, ...children) {
+  const el = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined) continue;
+    if (k === "text") el.textContent = String(v);
+    else el.setAttribute(k, String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+// ---- the API ----
+
+// ApiError is an answer with errors; down is true when the API could not
+// answer at all (network, HTTP 5xx, UNAVAILABLE or TIMEOUT): worth retrying.
+export class ApiError extends Error {
+  constructor(message, { code = "", down = false, errors = [] } = {}) {
+    super(message);
+    this.code = code;
+    this.down = down;
+    this.errors = errors;
+  }
+}
+
+// query posts a GraphQL operation and returns {data, errors}; it throws
+// ApiError when there is no data to show.
+export async function query(doc, variables = {}) {
+  let resp;
+  try {
+    resp = await fetch("/graphql", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify({ query: doc, variables }),
+    });
+  } catch (e) {
+    throw new ApiError("The API cannot be reached.", { down: true });
+  }
+  if (resp.status === 429) {
+    // The server's rate limit: wait and retry, as when it is down.
+    throw new ApiError("The server is busy with this browser's requests (HTTP 429).", { code: "RATE_LIMITED", down: true });
+  }
+  let body = null;
+  try {
+    body = await resp.json();
+  } catch (e) {
+    /* not JSON */
+  }
+  if (!body || resp.status >= 500) {
+    throw new ApiError(`The API answered HTTP ${resp.status}.`, { down: resp.status >= 500 || !body });
+  }
+  const errors = body.errors || [];
+  const codes = errors.map((e) => (e.extensions && e.extensions.code) || "");
+  if (codes.some((c) => c === "UNAVAILABLE" || c === "TIMEOUT")) {
+    throw new ApiError(errors[0].message, { code: codes[0], down: true, errors });
+  }
+  if (!body.data) {
+    throw new ApiError(errors.length ? errors[0].message : "The API answered without data.", { code: codes[0] || "", errors });
+  }
+  const warnings = (body.extensions && Array.isArray(body.extensions.warnings) ? body.extensions.warnings : [])
+    .map((w) => (w && typeof w.message === "string" ? w.message : "")).filter(Boolean);
+  return { data: body.data, errors, warnings };
+}
+
+// ask is query that throws on any error; it returns {data, warnings}
+// (extensions.warnings: filter values the API resolved or could not).
+export async function ask(doc, variables) {
+  const r = await query(doc, variables);
+  if (r.errors.length) {
+    const e = r.errors[0];
+    throw new ApiError(e.message, { code: (e.extensions && e.extensions.code) || "", errors: r.errors });
+  }
+  return r;
+}
+
+// must is ask without the warnings.
+export async function must(doc, variables) {
+  return (await ask(doc, variables)).data;
+}
+
+// warningsBox lists the API's warnings about the request, if any.
+export function warningsBox(warnings) {
+  if (!warnings || !warnings.length) return null;
+  return h("div", { class: "warnings", role: "status" },
+    h("p", {}, L("The API read the filters like this:", "API 가 필터를 이렇게 읽었습니다:")),
+    h("ul", {}, warnings.map((w) => h("li", { lang: "en" }, w))));
+}
+
+// ---- kinds ----
+
+// KINDS are the feature kinds: url (lower case, as DrawNode.kind and topic
+// URLs write them), api (the GraphQL enum), labels, and the filter
+// parameter the Cases URL uses.
+export const KINDS = [
+  { url: "root_cause", api: "ROOT_CAUSE", en: "Root cause", ko: "원인", param: "rc", facet: "rootCauses", filter: "rootCauses", anyOnly: true, colour: "#b3261e" },
+  { url: "component", api: "COMPONENT", en: "Component", ko: "구성 요소", param: "c", facet: "components", filter: "components", colour: "#1f5fa8" },
+  { url: "symptom", api: "SYMPTOM", en: "Symptom", ko: "증상", param: "s", facet: "symptoms", filter: "symptoms", colour: "#7a4ab0" },
+  { url: "contributing", api: "CONTRIBUTING", en: "Contributing factor", ko: "기여 요인", param: "f", facet: "contributing", filter: "contributing", colour: "#a35a00" },
+  { url: "domain", api: "DOMAIN", en: "Domain", ko: "도메인", param: "d", facet: "domains", filter: "domains", colour: "#2e7d32" },
+  { url: "org", api: "ORG", en: "Organization", ko: "조직", param: "org", facet: "orgs", filter: "orgs", anyOnly: true, colour: "#555555" },
+];
+export const CASE_COLOUR = "#0b6e75";
+export const kindByURL = (k) => KINDS.find((x) => x.url === k);
+export const kindByAPI = (k) => KINDS.find((x) => x.api === k);
+
+// ---- language ----
+
+export const state = { lang: "en" };
+
+// label picks the label of a term or a kind in the current language.
+export function termLabel(t) {
+  if (!t) return "";
+  return state.lang === "ko" && t.ko ? t.ko : t.en || t.label || t.id;
+}
+
+// text renders a bilingual text ({en, ko}) in the current language as a
+// span with its lang; Korean asked for but missing shows the English,
+// marked.
+export function text(t, tag = "span", attrs = {}) {
+  if (!t) return h(tag, attrs);
+  if (state.lang === "ko" && t.ko) return h(tag, { ...attrs, lang: "ko" }, t.ko);
+  if (state.lang === "ko") {
+    return h(tag, { ...attrs, lang: "en", class: ((attrs.class || "") + " fallback").trim() },
+      h("span", { class: "badge", title: "No Korean text: English shown" }, "EN"), " ", t.en);
+  }
+  return h(tag, { ...attrs, lang: "en" }, t.en);
+}
+
+// english renders a text the data has only in English (impact, term
+// descriptions): marked as English when Korean is asked for.
+export function english(str, tag = "span", attrs = {}) {
+  return text({ en: str, ko: null }, tag, attrs);
+}
+
+// termSpan renders a term's label with the right lang attribute.
+export function termSpan(t) {
+  const ko = state.lang === "ko" && t && t.ko;
+  return h("span", { lang: ko ? "ko" : "en" }, termLabel(t));
+}
+
+export const L = (en, ko) => (state.lang === "ko" ? ko : en);
+
+// ---- URLs ----
+
+// link returns a URL within the explorer that keeps the language.
+export function link(path, params = {}) {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined || v === null || v === "" || (Array.isArray(v) && !v.length)) continue;
+    u.set(k, Array.isArray(v) ? v.join(",") : String(v));
+  }
+  if (state.lang === "ko") u.set("lang", "ko");
+  const qs = u.toString();
+  return path + (qs ? "?" + qs : "");
+}
+
+export const caseLink = (id) => link("/case/" + encodeURIComponent(id));
+export const topicLink = (kindURL, id) => link("/topic/" + kindURL + "/" + encodeURIComponent(id));
+
+// a is an in-app link: the router handles the click.
+export function a(href, ...children) {
+  return h("a", { href, "data-nav": "" }, ...children);
+}
+
+// safeURL returns the URL when it is http(s), else null: a link from
+// data never runs script or opens another scheme.
+export function safeURL(u) {
+  try {
+    const x = new URL(u);
+    return x.protocol === "http:" || x.protocol === "https:" ? x.href : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+export const DATE = /^\d{4}-\d{2}-\d{2}$/;
+export function validDate(d) {
+  if (!DATE.test(d)) return false;
+  const t = new Date(d + "T00:00:00Z");
+  return !isNaN(t) && t.toISOString().slice(0, 10) === d;
+}
+// A term or organization id in a URL: anything short without commas or
+// colons (unknown ids simply match nothing).
+export const validID = (x) => typeof x === "string" && x.length > 0 && x.length <= 120 && !/[,:\s]/.test(x);
+export const CASE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$/;
+
+// ---- the vocabulary (labels for chips and pickers), read once ----
+
+let vocabPromise = null;
+export function vocabulary() {
+  if (!vocabPromise) {
+    vocabPromise = must(`query Vocabulary { vocabulary { kind id en ko caseCount } }`).then((d) => {
+      const byKey = new Map();
+      for (const t of d.vocabulary) byKey.set(t.kind + ":" + t.id, t);
+      return { terms: d.vocabulary, byKey };
+    });
+    vocabPromise.catch(() => (vocabPromise = null));
+  }
+  return vocabPromise;
+}
+
+export function fmtNumber(n) {
+  return new Intl.NumberFormat(state.lang === "ko" ? "ko-KR" : "en-GB").format(n);
+}
+
+export function fmtMinutes(m) {
+  if (m === null || m === undefined) return "–";
+  if (m < 60) return m + "m";
+  const hours = Math.floor(m / 60);
+  if (hours < 48) return hours + "h " + (m % 60) + "m";
+  return Math.round(hours / 24) + "d";
+}
+
+// NotFound makes the router show its "not found" view.
+export class NotFound extends Error {}
+
+// go navigates within the app: push (or replace) the URL and render it.
+export function go(url, { replace = false } = {}) {
+  if (replace) history.replaceState(null, "", url);
+  else history.pushState(null, "", url);
+  window.dispatchEvent(new Event("ilgraph:navigate"));
+}

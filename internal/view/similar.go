@@ -1,0 +1,233 @@
+package view
+
+import (
+	"context"
+	"strings"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
+)
+
+// Feature is a term of a case, with its label.
+type Feature struct {
+	Kind  ilgraph.Kind `json:"kind"`
+	ID    string       `json:"id"`
+	Label string       `json:"label" jsonschema:"English label"`
+}
+
+// SharedFeature is a feature both sides have, with its part of the score.
+type SharedFeature struct {
+	Feature
+	Weight       float64 `json:"weight" jsonschema:"the feature's weight (kind weight, times rarity when on)"`
+	Contribution float64 `json:"contribution" jsonschema:"its share of the score; the shares add up to the score"`
+}
+
+// DifferingFeature is a feature only one side has.
+type DifferingFeature struct {
+	Feature
+	Weight float64 `json:"weight"`
+	Side   string  `json:"side" jsonschema:"query: the queried case or profile has it and the match does not; match: the other way round"`
+}
+
+// Match is one similar case, its score and why.
+type Match struct {
+	Case      CaseSummary        `json:"case"`
+	Score     float64            `json:"score" jsonschema:"from 0 to 1: weighted Jaccard similarity"`
+	Shared    []SharedFeature    `json:"shared"`
+	Differing []DifferingFeature `json:"differing" jsonschema:"the strongest features only one side has (at most 5)"`
+}
+
+// SimilarList is the answer to "which cases are most like this one".
+type SimilarList struct {
+	CaseID  string  `json:"case_id"`
+	Matches []Match `json:"matches" jsonschema:"by score, then id"`
+}
+
+// Similar converts ranked matches of a case.
+func Similar(ctx context.Context, core *explore.Service, caseID string, scs []explore.SimilarCase) (*SimilarList, error) {
+	ms, err := matches(ctx, core, scs)
+	if err != nil {
+		return nil, err
+	}
+	return &SimilarList{CaseID: caseID, Matches: ms}, nil
+}
+
+func matches(ctx context.Context, core *explore.Service, scs []explore.SimilarCase) ([]Match, error) {
+	var keys []ilgraph.TermKey
+	for _, sc := range scs {
+		for _, c := range sc.Shared {
+			keys = append(keys, ilgraph.TermKey{Kind: c.Kind, ID: c.ID})
+		}
+		for _, d := range sc.Differing {
+			keys = append(keys, ilgraph.TermKey{Kind: d.Kind, ID: d.ID})
+		}
+	}
+	labels, err := labelsOf(ctx, core, keys)
+	if err != nil {
+		return nil, err
+	}
+	feature := func(f ilgraph.Feature) Feature {
+		return Feature{Kind: f.Kind, ID: f.ID, Label: labels[ilgraph.TermKey{Kind: f.Kind, ID: f.ID}]}
+	}
+	out := make([]Match, len(scs))
+	for i, sc := range scs {
+		m := Match{Case: Summary(sc.Case), Score: sc.Score, Shared: []SharedFeature{}, Differing: []DifferingFeature{}}
+		for _, c := range sc.Shared {
+			m.Shared = append(m.Shared, SharedFeature{Feature: feature(c.Feature), Weight: c.Weight, Contribution: c.Contribution})
+		}
+		for _, d := range sc.Differing {
+			side := "match"
+			if d.InQuery {
+				side = "query"
+			}
+			m.Differing = append(m.Differing, DifferingFeature{Feature: feature(d.Feature), Weight: d.Weight, Side: side})
+		}
+		out[i] = m
+	}
+	return out, nil
+}
+
+// WeightedTerm is a term the matches of a profile suggest.
+type WeightedTerm struct {
+	Feature
+	Weight  float64 `json:"weight" jsonschema:"summed scores of the matches with the term"`
+	Matches int     `json:"matches" jsonschema:"how many matches have it"`
+}
+
+// Remedy is what resolved one matching case.
+type Remedy struct {
+	CaseID      string         `json:"case_id"`
+	Title       ilgraph.Text   `json:"title"`
+	Score       float64        `json:"score"`
+	Remediation []ilgraph.Text `json:"remediation"`
+	ActionItems []ilgraph.Text `json:"action_items"`
+}
+
+// ProfileMatch is the answer for an incident in progress.
+type ProfileMatch struct {
+	Matches      []Match        `json:"matches"`
+	RootCauses   []WeightedTerm `json:"root_causes" jsonschema:"root causes to check next, heaviest first"`
+	Contributing []WeightedTerm `json:"contributing" jsonschema:"contributing factors to check next, heaviest first"`
+	Remedies     []Remedy       `json:"remedies" jsonschema:"what resolved the matches, best match first"`
+}
+
+// Profile converts a profile match.
+func Profile(ctx context.Context, core *explore.Service, pm *explore.ProfileMatch) (*ProfileMatch, error) {
+	ms, err := matches(ctx, core, pm.Matches)
+	if err != nil {
+		return nil, err
+	}
+	var keys []ilgraph.TermKey
+	for _, w := range append(append([]explore.WeightedTerm{}, pm.RootCauses...), pm.Contributing...) {
+		keys = append(keys, w.Key)
+	}
+	labels, err := labelsOf(ctx, core, keys)
+	if err != nil {
+		return nil, err
+	}
+	weighted := func(ws []explore.WeightedTerm) []WeightedTerm {
+		out := make([]WeightedTerm, len(ws))
+		for i, w := range ws {
+			out[i] = WeightedTerm{Feature: Feature{Kind: w.Key.Kind, ID: w.Key.ID, Label: labels[w.Key]}, Weight: w.Weight, Matches: w.Matches}
+		}
+		return out
+	}
+	out := &ProfileMatch{Matches: ms, RootCauses: weighted(pm.RootCauses), Contributing: weighted(pm.Contributing), Remedies: []Remedy{}}
+	for _, r := range pm.Remedies {
+		out.Remedies = append(out.Remedies, Remedy{CaseID: r.Case.ID, Title: r.Case.Title, Score: r.Score,
+			Remediation: texts(r.Remediation), ActionItems: texts(r.ActionItems)})
+	}
+	return out, nil
+}
+
+func texts(ts []ilgraph.Text) []ilgraph.Text {
+	if ts == nil {
+		return []ilgraph.Text{}
+	}
+	return ts
+}
+
+// CrossReference is a case with the same root cause as another.
+type CrossReference struct {
+	Case        CaseSummary `json:"case"`
+	Shared      []Feature   `json:"shared" jsonschema:"what else the two share"`
+	SharedCount int         `json:"shared_count"`
+	Reason      string      `json:"reason" jsonschema:"the library's label, e.g. same root cause · shared database"`
+}
+
+// CrossReferences is a page of same-root-cause cross references.
+type CrossReferences struct {
+	CaseID     string           `json:"case_id"`
+	RootCause  Feature          `json:"root_cause"`
+	Total      int              `json:"total"`
+	Cases      []CrossReference `json:"cases" jsonschema:"by how much else they share, then newest first"`
+	NextCursor string           `json:"next_cursor,omitempty"`
+}
+
+// SameRootCause converts a page of cross references of a case.
+func SameRootCause(ctx context.Context, core *explore.Service, c *ilgraph.Case, l *explore.CrossReferenceList) (*CrossReferences, error) {
+	keys := []ilgraph.TermKey{{Kind: ilgraph.KindRootCause, ID: c.RootCause}}
+	for _, x := range l.Refs {
+		for _, f := range x.Shared {
+			keys = append(keys, ilgraph.TermKey{Kind: f.Kind, ID: f.ID})
+		}
+	}
+	labels, err := labelsOf(ctx, core, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := &CrossReferences{CaseID: c.ID, RootCause: Feature{Kind: ilgraph.KindRootCause, ID: c.RootCause, Label: labels[keys[0]]},
+		Total: l.TotalCount, Cases: []CrossReference{}}
+	if l.PageInfo.HasNextPage {
+		out.NextCursor = l.PageInfo.EndCursor
+	}
+	for _, x := range l.Refs {
+		cr := CrossReference{Case: Summary(x.Case), Shared: []Feature{}, SharedCount: x.SharedCount, Reason: x.Reason}
+		for _, f := range x.Shared {
+			cr.Shared = append(cr.Shared, Feature{Kind: f.Kind, ID: f.ID, Label: labels[ilgraph.TermKey{Kind: f.Kind, ID: f.ID}]})
+		}
+		out.Cases = append(out.Cases, cr)
+	}
+	return out, nil
+}
+
+// Node is a drawn node.
+type Node struct {
+	Key   string `json:"key" jsonschema:"unique in the drawing: kind:id, e.g. case:IL-0384"`
+	Kind  string `json:"kind" jsonschema:"case, or a feature kind"`
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+// Edge is a drawn relationship.
+type Edge struct {
+	Source string `json:"source" jsonschema:"node key"`
+	Target string `json:"target" jsonschema:"node key"`
+	Type   string `json:"type" jsonschema:"relationship type, e.g. HAS_ROOT_CAUSE"`
+}
+
+// Drawing is a part of the graph.
+type Drawing struct {
+	Nodes     []Node `json:"nodes"`
+	Edges     []Edge `json:"edges"`
+	Truncated bool   `json:"truncated" jsonschema:"true when the node limit cut the drawing short"`
+}
+
+// Draw converts a drawing.
+func Draw(d *ilgraph.Drawing) *Drawing {
+	out := &Drawing{Nodes: make([]Node, len(d.Nodes)), Edges: make([]Edge, len(d.Edges)), Truncated: d.Truncated}
+	for i, n := range d.Nodes {
+		out.Nodes[i] = Node{Key: n.Key, Kind: n.Kind, ID: n.ID, Label: n.Label}
+	}
+	for i, e := range d.Edges {
+		out.Edges[i] = Edge{Source: e.Source, Target: e.Target, Type: e.Type}
+	}
+	return out
+}
+
+// ParseKind reads a feature kind as the API and tools write it
+// (root_cause; also ROOT_CAUSE and root-cause).
+func ParseKind(s string) (ilgraph.Kind, bool) {
+	k := ilgraph.Kind(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_"))
+	return k, k.Valid()
+}

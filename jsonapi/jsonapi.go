@@ -1,0 +1,366 @@
+// Package jsonapi is the JSON API "for tools and scripts", in the incident
+// library's shape: the case as loaded at /cases/{id}, the most similar cases
+// at /cases/{id}/similar, case lists, topic pages and the vocabulary. It is a
+// translation between HTTP and the application core (explore.Service): the
+// answers are the GraphQL answers to the same questions, with the same
+// limits and the same error codes. The contract is openapi.json, served at
+// /openapi.json.
+package jsonapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/internal/view"
+	"github.com/ilgraph/ilgraph/suggest"
+)
+
+// OpenAPI is the API's OpenAPI 3.1 document, written by hand: it is the
+// contract the tests check every answer against, so it must not be derived
+// from the types it checks.
+//
+//go:embed openapi.json
+var OpenAPI []byte
+
+// Options are the JSON API's settings.
+type Options struct {
+	Logger *slog.Logger // default slog.Default()
+	// MaxBodyBytes: requests with a larger body get 413 (default 1 MiB; the
+	// API reads no bodies, but refuses to be sent large ones).
+	MaxBodyBytes int64
+}
+
+// Patterns are the paths the handler answers, to mount it on a shared mux
+// (resolvers.Options.Routes): pattern → the same handler.
+var Patterns = []string{"/cases", "/cases/", "/topics/", "/vocab", "/suggest", "/openapi.json"}
+
+type api struct {
+	core *explore.Service
+	opt  Options
+}
+
+// NewHandler returns the JSON API over the core.
+func NewHandler(core *explore.Service, opt Options) http.Handler {
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if opt.MaxBodyBytes <= 0 {
+		opt.MaxBodyBytes = 1 << 20
+	}
+	a := &api{core: core, opt: opt}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /cases/{id}", a.caseJSON)
+	mux.HandleFunc("GET /cases/{id}/similar", a.similar)
+	mux.HandleFunc("GET /cases/{id}/same-root-cause", a.sameRootCause)
+	mux.HandleFunc("GET /cases", a.cases)
+	mux.HandleFunc("GET /topics/{kind}/{id}", a.topic)
+	mux.HandleFunc("GET /vocab", a.vocab)
+	mux.HandleFunc("GET /suggest", a.suggest)
+	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
+		a.writeTagged(w, r, OpenAPI)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		a.fail(w, r, ilgraph.Errorf(ilgraph.ENOTFOUND, "no such path: %s (see /openapi.json)", ilgraph.Clip(r.URL.Path, 80)))
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			a.writeError(w, http.StatusMethodNotAllowed, "INVALID", fmt.Sprintf("method %s: this API only reads (GET)", ilgraph.Clip(r.Method, 20)))
+			return
+		}
+		if r.ContentLength > opt.MaxBodyBytes {
+			a.writeError(w, http.StatusRequestEntityTooLarge, "LIMIT", fmt.Sprintf("request body is larger than %d bytes", opt.MaxBodyBytes))
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// caseJSON answers the case exactly as loaded, byte for byte.
+func (a *api) caseJSON(w http.ResponseWriter, r *http.Request) {
+	if _, err := query(r); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	id := r.PathValue("id")
+	raws, err := a.core.RawJSON(r.Context(), []string{id})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if len(raws) == 0 || raws[0] == "" {
+		a.fail(w, r, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60)))
+		return
+	}
+	a.writeTagged(w, r, []byte(raws[0]))
+}
+
+func (a *api) similar(w http.ResponseWriter, r *http.Request) {
+	p, err := query(r, "k", "weights", "rarity", "min_score")
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	q := explore.SimilarityQuery{
+		K:        p.intIn("k", explore.DefaultSimilarK, 1, explore.MaxSimilarK),
+		Weights:  p.weights("weights"),
+		Rarity:   p.optBool("rarity"),
+		MinScore: p.floatIn("min_score", 0, 0, 1),
+	}
+	if p.err != nil {
+		a.fail(w, r, p.err)
+		return
+	}
+	id := r.PathValue("id")
+	scs, err := a.core.Similar(r.Context(), id, q)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	out, err := view.Similar(r.Context(), a.core, id, scs)
+	a.answer(w, r, out, err)
+}
+
+func (a *api) sameRootCause(w http.ResponseWriter, r *http.Request) {
+	p, err := query(r, "limit", "cursor")
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	page := p.page(10)
+	if p.err != nil {
+		a.fail(w, r, p.err)
+		return
+	}
+	c, err := a.core.Case(r.Context(), r.PathValue("id"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	l, err := a.core.SameRootCause(r.Context(), c.ID, page)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	out, err := view.SameRootCause(r.Context(), a.core, c, l)
+	a.answer(w, r, out, err)
+}
+
+// filterParams are the parameters that select cases.
+var filterParams = []string{"root_cause", "component", "symptom", "contributing", "domain", "org", "severity", "q", "from", "to"}
+
+func (a *api) cases(w http.ResponseWriter, r *http.Request) {
+	p, err := query(r, append([]string{"sort", "limit", "cursor"}, filterParams...)...)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	f := p.filter()
+	q := explore.CaseQuery{Filter: f.CaseFilter(), Sort: p.sort("sort", f.Text != ""), Page: p.page(explore.DefaultPageSize)}
+	if p.err != nil {
+		a.fail(w, r, p.err)
+		return
+	}
+	ctx, warnings := explore.WithWarnings(r.Context())
+	l, err := a.core.Cases(ctx, q)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	page := view.Page(l)
+	page.Warnings = view.Warnings(warnings.List())
+	a.answer(w, r, page, nil)
+}
+
+func (a *api) topic(w http.ResponseWriter, r *http.Request) {
+	p, err := query(r, "limit", "cooccurring")
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	cases := p.intIn("limit", view.DefaultTopicCases, 0, explore.MaxPageSize)
+	co := p.intIn("cooccurring", view.DefaultTopicCooccurring, 0, explore.MaxCooccurring)
+	if p.err != nil {
+		a.fail(w, r, p.err)
+		return
+	}
+	kind, ok := view.ParseKind(r.PathValue("kind"))
+	if !ok {
+		a.fail(w, r, ilgraph.Errorf(ilgraph.ENOTFOUND, "no kind %q: topics are root_cause, component, symptom, contributing, domain or org", ilgraph.Clip(r.PathValue("kind"), 40)))
+		return
+	}
+	out, err := view.TopicOf(r.Context(), a.core, ilgraph.TermKey{Kind: kind, ID: r.PathValue("id")}, cases, co)
+	a.answer(w, r, out, err)
+}
+
+func (a *api) vocab(w http.ResponseWriter, r *http.Request) {
+	p, err := query(r, "kind")
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	var kinds []ilgraph.Kind
+	for _, s := range p.list("kind") {
+		k, ok := view.ParseKind(s)
+		if !ok {
+			p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "kind: %q is not one of root_cause, component, symptom, contributing, domain, org", ilgraph.Clip(s, 40)))
+			break
+		}
+		kinds = append(kinds, k)
+	}
+	if p.err != nil {
+		a.fail(w, r, p.err)
+		return
+	}
+	v, err := view.Vocab(r.Context(), a.core, kinds...)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	body, err := encode(v)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.writeTagged(w, r, body)
+}
+
+// Suggestion limits: terms per kind.
+const (
+	DefaultSuggestLimit = 5
+	MaxSuggestLimit     = 50
+)
+
+func (a *api) suggest(w http.ResponseWriter, r *http.Request) {
+	p, err := query(r, "q", "lang", "limit", "min_confidence")
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	text := p.str("q")
+	lang := p.str("lang")
+	limit := p.intIn("limit", DefaultSuggestLimit, 1, MaxSuggestLimit)
+	min := p.floatIn("min_confidence", 0, 0, 1)
+	if strings.TrimSpace(text) == "" {
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "q: give the text to suggest terms for (what you see, in English or Korean)"))
+	} else if n := utf8.RuneCountInString(text); n > suggest.MaxTextChars {
+		p.setErr(ilgraph.Errorf(ilgraph.ELIMIT, "q: at most %d characters, not %d", suggest.MaxTextChars, n))
+	}
+	if lang != "" && lang != "en" && lang != "ko" {
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "lang: %q is not en or ko (leave it out to detect the language)", ilgraph.Clip(lang, 20)))
+	}
+	if p.err != nil {
+		a.fail(w, r, p.err)
+		return
+	}
+	out, err := view.Suggest(r.Context(), a.core, text, lang, limit, min)
+	a.answer(w, r, out, err)
+}
+
+// answer writes v as JSON, or err.
+func (a *api) answer(w http.ResponseWriter, r *http.Request, v any, err error) {
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	body, err := encode(v)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(body)
+}
+
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, ilgraph.WrapError(ilgraph.EINTERNAL, err, "encoding the answer")
+	}
+	return buf.Bytes(), nil
+}
+
+// writeTagged writes a JSON body with its ETag, or 304 when the client
+// holds it already.
+func (a *api) writeTagged(w http.ResponseWriter, r *http.Request, body []byte) {
+	sum := sha256.Sum256(body)
+	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", "no-cache") // may store, must revalidate: loads change cases
+	if matchesETag(r.Header.Values("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Type", "application/json")
+	w.Write(body)
+}
+
+// matchesETag reports whether an If-None-Match header names etag (weak
+// comparison, as RFC 9110 asks for If-None-Match) or is "*".
+func matchesETag(values []string, etag string) bool {
+	for _, v := range values {
+		for _, t := range strings.Split(v, ",") {
+			t = strings.TrimSpace(t)
+			if t == "*" || strings.TrimPrefix(t, "W/") == etag {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fail writes err as a JSON error with the status its code calls for.
+func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var ie *ilgraph.Error
+	if !errors.As(err, &ie) && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		ie = ilgraph.WrapError(ilgraph.ETIMEOUT, err, "the request took longer than its time limit")
+	}
+	code, msg := ilgraph.ErrorCode(err), ilgraph.ErrorMessage(err)
+	if ie != nil {
+		code, msg = ie.Code, ie.Message
+	}
+	if code == ilgraph.EINTERNAL {
+		a.opt.Logger.ErrorContext(r.Context(), "internal error", "err", err, "path", r.URL.Path)
+		msg = "internal error"
+	}
+	a.writeError(w, Status(code), strings.ToUpper(code), msg)
+}
+
+// Status is the HTTP status of an error code.
+func Status(code string) int {
+	switch code {
+	case ilgraph.EINVALID, ilgraph.ELIMIT:
+		return http.StatusBadRequest
+	case ilgraph.ENOTFOUND:
+		return http.StatusNotFound
+	case ilgraph.ECONFLICT:
+		return http.StatusConflict
+	case ilgraph.EUNAVAILABLE:
+		return http.StatusServiceUnavailable
+	case ilgraph.ETIMEOUT:
+		return http.StatusGatewayTimeout
+	}
+	return http.StatusInternalServerError
+}
+
+func (a *api) writeError(w http.ResponseWriter, status int, code, msg string) {
+	body, _ := encode(map[string]any{"error": map[string]string{"code": code, "message": msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body)
+}

@@ -1,0 +1,227 @@
+package jsonapi
+
+import (
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/internal/view"
+)
+
+// params reads query parameters, keeping the first error, which names the
+// parameter at fault.
+type params struct {
+	v   map[string][]string
+	err error
+}
+
+// query parses the query string, refusing parameters the endpoint does not
+// take (a typo would otherwise silently select everything).
+func query(r *http.Request, allowed ...string) (*params, error) {
+	v, err := parseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, err
+	}
+	for name := range v {
+		if !slices.Contains(allowed, name) {
+			if len(allowed) == 0 {
+				return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown parameter %q: this endpoint takes none", ilgraph.Clip(name, 40))
+			}
+			return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown parameter %q: this endpoint takes %s", ilgraph.Clip(name, 40), strings.Join(allowed, ", "))
+		}
+	}
+	return &params{v: v}, nil
+}
+
+// maxQuery bounds the query string: room for a /suggest text of 10,000
+// Korean characters, percent-encoded (9 bytes each).
+const maxQuery = 128 << 10
+
+func parseQuery(raw string) (map[string][]string, error) {
+	if len(raw) > maxQuery {
+		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "the query string is longer than %d bytes", maxQuery)
+	}
+	v, err := url.ParseQuery(raw)
+	if err != nil {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "the query string is not valid: %v", err)
+	}
+	return v, nil
+}
+
+func (p *params) setErr(err error) {
+	if p.err == nil {
+		p.err = err
+	}
+}
+
+// str returns a parameter given at most once ("" when absent).
+func (p *params) str(name string) string {
+	vs := p.v[name]
+	if len(vs) == 0 {
+		return ""
+	}
+	if len(vs) > 1 {
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: given %d times; give it once", name, len(vs)))
+	}
+	if !utf8.ValidString(vs[0]) {
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: not valid UTF-8", name))
+		return ""
+	}
+	return vs[0]
+}
+
+// list returns a parameter's values, repeated or comma-separated.
+func (p *params) list(name string) []string {
+	var out []string
+	for _, v := range p.v[name] {
+		for _, x := range strings.Split(v, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				if !utf8.ValidString(x) {
+					p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: not valid UTF-8", name))
+					return nil
+				}
+				out = append(out, x)
+			}
+		}
+	}
+	if len(out) > ilgraph.MaxFilterTerms {
+		p.setErr(ilgraph.Errorf(ilgraph.ELIMIT, "%s: at most %d values, not %d", name, ilgraph.MaxFilterTerms, len(out)))
+		return nil
+	}
+	return out
+}
+
+// intIn returns a whole number from lo to hi, def when absent. Values out
+// of range are a LIMIT error that states the range.
+func (p *params) intIn(name string, def, lo, hi int) int {
+	s := p.str(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not a whole number", name, ilgraph.Clip(s, 40)))
+		return def
+	}
+	if n < lo || n > hi {
+		p.setErr(ilgraph.Errorf(ilgraph.ELIMIT, "%s must be from %d to %d, not %d", name, lo, hi, n))
+		return def
+	}
+	return n
+}
+
+func (p *params) floatIn(name string, def, lo, hi float64) float64 {
+	s := p.str(name)
+	if s == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not a number", name, ilgraph.Clip(s, 40)))
+		return def
+	}
+	if f < lo || f > hi {
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s must be from %g to %g, not %g", name, lo, hi, f))
+		return def
+	}
+	return f
+}
+
+func (p *params) boolean(name string) bool {
+	s := p.str(name)
+	if s == "" {
+		return false
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not true or false", name, ilgraph.Clip(s, 40)))
+	}
+	return b
+}
+
+// optBool is boolean, or nil when the parameter is not given.
+func (p *params) optBool(name string) *bool {
+	if p.str(name) == "" {
+		return nil
+	}
+	b := p.boolean(name)
+	return &b
+}
+
+func (p *params) weights(name string) ilgraph.Weights {
+	s := p.str(name)
+	if s == "" {
+		return ilgraph.Weights{}
+	}
+	w, err := ilgraph.ParseWeights(s)
+	if err != nil {
+		p.setErr(err) // its message starts with "weights:"
+		return nil
+	}
+	return w
+}
+
+func (p *params) date(name string) string {
+	s := p.str(name)
+	if s == "" {
+		return ""
+	}
+	if _, err := time.Parse(ilgraph.DateLayout, s); err != nil {
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not a date in the form YYYY-MM-DD", name, ilgraph.Clip(s, 40)))
+		return ""
+	}
+	return s
+}
+
+// page reads limit and cursor.
+func (p *params) page(def int) explore.Page {
+	n := p.intIn("limit", def, 0, explore.MaxPageSize)
+	c := p.str("cursor")
+	if c != "" {
+		if _, ok := explore.DecodeCursor(c); !ok {
+			p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "cursor: %q is not a cursor this API gave out", ilgraph.Clip(c, 60)))
+		}
+	}
+	return explore.Page{First: &n, After: c}
+}
+
+// sort reads a case order: date_desc (default), date_asc, id_asc, id_desc,
+// relevance (needs q).
+func (p *params) sort(name string, hasText bool) ilgraph.CaseSort {
+	s := p.str(name)
+	if s == "" {
+		return ilgraph.SortDateDesc
+	}
+	cs := ilgraph.CaseSort(strings.ToUpper(strings.TrimSpace(s)))
+	if !cs.Valid() {
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not one of date_desc, date_asc, id_asc, id_desc, relevance", name, ilgraph.Clip(s, 40)))
+		return ilgraph.SortDateDesc
+	}
+	if cs == ilgraph.SortRelevance && !hasText {
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: relevance needs q", name))
+	}
+	return cs
+}
+
+// filter reads the case-selecting parameters.
+func (p *params) filter() view.Filter {
+	f := view.Filter{
+		RootCause: p.list("root_cause"), Components: p.list("component"), Symptoms: p.list("symptom"),
+		Contributing: p.list("contributing"), Domains: p.list("domain"), Orgs: p.list("org"), Severities: p.list("severity"),
+		From: p.date("from"), To: p.date("to"), Text: strings.TrimSpace(p.str("q")),
+	}
+	if n := utf8.RuneCountInString(f.Text); n > ilgraph.MaxTextQuery {
+		p.setErr(ilgraph.Errorf(ilgraph.ELIMIT, "q: at most %d characters, not %d", ilgraph.MaxTextQuery, n))
+	}
+	if f.From != "" && f.To != "" && f.From > f.To {
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "from %s is after to %s", f.From, f.To))
+	}
+	return f
+}

@@ -1,0 +1,67 @@
+package mcpserver
+
+import (
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/suggest"
+)
+
+// Limits of tool arguments, the JSON API's and GraphQL's.
+const (
+	maxIDLength = 200 // a case id or a term id
+)
+
+var kinds = []any{"root_cause", "component", "symptom", "contributing", "domain", "org"}
+
+// limit adds the API's limits to an inferred input schema, by argument
+// name, so that a client sees them and the SDK refuses values beyond them
+// before a tool runs.
+func limit(s *jsonschema.Schema) {
+	f := func(v float64) *float64 { return &v }
+	for name, p := range s.Properties {
+		switch name {
+		case "query":
+			p.MaxLength = jsonschema.Ptr(ilgraph.MaxTextQuery)
+		case "text":
+			p.MaxLength = jsonschema.Ptr(suggest.MaxTextChars)
+		case "lang":
+			p.Enum = []any{"en", "ko"}
+		case "per_kind":
+			p.Minimum, p.Maximum = f(1), f(50)
+		case "min_confidence":
+			p.Minimum, p.Maximum = f(0), f(1)
+		case "id", "root_cause", "org", "cursor":
+			p.MaxLength = jsonschema.Ptr(maxIDLength)
+		case "from", "to":
+			p.Pattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`
+		case "limit":
+			p.Minimum, p.Maximum = f(0), f(explore.MaxPageSize)
+		case "cooccurring":
+			p.Minimum, p.Maximum = f(0), f(explore.MaxCooccurring)
+		case "k":
+			p.Minimum, p.Maximum = f(1), f(explore.MaxSimilarK)
+		case "min_score":
+			p.Minimum, p.Maximum = f(0), f(1)
+		case "depth":
+			p.Minimum, p.Maximum = f(1), f(4)
+		case "nodes":
+			p.Minimum, p.Maximum = f(1), f(ilgraph.MaxDrawingNodes)
+		case "sort":
+			p.Enum = []any{"date_desc", "date_asc", "id_asc", "id_desc", "relevance"}
+		case "weights":
+			p.AdditionalProperties = &jsonschema.Schema{Type: "number", Minimum: f(0), Maximum: f(ilgraph.MaxWeight)}
+			p.PropertyNames = &jsonschema.Schema{Enum: kinds}
+		}
+		if p.Items != nil { // lists of ids
+			p.MaxItems = jsonschema.Ptr(ilgraph.MaxFilterTerms)
+			if p.Items.Type == "string" {
+				p.Items.MaxLength = jsonschema.Ptr(maxIDLength)
+			}
+			if name == "kinds" {
+				p.Items.Enum = kinds
+			}
+		}
+	}
+}

@@ -1,0 +1,416 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/internal/view"
+)
+
+type tools struct {
+	core *explore.Service
+	opt  Options
+}
+
+// Filters are the case-selecting arguments list_incidents and
+// search_incidents share.
+type Filters struct {
+	RootCause    []string `json:"root_cause,omitempty" jsonschema:"root cause ids (see vocab): cases with any of them"`
+	Components   []string `json:"components,omitempty" jsonschema:"component ids: cases with every one of them"`
+	Symptoms     []string `json:"symptoms,omitempty" jsonschema:"symptom ids: cases with every one of them"`
+	Contributing []string `json:"contributing,omitempty" jsonschema:"contributing factor ids: cases with every one of them"`
+	Domains      []string `json:"domains,omitempty" jsonschema:"domain ids: cases with every one of them"`
+	Orgs         []string `json:"orgs,omitempty" jsonschema:"organization slugs: cases of any of them"`
+	From         string   `json:"from,omitempty" jsonschema:"incident date on or after, YYYY-MM-DD"`
+	To           string   `json:"to,omitempty" jsonschema:"incident date on or before, YYYY-MM-DD"`
+}
+
+func (f Filters) view(text string) view.Filter {
+	return view.Filter{RootCause: f.RootCause, Components: f.Components, Symptoms: f.Symptoms, Contributing: f.Contributing,
+		Domains: f.Domains, Orgs: f.Orgs, From: f.From, To: f.To, Text: strings.TrimSpace(text)}
+}
+
+// SearchArgs are search_incidents' arguments.
+type SearchArgs struct {
+	Query string `json:"query" jsonschema:"free text, English or Korean, matched against titles and summaries"`
+	Filters
+	Limit  *int   `json:"limit,omitempty" jsonschema:"how many cases (0 to 100, default 10)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
+}
+
+// ListArgs are list_incidents' arguments.
+type ListArgs struct {
+	Filters
+	Sort   string `json:"sort,omitempty" jsonschema:"date_desc (default), date_asc, id_asc or id_desc"`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"how many cases (0 to 100, default 20)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
+}
+
+// IDArgs name one case.
+type IDArgs struct {
+	ID string `json:"id" jsonschema:"case id, e.g. IL-0282"`
+}
+
+// Incident is get_incident's answer.
+type Incident struct {
+	Case map[string]any `json:"case" jsonschema:"the case in the incident library's JSON format, exactly as loaded"`
+	URL  string         `json:"url" jsonschema:"the JSON API path of the case"`
+}
+
+// TopicArgs are get_topic's arguments.
+type TopicArgs struct {
+	Kind        string `json:"kind" jsonschema:"root_cause, component, symptom, contributing, domain or org"`
+	ID          string `json:"id" jsonschema:"term id (for org, the organization slug)"`
+	Limit       *int   `json:"limit,omitempty" jsonschema:"how many of its newest cases (0 to 100, default 10)"`
+	Cooccurring *int   `json:"cooccurring,omitempty" jsonschema:"how many co-occurring terms of each kind (0 to 100, default 10)"`
+}
+
+// VocabArgs are vocab's arguments.
+type VocabArgs struct {
+	Kinds []string `json:"kinds,omitempty" jsonschema:"only these kinds (default: all)"`
+}
+
+// Ranking are the similarity settings similar_incidents and match_incident
+// share.
+type Ranking struct {
+	K        *int               `json:"k,omitempty" jsonschema:"how many similar cases (1 to 100, default 10)"`
+	Weights  map[string]float64 `json:"weights,omitempty" jsonschema:"weight per kind and of the text channel, e.g. {\"root_cause\": 3}; those left out keep their defaults (root_cause 3, component 1.5, symptom 1, contributing 2, domain 0.5, mechanism 4, org 0.5, text 60)"`
+	Rarity   *bool              `json:"rarity,omitempty" jsonschema:"weigh rare features more (default true)"`
+	MinScore float64            `json:"min_score,omitempty" jsonschema:"leave out matches scoring less (0 to 1)"`
+}
+
+func (r Ranking) query() explore.SimilarityQuery {
+	q := explore.SimilarityQuery{K: explore.DefaultSimilarK, Weights: ilgraph.Weights{}, Rarity: r.Rarity, MinScore: r.MinScore}
+	if r.K != nil {
+		q.K = *r.K
+	}
+	for k, v := range r.Weights {
+		q.Weights[ilgraph.Kind(k)] = v
+	}
+	return q
+}
+
+// SimilarArgs are similar_incidents' arguments.
+type SimilarArgs struct {
+	ID string `json:"id" jsonschema:"case id, e.g. IL-0282"`
+	Ranking
+}
+
+// MatchArgs are match_incident's arguments: what is known of an incident in
+// progress.
+type MatchArgs struct {
+	RootCause    string   `json:"root_cause,omitempty" jsonschema:"root cause id, if known"`
+	Components   []string `json:"components,omitempty" jsonschema:"component ids involved"`
+	Symptoms     []string `json:"symptoms,omitempty" jsonschema:"symptom ids seen"`
+	Contributing []string `json:"contributing,omitempty" jsonschema:"contributing factor ids suspected"`
+	Domains      []string `json:"domains,omitempty" jsonschema:"domain ids"`
+	Org          string   `json:"org,omitempty" jsonschema:"organization slug"`
+	Text         string   `json:"text,omitempty" jsonschema:"what is seen, in English or Korean (up to 10,000 characters): the terms it points to join the profile"`
+	Ranking
+}
+
+// MatchResult is match_incident's answer.
+type MatchResult struct {
+	view.ProfileMatch
+	Suggested map[ilgraph.Kind][]view.SuggestedTerm `json:"suggested,omitempty" jsonschema:"the terms read from text that joined the profile, per kind"`
+	Warnings  []view.Warning                        `json:"warnings,omitempty" jsonschema:"terms given that were not ids, and the ids used"`
+}
+
+// SuggestArgs are suggest_terms' arguments.
+type SuggestArgs struct {
+	Text          string  `json:"text" jsonschema:"what is seen, in English or Korean (up to 10,000 characters)"`
+	Lang          string  `json:"lang,omitempty" jsonschema:"en or ko; left out, detected"`
+	PerKind       *int    `json:"per_kind,omitempty" jsonschema:"at most this many terms per kind (1 to 50, default 5)"`
+	MinConfidence float64 `json:"min_confidence,omitempty" jsonschema:"leave out terms less confident (0 to 1)"`
+}
+
+// SameRootCauseArgs are same_root_cause's arguments.
+type SameRootCauseArgs struct {
+	ID     string `json:"id" jsonschema:"case id, e.g. IL-0282"`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"how many (0 to 100, default 10)"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
+}
+
+// NeighbourhoodArgs are graph_neighbourhood's arguments.
+type NeighbourhoodArgs struct {
+	Kind  string `json:"kind" jsonschema:"case, or a term kind: root_cause, component, symptom, contributing, domain, org"`
+	ID    string `json:"id" jsonschema:"case id or term id"`
+	Depth *int   `json:"depth,omitempty" jsonschema:"hops from the node (1 to 4, default 1)"`
+	Nodes *int   `json:"nodes,omitempty" jsonschema:"at most this many nodes (1 to 2000, default 200)"`
+}
+
+func (t *tools) register(s *mcp.Server) {
+	addTool(t, s, "search_incidents", "Search incidents",
+		"Full-text search of incident post-mortems (titles and summaries, English and Korean), best match first, optionally narrowed by terms and dates. Returns a page of case summaries, the total and a cursor for more.",
+		t.search)
+	addTool(t, s, "get_incident", "Get an incident",
+		"One incident post-mortem by id (e.g. IL-0282), in the incident library's JSON format: summary, trigger, detection, symptoms, remediation, action items, lessons, timeline, tags, sources.",
+		t.getIncident)
+	addTool(t, s, "list_incidents", "List incidents",
+		"Incident post-mortems selected by vocabulary terms (root cause, components, symptoms, contributing factors, domains, organizations) and dates, newest first by default. Returns a page of case summaries, the total and a cursor for more.",
+		t.list)
+	addTool(t, s, "get_topic", "Get a topic",
+		"One vocabulary term or organization: its label and description, how many cases have it, the terms of each kind its cases also have, and its newest cases.",
+		t.topic)
+	addTool(t, s, "vocab", "Vocabulary",
+		"The controlled vocabulary by kind (root_cause, component, symptom, contributing, domain) and the organizations, each term with its id, labels and case count. Use the ids in the other tools.",
+		t.vocab)
+	addTool(t, s, "similar_incidents", "Similar incidents",
+		"The incidents most like a given one (weighted Jaccard similarity over root cause, components, symptoms, contributing factors, domains, organization), each with its score and the features that explain it.",
+		t.similar)
+	addTool(t, s, "match_incident", "Match an incident in progress",
+		"Describe an incident that is not in the library (one in progress) by what is seen (text, English or Korean) and/or the term ids known so far; returns the most similar past incidents, the root causes and contributing factors to check next (weighted by match scores), what resolved those incidents, and the terms read from the text.",
+		t.match)
+	addTool(t, s, "suggest_terms", "Suggest vocabulary terms",
+		"The vocabulary terms a free text points to (English or Korean), per kind, each with a confidence and its evidence: the words that matched a label or alias, and the similar cases that carry the term. Use it to turn a description into term ids for the other tools.",
+		t.suggestTerms)
+	addTool(t, s, "same_root_cause", "Same root cause",
+		"The other incidents with a case's root cause, ordered by how much else they share with it, each with the library's label such as \"same root cause · shared database\".",
+		t.sameRootCause)
+	addTool(t, s, "graph_neighbourhood", "Graph neighbourhood",
+		"The nodes within a few hops of a case or a term in the incident graph (cases, root causes, components, symptoms, contributing factors, domains, organizations) and the relationships among them.",
+		t.neighbourhood)
+}
+
+func intOr(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// resolved turns the core's warnings about term values into what a model
+// can act on: a value that names no term fails the call (it would match
+// nothing), naming the ids it may have meant; resolved values are kept as
+// warnings for the answer.
+func resolved(w *explore.Warnings) ([]view.Warning, error) {
+	ws := view.Warnings(w.List())
+	for _, x := range ws {
+		if x.Resolved == "" {
+			msg := x.Field + ": " + x.Message
+			if len(x.Suggestions) == 0 {
+				msg += " (the vocab tool lists the ids)"
+			}
+			return nil, errorf(ilgraph.ENOTFOUND, "%s", msg)
+		}
+	}
+	return ws, nil
+}
+
+func (t *tools) page(ctx context.Context, f Filters, text string, sort ilgraph.CaseSort, limit *int, def int, cursor string) (*view.CasePage, string, error) {
+	if err := checkCursor(cursor); err != nil {
+		return nil, "", err
+	}
+	if f.From != "" && f.To != "" && f.From > f.To {
+		return nil, "", errorf(ilgraph.EINVALID, "from %s is after to %s", f.From, f.To)
+	}
+	n := intOr(limit, def)
+	ctx, warnings := explore.WithWarnings(ctx)
+	l, err := t.core.Cases(ctx, explore.CaseQuery{Filter: f.view(text).CaseFilter(), Sort: sort, Page: explore.Page{First: &n, After: cursor}})
+	if err != nil {
+		return nil, "", err
+	}
+	p := view.Page(l)
+	if p.Warnings, err = resolved(warnings); err != nil {
+		return nil, "", err
+	}
+	return p, renderWarnings(p.Warnings) + renderPage(p), nil
+}
+
+func (t *tools) search(ctx context.Context, a SearchArgs) (*view.CasePage, string, error) {
+	if strings.TrimSpace(a.Query) == "" {
+		return nil, "", errorf(ilgraph.EINVALID, "query: give some words to search for (list_incidents lists without them)")
+	}
+	return t.page(ctx, a.Filters, a.Query, ilgraph.SortRelevance, a.Limit, 10, a.Cursor)
+}
+
+func (t *tools) list(ctx context.Context, a ListArgs) (*view.CasePage, string, error) {
+	sort := ilgraph.SortDateDesc
+	if a.Sort != "" {
+		sort = ilgraph.CaseSort(strings.ToUpper(a.Sort))
+		if !sort.Valid() || sort == ilgraph.SortRelevance {
+			return nil, "", errorf(ilgraph.EINVALID, "sort: %q is not one of date_desc, date_asc, id_asc, id_desc (search_incidents ranks by relevance)", ilgraph.Clip(a.Sort, 40))
+		}
+	}
+	return t.page(ctx, a.Filters, "", sort, a.Limit, explore.DefaultPageSize, a.Cursor)
+}
+
+func (t *tools) getIncident(ctx context.Context, a IDArgs) (*Incident, string, error) {
+	raws, err := t.core.RawJSON(ctx, []string{a.ID})
+	if err != nil {
+		return nil, "", err
+	}
+	if len(raws) == 0 || raws[0] == "" {
+		return nil, "", errorf(ilgraph.ENOTFOUND, "no case with id %q (search_incidents or list_incidents find ids)", ilgraph.Clip(a.ID, 60))
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(raws[0]), &m); err != nil {
+		return nil, "", ilgraph.WrapError(ilgraph.EINTERNAL, err, "stored case %s is not a JSON object", a.ID)
+	}
+	var c ilgraph.Case
+	json.Unmarshal([]byte(raws[0]), &c)
+	return &Incident{Case: m, URL: view.CasePath(a.ID)}, renderCase(&c), nil
+}
+
+func (t *tools) topic(ctx context.Context, a TopicArgs) (*view.Topic, string, error) {
+	k, ok := view.ParseKind(a.Kind)
+	if !ok {
+		return nil, "", errorf(ilgraph.EINVALID, "kind: %q is not one of root_cause, component, symptom, contributing, domain, org", ilgraph.Clip(a.Kind, 40))
+	}
+	tp, err := view.TopicOf(ctx, t.core, ilgraph.TermKey{Kind: k, ID: a.ID}, intOr(a.Limit, view.DefaultTopicCases), intOr(a.Cooccurring, view.DefaultTopicCooccurring))
+	if err != nil {
+		if ilgraph.ErrorCode(err) == ilgraph.ENOTFOUND {
+			return nil, "", errorf(ilgraph.ENOTFOUND, "no %s %q: the vocab tool lists the ids", k.Label(), ilgraph.Clip(a.ID, 60))
+		}
+		return nil, "", err
+	}
+	return tp, renderTopic(tp), nil
+}
+
+func (t *tools) vocab(ctx context.Context, a VocabArgs) (*view.Vocabulary, string, error) {
+	var ks []ilgraph.Kind
+	for _, s := range a.Kinds {
+		k, ok := view.ParseKind(s)
+		if !ok {
+			return nil, "", errorf(ilgraph.EINVALID, "kinds: %q is not one of root_cause, component, symptom, contributing, domain, org", ilgraph.Clip(s, 40))
+		}
+		ks = append(ks, k)
+	}
+	v, err := view.Vocab(ctx, t.core, ks...)
+	if err != nil {
+		return nil, "", err
+	}
+	return v, renderVocab(v), nil
+}
+
+func (t *tools) similar(ctx context.Context, a SimilarArgs) (*view.SimilarList, string, error) {
+	scs, err := t.core.Similar(ctx, a.ID, a.Ranking.query())
+	if err != nil {
+		return nil, "", err
+	}
+	l, err := view.Similar(ctx, t.core, a.ID, scs)
+	if err != nil {
+		return nil, "", err
+	}
+	return l, renderMatches(fmt.Sprintf("The %d incidents most like %s:", len(l.Matches), a.ID), l.Matches), nil
+}
+
+func (t *tools) match(ctx context.Context, a MatchArgs) (*MatchResult, string, error) {
+	p := explore.Profile{RootCause: a.RootCause, Components: a.Components, Symptoms: a.Symptoms, Contributing: a.Contributing, Domains: a.Domains, Org: a.Org}
+	if len(p.Features()) == 0 && strings.TrimSpace(a.Text) == "" {
+		return nil, "", errorf(ilgraph.EINVALID, "give text, or at least one of root_cause, components, symptoms, contributing, domains, org (term ids from the vocab tool)")
+	}
+	var suggested map[ilgraph.Kind][]view.SuggestedTerm
+	if strings.TrimSpace(a.Text) != "" {
+		read, terms, err := view.Predicted(ctx, t.core, a.Text)
+		if err != nil {
+			return nil, "", err
+		}
+		p, suggested = withRead(p, read), terms
+		if len(p.Features()) == 0 {
+			return nil, "", errorf(ilgraph.EINVALID, "text: no vocabulary term found in it; say more, or give term ids (the vocab tool lists them)")
+		}
+	}
+	ctx, warnings := explore.WithWarnings(ctx)
+	pm, err := t.core.SimilarToProfile(ctx, p, a.Ranking.query())
+	if err != nil {
+		return nil, "", err
+	}
+	ws, err := resolved(warnings)
+	if err != nil {
+		return nil, "", err
+	}
+	v, err := view.Profile(ctx, t.core, pm)
+	if err != nil {
+		return nil, "", err
+	}
+	out := &MatchResult{ProfileMatch: *v, Suggested: suggested, Warnings: ws}
+	return out, renderWarnings(ws) + renderSuggested(suggested) + renderProfile(v), nil
+}
+
+// withRead adds the profile read from a text to the one given: its root
+// cause only when none was given, its other terms to those given.
+func withRead(p, read explore.Profile) explore.Profile {
+	add := func(ids, more []string) []string {
+		out := append([]string(nil), ids...)
+		for _, id := range more {
+			if !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	if p.RootCause == "" {
+		p.RootCause = read.RootCause
+	}
+	p.Components = add(p.Components, read.Components)
+	p.Symptoms = add(p.Symptoms, read.Symptoms)
+	p.Contributing = add(p.Contributing, read.Contributing)
+	p.Domains = add(p.Domains, read.Domains)
+	return p
+}
+
+func (t *tools) suggestTerms(ctx context.Context, a SuggestArgs) (*view.Suggestions, string, error) {
+	if strings.TrimSpace(a.Text) == "" {
+		return nil, "", errorf(ilgraph.EINVALID, "text: give what you see, in English or Korean")
+	}
+	v, err := view.Suggest(ctx, t.core, a.Text, a.Lang, intOr(a.PerKind, 5), a.MinConfidence)
+	if err != nil {
+		return nil, "", err
+	}
+	return v, renderSuggestions(v), nil
+}
+
+func (t *tools) sameRootCause(ctx context.Context, a SameRootCauseArgs) (*view.CrossReferences, string, error) {
+	c, err := t.core.Case(ctx, a.ID)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := checkCursor(a.Cursor); err != nil {
+		return nil, "", err
+	}
+	n := intOr(a.Limit, 10)
+	l, err := t.core.SameRootCause(ctx, c.ID, explore.Page{First: &n, After: a.Cursor})
+	if err != nil {
+		return nil, "", err
+	}
+	v, err := view.SameRootCause(ctx, t.core, c, l)
+	if err != nil {
+		return nil, "", err
+	}
+	return v, renderCrossRefs(v), nil
+}
+
+func (t *tools) neighbourhood(ctx context.Context, a NeighbourhoodArgs) (*view.Drawing, string, error) {
+	kind := strings.ToLower(strings.TrimSpace(a.Kind))
+	if kind != ilgraph.NodeKindCase {
+		k, ok := view.ParseKind(kind)
+		if !ok {
+			return nil, "", errorf(ilgraph.EINVALID, "kind: %q is not case, root_cause, component, symptom, contributing, domain or org", ilgraph.Clip(a.Kind, 40))
+		}
+		kind = string(k)
+	}
+	d, err := t.core.Neighbourhood(ctx, kind, a.ID, intOr(a.Depth, explore.DefaultNeighbourhoodDepth), intOr(a.Nodes, explore.DefaultNeighbourhoodLimit))
+	if err != nil {
+		return nil, "", err
+	}
+	v := view.Draw(d)
+	return v, renderDrawing(kind, a.ID, v), nil
+}
+
+func checkCursor(c string) error {
+	if c == "" {
+		return nil
+	}
+	if _, ok := explore.DecodeCursor(c); !ok {
+		return errorf(ilgraph.EINVALID, "cursor: %q is not a cursor this server gave out (use next_cursor)", ilgraph.Clip(c, 60))
+	}
+	return nil
+}

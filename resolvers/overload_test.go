@@ -1,0 +1,202 @@
+package resolvers_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ilgraph/ilgraph/internal/admission"
+	"github.com/ilgraph/ilgraph/internal/corpus"
+	"github.com/ilgraph/ilgraph/internal/gen"
+	"github.com/ilgraph/ilgraph/internal/neo4jtest"
+	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/resolvers"
+)
+
+// TestFloodOfAggregates floods a real server with co-occurrence and stats
+// requests from 48 clients at once while 4 other clients look cases up one
+// after another. Admission control keeps the aggregates to their own slots:
+// every lookup is answered, and fast next to the aggregates; every
+// aggregate is either answered or refused with 503 OVERLOADED and
+// Retry-After, and none takes longer than the queue's wait bound plus the
+// request timeout. The numbers it logs (go test -v) are in
+// docs/operations.md. ILGRAPH_FLOOD_CASES and ILGRAPH_FLOOD_CLIENTS change
+// the corpus (3,000 generated cases) and the aggregate clients (48).
+func TestFloodOfAggregates(t *testing.T) {
+	db := neo4jtest.MustOpen(t)
+	ctx := context.Background()
+	seeds := corpus.Seeds(t)
+	cases := envInt(t, "ILGRAPH_FLOOD_CASES", 3000)
+	path := filepath.Join(t.TempDir(), "gen.jsonl")
+	if err := gen.WriteFile(path, seeds, cases, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loader.Load(ctx, db, []string{filepath.Join(seeds, "vocab.json"), path}, loader.Options{BatchSize: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	const timeout = 15 * time.Second
+	srv := httptest.NewServer(newHandler(db, resolvers.Options{Logger: quietLogger(), RequestTimeout: timeout}))
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}, Timeout: time.Minute}
+
+	type outcome struct {
+		status int
+		code   string
+		retry  string
+		took   time.Duration
+	}
+	post := func(query string) outcome {
+		body, _ := json.Marshal(map[string]string{"query": query})
+		start := time.Now()
+		resp, err := client.Post(srv.URL+"/graphql", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return outcome{status: -1, code: err.Error(), took: time.Since(start)}
+		}
+		var out struct {
+			Errors []struct{ Extensions map[string]any }
+		}
+		json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		o := outcome{status: resp.StatusCode, retry: resp.Header.Get("Retry-After"), took: time.Since(start)}
+		if len(out.Errors) > 0 {
+			o.code = fmt.Sprint(out.Errors[0].Extensions["code"])
+		}
+		return o
+	}
+	heavy := []string{
+		`{ cooccurrence(from: ROOT_CAUSE, to: COMPONENT) { nodes { key count } edges { source target count lift } } }`,
+		`{ cooccurrence(from: COMPONENT, to: SYMPTOM, minCount: 2) { edges { count lift } } }`,
+		`{ stats { cases perRootCause { term { id } count } topCauseComponentPairs { count } timeToResolveByFactor { term { id } } } }`,
+		`{ cooccurrence(from: CONTRIBUTING, to: SYMPTOM) { edges { count } } stats { cases } }`,
+	}
+	// A server that has been up a while has its Neo4j connections open
+	// (opening one under a flood means authenticating on a busy server) and
+	// its vocabulary cached: warm up the same way.
+	var warm sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		warm.Add(1)
+		go func() {
+			defer warm.Done()
+			post(fmt.Sprintf(`{ case(id: %q) { id rootCause { id } } }`, gen.ID(1+i)))
+		}()
+	}
+	warm.Wait()
+	post(heavy[0])
+
+	heavyClients := envInt(t, "ILGRAPH_FLOOD_CLIENTS", 48)
+	const perClient, lookupClients = 4, 4
+	var mu sync.Mutex
+	var heavyOut, lookupOut []outcome
+	var flood, lookups sync.WaitGroup
+	start := make(chan struct{})
+	for c := 0; c < heavyClients; c++ {
+		flood.Add(1)
+		go func() {
+			defer flood.Done()
+			<-start
+			for i := 0; i < perClient; i++ {
+				o := post(heavy[(c+i)%len(heavy)])
+				mu.Lock()
+				heavyOut = append(heavyOut, o)
+				mu.Unlock()
+			}
+		}()
+	}
+	done := make(chan struct{})
+	for c := 0; c < lookupClients; c++ {
+		lookups.Add(1)
+		go func() {
+			defer lookups.Done()
+			<-start
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				id := gen.ID(1 + (c*997+i*31)%cases)
+				o := post(fmt.Sprintf(`{ case(id: %q) { id title { en } rootCause { id } components { id } } }`, id))
+				mu.Lock()
+				lookupOut = append(lookupOut, o)
+				mu.Unlock()
+			}
+		}()
+	}
+	began := time.Now()
+	close(start)
+	flood.Wait()
+	elapsed := time.Since(began)
+	close(done)
+	lookups.Wait()
+
+	bound := admission.Default.Wait + timeout + time.Second // a second of slack for the machine
+	var answered, refused []time.Duration
+	for _, o := range heavyOut {
+		switch {
+		case o.status == 200 && o.code == "":
+			answered = append(answered, o.took)
+		case o.status == 503 && o.code == "OVERLOADED" && o.retry != "":
+			refused = append(refused, o.took)
+		default:
+			t.Errorf("an aggregate answered HTTP %d code %q Retry-After %q", o.status, o.code, o.retry)
+		}
+		if o.took > bound {
+			t.Errorf("an aggregate took %v, more than the wait bound + the request timeout (%v)", o.took, bound)
+		}
+	}
+	var lookupTimes []time.Duration
+	for _, o := range lookupOut {
+		if o.status != 200 || o.code != "" {
+			t.Errorf("a lookup was refused or failed: HTTP %d code %q", o.status, o.code)
+		}
+		lookupTimes = append(lookupTimes, o.took)
+	}
+	if len(answered) == 0 || len(lookupTimes) == 0 {
+		t.Fatalf("%d aggregates answered, %d lookups: nothing to compare", len(answered), len(lookupTimes))
+	}
+	pct := func(ds []time.Duration, p float64) time.Duration {
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return s[min(len(s)-1, int(p*float64(len(s))))]
+	}
+	t.Logf("flood of %d aggregates from %d clients over %d cases, %v: %d answered (p50 %v, p99 %v, max %v), %d refused 503 (max %v); %d lookups from %d clients meanwhile (p50 %v, p99 %v, max %v)",
+		len(heavyOut), heavyClients, cases, elapsed.Round(time.Millisecond),
+		len(answered), pct(answered, .5), pct(answered, .99), pct(answered, 1),
+		len(refused), maxOf(refused),
+		len(lookupTimes), lookupClients, pct(lookupTimes, .5), pct(lookupTimes, .99), pct(lookupTimes, 1))
+	// Far below: lookups never wait for the aggregates' slots, so their
+	// slowest is a fraction of the slowest answered aggregate.
+	if lmax, hmax := pct(lookupTimes, 1), pct(answered, 1); lmax*3 > hmax {
+		t.Errorf("the slowest lookup took %v, not far below the slowest answered aggregate (%v)", lmax, hmax)
+	}
+}
+
+func envInt(t *testing.T, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		t.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
+}
+
+func maxOf(ds []time.Duration) time.Duration {
+	var m time.Duration
+	for _, d := range ds {
+		m = max(m, d)
+	}
+	return m
+}
