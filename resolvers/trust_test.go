@@ -17,12 +17,26 @@ func TestUnknownValuesAreNull(t *testing.T) {
 	a := mustAPI(t)
 	var got struct {
 		Cases struct {
-			Nodes []map[string]json.RawMessage
+			Nodes    []map[string]json.RawMessage
+			PageInfo struct {
+				HasNextPage bool
+				EndCursor   string
+			}
 		}
 	}
-	a.must(`{ cases(first: 100, sort: ID_ASC) { nodes { id dateKind severity updatedAt url
+	// Every case, a page of 100 at a time.
+	var nodes []map[string]json.RawMessage
+	for after := ""; ; after = got.Cases.PageInfo.EndCursor {
+		got.Cases.Nodes = nil
+		a.must(`query($after: String) { cases(first: 100, after: $after, sort: ID_ASC) { pageInfo { hasNextPage endCursor } nodes { id dateKind severity updatedAt url
 		timeline { detectedAfter resolvedAfter detectedAfterMinutes resolvedAfterMinutes }
-		impact { scope users region } review { writtenBy reviewedAt reviewedBy } sources { url kind archived } } } }`, nil, &got)
+		impact { scope users region } review { writtenBy reviewedAt reviewedBy } sources { url kind archived } } } }`, map[string]any{"after": after}, &got)
+		nodes = append(nodes, got.Cases.Nodes...)
+		if !got.Cases.PageInfo.HasNextPage {
+			break
+		}
+	}
+	got.Cases.Nodes = nodes
 	if len(got.Cases.Nodes) != len(a.cases) {
 		t.Fatalf("got %d cases, want %d", len(got.Cases.Nodes), len(a.cases))
 	}

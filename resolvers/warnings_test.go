@@ -81,8 +81,9 @@ func TestTermWarnings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a.t = t
 			got, ws := list(tt.filter)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %v\nwant %v", got, tt.want)
+			want := tt.want[:min(len(tt.want), 100)] // the first page, by id
+			if !slices.Equal(got, want) {
+				t.Errorf("got %v\nwant %v", got, want)
 			}
 			if len(ws) != 1 || ws[0].Field != tt.field || !strings.Contains(ws[0].Message, tt.message) ||
 				(tt.suggested != "" && !slices.Contains(ws[0].Suggestions, tt.suggested)) {

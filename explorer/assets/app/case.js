@@ -5,7 +5,10 @@
 import { h, fill, query, must, english, KINDS, kindByAPI, L, state, text, termSpan, termLabel, link, go, caseLink, topicLink, safeURL, NotFound, CASE_ID, fmtMinutes } from "./lib.js";
 import { scoreBar, kindLegend } from "./bars.js";
 
-const WEIGHT_KEYS = [["rootCause", "ROOT_CAUSE"], ["component", "COMPONENT"], ["symptom", "SYMPTOM"], ["contributing", "CONTRIBUTING"], ["domain", "DOMAIN"], ["org", "ORG"]];
+const WEIGHT_KEYS = [["rootCause", "ROOT_CAUSE"], ["component", "COMPONENT"], ["symptom", "SYMPTOM"], ["contributing", "CONTRIBUTING"], ["domain", "DOMAIN"], ["mechanism", "MECHANISM"], ["org", "ORG"], ["text", "TEXT"]];
+
+// The text channel is not a kind; its weight sits beside the kinds'.
+const TEXT_WEIGHT = { en: "Text (trigger and lessons)", ko: "텍스트 (계기와 교훈)" };
 
 const T = "{ en ko }";
 const TERM = "{ kind id en ko }";
@@ -17,7 +20,7 @@ const CASE = `query CasePage($id: ID!, $k: Int, $weights: WeightsInput, $rarity:
     remediation ${T} actionItems ${T}
     impact { scope users region }
     timeline { detectedAfter detectedAfterMinutes resolvedAfter resolvedAfterMinutes }
-    organization ${TERM} rootCause ${TERM} components ${TERM} symptoms ${TERM} contributing ${TERM} domains ${TERM}
+    organization ${TERM} rootCause ${TERM} components ${TERM} symptoms ${TERM} contributing ${TERM} domains ${TERM} mechanisms ${TERM}
     related ${BRIEF} recurrenceOf ${BRIEF} recurrences ${BRIEF}
     sources { url kind archived }
     review { writtenBy reviewedAt reviewedBy }
@@ -30,7 +33,7 @@ const CASE = `query CasePage($id: ID!, $k: Int, $weights: WeightsInput, $rarity:
     case ${BRIEF} score
     shared { kind term ${TERM} weight contribution }
   }
-  similarityDefaults { weights { rootCause component symptom contributing domain org } }
+  similarityDefaults { weights { rootCause component symptom contributing domain mechanism org text } }
 }`;
 
 function parse(params, bad) {
@@ -42,7 +45,7 @@ function parse(params, bad) {
       const n = Number(v);
       if (!WEIGHT_KEYS.some(([x]) => x === k) || v === undefined || v === "" || !isFinite(n) || n < 0 || n > 100) {
         bad.push("w");
-        return { weights: {}, k: 10, rarity: false };
+        return { weights: {}, k: 10, rarity: DEFAULT_RARITY };
       }
       weights[k] = n;
     }
@@ -56,11 +59,15 @@ function parse(params, bad) {
   }
   const rarity = params.get("rarity");
   if (rarity !== null && rarity !== "1" && rarity !== "0") bad.push("rarity");
-  return { weights, k, rarity: rarity === "1" };
+  return { weights, k, rarity: rarity === null ? DEFAULT_RARITY : rarity === "1" };
 }
 
+// DEFAULT_RARITY is the service's default (similarityDefaults.rarity): the
+// URL names rarity only when it differs.
+const DEFAULT_RARITY = true;
+
 // caseParams are a case page's URL parameters besides its id.
-const caseParams = (st) => ({ w: wParam(st.weights), k: st.k !== 10 ? st.k : "", rarity: st.rarity ? "1" : "" });
+const caseParams = (st) => ({ w: wParam(st.weights), k: st.k !== 10 ? st.k : "", rarity: st.rarity === DEFAULT_RARITY ? "" : st.rarity ? "1" : "0" });
 
 const wParam = (weights) => Object.entries(weights).map(([k, v]) => `${k}:${v}`).join(",");
 
@@ -112,7 +119,7 @@ export async function render(ctx) {
       h("dl", { class: "tag-list" },
         tagRow(kinds.root_cause, c.rootCause ? [c.rootCause] : []), tagRow(kinds.component, c.components),
         tagRow(kinds.symptom, c.symptoms), tagRow(kinds.contributing, c.contributing), tagRow(kinds.domain, c.domains),
-        tagRow(kinds.org, [c.organization])),
+        tagRow(kinds.mechanism, c.mechanisms), tagRow(kinds.org, [c.organization])),
       field("Summary", "요약", para(c.summary)),
       dl([
         [L("Impact scope", "영향 범위"), c.impact.scope ? english(c.impact.scope) : "–"],
@@ -183,7 +190,7 @@ function sameRootCause(c, conn) {
 function similar(c, matches, defaults, st) {
   const weights = { ...defaults, ...st.weights };
   const inputs = WEIGHT_KEYS.map(([key, api]) => {
-    const k = kindByAPI(api);
+    const k = kindByAPI(api) || TEXT_WEIGHT;
     return h("div", { class: "weight" },
       h("label", { for: "w-" + key }, L(k.en, k.ko)),
       h("input", { type: "number", id: "w-" + key, name: key, min: "0", max: "100", step: "0.5", value: String(weights[key]) }));
@@ -203,7 +210,7 @@ function similar(c, matches, defaults, st) {
     h("div", { class: "weight" }, h("input", { type: "checkbox", id: "w-rarity", name: "rarity", checked: st.rarity }), " ",
       h("label", { for: "w-rarity", class: "inline" }, L("Rare shared features count more", "드문 공통 특징에 더 큰 가중치"))),
     h("button", { type: "submit" }, L("Apply weights", "가중치 적용")),
-    Object.keys(st.weights).length || st.rarity || st.k !== 10 ? h("a", { href: link("/case/" + encodeURIComponent(c.id)), "data-nav": "" }, L("Default weights", "기본 가중치")) : null));
+    Object.keys(st.weights).length || st.rarity !== DEFAULT_RARITY || st.k !== 10 ? h("a", { href: link("/case/" + encodeURIComponent(c.id)), "data-nav": "" }, L("Default weights", "기본 가중치")) : null));
   const body = matches.length
     ? h("ol", { class: "similar", id: "similar" }, matches.map((m) => h("li", {},
       h("div", { class: "similar-head" },
