@@ -289,7 +289,11 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 				cw += wk[k] * ix.count[c][k]
 			}
 		}
-		score := ilgraph.RoundScore((shared + wText*cos) / (qw + cw - shared + wText))
+		raw := (shared + wText*cos) / (qw + cw - shared + wText)
+		if len(h.xs) == h.k && raw < h.xs[0].score-1e-9 {
+			continue // cannot enter the top k, however it rounds
+		}
+		score := ilgraph.RoundScore(raw)
 		if score < opt.MinScore || !h.wants(score, ix.ids[c]) || !flt.match(ix, c) {
 			continue
 		}
