@@ -67,8 +67,8 @@ func (db *DB) SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures))
 	for _, m := range kinds {
 		cols = append(cols, fmt.Sprintf("[(n)-[:%s]->(t:%s) | t.id] AS %s", m.Rel, m.Label, m.Kind))
 	}
-	q := "MATCH (n:Case) RETURN n.id AS id, n.date AS date, n.severity AS severity, coalesce(n.machine_tagged, false) AS machine_tagged, " +
-		"n.org AS org_name, n.trigger_en AS trigger, n.lessons_en AS lessons, " + strings.Join(cols, ", ")
+	q := "MATCH (n:Case) RETURN n.id AS id, n.date AS date, n.severity AS severity, coalesce(n.machine_tagged, false) AS machine_tagged, n.org AS org_name, " +
+		"n.trigger_en AS trigger, n.lessons_en AS lessons, " + strings.Join(cols, ", ")
 	_, err := read(ctx, db, "reading case features", func(tx neo4j.ManagedTransaction) (struct{}, error) {
 		res, err := tx.Run(ctx, q, nil)
 		if err != nil {
@@ -78,7 +78,7 @@ func (db *DB) SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures))
 			r := res.Record()
 			machine, _, _ := neo4j.GetRecordValue[bool](r, "machine_tagged")
 			row := ilgraph.CaseFeatures{
-				ID: str(r, "id"), Severity: str(r, "severity"), MachineTagged: machine, Org: str(r, "org_name"),
+				ID: str(r, "id"), Severity: str(r, "severity"), Org: str(r, "org_name"), MachineTagged: machine,
 				Text: ilgraph.SimilarityText(str(r, "trigger"), str(r, "lessons")),
 			}
 			if d, ok := r.AsMap()["date"].(dbtype.Date); ok {

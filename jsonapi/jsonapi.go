@@ -116,7 +116,7 @@ func (a *api) similar(w http.ResponseWriter, r *http.Request) {
 	q := explore.SimilarityQuery{
 		K:        p.intIn("k", explore.DefaultSimilarK, 1, explore.MaxSimilarK),
 		Weights:  p.weights("weights"),
-		Rarity:   p.optBool("rarity"),
+		Rarity:   p.optBoolean("rarity"),
 		MinScore: p.floatIn("min_score", 0, 0, 1),
 	}
 	if p.err != nil {

@@ -146,8 +146,9 @@ func (p *params) boolean(name string) bool {
 	return b
 }
 
-// optBool is boolean, or nil when the parameter is not given.
-func (p *params) optBool(name string) *bool {
+// optBoolean is boolean for a parameter whose absence means "the default":
+// nil when it is not given.
+func (p *params) optBoolean(name string) *bool {
 	if p.str(name) == "" {
 		return nil
 	}

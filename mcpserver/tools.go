@@ -81,8 +81,8 @@ type VocabArgs struct {
 // share.
 type Ranking struct {
 	K        *int               `json:"k,omitempty" jsonschema:"how many similar cases (1 to 100, default 10)"`
-	Weights  map[string]float64 `json:"weights,omitempty" jsonschema:"weight per kind and of the text channel, e.g. {\"root_cause\": 3}; those left out keep their defaults (root_cause 3, component 1.5, symptom 1, contributing 2, domain 0.5, mechanism 4, org 0.5, text 60)"`
-	Rarity   *bool              `json:"rarity,omitempty" jsonschema:"weigh rare features more (default true)"`
+	Weights  map[string]float64 `json:"weights,omitempty" jsonschema:"weight per kind and for the text channel, e.g. {\"root_cause\": 3, \"text\": 0}; kinds left out keep the server's defaults (GraphQL similarityDefaults)"`
+	Rarity   *bool              `json:"rarity,omitempty" jsonschema:"weigh rare features more (the server's default when left out)"`
 	MinScore float64            `json:"min_score,omitempty" jsonschema:"leave out matches scoring less (0 to 1)"`
 }
 

@@ -61,8 +61,7 @@ func slim(c *ilgraph.Case) ilgraph.Case {
 	return ilgraph.Case{
 		ID: c.ID, Org: c.Org, OrgSlug: c.OrgSlug,
 		Title: c.Title, Summary: c.Summary, Trigger: c.Trigger, SymptomsText: c.SymptomsText,
-		RootCause: c.RootCause, Components: c.Components, Symptoms: c.Symptoms, Contributing: c.Contributing, Domain: c.Domain,
-		Mechanisms: c.Mechanisms,
+		RootCause: c.RootCause, Components: c.Components, Symptoms: c.Symptoms, Contributing: c.Contributing, Domain: c.Domain, Mechanisms: c.Mechanisms,
 	}
 }
 

@@ -13,18 +13,26 @@ export function kindLegend(withCase = false) {
 // shared features' contributions.
 export function scoreBar(m) {
   const pct = (x) => (Math.max(0, Math.min(1, x)) * 100).toFixed(2) + "%";
-  const describe = m.shared.map((f) => `${termLabel(f.term)} ${m.score > 0 ? Math.round((f.contribution / m.score) * 100) : 0}%`).join(", ");
+  const share = (x) => `${m.score > 0 ? Math.round((x / m.score) * 100) : 0}%`;
+  const kindLabel = (k) => (k ? L(k.en, k.ko) : "");
+  // The text channel's part, when it counts, is a segment of its own: with
+  // the shared features' it adds up to the score.
+  const text = m.text && m.text.contribution > 0 ? m.text : null;
+  const textLabel = L("text", "텍스트") + (text && text.words.length ? ` (${text.words.slice(0, 5).join(", ")})` : "");
+  const describe = m.shared.map((f) => `${termLabel(f.term)} ${share(f.contribution)}`)
+    .concat(text ? [`${textLabel} ${share(text.contribution)}`] : []).join(", ");
   return h("div", { class: "score" },
     h("div", { class: "bar", role: "img", "aria-label": L(`Score ${m.score.toFixed(2)}: ${describe}`, `점수 ${m.score.toFixed(2)}: ${describe}`) },
       m.shared.map((f) => {
         const k = kindByAPI(f.kind);
-        return h("span", { class: "seg", "data-kind": k ? k.url : "", style: { width: pct(f.contribution) }, title: `${L(k.en, k.ko)}: ${termLabel(f.term)} +${f.contribution.toFixed(3)}` });
-      })),
+        return h("span", { class: "seg", "data-kind": k ? k.url : "", style: { width: pct(f.contribution) }, title: `${kindLabel(k)}: ${termLabel(f.term)} +${f.contribution.toFixed(3)}` });
+      }),
+      text ? h("span", { class: "seg", "data-kind": "text", style: { width: pct(text.contribution) }, title: `${textLabel} +${text.contribution.toFixed(3)}` }) : null),
     h("span", { class: "score-num" }, m.score.toFixed(2)),
     h("ul", { class: "shared" }, m.shared.map((f) => {
       const k = kindByAPI(f.kind);
-      return h("li", { "data-kind": k ? k.url : "" }, termSpan(f.term), " ", h("span", { class: "count" }, `${m.score > 0 ? Math.round((f.contribution / m.score) * 100) : 0}%`));
-    })));
+      return h("li", { "data-kind": k ? k.url : "" }, termSpan(f.term), " ", h("span", { class: "count" }, share(f.contribution)));
+    }).concat(text ? [h("li", { "data-kind": "text" }, textLabel, " ", h("span", { class: "count" }, share(text.contribution)))] : [])));
 }
 
 export { KINDS };

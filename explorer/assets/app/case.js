@@ -5,10 +5,9 @@
 import { h, fill, query, must, english, KINDS, kindByAPI, L, state, text, termSpan, termLabel, link, go, caseLink, topicLink, safeURL, NotFound, CASE_ID, fmtMinutes } from "./lib.js";
 import { scoreBar, kindLegend } from "./bars.js";
 
+// TEXT_KIND labels the text channel's weight, which is not a kind of tag.
+const TEXT_KIND = { en: "Text (trigger, lessons)", ko: "텍스트(계기·교훈)" };
 const WEIGHT_KEYS = [["rootCause", "ROOT_CAUSE"], ["component", "COMPONENT"], ["symptom", "SYMPTOM"], ["contributing", "CONTRIBUTING"], ["domain", "DOMAIN"], ["mechanism", "MECHANISM"], ["org", "ORG"], ["text", "TEXT"]];
-
-// The text channel is not a kind; its weight sits beside the kinds'.
-const TEXT_WEIGHT = { en: "Text (trigger and lessons)", ko: "텍스트 (계기와 교훈)" };
 
 const T = "{ en ko }";
 const TERM = "{ kind id en ko }";
@@ -20,7 +19,7 @@ const CASE = `query CasePage($id: ID!, $k: Int, $weights: WeightsInput, $rarity:
     remediation ${T} actionItems ${T}
     impact { scope users region }
     timeline { detectedAfter detectedAfterMinutes resolvedAfter resolvedAfterMinutes }
-    organization ${TERM} rootCause ${TERM} components ${TERM} symptoms ${TERM} contributing ${TERM} domains ${TERM} mechanisms ${TERM}
+    organization ${TERM} rootCause ${TERM} components ${TERM} symptoms ${TERM} contributing ${TERM} domains ${TERM}
     related ${BRIEF} recurrenceOf ${BRIEF} recurrences ${BRIEF}
     sources { url kind archived }
     review { writtenBy reviewedAt reviewedBy }
@@ -32,8 +31,9 @@ const CASE = `query CasePage($id: ID!, $k: Int, $weights: WeightsInput, $rarity:
   similarCases(caseId: $id, k: $k, weights: $weights, rarity: $rarity) {
     case ${BRIEF} score
     shared { kind term ${TERM} weight contribution }
+    text { contribution words }
   }
-  similarityDefaults { weights { rootCause component symptom contributing domain mechanism org text } }
+  similarityDefaults { rarity weights { rootCause component symptom contributing domain mechanism org text } }
 }`;
 
 function parse(params, bad) {
@@ -45,7 +45,7 @@ function parse(params, bad) {
       const n = Number(v);
       if (!WEIGHT_KEYS.some(([x]) => x === k) || v === undefined || v === "" || !isFinite(n) || n < 0 || n > 100) {
         bad.push("w");
-        return { weights: {}, k: 10, rarity: DEFAULT_RARITY };
+        return { weights: {}, k: 10, rarity: null };
       }
       weights[k] = n;
     }
@@ -59,15 +59,12 @@ function parse(params, bad) {
   }
   const rarity = params.get("rarity");
   if (rarity !== null && rarity !== "1" && rarity !== "0") bad.push("rarity");
-  return { weights, k, rarity: rarity === null ? DEFAULT_RARITY : rarity === "1" };
+  // rarity: null leaves it to the server's default (similarityDefaults).
+  return { weights, k, rarity: rarity === "1" ? true : rarity === "0" ? false : null };
 }
 
-// DEFAULT_RARITY is the service's default (similarityDefaults.rarity): the
-// URL names rarity only when it differs.
-const DEFAULT_RARITY = true;
-
 // caseParams are a case page's URL parameters besides its id.
-const caseParams = (st) => ({ w: wParam(st.weights), k: st.k !== 10 ? st.k : "", rarity: st.rarity === DEFAULT_RARITY ? "" : st.rarity ? "1" : "0" });
+const caseParams = (st) => ({ w: wParam(st.weights), k: st.k !== 10 ? st.k : "", rarity: st.rarity === null ? "" : st.rarity ? "1" : "0" });
 
 const wParam = (weights) => Object.entries(weights).map(([k, v]) => `${k}:${v}`).join(",");
 
@@ -119,7 +116,7 @@ export async function render(ctx) {
       h("dl", { class: "tag-list" },
         tagRow(kinds.root_cause, c.rootCause ? [c.rootCause] : []), tagRow(kinds.component, c.components),
         tagRow(kinds.symptom, c.symptoms), tagRow(kinds.contributing, c.contributing), tagRow(kinds.domain, c.domains),
-        tagRow(kinds.mechanism, c.mechanisms), tagRow(kinds.org, [c.organization])),
+        tagRow(kinds.org, [c.organization])),
       field("Summary", "요약", para(c.summary)),
       dl([
         [L("Impact scope", "영향 범위"), c.impact.scope ? english(c.impact.scope) : "–"],
@@ -147,7 +144,7 @@ export async function render(ctx) {
       field("Recurrence of", "이전 재발 사례", c.recurrenceOf ? h("ul", { class: "briefs" }, brief(c.recurrenceOf)) : null),
       field("Recurrences", "재발", c.recurrences.length ? h("ul", { class: "briefs" }, c.recurrences.map(brief)) : null),
       sameRootCause(c, r.data.sameRootCause),
-      similar(c, r.data.similarCases, r.data.similarityDefaults.weights, st),
+      similar(c, r.data.similarCases, r.data.similarityDefaults, st),
       h("p", {}, h("a", { href: link("/graph", { x: "case:" + c.id }), "data-nav": "" }, L("Show this case's neighbourhood as a graph", "이 사례 주변을 그래프로 보기"))),
       rawJSON(c.id)));
 }
@@ -187,10 +184,12 @@ function sameRootCause(c, conn) {
     h("h2", { id: "h-same" }, L("Same root cause", "같은 원인"), " ", h("span", { class: "count" }, `(${conn.totalCount})`)), body);
 }
 
-function similar(c, matches, defaults, st) {
+function similar(c, matches, sd, st) {
+  const defaults = sd.weights;
+  const rarityOn = st.rarity === null ? sd.rarity : st.rarity;
   const weights = { ...defaults, ...st.weights };
   const inputs = WEIGHT_KEYS.map(([key, api]) => {
-    const k = kindByAPI(api) || TEXT_WEIGHT;
+    const k = kindByAPI(api) || TEXT_KIND;
     return h("div", { class: "weight" },
       h("label", { for: "w-" + key }, L(k.en, k.ko)),
       h("input", { type: "number", id: "w-" + key, name: key, min: "0", max: "100", step: "0.5", value: String(weights[key]) }));
@@ -202,15 +201,16 @@ function similar(c, matches, defaults, st) {
       const v = Number(form.elements[key].value);
       if (isFinite(v) && v >= 0 && v !== defaults[key]) w[key] = v;
     }
-    go(link("/case/" + encodeURIComponent(c.id), caseParams({ weights: w, k: Number(form.elements.k.value) || 10, rarity: form.elements.rarity.checked })));
+    const r = form.elements.rarity.checked;
+    go(link("/case/" + encodeURIComponent(c.id), caseParams({ weights: w, k: Number(form.elements.k.value) || 10, rarity: r === sd.rarity ? null : r })));
   } },
   h("fieldset", {}, h("legend", {}, L("Weights per kind", "종류별 가중치")), inputs,
     h("div", { class: "weight" }, h("label", { for: "w-k" }, L("How many", "개수")),
       h("select", { id: "w-k", name: "k" }, [...new Set([5, 10, 20, 50, st.k])].sort((a, b) => a - b).map((n) => h("option", { value: String(n), selected: n === st.k }, String(n))))),
-    h("div", { class: "weight" }, h("input", { type: "checkbox", id: "w-rarity", name: "rarity", checked: st.rarity }), " ",
+    h("div", { class: "weight" }, h("input", { type: "checkbox", id: "w-rarity", name: "rarity", checked: rarityOn }), " ",
       h("label", { for: "w-rarity", class: "inline" }, L("Rare shared features count more", "드문 공통 특징에 더 큰 가중치"))),
     h("button", { type: "submit" }, L("Apply weights", "가중치 적용")),
-    Object.keys(st.weights).length || st.rarity !== DEFAULT_RARITY || st.k !== 10 ? h("a", { href: link("/case/" + encodeURIComponent(c.id)), "data-nav": "" }, L("Default weights", "기본 가중치")) : null));
+    Object.keys(st.weights).length || st.rarity !== null || st.k !== 10 ? h("a", { href: link("/case/" + encodeURIComponent(c.id)), "data-nav": "" }, L("Default weights", "기본 가중치")) : null));
   const body = matches.length
     ? h("ol", { class: "similar", id: "similar" }, matches.map((m) => h("li", {},
       h("div", { class: "similar-head" },

@@ -134,7 +134,7 @@ export const KINDS = [
   { url: "symptom", api: "SYMPTOM", en: "Symptom", ko: "증상", param: "s", facet: "symptoms", filter: "symptoms", colour: "#7a4ab0" },
   { url: "contributing", api: "CONTRIBUTING", en: "Contributing factor", ko: "기여 요인", param: "f", facet: "contributing", filter: "contributing", colour: "#a35a00" },
   { url: "domain", api: "DOMAIN", en: "Domain", ko: "도메인", param: "d", facet: "domains", filter: "domains", colour: "#2e7d32" },
-  { url: "mechanism", api: "MECHANISM", en: "Mechanism", ko: "메커니즘", param: "mech", facet: "mechanisms", filter: "mechanisms", colour: "#8d2e6b" },
+  { url: "mechanism", api: "MECHANISM", en: "Mechanism", ko: "메커니즘", param: "m", facet: "mechanisms", filter: "mechanisms", colour: "#8a1c6b" },
   { url: "org", api: "ORG", en: "Organization", ko: "조직", param: "org", facet: "orgs", filter: "orgs", anyOnly: true, colour: "#555555" },
 ];
 export const CASE_COLOUR = "#0b6e75";
