@@ -30,6 +30,7 @@ shuffled and without ranker names, as lines to grade.`, stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	pool := fs.Int("pool", 0, "print the unjudged pairs of every ranker's top N for --queries")
 	queries := fs.String("queries", "", "with --pool: the query cases, comma-separated")
+	only := fs.String("rankers", "", "with --pool: pool only these rankers, comma-separated (default: all)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -42,6 +43,17 @@ shuffled and without ranker names, as lines to grade.`, stderr)
 		return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot read the judged sets")
 	}
 	rankers := relevance.Rankers(cases)
+	if *pool > 0 && *only != "" {
+		var keep []relevance.Ranker
+		for _, r := range rankers {
+			for _, name := range strings.Split(*only, ",") {
+				if strings.TrimSpace(name) == r.Name {
+					keep = append(keep, r)
+				}
+			}
+		}
+		rankers = keep
+	}
 	if *pool > 0 {
 		judgedPair := func(q, id string) bool {
 			for _, s := range sets {

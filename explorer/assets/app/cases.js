@@ -21,7 +21,7 @@ const CASES = `query Cases($filter: CaseFilter, $sort: CaseSort, $first: Int, $a
     facets(top: 30) {
       rootCauses { term { kind id en ko } count } components { term { kind id en ko } count }
       symptoms { term { kind id en ko } count } contributing { term { kind id en ko } count }
-      domains { term { kind id en ko } count } orgs { term { kind id en ko } count }
+      domains { term { kind id en ko } count } mechanisms { term { kind id en ko } count } orgs { term { kind id en ko } count }
     }
   }
 }`;
