@@ -223,6 +223,22 @@ type Drawing struct {
 	Truncated bool
 }
 
+// Sort puts a drawing in its stable order: nodes by key, edges by source,
+// target and type.
+func (d *Drawing) Sort() {
+	sort.Slice(d.Nodes, func(i, j int) bool { return d.Nodes[i].Key < d.Nodes[j].Key })
+	sort.Slice(d.Edges, func(i, j int) bool {
+		a, b := d.Edges[i], d.Edges[j]
+		if a.Source != b.Source {
+			return a.Source < b.Source
+		}
+		if a.Target != b.Target {
+			return a.Target < b.Target
+		}
+		return a.Type < b.Type
+	})
+}
+
 // MaxDrawingNodes caps how many nodes one exploration returns.
 const MaxDrawingNodes = 2000
 

@@ -2,7 +2,6 @@ package explore
 
 import (
 	"context"
-	"sort"
 
 	"github.com/ilgraph/ilgraph"
 )
@@ -29,33 +28,11 @@ func (s *Service) Vocabulary(ctx context.Context, kinds ...ilgraph.Kind) ([]ilgr
 
 // Terms returns the terms asked for, in order. A vocabulary term comes from
 // the shared snapshot; organizations are read in one round trip. A term the
-// graph lacks comes back with its id as its label and Known false.
+// graph lacks comes back with its id as its label.
 func (s *Service) Terms(ctx context.Context, keys []ilgraph.TermKey) ([]ilgraph.Term, error) {
-	out := make([]ilgraph.Term, len(keys))
-	var orgs []ilgraph.TermKey
-	var orgAt []int
-	var vocab map[ilgraph.TermKey]ilgraph.TermInfo
-	for i, k := range keys {
-		if k.Kind == ilgraph.KindOrg {
-			orgs, orgAt = append(orgs, k), append(orgAt, i)
-			continue
-		}
-		if vocab == nil {
-			var err error
-			if vocab, err = s.VocabularySnapshot(ctx); err != nil {
-				return nil, err
-			}
-		}
-		out[i] = vocab[k].Term
-	}
-	if len(orgs) > 0 {
-		ts, err := s.orgTerms(ctx, orgs)
-		if err != nil {
-			return nil, err
-		}
-		for j, t := range ts {
-			out[orgAt[j]] = t
-		}
+	out, err := byTermKey(ctx, s, keys, func(ti ilgraph.TermInfo) ilgraph.Term { return ti.Term }, s.orgTerms)
+	if err != nil {
+		return nil, err
 	}
 	for i, k := range keys {
 		if out[i].ID == "" {
@@ -136,13 +113,20 @@ func (s *Service) Term(ctx context.Context, key ilgraph.TermKey) (*ilgraph.Term,
 
 // TermCaseCounts returns how many cases have each term, in order.
 func (s *Service) TermCaseCounts(ctx context.Context, keys []ilgraph.TermKey) ([]int, error) {
-	out := make([]int, len(keys))
-	var orgs []ilgraph.TermKey
+	return byTermKey(ctx, s, keys, func(ti ilgraph.TermInfo) int { return ti.Cases }, s.store.TermCaseCounts)
+}
+
+// byTermKey answers keys in order: vocabulary terms from the shared
+// snapshot (read only when one is asked for), organizations in one batch.
+func byTermKey[V any](ctx context.Context, s *Service, keys []ilgraph.TermKey, fromVocab func(ilgraph.TermInfo) V,
+	orgs func(context.Context, []ilgraph.TermKey) ([]V, error)) ([]V, error) {
+	out := make([]V, len(keys))
+	var orgKeys []ilgraph.TermKey
 	var orgAt []int
 	var vocab map[ilgraph.TermKey]ilgraph.TermInfo
 	for i, k := range keys {
 		if k.Kind == ilgraph.KindOrg {
-			orgs, orgAt = append(orgs, k), append(orgAt, i)
+			orgKeys, orgAt = append(orgKeys, k), append(orgAt, i)
 			continue
 		}
 		if vocab == nil {
@@ -151,15 +135,15 @@ func (s *Service) TermCaseCounts(ctx context.Context, keys []ilgraph.TermKey) ([
 				return nil, err
 			}
 		}
-		out[i] = vocab[k].Cases
+		out[i] = fromVocab(vocab[k])
 	}
-	if len(orgs) > 0 {
-		cs, err := s.store.TermCaseCounts(ctx, orgs)
+	if len(orgKeys) > 0 {
+		vs, err := orgs(ctx, orgKeys)
 		if err != nil {
 			return nil, err
 		}
-		for j, c := range cs {
-			out[orgAt[j]] = c
+		for j, v := range vs {
+			out[orgAt[j]] = v
 		}
 	}
 	return out, nil
@@ -308,42 +292,28 @@ func (s *Service) cooccurrenceFromReadModel(ctx context.Context, rm ReadModel, q
 	if len(used) > ilgraph.MaxDrawingNodes {
 		return nil, false, ilgraph.Errorf(ilgraph.ELIMIT, "the co-occurrence graph has %d nodes, more than %d: narrow the filter or raise minCount", len(used), ilgraph.MaxDrawingNodes)
 	}
-	labels := map[ilgraph.Feature]string{}
-	var orgs []ilgraph.TermKey
+	feats := make([]ilgraph.Feature, 0, len(used))
+	keys := make([]ilgraph.TermKey, 0, len(used))
 	for f := range used {
-		if f.Kind == ilgraph.KindOrg {
-			orgs = append(orgs, ilgraph.TermKey{Kind: f.Kind, ID: f.ID})
-			continue
-		}
-		vocab, err := s.VocabularySnapshot(ctx)
-		if err != nil {
-			return nil, false, err
-		}
-		labels[f] = vocab[ilgraph.TermKey{Kind: f.Kind, ID: f.ID}].En
+		feats, keys = append(feats, f), append(keys, ilgraph.TermKey{Kind: f.Kind, ID: f.ID})
 	}
-	if len(orgs) > 0 {
-		ts, err := s.orgTerms(ctx, orgs)
-		if err != nil {
-			return nil, false, err
-		}
-		for i, t := range ts {
-			labels[ilgraph.Feature{Kind: orgs[i].Kind, ID: orgs[i].ID}] = t.En
-		}
+	// Labels as the graph has them: empty for a term it lacks.
+	labels, err := byTermKey(ctx, s, keys, func(ti ilgraph.TermInfo) string { return ti.En },
+		func(ctx context.Context, keys []ilgraph.TermKey) ([]string, error) {
+			ts, err := s.orgTerms(ctx, keys)
+			out := make([]string, len(ts))
+			for i, t := range ts {
+				out[i] = t.En
+			}
+			return out, err
+		})
+	if err != nil {
+		return nil, false, err
 	}
-	for f := range used {
-		d.Nodes = append(d.Nodes, ilgraph.Node{Key: string(f.Kind) + ":" + f.ID, Kind: string(f.Kind), ID: f.ID, Label: labels[f], Count: singles[f]})
+	for i, f := range feats {
+		d.Nodes = append(d.Nodes, ilgraph.Node{Key: string(f.Kind) + ":" + f.ID, Kind: string(f.Kind), ID: f.ID, Label: labels[i], Count: singles[f]})
 	}
-	sort.Slice(d.Nodes, func(i, j int) bool { return d.Nodes[i].Key < d.Nodes[j].Key })
-	sort.Slice(d.Edges, func(i, j int) bool {
-		a, b := d.Edges[i], d.Edges[j]
-		if a.Source != b.Source {
-			return a.Source < b.Source
-		}
-		if a.Target != b.Target {
-			return a.Target < b.Target
-		}
-		return a.Type < b.Type
-	})
+	d.Sort()
 	return d, true, nil
 }
 

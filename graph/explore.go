@@ -124,22 +124,8 @@ RETURN elementId(a) AS a, type(r) AS type, elementId(b) AS b`, rels)
 		for _, r := range recs {
 			d.Edges = append(d.Edges, ilgraph.Edge{Source: keys[str(r, "a")], Target: keys[str(r, "b")], Type: str(r, "type")})
 		}
-		sortDrawing(d)
+		d.Sort()
 		return d, nil
-	})
-}
-
-func sortDrawing(d *ilgraph.Drawing) {
-	sort.Slice(d.Nodes, func(i, j int) bool { return d.Nodes[i].Key < d.Nodes[j].Key })
-	sort.Slice(d.Edges, func(i, j int) bool {
-		a, b := d.Edges[i], d.Edges[j]
-		if a.Source != b.Source {
-			return a.Source < b.Source
-		}
-		if a.Target != b.Target {
-			return a.Target < b.Target
-		}
-		return a.Type < b.Type
 	})
 }
 
@@ -266,7 +252,7 @@ RETURN type(r) AS rel, t.id AS id, coalesce(t.en, t.name) AS label, count(DISTIN
 		if len(d.Nodes) > ilgraph.MaxDrawingNodes {
 			return nil, ilgraph.Errorf(ilgraph.ELIMIT, "the co-occurrence graph has %d nodes, more than %d: narrow the filter or raise minCount", len(d.Nodes), ilgraph.MaxDrawingNodes)
 		}
-		sortDrawing(d)
+		d.Sort()
 		return d, nil
 	})
 }
