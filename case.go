@@ -104,6 +104,29 @@ func (c *Case) MachineTagged() bool {
 	return c.Review.WrittenBy == ImportWriter && strings.TrimSpace(c.Review.ReviewedAt) == ""
 }
 
+// Reviewed reports whether a second reader has checked the case against its
+// source: review.reviewed_at is set.
+func (c *Case) Reviewed() bool { return strings.TrimSpace(c.Review.ReviewedAt) != "" }
+
+// Bilingual reports whether every text the case gives in English — title,
+// summary, trigger, detection, symptoms text, lessons, each remediation step
+// and action item — is given in Korean too.
+func (c *Case) Bilingual() bool {
+	for _, t := range []Text{c.Title, c.Summary, c.Trigger, c.Detection, c.SymptomsText, c.Lessons} {
+		if strings.TrimSpace(t.En) != "" && strings.TrimSpace(t.Ko) == "" {
+			return false
+		}
+	}
+	for _, items := range [][]Item{c.Remediation, c.ActionItems} {
+		for _, it := range items {
+			if strings.TrimSpace(it.Text.En) != "" && strings.TrimSpace(it.Text.Ko) == "" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // TagConfidence holds, per kind, a confidence in [0, 1] for each tag a
 // machine chose: the suggestion engine's, or a fixed one for a tag taken
 // from a source's own categories (docs/import.md).

@@ -139,16 +139,21 @@ type PairCount struct {
 
 // Stats are corpus statistics over the cases a filter selects.
 type Stats struct {
-	Cases           int
-	Organizations   int
-	Relationships   int
-	PerYear         []YearCount
-	PerRootCause    []TermCount
-	PerOrg          []TermCount
-	TopPairs        []PairCount // most frequent root cause–component pairs
-	ResolveAll      Distribution
-	ResolveByCause  []GroupDistribution // by median descending
-	ResolveByFactor []GroupDistribution // by median descending
+	Cases         int
+	Organizations int
+	// Bilingual and Reviewed count the selected cases that give every text
+	// in Korean too (Case.Bilingual) and that a second reader has checked
+	// (Case.Reviewed).
+	Bilingual, Reviewed int
+	Relationships       int
+	PerYear             []YearCount
+	PerRootCause        []TermCount
+	PerOrg              []TermCount
+	PerDomain           []TermCount
+	TopPairs            []PairCount // most frequent root cause–component pairs
+	ResolveAll          Distribution
+	ResolveByCause      []GroupDistribution // by median descending
+	ResolveByFactor     []GroupDistribution // by median descending
 }
 
 // Axis is one dimension of a breakdown: a time unit (AxisYear, AxisMonth)
@@ -258,7 +263,10 @@ type CaseFeatures struct {
 	Org      string // the organization's name as the case gives it
 	// MachineTagged is Case.MachineTagged (filters with ReviewedOnly).
 	MachineTagged bool
-	Features      []Feature // kinds in AllKinds order, each kind's in the case's order
+	// Bilingual and Reviewed are Case.Bilingual and Case.Reviewed (counted
+	// by Stats).
+	Bilingual, Reviewed bool
+	Features            []Feature // kinds in AllKinds order, each kind's in the case's order
 	// ResolvedMin is the minutes from start to resolution, when Resolved
 	// (the case's timeline says).
 	ResolvedMin int

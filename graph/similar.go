@@ -68,7 +68,7 @@ func (db *DB) SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures))
 		// In rank order, as the case lists them (the read model shows them).
 		cols = append(cols, fmt.Sprintf("[(n)-[r:%s]->(t:%s) | [coalesce(r.rank, 0), t.id]] AS %s", m.Rel, m.Label, m.Kind))
 	}
-	q := "MATCH (n:Case) RETURN n.id AS id, n.date AS date, n.severity AS severity, n.org AS org_name, n.resolved_after_min AS resolved, coalesce(n.machine_tagged, false) AS machine_tagged, " +
+	q := "MATCH (n:Case) RETURN n.id AS id, n.date AS date, n.severity AS severity, n.org AS org_name, n.resolved_after_min AS resolved, coalesce(n.machine_tagged, false) AS machine_tagged, coalesce(n.bilingual, false) AS bilingual, coalesce(n.reviewed, false) AS reviewed, " +
 		"n.trigger_en AS trigger, n.lessons_en AS lessons, " + strings.Join(cols, ", ")
 	_, err := read(ctx, db, "reading case features", func(tx neo4j.ManagedTransaction) (struct{}, error) {
 		res, err := tx.Run(ctx, q, nil)
@@ -78,8 +78,11 @@ func (db *DB) SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures))
 		for res.Next(ctx) {
 			r := res.Record()
 			machine, _, _ := neo4j.GetRecordValue[bool](r, "machine_tagged")
+			bilingual, _, _ := neo4j.GetRecordValue[bool](r, "bilingual")
+			reviewed, _, _ := neo4j.GetRecordValue[bool](r, "reviewed")
 			row := ilgraph.CaseFeatures{
 				ID: str(r, "id"), Severity: str(r, "severity"), Org: str(r, "org_name"), MachineTagged: machine,
+				Bilingual: bilingual, Reviewed: reviewed,
 				Text: ilgraph.SimilarityText(str(r, "trigger"), str(r, "lessons")),
 			}
 			if m, isNil, err := neo4j.GetRecordValue[int64](r, "resolved"); err == nil && !isNil {

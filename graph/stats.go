@@ -23,16 +23,20 @@ func (db *DB) Stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, 
 	factor, _ := modelOf(ilgraph.KindContributing)
 	org, _ := modelOf(ilgraph.KindOrg)
 	comp, _ := modelOf(ilgraph.KindComponent)
+	domain, _ := modelOf(ilgraph.KindDomain)
 	return read(ctx, db, "computing stats", func(tx neo4j.ManagedTransaction) (*ilgraph.Stats, error) {
 		st := &ilgraph.Stats{}
 		recs, err := collect(ctx, tx, mc.text+`RETURN count(n) AS cases, count(DISTINCT n.org_slug) AS orgs,
-  sum(COUNT { (n)-->() }) AS rels, collect(n.resolved_after_min) AS mins`, mc.params)
+  sum(COUNT { (n)-->() }) AS rels, count(CASE WHEN n.bilingual THEN 1 END) AS bilingual,
+  count(CASE WHEN n.reviewed THEN 1 END) AS reviewed, collect(n.resolved_after_min) AS mins`, mc.params)
 		if err != nil {
 			return nil, err
 		}
 		st.Cases = int(integer(recs[0], "cases"))
 		st.Organizations = int(integer(recs[0], "orgs"))
 		st.Relationships = int(integer(recs[0], "rels"))
+		st.Bilingual = int(integer(recs[0], "bilingual"))
+		st.Reviewed = int(integer(recs[0], "reviewed"))
 		st.ResolveAll = ilgraph.Distribute(st.Cases, ints(recs[0], "mins"))
 		recs, err = collect(ctx, tx, mc.text+"RETURN n.year AS year, count(*) AS c ORDER BY year", mc.params)
 		if err != nil {
@@ -45,7 +49,7 @@ func (db *DB) Stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, 
 			m     kindModel
 			count *[]ilgraph.TermCount
 			dist  *[]ilgraph.GroupDistribution
-		}{{cause, &st.PerRootCause, &st.ResolveByCause}, {factor, nil, &st.ResolveByFactor}, {org, &st.PerOrg, nil}} {
+		}{{cause, &st.PerRootCause, &st.ResolveByCause}, {factor, nil, &st.ResolveByFactor}, {org, &st.PerOrg, nil}, {domain, &st.PerDomain, nil}} {
 			recs, err := collect(ctx, tx, group(g.m), mc.params)
 			if err != nil {
 				return nil, err

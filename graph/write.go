@@ -15,7 +15,7 @@ import (
 
 // storageVersion is mixed into every case's content hash: bump it when the
 // way a case is stored changes, so that the next load rewrites every case.
-const storageVersion = "ilgraph-case-v2"
+const storageVersion = "ilgraph-case-v3"
 
 // ContentHash identifies a case's content as loaded. Equal hashes mean a
 // re-load has nothing to change.
@@ -266,6 +266,8 @@ func caseProps(c *ilgraph.Case) map[string]any {
 		"review_reviewed_by": c.Review.ReviewedBy,
 		"raw":                string(c.Raw),
 		"machine_tagged":     c.MachineTagged(),
+		"bilingual":          c.Bilingual(),
+		"reviewed":           c.Reviewed(),
 		"tag_confidence":     "",
 	}
 	if c.TagConfidence != nil {

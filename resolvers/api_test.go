@@ -770,8 +770,13 @@ func TestStats(t *testing.T) {
 	var got struct {
 		Stats struct {
 			Cases, Organizations int
-			PerYear              []struct{ Year, Count int }
-			PerRootCause         []struct {
+			Bilingual, Reviewed  int
+			PerDomain            []struct {
+				Term  struct{ ID string }
+				Count int
+			}
+			PerYear      []struct{ Year, Count int }
+			PerRootCause []struct {
 				Term  struct{ ID string }
 				Count int
 			}
@@ -784,14 +789,25 @@ func TestStats(t *testing.T) {
 			}
 		}
 	}
-	a.must(`{ stats { cases organizations perYear { year count } perRootCause { term { id } count }
+	a.must(`{ stats { cases organizations bilingual reviewed perDomain { term { id } count } perYear { year count } perRootCause { term { id } count }
 		timeToResolveByRootCause { term { id } distribution { cases measured median } } } }`, nil, &got)
 	orgs := map[string]bool{}
 	years := map[int]int{}
 	causes := map[string]int{}
 	mins := map[string][]int{}
+	domains := map[string]int{}
+	bilingual, reviewed := 0, 0
 	for _, c := range a.cases {
 		orgs[c.OrgSlug] = true
+		for _, d := range c.Domain {
+			domains[d]++
+		}
+		if c.Bilingual() {
+			bilingual++
+		}
+		if c.Reviewed() {
+			reviewed++
+		}
 		years[c.Year()]++
 		causes[c.RootCause]++
 		if m, err := ilgraph.ParseDuration(c.Timeline.ResolvedAfter); err == nil {
@@ -800,6 +816,16 @@ func TestStats(t *testing.T) {
 	}
 	if got.Stats.Cases != len(a.cases) || got.Stats.Organizations != len(orgs) {
 		t.Errorf("totals: got %d cases %d orgs, want %d and %d", got.Stats.Cases, got.Stats.Organizations, len(a.cases), len(orgs))
+	}
+	if got.Stats.Bilingual != bilingual || got.Stats.Reviewed != reviewed {
+		t.Errorf("bilingual %d, reviewed %d; want %d and %d", got.Stats.Bilingual, got.Stats.Reviewed, bilingual, reviewed)
+	}
+	gotDomains := map[string]int{}
+	for _, d := range got.Stats.PerDomain {
+		gotDomains[d.Term.ID] = d.Count
+	}
+	if !reflect.DeepEqual(gotDomains, domains) {
+		t.Errorf("per domain: got %v, want %v", gotDomains, domains)
 	}
 	gotYears := map[int]int{}
 	for _, y := range got.Stats.PerYear {

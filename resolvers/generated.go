@@ -355,11 +355,14 @@ type ComplexityRoot struct {
 	}
 
 	Stats struct {
+		Bilingual                func(childComplexity int) int
 		Cases                    func(childComplexity int) int
 		Organizations            func(childComplexity int) int
+		PerDomain                func(childComplexity int) int
 		PerOrganization          func(childComplexity int) int
 		PerRootCause             func(childComplexity int) int
 		PerYear                  func(childComplexity int) int
+		Reviewed                 func(childComplexity int) int
 		TimeToResolve            func(childComplexity int) int
 		TimeToResolveByFactor    func(childComplexity int) int
 		TimeToResolveByRootCause func(childComplexity int) int
@@ -614,6 +617,7 @@ type SourceResolver interface {
 }
 type StatsResolver interface {
 	PerOrganization(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.TermCount, error)
+
 	TopCauseComponentPairs(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.PairCount, error)
 	TimeToResolve(ctx context.Context, obj *ilgraph.Stats) (*ilgraph.Distribution, error)
 	TimeToResolveByRootCause(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.GroupDistribution, error)
@@ -1919,6 +1923,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Source.URL(childComplexity), true
 
+	case "Stats.bilingual":
+		if e.ComplexityRoot.Stats.Bilingual == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stats.Bilingual(childComplexity), true
 	case "Stats.cases":
 		if e.ComplexityRoot.Stats.Cases == nil {
 			break
@@ -1931,6 +1941,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Stats.Organizations(childComplexity), true
+	case "Stats.perDomain":
+		if e.ComplexityRoot.Stats.PerDomain == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stats.PerDomain(childComplexity), true
 	case "Stats.perOrganization":
 		if e.ComplexityRoot.Stats.PerOrganization == nil {
 			break
@@ -1949,6 +1965,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Stats.PerYear(childComplexity), true
+	case "Stats.reviewed":
+		if e.ComplexityRoot.Stats.Reviewed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stats.Reviewed(childComplexity), true
 	case "Stats.timeToResolve":
 		if e.ComplexityRoot.Stats.TimeToResolve == nil {
 			break
@@ -3106,9 +3128,14 @@ type PairCount {
 type Stats {
   cases: Int!
   organizations: Int!
+  "Cases that give every text in Korean too (title, summary, …, action items)."
+  bilingual: Int!
+  "Cases a second reader has checked against their source (review.reviewedAt set)."
+  reviewed: Int!
   perYear: [YearCount!]!
   perRootCause: [TermCount!]!
   perOrganization: [TermCount!]!
+  perDomain: [TermCount!]!
   "Most frequent root cause → component pairs."
   topCauseComponentPairs: [PairCount!]!
   timeToResolve: Distribution!
@@ -3716,12 +3743,18 @@ func (ec *executionContext) childFields_Stats(ctx context.Context, field graphql
 		return ec.fieldContext_Stats_cases(ctx, field)
 	case "organizations":
 		return ec.fieldContext_Stats_organizations(ctx, field)
+	case "bilingual":
+		return ec.fieldContext_Stats_bilingual(ctx, field)
+	case "reviewed":
+		return ec.fieldContext_Stats_reviewed(ctx, field)
 	case "perYear":
 		return ec.fieldContext_Stats_perYear(ctx, field)
 	case "perRootCause":
 		return ec.fieldContext_Stats_perRootCause(ctx, field)
 	case "perOrganization":
 		return ec.fieldContext_Stats_perOrganization(ctx, field)
+	case "perDomain":
+		return ec.fieldContext_Stats_perDomain(ctx, field)
 	case "topCauseComponentPairs":
 		return ec.fieldContext_Stats_topCauseComponentPairs(ctx, field)
 	case "timeToResolve":
@@ -10338,6 +10371,52 @@ func (ec *executionContext) fieldContext_Stats_organizations(_ context.Context, 
 	return graphql.NewScalarFieldContext("Stats", field, false, false, "Int")
 }
 
+func (ec *executionContext) _Stats_bilingual(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stats_bilingual(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bilingual, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Stats_bilingual(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Stats_reviewed(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stats_reviewed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reviewed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Stats_reviewed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stats", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Stats_perYear(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10427,6 +10506,38 @@ func (ec *executionContext) fieldContext_Stats_perOrganization(_ context.Context
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TermCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Stats_perDomain(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stats_perDomain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PerDomain, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.TermCount) graphql.Marshaler {
+			return ec.marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Stats_perDomain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Stats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TermCount(ctx, field)
 		},
@@ -15475,6 +15586,16 @@ func (ec *executionContext) _Stats(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "bilingual":
+			out.Values[i] = ec._Stats_bilingual(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reviewed":
+			out.Values[i] = ec._Stats_reviewed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "perYear":
 			out.Values[i] = ec._Stats_perYear(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -15491,6 +15612,11 @@ func (ec *executionContext) _Stats(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Stats_perOrganization(ctx, field, obj)
 				})
+		case "perDomain":
+			out.Values[i] = ec._Stats_perDomain(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "topCauseComponentPairs":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,

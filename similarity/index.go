@@ -35,16 +35,18 @@ type Index struct {
 	byID     map[string]int32
 	date     []int32 // days since 1970-01-01
 	severity []string
-	machine  []bool  // Case.MachineTagged
-	org      []int32 // feature id of each case's organization, -1 if none
-	resolved []int32 // minutes to resolve, -1 when the case does not say
-	year     []int16
-	tags     [][]int32 // case -> its feature ids in the case's own order
-	orgName  []int32   // case -> its organization's name as it gives it, in names
-	names    []string
-	orgTerms map[string]string // organization id -> name, when the store has them
-	slot     []int32           // feature id -> its position among its kind's features
-	perKind  [nKinds]int       // features of each kind
+	machine  []bool // Case.MachineTagged
+	// Case.Bilingual and Case.Reviewed, counted by Stats.
+	bilingual, reviewed []bool
+	org                 []int32 // feature id of each case's organization, -1 if none
+	resolved            []int32 // minutes to resolve, -1 when the case does not say
+	year                []int16
+	tags                [][]int32 // case -> its feature ids in the case's own order
+	orgName             []int32   // case -> its organization's name as it gives it, in names
+	names               []string
+	orgTerms            map[string]string // organization id -> name, when the store has them
+	slot                []int32           // feature id -> its position among its kind's features
+	perKind             [nKinds]int       // features of each kind
 
 	features []ilgraph.Feature         // by feature id
 	featID   map[ilgraph.Feature]int32 // feature -> id
@@ -74,7 +76,8 @@ type Index struct {
 func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 	ix := &Index{
 		ids: make([]string, len(rows)), byID: make(map[string]int32, len(rows)),
-		date: make([]int32, len(rows)), severity: make([]string, len(rows)), machine: make([]bool, len(rows)), org: make([]int32, len(rows)),
+		date: make([]int32, len(rows)), severity: make([]string, len(rows)), machine: make([]bool, len(rows)),
+		bilingual: make([]bool, len(rows)), reviewed: make([]bool, len(rows)), org: make([]int32, len(rows)),
 		resolved: make([]int32, len(rows)), year: make([]int16, len(rows)),
 		tags: make([][]int32, len(rows)), orgName: make([]int32, len(rows)),
 		featID: map[ilgraph.Feature]int32{}, caseFeat: make([][]int32, len(rows)),
@@ -87,6 +90,7 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 		ix.byID[r.ID] = int32(i)
 		ix.severity[i] = r.Severity
 		ix.machine[i] = r.MachineTagged
+		ix.bilingual[i], ix.reviewed[i] = r.Bilingual, r.Reviewed
 		ix.org[i] = -1
 		ix.resolved[i] = -1
 		if r.Resolved {

@@ -373,6 +373,12 @@ func (ix *Index) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 	var causes, comps []int32
 	for _, c := range sel {
 		years[int(ix.year[c])]++
+		if ix.bilingual[c] {
+			st.Bilingual++
+		}
+		if ix.reviewed[c] {
+			st.Reviewed++
+		}
 		m, measured := int(ix.resolved[c]), ix.resolved[c] >= 0
 		if measured {
 			all = append(all, m)
@@ -388,6 +394,9 @@ func (ix *Index) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 			case ilgraph.KindOrg:
 				orgs[fid] = true
 			case ilgraph.KindContributing:
+			case ilgraph.KindDomain:
+				counts[fid]++
+				continue
 			default:
 				continue
 			}
@@ -427,10 +436,13 @@ func (ix *Index) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 		case ilgraph.KindOrg:
 			st.Organizations++
 			st.PerOrg = append(st.PerOrg, tc)
+		case ilgraph.KindDomain:
+			st.PerDomain = append(st.PerDomain, tc)
 		}
 	}
 	ilgraph.SortTermCounts(st.PerRootCause)
 	ilgraph.SortTermCounts(st.PerOrg)
+	ilgraph.SortTermCounts(st.PerDomain)
 	for _, ds := range [][]ilgraph.GroupDistribution{st.ResolveByCause, st.ResolveByFactor} {
 		sort.Slice(ds, func(i, j int) bool {
 			if ds[i].Median != ds[j].Median {

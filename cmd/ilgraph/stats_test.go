@@ -80,8 +80,13 @@ func TestStatsFilters(t *testing.T) {
 			}
 			var got struct {
 				Cases, Organizations int
-				PerYear              []struct{ Year, Count int } `json:"per_year"`
-				PerRootCause         []struct {
+				Bilingual, Reviewed  int
+				PerDomain            []struct {
+					ID    string
+					Count int
+				} `json:"per_domain"`
+				PerYear      []struct{ Year, Count int } `json:"per_year"`
+				PerRootCause []struct {
 					ID    string
 					Count int
 				} `json:"per_root_cause"`
@@ -99,12 +104,21 @@ func TestStatsFilters(t *testing.T) {
 			}
 			orgs, years, causes, measured := map[string]bool{}, map[int]int{}, map[string]int{}, map[string]int{}
 			var mins []int
-			n := 0
+			n, bilingual, reviewed, domains := 0, 0, 0, map[string]int{}
 			for _, c := range cases {
 				if !tt.keep(c) {
 					continue
 				}
 				n++
+				if c.Bilingual() {
+					bilingual++
+				}
+				if c.Reviewed() {
+					reviewed++
+				}
+				for _, d := range c.Domain {
+					domains[d]++
+				}
 				orgs[c.OrgSlug] = true
 				years[c.Year()]++
 				causes[c.RootCause]++
@@ -118,6 +132,16 @@ func TestStatsFilters(t *testing.T) {
 			}
 			if got.Cases != n || got.Organizations != len(orgs) {
 				t.Errorf("%d cases from %d organizations, want %d and %d", got.Cases, got.Organizations, n, len(orgs))
+			}
+			if got.Bilingual != bilingual || got.Reviewed != reviewed {
+				t.Errorf("%d bilingual and %d reviewed, want %d and %d", got.Bilingual, got.Reviewed, bilingual, reviewed)
+			}
+			gotDomains := map[string]int{}
+			for _, d := range got.PerDomain {
+				gotDomains[d.ID] = d.Count
+			}
+			if !reflect.DeepEqual(gotDomains, domains) {
+				t.Errorf("per domain %v, want %v", gotDomains, domains)
 			}
 			gotYears, gotCauses := map[int]int{}, map[string]int{}
 			for _, y := range got.PerYear {
