@@ -13,6 +13,20 @@ type Term struct {
 	Aliases Aliases `json:"aliases,omitzero"`
 }
 
+// KoOrNil is the Korean label, or nil when the term has none (an
+// organization, a term the vocabulary has not translated yet).
+func (t *Term) KoOrNil() *string { return nonEmpty(t.Ko) }
+
+// DescriptionOrNil is the description, or nil when the term has none.
+func (t *Term) DescriptionOrNil() *string { return nonEmpty(t.Description) }
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 // Aliases are a term's other names in English and Korean.
 type Aliases struct {
 	En []string `json:"en,omitempty"`

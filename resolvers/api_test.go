@@ -1007,3 +1007,91 @@ func TestHTTPEndpoints(t *testing.T) {
 		t.Errorf("metrics lack the operation:\n%s", body)
 	}
 }
+
+// TestTermListsBothWays asks for every case's tags once with plain fields
+// only (marshalled inline, resolvers/inline.go) and once with a resolver
+// field beside them (marshalled concurrently), through a fragment too, and
+// compares both with the seed JSON and the vocabulary.
+func TestTermListsBothWays(t *testing.T) {
+	a := mustAPI(t)
+	type term struct {
+		ID, En      string
+		Ko          *string
+		Description *string
+		CaseCount   *int
+	}
+	type node struct {
+		ID                     string
+		Components, Mechanisms []term
+		Symptoms               []term
+	}
+	// all reads every case with q, a page of 100 at a time.
+	all := func(q string) []node {
+		var nodes []node
+		after := ""
+		for {
+			var got struct {
+				Cases struct {
+					Nodes    []node
+					PageInfo struct {
+						HasNextPage bool
+						EndCursor   string
+					}
+				}
+			}
+			a.must(q, map[string]any{"after": after}, &got)
+			nodes = append(nodes, got.Cases.Nodes...)
+			if !got.Cases.PageInfo.HasNextPage {
+				return nodes
+			}
+			after = got.Cases.PageInfo.EndCursor
+		}
+	}
+	counts := map[string]int{}
+	for _, c := range a.cases {
+		for _, id := range c.Symptoms {
+			counts[id]++
+		}
+	}
+	labels := map[string]struct{ en, ko, description string }{}
+	for _, tm := range a.vocab.Terms() {
+		labels[string(tm.Kind)+"/"+tm.ID] = struct{ en, ko, description string }{tm.En, tm.Ko, tm.Description}
+	}
+	for _, q := range []string{
+		`query($after: String) { cases(first: 100, after: $after, sort: ID_ASC) { pageInfo { hasNextPage endCursor }
+		   nodes { id components { id en ko description } mechanisms { ...T } symptoms { id en ko description } } } }
+		 fragment T on Term { id en ko description }`,
+		`query($after: String) { cases(first: 100, after: $after, sort: ID_ASC) { pageInfo { hasNextPage endCursor }
+		   nodes { id components { id en ko description caseCount } mechanisms { ... on Term { id en ko description caseCount } } symptoms { id en ko description caseCount } } } }`,
+	} {
+		nodes := all(q)
+		if len(nodes) != len(a.cases) {
+			t.Fatalf("%d cases, want %d", len(nodes), len(a.cases))
+		}
+		withCount := nodes[0].Components[0].CaseCount != nil
+		for _, n := range nodes {
+			c := a.byID[n.ID]
+			for _, l := range []struct {
+				kind ilgraph.Kind
+				got  []term
+				want []string
+			}{{ilgraph.KindComponent, n.Components, c.Components}, {ilgraph.KindMechanism, n.Mechanisms, c.Mechanisms}, {ilgraph.KindSymptom, n.Symptoms, c.Symptoms}} {
+				if len(l.got) != len(l.want) {
+					t.Fatalf("%s %s: %d terms, want %d", n.ID, l.kind, len(l.got), len(l.want))
+				}
+				for i, tm := range l.got {
+					want := labels[string(l.kind)+"/"+l.want[i]]
+					if tm.ID != l.want[i] || tm.En != want.en || tm.Ko == nil || *tm.Ko != want.ko || tm.Description == nil || *tm.Description != want.description {
+						t.Errorf("%s %s #%d: got %+v, want %s %+v", n.ID, l.kind, i, tm, l.want[i], want)
+					}
+					if withCount != (tm.CaseCount != nil) {
+						t.Errorf("%s %s #%d: caseCount present %v, want %v", n.ID, l.kind, i, tm.CaseCount != nil, withCount)
+					}
+					if l.kind == ilgraph.KindSymptom && withCount && *tm.CaseCount != counts[tm.ID] {
+						t.Errorf("%s symptom %s: caseCount %d, want %d", n.ID, tm.ID, *tm.CaseCount, counts[tm.ID])
+					}
+				}
+			}
+		}
+	}
+}

@@ -393,14 +393,14 @@ type ComplexityRoot struct {
 	}
 
 	Term struct {
-		CaseCount   func(childComplexity int) int
-		Cases       func(childComplexity int, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
-		Cooccurring func(childComplexity int, kind ilgraph.Kind, first *int) int
-		Description func(childComplexity int) int
-		En          func(childComplexity int) int
-		ID          func(childComplexity int) int
-		Kind        func(childComplexity int) int
-		Ko          func(childComplexity int) int
+		CaseCount        func(childComplexity int) int
+		Cases            func(childComplexity int, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
+		Cooccurring      func(childComplexity int, kind ilgraph.Kind, first *int) int
+		DescriptionOrNil func(childComplexity int) int
+		En               func(childComplexity int) int
+		ID               func(childComplexity int) int
+		Kind             func(childComplexity int) int
+		KoOrNil          func(childComplexity int) int
 	}
 
 	TermCount struct {
@@ -637,8 +637,6 @@ type TagConfidenceResolver interface {
 	Term(ctx context.Context, obj *ilgraph.TagScore) (*ilgraph.Term, error)
 }
 type TermResolver interface {
-	Ko(ctx context.Context, obj *ilgraph.Term) (*string, error)
-	Description(ctx context.Context, obj *ilgraph.Term) (*string, error)
 	CaseCount(ctx context.Context, obj *ilgraph.Term) (int, error)
 	Cases(ctx context.Context, obj *ilgraph.Term, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) (*explore.CaseList, error)
 	Cooccurring(ctx context.Context, obj *ilgraph.Term, kind ilgraph.Kind, first *int) ([]ilgraph.TermCount, error)
@@ -2112,11 +2110,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Term.Cooccurring(childComplexity, args["kind"].(ilgraph.Kind), args["first"].(*int)), true
 	case "Term.description":
-		if e.ComplexityRoot.Term.Description == nil {
+		if e.ComplexityRoot.Term.DescriptionOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Term.Description(childComplexity), true
+		return e.ComplexityRoot.Term.DescriptionOrNil(childComplexity), true
 	case "Term.en":
 		if e.ComplexityRoot.Term.En == nil {
 			break
@@ -2136,11 +2134,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Term.Kind(childComplexity), true
 	case "Term.ko":
-		if e.ComplexityRoot.Term.Ko == nil {
+		if e.ComplexityRoot.Term.KoOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Term.Ko(childComplexity), true
+		return e.ComplexityRoot.Term.KoOrNil(childComplexity), true
 
 	case "TermCount.count":
 		if e.ComplexityRoot.TermCount.Count == nil {
@@ -11154,7 +11152,7 @@ func (ec *executionContext) _Term_ko(ctx context.Context, field graphql.Collecte
 			return ec.fieldContext_Term_ko(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Term().Ko(ctx, obj)
+			return obj.KoOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -11165,7 +11163,7 @@ func (ec *executionContext) _Term_ko(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_Term_ko(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Term", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Term", field, true, false, "String")
 }
 
 func (ec *executionContext) _Term_description(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Term) (ret graphql.Marshaler) {
@@ -11177,7 +11175,7 @@ func (ec *executionContext) _Term_description(ctx context.Context, field graphql
 			return ec.fieldContext_Term_description(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Term().Description(ctx, obj)
+			return obj.DescriptionOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -11188,7 +11186,7 @@ func (ec *executionContext) _Term_description(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Term_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Term", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Term", field, true, false, "String")
 }
 
 func (ec *executionContext) _Term_caseCount(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Term) (ret graphql.Marshaler) {
@@ -15846,17 +15844,15 @@ func (ec *executionContext) _Term(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "ko":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Term_ko(ctx, field, obj)
-				})
+			out.Values[i] = ec._Term_ko(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "description":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Term_description(ctx, field, obj)
-				})
+			out.Values[i] = ec._Term_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "caseCount":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -17436,7 +17432,7 @@ func (ec *executionContext) marshalNTerm2githubᚗcomᚋilgraphᚋilgraphᚐTerm
 }
 
 func (ec *executionContext) marshalNTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Term) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalPlainList(ctx, sel, plainTermFields, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTerm2githubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx, sel, v[i])

@@ -667,16 +667,6 @@ func (r *tagConfidenceResolver) Term(ctx context.Context, obj *ilgraph.TagScore)
 	return r.term(ctx, obj.Kind, obj.ID)
 }
 
-// Ko is the resolver for the ko field.
-func (r *termResolver) Ko(ctx context.Context, obj *ilgraph.Term) (*string, error) {
-	return optString(obj.Ko), nil
-}
-
-// Description is the resolver for the description field.
-func (r *termResolver) Description(ctx context.Context, obj *ilgraph.Term) (*string, error) {
-	return optString(obj.Description), nil
-}
-
 // CaseCount is the resolver for the caseCount field.
 func (r *termResolver) CaseCount(ctx context.Context, obj *ilgraph.Term) (int, error) {
 	return r.loaders(ctx).CaseCount(ctx, ilgraph.TermKey{Kind: obj.Kind, ID: obj.ID})

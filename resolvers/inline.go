@@ -1,0 +1,67 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// plainTermFields are the fields of Term read straight from the struct: no
+// resolver, no context, nothing to wait for.
+var plainTermFields = map[string]bool{"__typename": true, "kind": true, "id": true, "en": true, "ko": true, "description": true}
+
+// marshalPlainList marshals the n elements of a list. When sel asks only
+// for plain fields it does so in the calling goroutine; otherwise, or when
+// sel holds anything else, it leaves the list to gqlgen's
+// MarshalSliceConcurrently (one goroutine per element, so that resolvers
+// waiting on dataloaders wait together). The generated executor calls it
+// for the list types internal/gqlinline names.
+func marshalPlainList(ctx context.Context, sel ast.SelectionSet, plain map[string]bool, n int, workerLimit int64,
+	omitPanicHandler bool, marshal func(ctx context.Context, i int) graphql.Marshaler) graphql.Array {
+	if !onlyPlain(sel, plain) {
+		return graphql.MarshalSliceConcurrently(ctx, n, workerLimit, omitPanicHandler, marshal)
+	}
+	ret := make(graphql.Array, n)
+	for i := 0; i < n; i++ {
+		ret[i] = marshalElement(ctx, i, omitPanicHandler, marshal)
+	}
+	return ret
+}
+
+func marshalElement(ctx context.Context, i int, omitPanicHandler bool, marshal func(ctx context.Context, i int) graphql.Marshaler) (m graphql.Marshaler) {
+	child := graphql.WithFieldContext(ctx, &graphql.FieldContext{Index: &i})
+	if !omitPanicHandler {
+		defer func() {
+			if r := recover(); r != nil {
+				graphql.AddError(child, graphql.Recover(child, r))
+				m = graphql.Null
+			}
+		}()
+	}
+	return marshal(child, i)
+}
+
+// onlyPlain reports whether every field sel selects, through fragments
+// too, is in plain and has no sub-selection.
+func onlyPlain(sel ast.SelectionSet, plain map[string]bool) bool {
+	for _, s := range sel {
+		switch s := s.(type) {
+		case *ast.Field:
+			if !plain[s.Name] || len(s.SelectionSet) > 0 {
+				return false
+			}
+		case *ast.InlineFragment:
+			if !onlyPlain(s.SelectionSet, plain) {
+				return false
+			}
+		case *ast.FragmentSpread:
+			if s.Definition == nil || !onlyPlain(s.Definition.SelectionSet, plain) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
