@@ -31,6 +31,7 @@ import (
 
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/explorer"
+	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/jsonapi"
@@ -46,7 +47,7 @@ const MaxFirstLoad = 300 << 10
 
 // chromiumPath finds headless Chromium: $CHROMIUM, then the usual names.
 // Without it the browser tests skip, except under CI=true, where they fail.
-func chromiumPath(t *testing.T) string {
+func chromiumPath(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("CHROMIUM"); p != "" {
 		return p
@@ -67,7 +68,7 @@ func chromiumPath(t *testing.T) string {
 // the explorer on one server. down makes /graphql answer 503, as a server
 // whose API is down would.
 type site struct {
-	t         *testing.T
+	t         testing.TB
 	url       string
 	down      atomic.Bool
 	noSuggest atomic.Bool // serve the API without a suggestion engine
@@ -79,7 +80,13 @@ func mustSite(t *testing.T) *site {
 	if _, err := loader.Load(context.Background(), db, []string{corpus.Seeds(t)}, loader.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	core := explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+	return newSite(t, db, similarity.NewService(db))
+}
+
+// newSite serves the explorer and the API over db, as ilgraph serve does.
+func newSite(t testing.TB, db *graph.DB, sim *similarity.Service) *site {
+	t.Helper()
+	core := explore.New(db, sim, explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
 	// The explorer shares the mux with the JSON API, as in ilgraph serve.
 	routes := map[string]http.Handler{"/": explorer.Handler()}
 	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
@@ -137,7 +144,7 @@ func (s *site) api(query string, vars map[string]any, out any) {
 // browser is one headless Chromium tab with what it saw: console errors,
 // uncaught exceptions, dialogs, and the bytes each load transferred.
 type browser struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	mu      sync.Mutex
 	errs    []string
@@ -145,7 +152,7 @@ type browser struct {
 	bytes   float64
 }
 
-func newBrowser(t *testing.T) *browser {
+func newBrowser(t testing.TB) *browser {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromiumPath(t)),

@@ -28,8 +28,13 @@ let current = null; // the module of the screen shown
 
 window.addEventListener("ilgraph:navigate", () => render());
 
+// Each state change leaves a User Timing mark ("ilgraph:loading",
+// "ilgraph:ready", …): how long a screen took to become usable shows in the
+// browser's performance panel, and the scale benchmark reads it
+// (explorer/scale_test.go).
 function setState(s) {
   document.body.dataset.state = s;
+  performance.mark("ilgraph:" + s);
 }
 
 function showNotice(msg) {
