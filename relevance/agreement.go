@@ -148,3 +148,48 @@ func binaryKappa(m [3][3]int, cut int) float64 {
 		return 1
 	})
 }
+
+// Swap is what one ranker's top 5 changes against another's on a set: the
+// results only a has (brought in) and only b has (pushed out), with how
+// many are judged and their mean grade.
+type Swap struct {
+	Set, A, B      string
+	In, InJudged   int
+	InMean         float64
+	Out, OutJudged int
+	OutMean        float64
+}
+
+// Compare is the Swap of rankers a and b over the queries of s.
+func Compare(s *Set, a, b Ranker) Swap {
+	sw := Swap{Set: s.Name, A: a.Name, B: b.Name}
+	var inSum, outSum float64
+	for _, q := range s.Queries {
+		ta, tb := a.Rank(q, Depth), b.Rank(q, Depth)
+		side := func(top, other []string, n, judged *int, sum *float64) {
+			in := map[string]bool{}
+			for _, id := range other {
+				in[id] = true
+			}
+			for _, id := range top {
+				if in[id] {
+					continue
+				}
+				*n++
+				if g, ok := s.Grade(q, id); ok {
+					*judged++
+					*sum += g
+				}
+			}
+		}
+		side(ta, tb, &sw.In, &sw.InJudged, &inSum)
+		side(tb, ta, &sw.Out, &sw.OutJudged, &outSum)
+	}
+	if sw.InJudged > 0 {
+		sw.InMean = inSum / float64(sw.InJudged)
+	}
+	if sw.OutJudged > 0 {
+		sw.OutMean = outSum / float64(sw.OutJudged)
+	}
+	return sw
+}

@@ -185,3 +185,25 @@ func TestSecondJudgeCoversFirst(t *testing.T) {
 		}
 	}
 }
+
+func TestCompare(t *testing.T) {
+	s := setOf("x", "1", "Q A 2", "Q B 1", "Q C 1", "Q E 0", "R A 0", "R F 2")
+	a := Ranker{Name: "a", Rank: func(q string, _ int) []string {
+		if q == "Q" {
+			return []string{"A", "B", "C"}
+		}
+		return []string{"F"}
+	}}
+	b := Ranker{Name: "b", Rank: func(q string, _ int) []string {
+		if q == "Q" {
+			return []string{"B", "D", "E"}
+		}
+		return []string{"A", "F"}
+	}}
+	// Brought in: Q-A 2, Q-C 1. Pushed out: Q-D unjudged, Q-E 0, R-A 0.
+	sw := Compare(s, a, b)
+	want := Swap{Set: "x", A: "a", B: "b", In: 2, InJudged: 2, InMean: 1.5, Out: 3, OutJudged: 2, OutMean: 0}
+	if sw != want {
+		t.Errorf("Compare = %+v, want %+v", sw, want)
+	}
+}

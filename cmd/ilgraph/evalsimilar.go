@@ -14,6 +14,7 @@ import (
 func runEvalSimilar(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eval similar", `Usage: ilgraph eval similar [--seeds DIR] [--judged DIR] [--judge 1|2|both] [--json]
        ilgraph eval similar --agreement [--judged DIR] [--json]
+       ilgraph eval similar --compare RANKER,RANKER [--seeds DIR] [--judged DIR]
        ilgraph eval similar --pool DEPTH --queries ID,ID,... [--judged DIR]
 
 Measures similar-case rankings against judged sets, with no database: for
@@ -33,6 +34,11 @@ With --agreement, prints instead how far the two judges agree on every set:
 exact agreement, Cohen's kappa (unweighted, linear and quadratic weights,
 and on the relevant and strong decisions) and the confusion matrix.
 
+With --compare A,B, prints instead, for every set and each judge (1, 2 and
+both), the results ranker A puts in its top 5 and B does not (brought in)
+and the other way round (pushed out), with their mean grade: what changing
+B into A bought, as each judge sees it.
+
 With --pool, prints instead the pairs still to judge for the queries: every
 ranker's top DEPTH and each query's related cases, less the pairs judged,
 shuffled and without ranker names, as lines to grade.`, stderr)
@@ -44,6 +50,7 @@ shuffled and without ranker names, as lines to grade.`, stderr)
 	only := fs.String("rankers", "", "with --pool: pool only these rankers, comma-separated (default: all)")
 	judge := fs.String("judge", "1", "whose grades: 1, 2 or both (the mean of the two judges)")
 	agreement := fs.Bool("agreement", false, "print the two judges' agreement on every set instead")
+	compare := fs.String("compare", "", "A,B: print the results ranker A brings into the top 5 against ranker B, graded by each judge")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -64,6 +71,9 @@ shuffled and without ranker names, as lines to grade.`, stderr)
 		return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot read the judged sets")
 	}
 	rankers := relevance.Rankers(cases)
+	if *compare != "" {
+		return printCompare(*judged, *compare, rankers, stdout)
+	}
 	if *pool > 0 && *only != "" {
 		var keep []relevance.Ranker
 		for _, r := range rankers {
@@ -151,4 +161,34 @@ func printAgreement(dir string, asJSON bool, stdout io.Writer) error {
 		fmt.Fprintln(stdout)
 	}
 	return nil
+}
+
+// printCompare prints what ranker A brings into the top 5 against ranker B
+// (names "A,B"), on every set, graded by each judge.
+func printCompare(dir, names string, rankers []relevance.Ranker, stdout io.Writer) error {
+	parts := strings.Split(names, ",")
+	var pick []relevance.Ranker
+	for _, name := range parts {
+		for _, r := range rankers {
+			if r.Name == strings.TrimSpace(name) {
+				pick = append(pick, r)
+			}
+		}
+	}
+	if len(parts) != 2 || len(pick) != 2 {
+		return ilgraph.Errorf(ilgraph.EINVALID, "--compare %q: want two ranker names, A,B", names)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "set\tjudge\tbrought in by %s\tjudged\tmean grade\tpushed out\tjudged\tmean grade\t\n", pick[0].Name)
+	for _, judge := range relevance.Judges {
+		sets, err := relevance.ReadJudge(dir, judge)
+		if err != nil {
+			return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot read the judged sets")
+		}
+		for _, s := range sets {
+			sw := relevance.Compare(s, pick[0], pick[1])
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.3f\t%d\t%d\t%.3f\t\n", s.Name, judge, sw.In, sw.InJudged, sw.InMean, sw.Out, sw.OutJudged, sw.OutMean)
+		}
+	}
+	return tw.Flush()
 }
