@@ -19,10 +19,10 @@ func runEvalSimilar(args []string, stdout, stderr io.Writer) error {
 
 Measures similar-case rankings against judged sets, with no database: for
 every set (DIR/*.tsv: query, case, grade 0-2, reason) and every ranker
-(default, tags, tags+rarity, text, bm25, blend; see docs/similarity.md),
-P@5, strong@5 (grade 2), nDCG@5, the query cases' related links found in
-the top 5, and how many of the top 5 are unjudged (counted as not
-relevant).
+(default, default-mech, tags, tags+rarity, tags+steep, text, bm25, blend;
+see docs/similarity.md), P@5, strong@5 (grade 2), nDCG@5, the query
+cases' related links found in the top 5, and how many of the top 5 are
+unjudged (counted as not relevant).
 
 --judge chooses whose grades: 1, the first judge's (DIR/NAME.tsv); 2, the
 second judge's blind grades of the same pairs (DIR/NAME.judge2.tsv); both,
