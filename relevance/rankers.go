@@ -53,6 +53,8 @@ func IndexRanker(name string, ix *similarity.Index, opt ilgraph.SimilarityOption
 //
 //   - default: the service's defaults (ilgraph.DefaultOptions), through the
 //     index;
+//   - default-mech: the defaults with the mechanism weight at 0 (tags and
+//     text only), to measure what the mechanism kind adds;
 //   - tags: tags only, with TagWeights and no rarity weighting (the
 //     defaults before issue #16);
 //   - tags+rarity: the same with the rarity factor of that time (OldRarity);
@@ -77,8 +79,12 @@ func Rankers(cases []ilgraph.Case) []Ranker {
 		ilgraph.KindRootCause: 0, ilgraph.KindComponent: 0, ilgraph.KindSymptom: 0, ilgraph.KindContributing: 0,
 		ilgraph.KindDomain: 0, ilgraph.KindOrg: 0, ilgraph.WeightText: 1,
 	}}
+	noMech := ilgraph.DefaultOptions(0)
+	noMech.Weights = ilgraph.DefaultWeights()
+	noMech.Weights[ilgraph.KindMechanism] = 0
 	return []Ranker{
 		IndexRanker("default", ix, ilgraph.DefaultOptions(0)),
+		IndexRanker("default-mech", ix, noMech),
 		IndexRanker("tags", ix, ilgraph.SimilarityOptions{Weights: tw}),
 		scoreRanker("tags+rarity", ix, rows, func(f ilgraph.Feature) float64 { return tw[f.Kind] * OldRarity(n, df[f]) }),
 		IndexRanker("tags+steep", ix, ilgraph.SimilarityOptions{Weights: tw, Rarity: true}),

@@ -37,14 +37,35 @@ type Judgment struct {
 type Set struct {
 	Name    string
 	Queries []string
-	grades  map[[2]string]int
+	// Judge says whose grades these are: "1" (the set's own file), "2" (the
+	// second judge's file, NAME.judge2.tsv) or "both" (their mean, see
+	// Combine).
+	Judge string
+	// grades are the gains of the judged pairs: a judge's grade 0, 1 or 2,
+	// or for "both" the mean of the two judges' grades (0, 0.5, ..., 2).
+	grades map[[2]string]float64
 }
 
-// Grade returns the grade of a pair and whether it is judged.
-func (s *Set) Grade(query, id string) (int, bool) {
+// Grade returns the grade of a pair (for a combined set, the mean of both
+// judges' grades) and whether it is judged.
+func (s *Set) Grade(query, id string) (float64, bool) {
 	g, ok := s.grades[[2]string{query, id}]
 	return g, ok
 }
+
+// Pairs is the number of judged pairs.
+func (s *Set) Pairs() int { return len(s.grades) }
+
+// Relevant and Strong are the thresholds every measure applies to a pair's
+// grade: P@5 counts grades of at least Relevant, strong@5 grades of at least
+// Strong. For one judge they are grades 1-2 and grade 2. For the mean of two
+// judges they are: relevant when the mean is at least 1 (both gave 1, or one
+// gave 2), strong when it is at least 1.5 (one gave 2 and the other at least
+// 1). A pair the judges agree on counts exactly as for either judge alone.
+const (
+	Relevant = 1.0
+	Strong   = 1.5
+)
 
 // ReadSet reads a judged set: lines of query, case, grade and reason
 // separated by tabs; '#' starts a comment line. Every query of the set has
@@ -55,7 +76,7 @@ func ReadSet(path string) (*Set, error) {
 		return nil, err
 	}
 	defer f.Close()
-	s := &Set{Name: strings.TrimSuffix(filepath.Base(path), ".tsv"), grades: map[[2]string]int{}}
+	s := &Set{Name: strings.TrimSuffix(filepath.Base(path), ".tsv"), Judge: "1", grades: map[[2]string]float64{}}
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
@@ -79,7 +100,7 @@ func ReadSet(path string) (*Set, error) {
 		if _, dup := s.grades[key]; dup {
 			return nil, fmt.Errorf("%s:%d: %s–%s judged twice", path, n, q, c)
 		}
-		s.grades[key] = g
+		s.grades[key] = float64(g)
 		if !seen[q] {
 			seen[q] = true
 			s.Queries = append(s.Queries, q)
@@ -88,33 +109,114 @@ func ReadSet(path string) (*Set, error) {
 	return s, sc.Err()
 }
 
-// ReadDir reads every *.tsv of dir as a set, by name.
+// ReadDir reads every NAME.tsv of dir as a set, by name, with the first
+// judge's grades. Files named NAME.JUDGE.tsv (another judge's grades of set
+// NAME, such as NAME.judge2.tsv) are not sets of their own: ReadJudge reads
+// them.
 func ReadDir(dir string) ([]*Set, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.tsv"))
 	if err != nil {
 		return nil, err
 	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("no judged sets (*.tsv) in %s", dir)
-	}
 	sort.Strings(paths)
 	var out []*Set
 	for _, p := range paths {
+		if strings.Contains(strings.TrimSuffix(filepath.Base(p), ".tsv"), ".") {
+			continue
+		}
 		s, err := ReadSet(p)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, s)
 	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no judged sets (*.tsv) in %s", dir)
+	}
 	return out, nil
+}
+
+// Judges are the values ReadJudge accepts.
+var Judges = []string{"1", "2", "both"}
+
+// ReadJudge reads the sets of dir with the grades of judge: "1" the first
+// judge's (NAME.tsv, as ReadDir), "2" the second judge's (NAME.judge2.tsv,
+// which every set must have), "both" the mean of the two (Combine). Sets keep
+// the name and query order of NAME.tsv.
+func ReadJudge(dir, judge string) ([]*Set, error) {
+	first, err := ReadDir(dir)
+	if err != nil || judge == "1" {
+		return first, err
+	}
+	if judge != "2" && judge != "both" {
+		return nil, fmt.Errorf("judge %q: want one of %s", judge, strings.Join(Judges, ", "))
+	}
+	var out []*Set
+	for _, s := range first {
+		second, err := ReadSet(filepath.Join(dir, s.Name+".judge2.tsv"))
+		if err != nil {
+			return nil, fmt.Errorf("set %s has no second judge's grades: %w", s.Name, err)
+		}
+		second.Name, second.Judge = s.Name, "2"
+		second.Queries = orderLike(second.Queries, s.Queries)
+		if judge == "both" {
+			second = Combine(s, second)
+		}
+		out = append(out, second)
+	}
+	return out, nil
+}
+
+// orderLike returns qs in the order of ref, then those ref lacks in their
+// own order.
+func orderLike(qs, ref []string) []string {
+	have := map[string]bool{}
+	for _, q := range qs {
+		have[q] = true
+	}
+	var out []string
+	done := map[string]bool{}
+	for _, q := range ref {
+		if have[q] {
+			out = append(out, q)
+			done[q] = true
+		}
+	}
+	for _, q := range qs {
+		if !done[q] {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// Combine returns the set both judges graded: the pairs a and b both graded,
+// each with the mean of the two grades, and the queries of a that keep at
+// least one such pair. A pair only one judge graded is unjudged in the
+// result (and counts as not relevant, like every unjudged result).
+func Combine(a, b *Set) *Set {
+	c := &Set{Name: a.Name, Judge: "both", grades: map[[2]string]float64{}}
+	keep := map[string]bool{}
+	for k, ga := range a.grades {
+		if gb, ok := b.grades[k]; ok {
+			c.grades[k] = (ga + gb) / 2
+			keep[k[0]] = true
+		}
+	}
+	for _, q := range a.Queries {
+		if keep[q] {
+			c.Queries = append(c.Queries, q)
+		}
+	}
+	return c
 }
 
 // Figures are one ranker's measures on one set, averaged over its queries.
 type Figures struct {
 	Ranker  string  `json:"ranker"`
 	Queries int     `json:"queries"`
-	P5      float64 `json:"p5"`      // share of the top 5 graded 1 or 2
-	Strong5 float64 `json:"strong5"` // share of the top 5 graded 2
+	P5      float64 `json:"p5"`      // share of the top 5 graded at least Relevant (1)
+	Strong5 float64 `json:"strong5"` // share of the top 5 graded at least Strong (2, or a mean of 1.5)
 	NDCG5   float64 `json:"ndcg5"`   // gain = grade; ideal order from every judged pair of the query
 	// Related links (the query's own `related` list) found in the top 5,
 	// of all of them.
@@ -138,24 +240,24 @@ func Measure(s *Set, r Ranker, related map[string][]string) Figures {
 			if !ok {
 				fig.Unjudged++
 			}
-			if g >= 1 {
+			if g >= Relevant {
 				rel++
 			}
-			if g == 2 {
+			if g >= Strong {
 				strong++
 			}
-			dcg += float64(g) / math.Log2(float64(i+2))
+			dcg += g / math.Log2(float64(i+2))
 		}
-		var ideal []int
+		var ideal []float64
 		for k, g := range s.grades {
 			if k[0] == q {
 				ideal = append(ideal, g)
 			}
 		}
-		sort.Sort(sort.Reverse(sort.IntSlice(ideal)))
+		sort.Sort(sort.Reverse(sort.Float64Slice(ideal)))
 		var idcg float64
 		for i := 0; i < len(ideal) && i < Depth; i++ {
-			idcg += float64(ideal[i]) / math.Log2(float64(i+2))
+			idcg += ideal[i] / math.Log2(float64(i+2))
 		}
 		if idcg > 0 {
 			fig.NDCG5 += dcg / idcg
@@ -181,7 +283,10 @@ func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 // Report is every ranker's figures on every set.
 type Report struct {
-	Cases int                  `json:"cases"`
+	Cases int `json:"cases"`
+	// Judge is whose grades were used ("1", "2" or "both"; empty in runs
+	// recorded before there was a second judge, which used judge 1's).
+	Judge string               `json:"judge,omitempty"`
 	Sets  map[string][]Figures `json:"sets"`
 }
 
@@ -193,6 +298,7 @@ func Evaluate(cases []ilgraph.Case, sets []*Set, rankers []Ranker) *Report {
 	}
 	rep := &Report{Cases: len(cases), Sets: map[string][]Figures{}}
 	for _, s := range sets {
+		rep.Judge = s.Judge
 		for _, r := range rankers {
 			rep.Sets[s.Name] = append(rep.Sets[s.Name], Measure(s, r, related))
 		}

@@ -77,7 +77,7 @@ func TestDefaultDoesNotRegress(t *testing.T) {
 }
 
 func TestMeasure(t *testing.T) {
-	s := &Set{Name: "t", Queries: []string{"Q"}, grades: map[[2]string]int{
+	s := &Set{Name: "t", Queries: []string{"Q"}, grades: map[[2]string]float64{
 		{"Q", "A"}: 2, {"Q", "B"}: 0, {"Q", "C"}: 1, {"Q", "D"}: 2,
 	}}
 	r := Ranker{Name: "r", Rank: func(string, int) []string { return []string{"B", "A", "X", "C", "Y"} }}
