@@ -181,6 +181,9 @@ func discover(ctx context.Context, db *graph.DB, paths []string) (*inputs, error
 		}
 		return in, nil
 	}
+	if db == nil {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "no %s among %s, and no database to read the vocabulary from", VocabFileName, strings.Join(paths, ", "))
+	}
 	if in.vocab, err = db.Vocabulary(ctx); err != nil {
 		return nil, err
 	}
@@ -495,6 +498,9 @@ func checkLinks(ctx context.Context, db *graph.DB, cases []seenCase, bad map[cas
 	}
 	sort.Strings(unknown)
 	inGraph := map[string]bool{}
+	if db == nil {
+		unknown = nil // a check without a database: only this load's cases are known
+	}
 	for i := 0; i < len(unknown); i += 5000 {
 		got, err := db.ExistingCaseIDs(ctx, unknown[i:min(i+5000, len(unknown))])
 		if err != nil {
@@ -513,6 +519,9 @@ func checkLinks(ctx context.Context, db *graph.DB, cases []seenCase, bad map[cas
 		}
 		if _, ok := inLoad[id]; ok {
 			return false, "is in this load but invalid, and not in the graph"
+		}
+		if db == nil {
+			return false, "is not a case of this load (and there is no database to look in)"
 		}
 		return false, "is not a known case (not in this load nor in the graph)"
 	}

@@ -41,10 +41,17 @@ makes them problems like any other.`, stderr)
 		return errUsage
 	}
 	db, err := graph.Open(ctx, graph.ConfigFromEnv())
-	if err != nil {
+	switch {
+	case err != nil && *check && ilgraph.ErrorCode(err) == ilgraph.EUNAVAILABLE:
+		// A check needs no database: without one, the vocabulary must be
+		// among the files and links must point at cases among them.
+		fmt.Fprintln(stderr, "ilgraph load: no database reachable: checking the files on their own (links must point at cases among them)")
+		db = nil
+	case err != nil:
 		return err
+	default:
+		defer db.Close()
 	}
-	defer db.Close()
 	opt := loader.Options{SkipInvalid: *skip || *check, BatchSize: *batch, CheckOnly: *check, Strict: *strict}
 	if !*quiet {
 		opt.Progress = os.Stderr
