@@ -46,6 +46,9 @@ type Options struct {
 	// PhraseWeight and VoteWeight are a and b of the confidence (defaults
 	// 0.9 and 0.8).
 	PhraseWeight, VoteWeight float64
+	// Names are more names to set aside, as the corpus's organizations are
+	// (see analysis.Options.Extra).
+	Names []string
 }
 
 // Engine suggests terms. Build it with New.
@@ -166,6 +169,12 @@ func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, er
 
 	var extra []string
 	seenOrg := map[string]bool{}
+	for _, name := range opts.Names {
+		if !seenOrg[name] {
+			seenOrg[name] = true
+			extra = append(extra, name)
+		}
+	}
 	for _, c := range cases {
 		for _, name := range analysis.NameParts(c.Org) {
 			if !seenOrg[name] {
@@ -286,6 +295,17 @@ func plainTokens(text string) []analysis.Token {
 // neighbours are found in (phrases of both languages always match).
 // excludeCaseID leaves that case out of every statistic, for evaluation.
 func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
+	var ex excluded
+	for i, c := range e.cases {
+		if c.id == excludeCaseID {
+			ex = append(ex, i)
+		}
+	}
+	return e.suggest(text, lang, ex)
+}
+
+// suggest is Suggest with the cases of ex left out of every statistic.
+func (e *Engine) suggest(text, lang string, ex excluded) (*Result, error) {
 	if !utf8.ValidString(text) {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
@@ -299,12 +319,6 @@ func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
 	case "", "en", "ko":
 	default:
 		return nil, ilgraph.Errorf(ilgraph.EINVALID, "lang: %q, want en, ko or empty", lang)
-	}
-	exclude := -1
-	for i, c := range e.cases {
-		if c.id == excludeCaseID {
-			exclude = i
-		}
 	}
 
 	var toks []analysis.Token
@@ -328,7 +342,7 @@ func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
 		p := &e.phrases[m.Phrase]
 		rel := 1.0
 		if !e.opts.LabelsOnly {
-			rel = e.reliability(p, exclude)
+			rel = e.reliability(p, ex)
 		}
 		if hits[p.term] == nil {
 			hits[p.term] = map[int]hit{}
@@ -367,7 +381,7 @@ func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
 	vote := make([]float64, len(e.terms))
 	voters := make([][]Evidence, len(e.terms))
 	if !e.opts.LabelsOnly {
-		scores := e.index[lang].score(e.analyzer.Terms(text), exclude)
+		scores := e.index[lang].score(e.analyzer.Terms(text), ex)
 		top := topN(scores, e.opts.Neighbours)
 		var total float64
 		for _, ci := range top {
@@ -412,11 +426,11 @@ func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
 }
 
 // reliability is the share of the cases containing p that carry p's term,
-// smoothed towards p's prior, leaving out case exclude.
-func (e *Engine) reliability(p *phrase, exclude int) float64 {
+// smoothed towards p's prior, leaving out the cases of ex.
+func (e *Engine) reliability(p *phrase, ex excluded) float64 {
 	n, k := 0.0, 0.0
 	for _, ci := range p.cases {
-		if ci == exclude {
+		if ex.has(ci) {
 			continue
 		}
 		n++
