@@ -101,26 +101,37 @@ func listProblems(ps loader.Problems) string {
 }
 
 func printEval(w io.Writer, dir string, rep *suggest.Report) {
-	fmt.Fprintf(w, "leave-one-out over %d cases in %s\n\n", rep.Cases, dir)
+	fmt.Fprintf(w, "leave-one-out over %d cases in %s; engine: cut-offs calibrated without the case (%d folds);\nfixed: suggest.DefaultCutoffs; baseline: labels only\n\n", rep.Cases, dir, rep.Folds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "lang\tqueries\tmeasure\tengine\tbaseline\t")
+	fmt.Fprintln(tw, "lang\tqueries\tmeasure\tengine\tfixed\tbaseline\t")
 	for _, lang := range []string{"en", "ko"} {
-		e, b := rep.Engine[lang], rep.Baseline[lang]
+		e, x, b := rep.Engine[lang], rep.Fixed[lang], rep.Baseline[lang]
 		if e == nil || e.Queries == 0 {
 			continue
 		}
-		row := func(name, x, y string) {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", lang, e.Queries, name, x, y)
+		row := func(name, e, x, b string) {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", lang, e0(rep, lang), name, e, x, b)
 		}
 		f := func(x float64) string { return fmt.Sprintf("%.2f", x) }
 		prf := func(k suggest.KindScore) string {
 			return fmt.Sprintf("%.2f / %.2f / %.2f", k.Precision, k.Recall, k.F1)
 		}
-		row("root cause top-1", f(e.RootCauseTop1), f(b.RootCauseTop1))
-		row("root cause top-3", f(e.RootCauseTop3), f(b.RootCauseTop3))
+		row("root cause top-1", f(e.RootCauseTop1), f(x.RootCauseTop1), f(b.RootCauseTop1))
+		row("root cause top-3", f(e.RootCauseTop3), f(x.RootCauseTop3), f(b.RootCauseTop3))
 		for _, k := range ilgraph.VocabKinds {
-			row(string(k)+" P / R / F1", prf(e.Kinds[k]), prf(b.Kinds[k]))
+			row(string(k)+" P / R / F1", prf(e.Kinds[k]), prf(x.Kinds[k]), prf(b.Kinds[k]))
 		}
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "\ncut-offs calibrated on every case's answers (what suggest.DefaultCutoffs should be):")
+	for _, k := range ilgraph.VocabKinds {
+		c := rep.Calibrated[k]
+		mark := ""
+		if suggest.DefaultCutoffs[k] != c {
+			mark = fmt.Sprintf("  (DefaultCutoffs: %.2f, %d)", suggest.DefaultCutoffs[k].Min, suggest.DefaultCutoffs[k].Max)
+		}
+		fmt.Fprintf(w, "  %-13s confidence >= %.2f, at most %d%s\n", k, c.Min, c.Max, mark)
+	}
 }
+
+func e0(rep *suggest.Report, lang string) int { return rep.Engine[lang].Queries }
