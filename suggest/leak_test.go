@@ -145,3 +145,27 @@ func TestExcludingSeveralCases(t *testing.T) {
 		}
 	}
 }
+
+// The service builds its engine from slimmed cases: they must keep every
+// text and tag the engine reads, so the answers are the same.
+func TestSlimKeepsWhatTheEngineReads(t *testing.T) {
+	v, cases, full := seeds(t)
+	slimmed := make([]ilgraph.Case, len(cases))
+	for i := range cases {
+		slimmed[i] = slim(&cases[i])
+	}
+	eng, err := New(v, slimmed, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(cases); i += 17 {
+		for _, lang := range []string{"en", "ko"} {
+			q := Query(&cases[i], lang)
+			got, _ := eng.Suggest(q, lang, cases[i].ID)
+			want, _ := full.Suggest(q, lang, cases[i].ID)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %s: the engine over slimmed cases answers differently", cases[i].ID, lang)
+			}
+		}
+	}
+}
