@@ -131,6 +131,27 @@ type Report struct {
 	Baseline   map[string]*Scores        `json:"baseline"`
 	Calibrated map[ilgraph.Kind]Cutoff   `json:"calibrated"`
 	FoldCuts   []map[ilgraph.Kind]Cutoff `json:"foldCutoffs"`
+	// Overlap is, per language, the mean share of the ten cases most
+	// similar to a case's true tags that are among the ten most similar to
+	// the profile predicted from its text (ilgraph eval suggest fills it in;
+	// the similarity index is not this package's).
+	Overlap map[string]float64 `json:"overlap,omitempty"`
+	// OverlapNoMechanisms is Overlap with the predicted mechanisms left out
+	// of the text's profile.
+	OverlapNoMechanisms map[string]float64 `json:"overlapNoMechanisms,omitempty"`
+	// OverlapBaseline is Overlap for the baseline's profiles.
+	OverlapBaseline map[string]float64 `json:"overlapBaseline,omitempty"`
+	// Predictions are the engine's predicted terms for every query, with
+	// the cut-offs calibrated without the case; BaselinePredictions the
+	// baseline's, with the cut-offs given.
+	Predictions, BaselinePredictions []Prediction `json:"-"`
+}
+
+// Prediction is what the engine predicted for one query of the evaluation.
+type Prediction struct {
+	CaseID string
+	Lang   string
+	Terms  map[ilgraph.Kind][]string
 }
 
 // EvalFolds is how many folds the nested calibration splits the corpus
@@ -210,6 +231,7 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 				return nil, err
 			}
 			rep.Baseline[lang].add(c, b, cutoffs)
+			rep.BaselinePredictions = append(rep.BaselinePredictions, predicted(c.ID, lang, b, cutoffs))
 		}
 	}
 	all := make([]answer, len(queries))
@@ -242,6 +264,7 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 		for _, q := range queries {
 			if q.ci%EvalFolds == f {
 				rep.Engine[q.lang].add(&cases[q.ci], q.res, cut)
+				rep.Predictions = append(rep.Predictions, predicted(cases[q.ci].ID, q.lang, q.res, cut))
 			}
 		}
 	}
@@ -251,6 +274,14 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 		}
 	}
 	return rep, nil
+}
+
+func predicted(id, lang string, res *Result, cut map[ilgraph.Kind]Cutoff) Prediction {
+	p := Prediction{CaseID: id, Lang: lang, Terms: map[ilgraph.Kind][]string{}}
+	for _, k := range ilgraph.VocabKinds {
+		p.Terms[k] = res.Predicted(k, cut[k])
+	}
+	return p
 }
 
 func newScores() *Scores { return &Scores{Kinds: map[ilgraph.Kind]KindScore{}} }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/suggest"
 )
 
@@ -48,6 +50,8 @@ for the engine and for a labels-only baseline.`, stderr)
 	if err != nil {
 		return err
 	}
+	rep.Overlap, rep.OverlapNoMechanisms = similarOverlap(cases, rep.Predictions)
+	rep.OverlapBaseline, _ = similarOverlap(cases, rep.BaselinePredictions)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -55,6 +59,87 @@ for the engine and for a labels-only baseline.`, stderr)
 	}
 	printEval(stdout, *seeds, rep)
 	return nil
+}
+
+// similarOverlap measures how far the cases found from a text agree with
+// those found from the truth: for each query, the ten cases most similar
+// (default weights and rarity, no text channel) to the profile predicted
+// from the case's text, and the ten most similar to the case's true tags
+// (its organization left out, as a text's profile has none), both over an
+// index of the other cases; the share of the second set found in the first,
+// averaged per language. The second figure leaves the predicted mechanisms
+// out of the text's profile.
+func similarOverlap(cases []ilgraph.Case, preds []suggest.Prediction) (with, without map[string]float64) {
+	const k = 10
+	byID := map[string]*ilgraph.Case{}
+	for i := range cases {
+		byID[cases[i].ID] = &cases[i]
+	}
+	indexes := map[string]*similarity.Index{}
+	indexWithout := func(id string) *similarity.Index {
+		if ix := indexes[id]; ix != nil {
+			return ix
+		}
+		var rows []ilgraph.CaseFeatures
+		for i := range cases {
+			if cases[i].ID != id {
+				rows = append(rows, ilgraph.SimilarityRow(&cases[i]))
+			}
+		}
+		indexes[id] = similarity.Build(rows, 0)
+		return indexes[id]
+	}
+	opt := ilgraph.DefaultOptions(k)
+	top := func(ix *similarity.Index, fs []ilgraph.Feature) map[string]bool {
+		out := map[string]bool{}
+		for _, m := range ix.Similar(fs, "", opt) {
+			out[m.ID] = true
+		}
+		return out
+	}
+	with, without = map[string]float64{}, map[string]float64{}
+	n := map[string]int{}
+	for _, p := range preds {
+		c := byID[p.CaseID]
+		ix := indexWithout(p.CaseID)
+		var truth []ilgraph.Feature
+		for _, f := range c.Features() {
+			if f.Kind != ilgraph.KindOrg {
+				truth = append(truth, f)
+			}
+		}
+		want := top(ix, truth)
+		if len(want) == 0 {
+			continue
+		}
+		var fs, noMech []ilgraph.Feature
+		for _, kind := range ilgraph.VocabKinds {
+			for _, id := range p.Terms[kind] {
+				f := ilgraph.Feature{Kind: kind, ID: id}
+				fs = append(fs, f)
+				if kind != ilgraph.KindMechanism {
+					noMech = append(noMech, f)
+				}
+			}
+		}
+		share := func(fs []ilgraph.Feature) float64 {
+			got, hit := top(ix, fs), 0
+			for id := range want {
+				if got[id] {
+					hit++
+				}
+			}
+			return float64(hit) / float64(len(want))
+		}
+		with[p.Lang] += share(fs)
+		without[p.Lang] += share(noMech)
+		n[p.Lang]++
+	}
+	for lang, x := range n {
+		with[lang] = math.Round(with[lang]/float64(x)*1e4) / 1e4
+		without[lang] = math.Round(without[lang]/float64(x)*1e4) / 1e4
+	}
+	return with, without
 }
 
 // readCorpus reads dir/vocab.json and every case file below dir with the
@@ -120,6 +205,10 @@ func printEval(w io.Writer, dir string, rep *suggest.Report) {
 		row("root cause top-3", f(e.RootCauseTop3), f(x.RootCauseTop3), f(b.RootCauseTop3))
 		for _, k := range ilgraph.VocabKinds {
 			row(string(k)+" P / R / F1", prf(e.Kinds[k]), prf(x.Kinds[k]), prf(b.Kinds[k]))
+		}
+		if o, ok := rep.Overlap[lang]; ok {
+			row("similar top-10 overlap", f(o), "", f(rep.OverlapBaseline[lang]))
+			row("  without mechanisms", f(rep.OverlapNoMechanisms[lang]), "", "")
 		}
 	}
 	tw.Flush()
