@@ -36,7 +36,11 @@ each case's symptoms text and summary, in English and then in Korean where
 the case has Korean text, is given to an engine that leaves that case out,
 and the terms it predicts are compared with the case's tags. Prints
 precision, recall and F1 per kind and root-cause top-1 and top-3 accuracy,
-for the engine and for a labels-only baseline.`, stderr)
+for the engine with cut-offs calibrated without the case (nested, ten
+folds), with suggest.DefaultCutoffs, and for a labels-only baseline; the
+overlap of the ten cases most similar to the predicted profile with those
+most similar to the true tags; and the cut-offs calibrated on the whole
+corpus (what DefaultCutoffs should be).`, stderr)
 	seeds := fs.String("seeds", "seeds", "the corpus: a folder with vocab.json and case files")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := parseFlags(fs, args[1:]); err != nil {
