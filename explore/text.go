@@ -40,6 +40,7 @@ func ProfileFromSuggestions(r *suggest.Result) Profile {
 		Symptoms:     pick(ilgraph.KindSymptom),
 		Contributing: pick(ilgraph.KindContributing),
 		Domains:      pick(ilgraph.KindDomain),
+		Mechanisms:   pick(ilgraph.KindMechanism),
 	}
 	if rc := pick(ilgraph.KindRootCause); len(rc) > 0 {
 		p.RootCause = rc[0]

@@ -29,6 +29,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/explorer"
 	"github.com/ilgraph/ilgraph/graph"
@@ -500,13 +501,15 @@ func TestExplorerInBrowser(t *testing.T) {
 		}
 		const st = "{ confidence }"
 		s.api(`query($q: String!) { cases(filter: {text: $q}) { totalCount edges { snippets { highlights { start } } } }
-			suggest(text: $q) { rootCauses `+st+` components `+st+` symptoms `+st+` contributing `+st+` domains `+st+` } }`, map[string]any{"q": q}, &want)
-		cut := map[string][2]float64{"rootCauses": {0, 1}, "components": {0.5, 4}, "symptoms": {0.4, 4}, "contributing": {0.4, 4}, "domains": {0.5, 4}}
+			suggest(text: $q) { rootCauses `+st+` components `+st+` symptoms `+st+` contributing `+st+` domains `+st+` mechanisms `+st+` } }`, map[string]any{"q": q}, &want)
+		fields := map[string]ilgraph.Kind{"rootCauses": ilgraph.KindRootCause, "components": ilgraph.KindComponent, "symptoms": ilgraph.KindSymptom,
+			"contributing": ilgraph.KindContributing, "domains": ilgraph.KindDomain, "mechanisms": ilgraph.KindMechanism}
 		wantChips := 0
-		for field, c := range cut {
+		for field, k := range fields {
+			c := suggest.DefaultCutoffs[k]
 			n := 0
 			for _, x := range want.Suggest[field] {
-				if x.Confidence >= c[0] && float64(n) < c[1] {
+				if x.Confidence >= c.Min && n < c.Max {
 					n++
 				}
 			}

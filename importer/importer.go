@@ -249,6 +249,9 @@ func (t *Tagger) Case(r *Record) (*ilgraph.Case, loader.Problems) {
 		ilgraph.KindContributing: &c.Contributing, ilgraph.KindDomain: &c.Domain,
 	}
 	for _, k := range ilgraph.VocabKinds[1:] {
+		if lists[k] == nil {
+			continue // mechanisms: tag_confidence has no field for them, so they are not machine-tagged
+		}
 		for _, s := range res.Top(k, suggest.DefaultCutoffs[k].Max, suggest.DefaultCutoffs[k].Min) {
 			*lists[k] = append(*lists[k], s.ID)
 			conf.Set(k, s.ID, s.Confidence)

@@ -684,6 +684,9 @@ func TestSuggestIsTheEngineOverTheSeeds(t *testing.T) {
 		if n == 0 {
 			t.Fatalf("%q: nothing suggested", text)
 		}
+		if len(got.Terms[string(ilgraph.KindMechanism)]) == 0 {
+			t.Errorf("%q: no mechanism suggested; the engine over the files: %v", text, want.Top(ilgraph.KindMechanism, 3, 0))
+		}
 	}
 	for _, bad := range []struct{ path, code, says string }{
 		{"/suggest", "INVALID", "q"},

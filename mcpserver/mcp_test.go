@@ -333,6 +333,9 @@ func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 	if len(fromText.Suggested) == 0 {
 		t.Fatal("match_incident with text suggested nothing")
 	}
+	if len(fromText.Suggested["mechanism"]) == 0 {
+		t.Errorf("match_incident read no mechanism from %q: %+v", text, fromText.Suggested)
+	}
 	args := map[string]any{"k": 5}
 	for kind, ts := range fromText.Suggested {
 		var ids []string
@@ -348,6 +351,8 @@ func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 			args["components"] = ids
 		case "symptom":
 			args["symptoms"] = ids
+		case "mechanism":
+			args["mechanisms"] = ids
 		default:
 			args[kind] = ids
 		}

@@ -111,6 +111,7 @@ type MatchArgs struct {
 	Symptoms     []string `json:"symptoms,omitempty" jsonschema:"symptom ids seen"`
 	Contributing []string `json:"contributing,omitempty" jsonschema:"contributing factor ids suspected"`
 	Domains      []string `json:"domains,omitempty" jsonschema:"domain ids"`
+	Mechanisms   []string `json:"mechanisms,omitempty" jsonschema:"mechanism ids: how the failure unfolded"`
 	Org          string   `json:"org,omitempty" jsonschema:"organization slug"`
 	Text         string   `json:"text,omitempty" jsonschema:"what is seen, in English or Korean (up to 10,000 characters): the terms it points to join the profile"`
 	Ranking
@@ -303,9 +304,9 @@ func (t *tools) similar(ctx context.Context, a SimilarArgs) (*view.SimilarList, 
 }
 
 func (t *tools) match(ctx context.Context, a MatchArgs) (*MatchResult, string, error) {
-	p := explore.Profile{RootCause: a.RootCause, Components: a.Components, Symptoms: a.Symptoms, Contributing: a.Contributing, Domains: a.Domains, Org: a.Org}
+	p := explore.Profile{RootCause: a.RootCause, Components: a.Components, Symptoms: a.Symptoms, Contributing: a.Contributing, Domains: a.Domains, Mechanisms: a.Mechanisms, Org: a.Org}
 	if len(p.Features()) == 0 && strings.TrimSpace(a.Text) == "" {
-		return nil, "", errorf(ilgraph.EINVALID, "give text, or at least one of root_cause, components, symptoms, contributing, domains, org (term ids from the vocab tool)")
+		return nil, "", errorf(ilgraph.EINVALID, "give text, or at least one of root_cause, components, symptoms, contributing, domains, mechanisms, org (term ids from the vocab tool)")
 	}
 	var suggested map[ilgraph.Kind][]view.SuggestedTerm
 	if strings.TrimSpace(a.Text) != "" {
@@ -354,6 +355,7 @@ func withRead(p, read explore.Profile) explore.Profile {
 	p.Symptoms = add(p.Symptoms, read.Symptoms)
 	p.Contributing = add(p.Contributing, read.Contributing)
 	p.Domains = add(p.Domains, read.Domains)
+	p.Mechanisms = add(p.Mechanisms, read.Mechanisms)
 	return p
 }
 

@@ -267,6 +267,7 @@ type ComplexityRoot struct {
 		Components   func(childComplexity int) int
 		Contributing func(childComplexity int) int
 		Domains      func(childComplexity int) int
+		Mechanisms   func(childComplexity int) int
 		RootCause    func(childComplexity int) int
 		Symptoms     func(childComplexity int) int
 	}
@@ -381,6 +382,7 @@ type ComplexityRoot struct {
 		Contributing func(childComplexity int) int
 		Domains      func(childComplexity int) int
 		Lang         func(childComplexity int) int
+		Mechanisms   func(childComplexity int) int
 		Neighbours   func(childComplexity int) int
 		RootCauses   func(childComplexity int) int
 		Symptoms     func(childComplexity int) int
@@ -574,6 +576,7 @@ type ProfileResolver interface {
 	Symptoms(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error)
 	Contributing(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error)
 	Domains(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error)
+	Mechanisms(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error)
 }
 type QueryResolver interface {
 	Case(ctx context.Context, id string) (*ilgraph.Case, error)
@@ -632,6 +635,7 @@ type SuggestionsResolver interface {
 	Symptoms(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
 	Contributing(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
 	Domains(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
+	Mechanisms(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
 }
 type TagConfidenceResolver interface {
 	Term(ctx context.Context, obj *ilgraph.TagScore) (*ilgraph.Term, error)
@@ -1499,6 +1503,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Profile.Domains(childComplexity), true
+	case "Profile.mechanisms":
+		if e.ComplexityRoot.Profile.Mechanisms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Profile.Mechanisms(childComplexity), true
 	case "Profile.rootCause":
 		if e.ComplexityRoot.Profile.RootCause == nil {
 			break
@@ -2043,6 +2053,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Suggestions.Lang(childComplexity), true
+	case "Suggestions.mechanisms":
+		if e.ComplexityRoot.Suggestions.Mechanisms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Suggestions.Mechanisms(childComplexity), true
 	case "Suggestions.neighbours":
 		if e.ComplexityRoot.Suggestions.Neighbours == nil {
 			break
@@ -3150,6 +3166,8 @@ type Suggestions {
   symptoms: [SuggestedTerm!]!
   contributing: [SuggestedTerm!]!
   domains: [SuggestedTerm!]!
+  "How the failure unfolded (overload, retry storm, route withdrawal…)."
+  mechanisms: [SuggestedTerm!]!
   "The cases whose text is most like the input (BM25), which voted for their tags."
   neighbours: [TextNeighbour!]!
 }
@@ -3198,6 +3216,7 @@ type Profile {
   symptoms: [Term!]!
   contributing: [Term!]!
   domains: [Term!]!
+  mechanisms: [Term!]!
 }
 `, BuiltIn: false},
 }
@@ -3605,6 +3624,8 @@ func (ec *executionContext) childFields_Profile(ctx context.Context, field graph
 		return ec.fieldContext_Profile_contributing(ctx, field)
 	case "domains":
 		return ec.fieldContext_Profile_domains(ctx, field)
+	case "mechanisms":
+		return ec.fieldContext_Profile_mechanisms(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Profile", field.Name)
 }
@@ -3793,6 +3814,8 @@ func (ec *executionContext) childFields_Suggestions(ctx context.Context, field g
 		return ec.fieldContext_Suggestions_contributing(ctx, field)
 	case "domains":
 		return ec.fieldContext_Suggestions_domains(ctx, field)
+	case "mechanisms":
+		return ec.fieldContext_Suggestions_mechanisms(ctx, field)
 	case "neighbours":
 		return ec.fieldContext_Suggestions_neighbours(ctx, field)
 	}
@@ -8503,6 +8526,38 @@ func (ec *executionContext) fieldContext_Profile_domains(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Profile_mechanisms(ctx context.Context, field graphql.CollectedField, obj *explore.Profile) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Profile_mechanisms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Profile().Mechanisms(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Profile_mechanisms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Profile",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ProfileMatch_matches(ctx context.Context, field graphql.CollectedField, obj *explore.ProfileMatch) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10952,6 +11007,38 @@ func (ec *executionContext) _Suggestions_domains(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Suggestions_domains(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Suggestions",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SuggestedTerm(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Suggestions_mechanisms(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Suggestions_mechanisms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Suggestions().Mechanisms(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Suggestion) graphql.Marshaler {
+			return ec.marshalNSuggestedTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐSuggestionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Suggestions_mechanisms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Suggestions",
 		Field:      field,
@@ -14953,6 +15040,12 @@ func (ec *executionContext) _Profile(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Profile_domains(ctx, field, obj)
 				})
+		case "mechanisms":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Profile_mechanisms(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -15750,6 +15843,12 @@ func (ec *executionContext) _Suggestions(ctx context.Context, sel ast.SelectionS
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Suggestions_domains(ctx, field, obj)
+				})
+		case "mechanisms":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Suggestions_mechanisms(ctx, field, obj)
 				})
 		case "neighbours":
 			out.Values[i] = ec._Suggestions_neighbours(ctx, field, obj)

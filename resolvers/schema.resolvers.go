@@ -419,6 +419,11 @@ func (r *profileResolver) Domains(ctx context.Context, obj *explore.Profile) ([]
 	return r.terms(ctx, ilgraph.KindDomain, obj.Domains)
 }
 
+// Mechanisms is the resolver for the mechanisms field.
+func (r *profileResolver) Mechanisms(ctx context.Context, obj *explore.Profile) ([]ilgraph.Term, error) {
+	return r.terms(ctx, ilgraph.KindMechanism, obj.Mechanisms)
+}
+
 // Case is the resolver for the case field.
 func (r *queryResolver) Case(ctx context.Context, id string) (*ilgraph.Case, error) {
 	c, err := notFoundIsNull(r.Core.Case(ctx, id))
@@ -660,6 +665,11 @@ func (r *suggestionsResolver) Contributing(ctx context.Context, obj *suggest.Res
 // Domains is the resolver for the domains field.
 func (r *suggestionsResolver) Domains(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error) {
 	return suggestionsOf(obj, ilgraph.KindDomain), nil
+}
+
+// Mechanisms is the resolver for the mechanisms field.
+func (r *suggestionsResolver) Mechanisms(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error) {
+	return suggestionsOf(obj, ilgraph.KindMechanism), nil
 }
 
 // Term is the resolver for the term field.

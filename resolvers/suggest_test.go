@@ -24,16 +24,16 @@ type suggestedTerm struct {
 }
 
 type suggestions struct {
-	Lang                                                    string
-	RootCauses, Components, Symptoms, Contributing, Domains []suggestedTerm
-	Neighbours                                              []struct {
+	Lang                                                                string
+	RootCauses, Components, Symptoms, Contributing, Domains, Mechanisms []suggestedTerm
+	Neighbours                                                          []struct {
 		Case  struct{ ID string }
 		Score float64
 	}
 }
 
 const suggestionFields = `lang
-  rootCauses { ...st } components { ...st } symptoms { ...st } contributing { ...st } domains { ...st }
+  rootCauses { ...st } components { ...st } symptoms { ...st } contributing { ...st } domains { ...st } mechanisms { ...st }
   neighbours { case { id } score }`
 
 const suggestedTermFragment = `fragment st on SuggestedTerm { kind term { id } confidence evidence { source text phrase start end case { id } weight } }`
@@ -74,6 +74,7 @@ func TestSuggest(t *testing.T) {
 			for k, list := range map[ilgraph.Kind][]suggestedTerm{
 				ilgraph.KindRootCause: got.Suggest.RootCauses, ilgraph.KindComponent: got.Suggest.Components,
 				ilgraph.KindSymptom: got.Suggest.Symptoms, ilgraph.KindContributing: got.Suggest.Contributing, ilgraph.KindDomain: got.Suggest.Domains,
+				ilgraph.KindMechanism: got.Suggest.Mechanisms,
 			} {
 				w := want.ByKind[k]
 				if len(list) != len(w) {
@@ -100,6 +101,9 @@ func TestSuggest(t *testing.T) {
 						}
 					}
 				}
+			}
+			if len(want.ByKind[ilgraph.KindMechanism]) == 0 {
+				t.Errorf("the engine suggests no mechanism for %q: the comparison above proves nothing for that kind", tc.text)
 			}
 			if len(got.Suggest.Neighbours) != len(want.Neighbours) {
 				t.Errorf("%d neighbours, want %d", len(got.Suggest.Neighbours), len(want.Neighbours))
@@ -140,8 +144,8 @@ func TestSimilarToText(t *testing.T) {
 	var got struct {
 		SimilarToText struct {
 			Profile struct {
-				RootCause                                   *struct{ ID string }
-				Components, Symptoms, Contributing, Domains []struct{ ID string }
+				RootCause                                               *struct{ ID string }
+				Components, Symptoms, Contributing, Domains, Mechanisms []struct{ ID string }
 			}
 			Match struct {
 				Matches []struct {
@@ -152,7 +156,7 @@ func TestSimilarToText(t *testing.T) {
 		}
 	}
 	a.must(`query($text: String!) { similarToText(text: $text, k: 10) {
-  profile { rootCause { id } components { id } symptoms { id } contributing { id } domains { id } }
+  profile { rootCause { id } components { id } symptoms { id } contributing { id } domains { id } mechanisms { id } }
   match { matches { case { id } score } } } }`, map[string]any{"text": text}, &got)
 	p := got.SimilarToText.Profile
 	idsOf := func(ts []struct{ ID string }) []string {
@@ -162,12 +166,32 @@ func TestSimilarToText(t *testing.T) {
 		}
 		return out
 	}
-	prof := explore.Profile{Components: idsOf(p.Components), Symptoms: idsOf(p.Symptoms), Contributing: idsOf(p.Contributing), Domains: idsOf(p.Domains)}
+	prof := explore.Profile{Components: idsOf(p.Components), Symptoms: idsOf(p.Symptoms), Contributing: idsOf(p.Contributing), Domains: idsOf(p.Domains), Mechanisms: idsOf(p.Mechanisms)}
 	if p.RootCause != nil {
 		prof.RootCause = p.RootCause.ID
 	}
 	if len(prof.Features()) == 0 {
 		t.Fatal("the Kinesis description made an empty profile")
+	}
+	// The profile is the one the engine's suggestions make, mechanisms
+	// included.
+	cases := make([]ilgraph.Case, len(a.cases))
+	for i, c := range a.cases {
+		cases[i] = *c
+	}
+	engine, err := suggest.New(a.vocab, cases, suggest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := engine.Suggest(text, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := explore.ProfileFromSuggestions(res); fmt.Sprint(prof) != fmt.Sprint(want) {
+		t.Errorf("profile %+v\nthe engine's %+v", prof, want)
+	}
+	if len(prof.Mechanisms) == 0 {
+		t.Errorf("no mechanism in the profile %+v", prof)
 	}
 	// The same profile through similarToProfile gives the same matches.
 	var want struct {
@@ -180,6 +204,7 @@ func TestSimilarToText(t *testing.T) {
 	}
 	a.must(`query($p: ProfileInput!) { similarToProfile(profile: $p, k: 10) { matches { case { id } score } } }`, map[string]any{"p": map[string]any{
 		"rootCause": nilIfEmpty(prof.RootCause), "components": prof.Components, "symptoms": prof.Symptoms, "contributing": prof.Contributing, "domains": prof.Domains,
+		"mechanisms": prof.Mechanisms,
 	}}, &want)
 	if fmt.Sprint(got.SimilarToText.Match.Matches) != fmt.Sprint(want.SimilarToProfile.Matches) || len(want.SimilarToProfile.Matches) == 0 {
 		t.Errorf("similarToText matches %v\nsimilarToProfile     %v", got.SimilarToText.Match.Matches, want.SimilarToProfile.Matches)

@@ -36,14 +36,16 @@ func newBM25(docs [][]string) *bm25 {
 	return ix
 }
 
-// score returns the BM25 score of every case for the query terms, with case
-// exclude (or none, -1) left out of the corpus statistics and the results.
-func (ix *bm25) score(query []string, exclude int) []float64 {
+// score returns the BM25 score of every case for the query terms, with the
+// excluded cases left out of the corpus statistics and the results.
+func (ix *bm25) score(query []string, ex excluded) []float64 {
 	scores := make([]float64, len(ix.tf))
 	n, total := ix.n, ix.total
-	if exclude >= 0 && ix.lens[exclude] > 0 {
-		n--
-		total -= ix.lens[exclude]
+	for _, x := range ex {
+		if ix.lens[x] > 0 {
+			n--
+			total -= ix.lens[x]
+		}
 	}
 	if n == 0 {
 		return scores
@@ -55,8 +57,10 @@ func (ix *bm25) score(query []string, exclude int) []float64 {
 	}
 	for w := range qtf {
 		df := ix.df[w]
-		if exclude >= 0 && ix.tf[exclude][w] > 0 {
-			df--
+		for _, x := range ex {
+			if ix.tf[x][w] > 0 {
+				df--
+			}
 		}
 		if df == 0 {
 			continue
@@ -64,7 +68,7 @@ func (ix *bm25) score(query []string, exclude int) []float64 {
 		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 		for ci, tf := range ix.tf {
 			f := tf[w]
-			if f == 0 || ci == exclude {
+			if f == 0 || ex.has(ci) {
 				continue
 			}
 			norm := bm25K1 * (1 - bm25B + bm25B*float64(ix.lens[ci])/avg)
@@ -72,4 +76,18 @@ func (ix *bm25) score(query []string, exclude int) []float64 {
 		}
 	}
 	return scores
+}
+
+// excluded lists the cases (by index) left out of every statistic: none in
+// service, one in leave-one-out, a fold and one more when cut-offs are
+// calibrated inside an evaluation.
+type excluded []int
+
+func (ex excluded) has(i int) bool {
+	for _, x := range ex {
+		if x == i {
+			return true
+		}
+	}
+	return false
 }

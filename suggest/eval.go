@@ -11,15 +11,58 @@ type Cutoff struct {
 	Max int     `json:"max"`
 }
 
-// DefaultCutoffs are the cut-offs the evaluation uses, chosen once on the
-// leave-one-out run over the seed corpus (see docs/suggest.md). A root cause
-// is predicted as the single best term; the top-3 accuracy looks further.
+// DefaultCutoffs are the cut-offs the server uses (similarToText's profile,
+// MCP's match_incident): the ones Calibrate chooses on the leave-one-out
+// answers over the seed corpus (ilgraph eval suggest prints them; a test
+// checks they are still the calibrated ones). A root cause is predicted as
+// the single best term; the top-3 accuracy looks further.
 var DefaultCutoffs = map[ilgraph.Kind]Cutoff{
-	ilgraph.KindRootCause:    {Min: 0, Max: 1},
-	ilgraph.KindComponent:    {Min: 0.5, Max: 4},
-	ilgraph.KindSymptom:      {Min: 0.4, Max: 4},
-	ilgraph.KindContributing: {Min: 0.4, Max: 4},
-	ilgraph.KindDomain:       {Min: 0.5, Max: 4},
+	ilgraph.KindRootCause:    RootCauseCutoff,
+	ilgraph.KindComponent:    {Min: 0.5, Max: 5},
+	ilgraph.KindSymptom:      {Min: 0.3, Max: 3},
+	ilgraph.KindContributing: {Min: 0.35, Max: 5},
+	ilgraph.KindDomain:       {Min: 0.55, Max: 3},
+	ilgraph.KindMechanism:    {Min: 0.2, Max: 3},
+}
+
+// RootCauseCutoff predicts the single best root cause: a case has one.
+var RootCauseCutoff = Cutoff{Min: 0, Max: 1}
+
+// The grid Calibrate searches: Min from 0.05 to 0.95 by 0.05, Max from 1
+// to calibrateMaxTerms.
+const calibrateMaxTerms = 5
+
+// answer is a case's tags and the engine's answer for one of its queries.
+type answer struct {
+	c   *ilgraph.Case
+	res *Result
+}
+
+// Calibrate chooses, for every kind but the root cause, the cut-off with
+// the best micro-averaged F1 over the answers; of equal ones, the one that
+// predicts less (lower Max, then higher Min).
+func calibrate(answers []answer) map[ilgraph.Kind]Cutoff {
+	out := map[ilgraph.Kind]Cutoff{ilgraph.KindRootCause: RootCauseCutoff}
+	for _, k := range ilgraph.VocabKinds {
+		if k == ilgraph.KindRootCause {
+			continue
+		}
+		best, bestF1 := Cutoff{Min: 0.5, Max: 1}, -1.0
+		for max := 1; max <= calibrateMaxTerms; max++ {
+			for step := 19; step >= 1; step-- {
+				c := Cutoff{Min: float64(step) / 20, Max: max}
+				var ks KindScore
+				for _, a := range answers {
+					ks.count(a.c.Tags(k), a.res.Predicted(k, c))
+				}
+				if f := ks.f1(); f > bestF1+1e-12 {
+					best, bestF1 = c, f
+				}
+			}
+		}
+		out[k] = best
+	}
+	return out
 }
 
 // Predicted returns the ids of kind k that count as predicted under c.
@@ -41,6 +84,31 @@ type KindScore struct {
 	tp, fp, fn int
 }
 
+// count adds one query's predictions against its tags.
+func (ks *KindScore) count(tags, got []string) {
+	want := map[string]bool{}
+	for _, id := range tags {
+		want[id] = true
+	}
+	for _, id := range got {
+		if want[id] {
+			ks.tp++
+		} else {
+			ks.fp++
+		}
+		delete(want, id)
+	}
+	ks.fn += len(want)
+}
+
+// f1 is the F1 of the counts so far, unrounded.
+func (ks *KindScore) f1() float64 {
+	if 2*ks.tp+ks.fp+ks.fn == 0 {
+		return 0
+	}
+	return 2 * float64(ks.tp) / float64(2*ks.tp+ks.fp+ks.fn)
+}
+
 // Scores are the figures of one system on one language.
 type Scores struct {
 	Queries       int                        `json:"queries"`
@@ -50,13 +118,45 @@ type Scores struct {
 	top1, top3    int
 }
 
-// Report is the outcome of an evaluation: per language ("en", "ko"), the
-// engine's scores and the labels-only baseline's.
+// Report is the outcome of an evaluation, per language ("en", "ko"):
+// the engine's scores with cut-offs calibrated without the case (Engine),
+// with the cut-offs given (Fixed: what the server does), and the
+// labels-only baseline's; and the cut-offs calibrated on every case's
+// leave-one-out answers (what DefaultCutoffs should be).
 type Report struct {
-	Cases    int                `json:"cases"`
-	Engine   map[string]*Scores `json:"engine"`
-	Baseline map[string]*Scores `json:"baseline"`
+	Cases      int                       `json:"cases"`
+	Folds      int                       `json:"folds"`
+	Engine     map[string]*Scores        `json:"engine"`
+	Fixed      map[string]*Scores        `json:"fixed"`
+	Baseline   map[string]*Scores        `json:"baseline"`
+	Calibrated map[ilgraph.Kind]Cutoff   `json:"calibrated"`
+	FoldCuts   []map[ilgraph.Kind]Cutoff `json:"foldCutoffs"`
+	// Overlap is, per language, the mean share of the ten cases most
+	// similar to a case's true tags that are among the ten most similar to
+	// the profile predicted from its text (ilgraph eval suggest fills it in;
+	// the similarity index is not this package's).
+	Overlap map[string]float64 `json:"overlap,omitempty"`
+	// OverlapNoMechanisms is Overlap with the predicted mechanisms left out
+	// of the text's profile.
+	OverlapNoMechanisms map[string]float64 `json:"overlapNoMechanisms,omitempty"`
+	// OverlapBaseline is Overlap for the baseline's profiles.
+	OverlapBaseline map[string]float64 `json:"overlapBaseline,omitempty"`
+	// Predictions are the engine's predicted terms for every query, with
+	// the cut-offs calibrated without the case; BaselinePredictions the
+	// baseline's, with the cut-offs given.
+	Predictions, BaselinePredictions []Prediction `json:"-"`
 }
+
+// Prediction is what the engine predicted for one query of the evaluation.
+type Prediction struct {
+	CaseID string
+	Lang   string
+	Terms  map[ilgraph.Kind][]string
+}
+
+// EvalFolds is how many folds the nested calibration splits the corpus
+// into: case i (in the order given) is in fold i mod EvalFolds.
+const EvalFolds = 10
 
 // Query is the text a case is evaluated on in a language: its symptoms text
 // and its summary; empty when the case has neither in that language.
@@ -82,6 +182,14 @@ func Query(c *ilgraph.Case, lang string) string {
 // from every case (opts) and by the labels-only baseline, with the case
 // itself excluded from all statistics, and the answers are scored against
 // the case's tags.
+//
+// The cut-offs that turn an answer into predicted terms are chosen without
+// the case too (nested): the cases are split into EvalFolds folds; for each
+// fold, every other case is answered with the fold and that case excluded,
+// Calibrate picks the cut-offs on those answers, and the fold's own
+// leave-one-out answers are scored with them (Report.Engine). The same
+// answers scored with the cut-offs given make Report.Fixed; the baseline is
+// scored with the cut-offs given.
 func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs map[ilgraph.Kind]Cutoff) (*Report, error) {
 	eng, err := New(v, cases, opts)
 	if err != nil {
@@ -91,11 +199,20 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Cases: len(cases), Engine: map[string]*Scores{}, Baseline: map[string]*Scores{}}
+	rep := &Report{Cases: len(cases), Folds: EvalFolds, Engine: map[string]*Scores{}, Fixed: map[string]*Scores{}, Baseline: map[string]*Scores{}}
 	for _, lang := range []string{"en", "ko"} {
 		rep.Engine[lang] = newScores()
+		rep.Fixed[lang] = newScores()
 		rep.Baseline[lang] = newScores()
 	}
+	// The engine's cases are in the order given, so index i is case i.
+	type query struct {
+		ci   int
+		lang string
+		text string
+		res  *Result // leave-one-out
+	}
+	var queries []query
 	for i := range cases {
 		c := &cases[i]
 		for _, lang := range []string{"en", "ko"} {
@@ -103,19 +220,55 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 			if q == "" {
 				continue
 			}
-			for _, sys := range []struct {
-				e *Engine
-				s *Scores
-			}{{eng, rep.Engine[lang]}, {base, rep.Baseline[lang]}} {
-				res, err := sys.e.Suggest(q, lang, c.ID)
-				if err != nil {
-					return nil, err
-				}
-				sys.s.add(c, res, cutoffs)
+			res, err := eng.suggest(q, lang, excluded{i})
+			if err != nil {
+				return nil, err
+			}
+			queries = append(queries, query{i, lang, q, res})
+			rep.Fixed[lang].add(c, res, cutoffs)
+			b, err := base.suggest(q, lang, excluded{i})
+			if err != nil {
+				return nil, err
+			}
+			rep.Baseline[lang].add(c, b, cutoffs)
+			rep.BaselinePredictions = append(rep.BaselinePredictions, predicted(c.ID, lang, b, cutoffs))
+		}
+	}
+	all := make([]answer, len(queries))
+	for i, q := range queries {
+		all[i] = answer{&cases[q.ci], q.res}
+	}
+	rep.Calibrated = calibrate(all)
+
+	for f := 0; f < EvalFolds; f++ {
+		var fold excluded
+		for i := f; i < len(cases); i += EvalFolds {
+			fold = append(fold, i)
+		}
+		if len(fold) == 0 {
+			continue
+		}
+		var train []answer
+		for _, q := range queries {
+			if q.ci%EvalFolds == f {
+				continue
+			}
+			res, err := eng.suggest(q.text, q.lang, append(fold[:len(fold):len(fold)], q.ci))
+			if err != nil {
+				return nil, err
+			}
+			train = append(train, answer{&cases[q.ci], res})
+		}
+		cut := calibrate(train)
+		rep.FoldCuts = append(rep.FoldCuts, cut)
+		for _, q := range queries {
+			if q.ci%EvalFolds == f {
+				rep.Engine[q.lang].add(&cases[q.ci], q.res, cut)
+				rep.Predictions = append(rep.Predictions, predicted(cases[q.ci].ID, q.lang, q.res, cut))
 			}
 		}
 	}
-	for _, m := range []map[string]*Scores{rep.Engine, rep.Baseline} {
+	for _, m := range []map[string]*Scores{rep.Engine, rep.Fixed, rep.Baseline} {
 		for _, s := range m {
 			s.finish()
 		}
@@ -123,33 +276,21 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 	return rep, nil
 }
 
+func predicted(id, lang string, res *Result, cut map[ilgraph.Kind]Cutoff) Prediction {
+	p := Prediction{CaseID: id, Lang: lang, Terms: map[ilgraph.Kind][]string{}}
+	for _, k := range ilgraph.VocabKinds {
+		p.Terms[k] = res.Predicted(k, cut[k])
+	}
+	return p
+}
+
 func newScores() *Scores { return &Scores{Kinds: map[ilgraph.Kind]KindScore{}} }
 
 func (s *Scores) add(c *ilgraph.Case, res *Result, cutoffs map[ilgraph.Kind]Cutoff) {
 	s.Queries++
 	for _, k := range ilgraph.VocabKinds {
-		want := map[string]bool{}
-		for _, id := range c.Tags(k) {
-			want[id] = true
-		}
 		ks := s.Kinds[k]
-		got := res.Predicted(k, cutoffs[k])
-		for _, id := range got {
-			if want[id] {
-				ks.tp++
-			} else {
-				ks.fp++
-			}
-		}
-		for id := range want {
-			found := false
-			for _, g := range got {
-				found = found || g == id
-			}
-			if !found {
-				ks.fn++
-			}
-		}
+		ks.count(c.Tags(k), res.Predicted(k, cutoffs[k]))
 		s.Kinds[k] = ks
 	}
 	for i, sg := range res.Top(ilgraph.KindRootCause, 3, 0) {

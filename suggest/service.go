@@ -56,11 +56,12 @@ func NewService(store Store, opts Options) *Service {
 }
 
 // slim keeps what the engine reads of a case: its id, organization, texts
-// and tags.
+// (those of caseText and factorText) and tags.
 func slim(c *ilgraph.Case) ilgraph.Case {
 	return ilgraph.Case{
 		ID: c.ID, Org: c.Org, OrgSlug: c.OrgSlug,
 		Title: c.Title, Summary: c.Summary, Trigger: c.Trigger, SymptomsText: c.SymptomsText,
+		Detection: c.Detection, Lessons: c.Lessons, ActionItems: c.ActionItems,
 		RootCause: c.RootCause, Components: c.Components, Symptoms: c.Symptoms, Contributing: c.Contributing, Domain: c.Domain, Mechanisms: c.Mechanisms,
 	}
 }

@@ -14,6 +14,9 @@
 //  2. Neighbours. The cases whose text is most like the input (BM25 over each
 //     case's title, summary, trigger and symptoms text, vendor names left
 //     out) vote for their tags, each vote weighted by the case's score.
+//     Contributing factors are voted for by the cases found in a second
+//     index that adds each case's detection, lessons and action items: the
+//     text where reports name their factors.
 //
 // The confidence of a term is a noisy-or of the two: 1 − (1 − a·phrase)(1 −
 // b·vote). An Engine is built once from the vocabulary and a corpus and is
@@ -46,6 +49,9 @@ type Options struct {
 	// PhraseWeight and VoteWeight are a and b of the confidence (defaults
 	// 0.9 and 0.8).
 	PhraseWeight, VoteWeight float64
+	// Names are more names to set aside, as the corpus's organizations are
+	// (see analysis.Options.Extra).
+	Names []string
 }
 
 // Engine suggests terms. Build it with New.
@@ -59,7 +65,8 @@ type Engine struct {
 
 	cases    []caseInfo
 	analyzer *analysis.Analyzer // vendors dropped
-	index    map[string]*bm25   // "en", "ko"
+	index    map[string]*bm25   // "en", "ko": caseText
+	factors  map[string]*bm25   // "en", "ko": factorText
 }
 
 type phrase struct {
@@ -144,7 +151,7 @@ func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, er
 	if opts.VoteWeight == 0 {
 		opts.VoteWeight = 0.8
 	}
-	e := &Engine{opts: opts, termIdx: map[ilgraph.Feature]int{}, index: map[string]*bm25{}}
+	e := &Engine{opts: opts, termIdx: map[ilgraph.Feature]int{}, index: map[string]*bm25{}, factors: map[string]*bm25{}}
 	// Terms in a fixed order (kind, then id), whatever order the vocabulary
 	// came in: ties between suggestions break by it, so the engine built from
 	// vocab.json and the one built from the graph answer alike.
@@ -166,6 +173,12 @@ func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, er
 
 	var extra []string
 	seenOrg := map[string]bool{}
+	for _, name := range opts.Names {
+		if !seenOrg[name] {
+			seenOrg[name] = true
+			extra = append(extra, name)
+		}
+	}
 	for _, c := range cases {
 		for _, name := range analysis.NameParts(c.Org) {
 			if !seenOrg[name] {
@@ -179,6 +192,7 @@ func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, er
 	e.buildPhrases()
 
 	docs := map[string][][]string{"en": nil, "ko": nil}
+	factorDocs := map[string][][]string{"en": nil, "ko": nil}
 	for ci, c := range cases {
 		info := caseInfo{id: c.ID, tags: map[int]bool{}}
 		for _, f := range c.Features() {
@@ -190,6 +204,11 @@ func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, er
 		en, ko := caseText(&c)
 		docs["en"] = append(docs["en"], e.analyzer.Terms(en))
 		docs["ko"] = append(docs["ko"], e.analyzer.Terms(ko))
+		if !opts.LabelsOnly {
+			fen, fko := factorText(&c)
+			factorDocs["en"] = append(factorDocs["en"], e.analyzer.Terms(fen))
+			factorDocs["ko"] = append(factorDocs["ko"], e.analyzer.Terms(fko))
+		}
 		if !opts.LabelsOnly {
 			seen := map[int]bool{}
 			for _, m := range e.matcher.FindAll(analysis.Tokens(en + "\n" + ko)) {
@@ -203,6 +222,11 @@ func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, er
 	for lang, d := range docs {
 		e.index[lang] = newBM25(d)
 	}
+	if !opts.LabelsOnly {
+		for lang, d := range factorDocs {
+			e.factors[lang] = newBM25(d)
+		}
+	}
 	return e, nil
 }
 
@@ -210,6 +234,26 @@ func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, er
 func caseText(c *ilgraph.Case) (en, ko string) {
 	fields := []ilgraph.Text{c.Title, c.Summary, c.Trigger, c.SymptomsText}
 	var b, k strings.Builder
+	for _, f := range fields {
+		b.WriteString(f.En)
+		b.WriteString("\n")
+		k.WriteString(f.Ko)
+		k.WriteString("\n")
+	}
+	return b.String(), k.String()
+}
+
+// factorText is caseText with the fields where reports name their
+// contributing factors: detection, lessons and action items.
+func factorText(c *ilgraph.Case) (en, ko string) {
+	en, ko = caseText(c)
+	var b, k strings.Builder
+	b.WriteString(en)
+	k.WriteString(ko)
+	fields := []ilgraph.Text{c.Detection, c.Lessons}
+	for _, it := range c.ActionItems {
+		fields = append(fields, it.Text)
+	}
 	for _, f := range fields {
 		b.WriteString(f.En)
 		b.WriteString("\n")
@@ -286,6 +330,17 @@ func plainTokens(text string) []analysis.Token {
 // neighbours are found in (phrases of both languages always match).
 // excludeCaseID leaves that case out of every statistic, for evaluation.
 func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
+	var ex excluded
+	for i, c := range e.cases {
+		if c.id == excludeCaseID {
+			ex = append(ex, i)
+		}
+	}
+	return e.suggest(text, lang, ex)
+}
+
+// suggest is Suggest with the cases of ex left out of every statistic.
+func (e *Engine) suggest(text, lang string, ex excluded) (*Result, error) {
 	if !utf8.ValidString(text) {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
@@ -299,12 +354,6 @@ func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
 	case "", "en", "ko":
 	default:
 		return nil, ilgraph.Errorf(ilgraph.EINVALID, "lang: %q, want en, ko or empty", lang)
-	}
-	exclude := -1
-	for i, c := range e.cases {
-		if c.id == excludeCaseID {
-			exclude = i
-		}
 	}
 
 	var toks []analysis.Token
@@ -328,7 +377,7 @@ func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
 		p := &e.phrases[m.Phrase]
 		rel := 1.0
 		if !e.opts.LabelsOnly {
-			rel = e.reliability(p, exclude)
+			rel = e.reliability(p, ex)
 		}
 		if hits[p.term] == nil {
 			hits[p.term] = map[int]hit{}
@@ -363,22 +412,35 @@ func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
 		})
 	}
 
-	// Signal 2: neighbours vote.
+	// Signal 2: neighbours vote: the cases most like the text for every
+	// kind but contributing factors, which the cases found with their
+	// lessons and action items vote for.
 	vote := make([]float64, len(e.terms))
 	voters := make([][]Evidence, len(e.terms))
 	if !e.opts.LabelsOnly {
-		scores := e.index[lang].score(e.analyzer.Terms(text), exclude)
-		top := topN(scores, e.opts.Neighbours)
-		var total float64
-		for _, ci := range top {
-			total += scores[ci]
-		}
-		for _, ci := range top {
-			res.Neighbours = append(res.Neighbours, Neighbour{CaseID: e.cases[ci].id, Score: round(scores[ci])})
-			share := scores[ci] / total
-			for t := range e.cases[ci].tags {
-				vote[t] += share
-				voters[t] = append(voters[t], Evidence{CaseID: e.cases[ci].id, Weight: round(share)})
+		words := e.analyzer.Terms(text)
+		for _, idx := range []struct {
+			ix      *bm25
+			factors bool
+		}{{e.index[lang], false}, {e.factors[lang], true}} {
+			scores := idx.ix.score(words, ex)
+			top := topN(scores, e.opts.Neighbours)
+			var total float64
+			for _, ci := range top {
+				total += scores[ci]
+			}
+			for _, ci := range top {
+				if !idx.factors {
+					res.Neighbours = append(res.Neighbours, Neighbour{CaseID: e.cases[ci].id, Score: round(scores[ci])})
+				}
+				share := scores[ci] / total
+				for t := range e.cases[ci].tags {
+					if (e.terms[t].Kind == ilgraph.KindContributing) != idx.factors {
+						continue
+					}
+					vote[t] += share
+					voters[t] = append(voters[t], Evidence{CaseID: e.cases[ci].id, Weight: round(share)})
+				}
 			}
 		}
 	}
@@ -412,11 +474,11 @@ func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
 }
 
 // reliability is the share of the cases containing p that carry p's term,
-// smoothed towards p's prior, leaving out case exclude.
-func (e *Engine) reliability(p *phrase, exclude int) float64 {
+// smoothed towards p's prior, leaving out the cases of ex.
+func (e *Engine) reliability(p *phrase, ex excluded) float64 {
 	n, k := 0.0, 0.0
 	for _, ci := range p.cases {
-		if ci == exclude {
+		if ex.has(ci) {
 			continue
 		}
 		n++

@@ -93,7 +93,7 @@ func Predicted(ctx context.Context, core *explore.Service, text string) (explore
 	}
 	p := explore.ProfileFromSuggestions(res)
 	ids := map[ilgraph.Kind][]string{ilgraph.KindComponent: p.Components, ilgraph.KindSymptom: p.Symptoms,
-		ilgraph.KindContributing: p.Contributing, ilgraph.KindDomain: p.Domains}
+		ilgraph.KindContributing: p.Contributing, ilgraph.KindDomain: p.Domains, ilgraph.KindMechanism: p.Mechanisms}
 	if p.RootCause != "" {
 		ids[ilgraph.KindRootCause] = []string{p.RootCause}
 	}

@@ -27,15 +27,16 @@ const CASES = `query Cases($filter: CaseFilter, $sort: CaseSort, $first: Int, $a
 }`;
 
 // Suggested filters: the vocabulary terms the search text points to
-// (suggest), above the cut-offs the suggestion engine was evaluated with
-// (docs/suggest.md): the best root cause, up to four components (≥ 0.5),
-// symptoms and factors (≥ 0.4), domains (≥ 0.5). A server without suggest
-// (the query does not validate) hides the row, and it is not asked again.
+// (suggest), above the cut-offs the suggestion engine was calibrated and
+// evaluated with (suggest.DefaultCutoffs, docs/suggest.md; a Go test keeps
+// CUTOFFS equal to them): the best root cause, then per kind at most Max
+// terms of confidence ≥ Min. A server without suggest (the query does not
+// validate) hides the row, and it is not asked again.
 let suggestSupported = true;
 const ST = "{ kind confidence term { kind id en ko } }";
 const SUGGEST = `query Suggest($text: String!) { suggest(text: $text) {
-  rootCauses ${ST} components ${ST} symptoms ${ST} contributing ${ST} domains ${ST} } }`;
-export const CUTOFFS = { rootCauses: [0, 1], components: [0.5, 4], symptoms: [0.4, 4], contributing: [0.4, 4], domains: [0.5, 4] };
+  rootCauses ${ST} components ${ST} symptoms ${ST} contributing ${ST} domains ${ST} mechanisms ${ST} } }`;
+export const CUTOFFS = { rootCauses: [0, 1], components: [0.5, 5], symptoms: [0.3, 3], contributing: [0.35, 5], domains: [0.55, 3], mechanisms: [0.2, 3] };
 export async function suggestions(textValue) {
   if (!suggestSupported || !textValue.trim()) return [];
   try {
