@@ -13,11 +13,15 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +30,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/internal/admission"
 )
 
 // Options are the MCP server's settings.
@@ -42,6 +47,12 @@ type Options struct {
 	// that is not loopback. Needed behind a reverse proxy on the same host
 	// that forwards the public Host to a server listening on 127.0.0.1.
 	AllowAnyHost bool
+	// Admitter bounds the tool calls running at once per cost class, shared
+	// with the other front doors; each tool's class is in admission.Classes.
+	// Over Streamable HTTP a call refused for overload answers HTTP 503 with
+	// Retry-After and a JSON-RPC error (NewHandler). nil: no bound (stdio:
+	// one client per process).
+	Admitter *admission.Controller
 }
 
 func (o *Options) defaults() {
@@ -93,8 +104,94 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, opt.MaxBodyBytes)
+		if opt.Admitter == nil || r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusRequestEntityTooLarge)
+				fmt.Fprintf(w, `{"error":{"code":"LIMIT","message":"request body is larger than %d bytes"}}`+"\n", opt.MaxBodyBytes)
+				return
+			}
+			http.Error(w, "cannot read the request body", http.StatusBadRequest)
+			return
+		}
+		class, id := classify(body)
+		release, refused := opt.Admitter.Admit(r.Context(), class)
+		if refused != nil {
+			overloaded(w, id, refused)
+			return
+		}
+		defer release()
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		h.ServeHTTP(w, r)
 	})
+}
+
+// rpcMessage is what classify reads of a JSON-RPC message.
+type rpcMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Name string `json:"name"`
+	} `json:"params"`
+}
+
+// classify is the cost class of a POSTed JSON-RPC message (or batch): a
+// tools/call takes its tool's class from admission.Classes; anything else
+// (initialize, tools/list, a notification, an unknown tool, a body the SDK
+// will refuse) is a lookup. id is the request's id, for the refusal.
+func classify(body []byte) (admission.Class, json.RawMessage) {
+	var msgs []rpcMessage
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		json.Unmarshal(body, &msgs) //nolint:errcheck // the SDK answers a bad body
+	} else {
+		var m rpcMessage
+		if json.Unmarshal(body, &m) == nil {
+			msgs = append(msgs, m)
+		}
+	}
+	class := admission.Lookup
+	var id json.RawMessage
+	for _, m := range msgs {
+		if id == nil && len(m.ID) > 0 {
+			id = m.ID
+		}
+		if m.Method != "tools/call" {
+			continue
+		}
+		if c, ok := admission.Classes["mcp "+m.Params.Name]; ok && c > class {
+			class = c
+		}
+	}
+	return class, id
+}
+
+// overloaded answers a refused call as the Streamable HTTP transport lets a
+// server refuse a POST: an HTTP error status (503, with Retry-After) whose
+// body is a JSON-RPC error response, code -32000 (a server error) with the
+// API's code in data.
+func overloaded(w http.ResponseWriter, id json.RawMessage, o *admission.Overloaded) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	body, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      id,
+		"error": map[string]any{
+			"code":    -32000,
+			"message": "OVERLOADED: " + o.Message(),
+			"data":    map[string]any{"code": "OVERLOADED", "retryAfter": o.RetryAfter},
+		},
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", strconv.Itoa(o.RetryAfter))
+	w.WriteHeader(http.StatusServiceUnavailable)
+	w.Write(append(body, '\n'))
 }
 
 // toolError is what a tool call fails with: the core's code and message,
@@ -135,6 +232,7 @@ func readOnly(title string) *mcp.ToolAnnotations {
 // then given the API's limits, and whose handler runs under the timeout and
 // renders its output as short text.
 func addTool[In, Out any](t *tools, s *mcp.Server, name, title, desc string, run func(context.Context, In) (Out, string, error)) {
+	admission.ClassOf("mcp " + name) // every tool has a cost class
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: input schema of %s: %v", name, err))

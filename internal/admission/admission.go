@@ -13,6 +13,7 @@ package admission
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -114,6 +115,9 @@ type Controller struct {
 	// after returns a channel that fires once d has passed and a function
 	// that stops it; tests replace it to decide when a wait ends.
 	after func(d time.Duration) (<-chan time.Time, func() bool)
+
+	hooks     Hooks
+	storeDown func() bool
 }
 
 type gate struct {
@@ -177,3 +181,68 @@ func (c *Controller) Running(cl Class) int { return len(c.gates[cl].slots) }
 
 // Queued is the number of requests of cl waiting now.
 func (c *Controller) Queued(cl Class) int { return int(c.gates[cl].queued.Load()) }
+
+// Hooks let a server observe admission: Refused counts a refusal by class
+// and reason ("queue_full", "wait", "deadline"), Classified notes a
+// request's class (for its log line). Either may be nil.
+type Hooks struct {
+	Refused    func(cl Class, reason string)
+	Classified func(ctx context.Context, cl Class)
+}
+
+// Observe sets the hooks and the function that tells whether the store is
+// known down (requests then skip the queue: they fail at once anyway, and
+// would otherwise queue behind requests that are still finding out, and
+// answer OVERLOADED instead of UNAVAILABLE). Call it before serving.
+func (c *Controller) Observe(h Hooks, storeDown func() bool) {
+	c.hooks, c.storeDown = h, storeDown
+}
+
+// Overloaded is a request's refusal as every front door answers it: 503
+// with Retry-After (whole seconds) and the code OVERLOADED.
+type Overloaded struct {
+	Class      Class
+	Reason     string // queue_full, wait or deadline
+	RetryAfter int    // seconds, at least 1
+}
+
+// Message is the short message a client reads.
+func (o *Overloaded) Message() string {
+	return fmt.Sprintf("the server is busy with %s requests; retry in %d s", o.Class, o.RetryAfter)
+}
+
+// Admit is Acquire as a front door uses it: it returns the function that
+// gives the slot back, or how to refuse the request. A nil Controller
+// admits everything.
+func (c *Controller) Admit(ctx context.Context, cl Class) (release func(), refused *Overloaded) {
+	if c == nil || c.storeDown != nil && c.storeDown() {
+		return func() {}, nil
+	}
+	if c.hooks.Classified != nil {
+		c.hooks.Classified(ctx, cl)
+	}
+	release, err := c.Acquire(ctx, cl)
+	if err == nil {
+		return release, nil
+	}
+	if c.storeDown != nil && c.storeDown() {
+		// It waited behind requests that were finding out that the store
+		// is down: let it find out at once too.
+		return func() {}, nil
+	}
+	retry := c.cfg.Wait
+	reason := "deadline"
+	var ref *Refusal
+	if errors.As(err, &ref) {
+		retry = ref.RetryAfter
+		reason = "wait"
+		if ref.QueueFull {
+			reason = "queue_full"
+		}
+	}
+	if c.hooks.Refused != nil {
+		c.hooks.Refused(cl, reason)
+	}
+	secs := int((max(retry, time.Second) + time.Second - 1) / time.Second)
+	return nil, &Overloaded{Class: cl, Reason: reason, RetryAfter: secs}
+}
