@@ -61,7 +61,7 @@ func TestFloodOfAggregates(t *testing.T) {
 	// so does this server, unless ILGRAPH_FLOOD_COLD is set: then every
 	// aggregate goes to Neo4j, as they do for a while after a load.
 	if os.Getenv("ILGRAPH_FLOOD_COLD") == "" {
-		if _, err := sim.Current(ctx); err != nil {
+		if _, err := sim.Index(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -156,8 +156,13 @@ func TestDefaults(t *testing.T) {
 	if cfg != Default {
 		t.Fatalf("zero config: %+v, want %+v", cfg, Default)
 	}
-	if Default.InFlight() != 64+16+4+8 {
+	if Default.InFlight() != 64+16+8+DefaultAggregates(runtime.GOMAXPROCS(0)) {
 		t.Fatalf("InFlight %d", Default.InFlight())
+	}
+	for cpus, want := range map[int]int{1: 1, 2: 1, 3: 1, 4: 2, 8: 4, 64: 4} {
+		if got := DefaultAggregates(cpus); got != want {
+			t.Errorf("DefaultAggregates(%d) = %d, want %d", cpus, got, want)
+		}
 	}
 	if Aggregate.String() != "aggregate" || Class(9).String() != "class(9)" {
 		t.Fatal("class names")
