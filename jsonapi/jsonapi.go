@@ -18,11 +18,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/internal/admission"
 	"github.com/ilgraph/ilgraph/internal/view"
 	"github.com/ilgraph/ilgraph/suggest"
 )
@@ -40,6 +42,10 @@ type Options struct {
 	// MaxBodyBytes: requests with a larger body get 413 (default 1 MiB; the
 	// API reads no bodies, but refuses to be sent large ones).
 	MaxBodyBytes int64
+	// Admitter bounds the requests running at once per cost class, shared
+	// with the other front doors; each route's class is in
+	// admission.Classes. nil: no bound.
+	Admitter *admission.Controller
 }
 
 // Patterns are the paths the handler answers, to mount it on a shared mux
@@ -61,13 +67,9 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 	}
 	a := &api{core: core, opt: opt}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /cases/{id}", a.caseJSON)
-	mux.HandleFunc("GET /cases/{id}/similar", a.similar)
-	mux.HandleFunc("GET /cases/{id}/same-root-cause", a.sameRootCause)
-	mux.HandleFunc("GET /cases", a.cases)
-	mux.HandleFunc("GET /topics/{kind}/{id}", a.topic)
-	mux.HandleFunc("GET /vocab", a.vocab)
-	mux.HandleFunc("GET /suggest", a.suggest)
+	for pattern, h := range a.routes() {
+		mux.Handle(pattern, a.admitted(admission.ClassOf(pattern), h))
+	}
 	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
 		a.writeTagged(w, r, OpenAPI)
 	})
@@ -85,6 +87,36 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 			return
 		}
 		mux.ServeHTTP(w, r)
+	})
+}
+
+// routes are the endpoints that ask the core, each run in a slot of its
+// cost class (admission.Classes, by pattern).
+func (a *api) routes() map[string]http.HandlerFunc {
+	return map[string]http.HandlerFunc{
+		"GET /cases/{id}":                 a.caseJSON,
+		"GET /cases/{id}/similar":         a.similar,
+		"GET /cases/{id}/same-root-cause": a.sameRootCause,
+		"GET /cases":                      a.cases,
+		"GET /topics/{kind}/{id}":         a.topic,
+		"GET /vocab":                      a.vocab,
+		"GET /suggest":                    a.suggest,
+	}
+}
+
+// admitted runs h in a slot of its cost class; a request refused for
+// overload answers 503 with Retry-After and the API's error body, code
+// OVERLOADED, before anything runs.
+func (a *api) admitted(class admission.Class, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		release, refused := a.opt.Admitter.Admit(r.Context(), class)
+		if refused != nil {
+			w.Header().Set("Retry-After", strconv.Itoa(refused.RetryAfter))
+			a.writeError(w, http.StatusServiceUnavailable, "OVERLOADED", refused.Message())
+			return
+		}
+		defer release()
+		h(w, r)
 	})
 }
 

@@ -13,19 +13,25 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/internal/admission"
 )
 
 // Options are the MCP server's settings.
@@ -42,6 +48,12 @@ type Options struct {
 	// that is not loopback. Needed behind a reverse proxy on the same host
 	// that forwards the public Host to a server listening on 127.0.0.1.
 	AllowAnyHost bool
+	// Admitter bounds the tool calls running at once per cost class, shared
+	// with the other front doors; each tool's class is in admission.Classes.
+	// Over Streamable HTTP a call refused for overload answers HTTP 503 with
+	// Retry-After and a JSON-RPC error (NewHandler). nil: no bound (stdio:
+	// one client per process).
+	Admitter *admission.Controller
 }
 
 func (o *Options) defaults() {
@@ -93,8 +105,180 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, opt.MaxBodyBytes)
+		if r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusRequestEntityTooLarge)
+				fmt.Fprintf(w, `{"error":{"code":"LIMIT","message":"request body is larger than %d bytes"}}`+"\n", opt.MaxBodyBytes)
+				return
+			}
+			http.Error(w, "cannot read the request body", http.StatusBadRequest)
+			return
+		}
+		msgs := messages(body)
+		class, id := classify(msgs)
+		if err := check(msgs); err != nil {
+			rpcError(w, http.StatusBadRequest, id, -32600, "LIMIT: "+err.Error(), map[string]any{"code": "LIMIT"})
+			return
+		}
+		release, refused := opt.Admitter.Admit(r.Context(), class)
+		if refused != nil {
+			overloaded(w, id, refused)
+			return
+		}
+		defer release()
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		h.ServeHTTP(w, r)
 	})
+}
+
+// Limits of a POSTed JSON-RPC body, checked before the SDK reads it: the
+// SDK's error messages quote what they refuse (an unknown tool's name, a
+// value over a schema limit, an unknown method), and answers a batch with
+// one answer per message, so without them a 1 MiB body of nonsense is
+// answered by 1 MiB of errors, and a batch of thousands of calls runs under
+// one slot.
+const (
+	maxBatch     = 10       // messages in a batch (MCP 2025-03-26; later versions have none)
+	maxMethod    = 100      // bytes of a method or tool name
+	maxRequestID = 200      // bytes of a request id
+	maxParamText = 16 << 10 // characters of any string in params: above the longest any tool takes (suggest.MaxTextChars), so that a tool still names its own limit
+)
+
+// rpcMessage is what the handler reads of a JSON-RPC message.
+type rpcMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// messages parses a POSTed body: one message or a batch. A body that does
+// not parse gives none (the SDK answers it).
+func messages(body []byte) []rpcMessage {
+	var msgs []rpcMessage
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		json.Unmarshal(body, &msgs) //nolint:errcheck // the SDK answers a bad body
+	} else {
+		var m rpcMessage
+		if json.Unmarshal(body, &m) == nil {
+			msgs = append(msgs, m)
+		}
+	}
+	return msgs
+}
+
+// check refuses a body over the limits above, with a short message.
+func check(msgs []rpcMessage) error {
+	if len(msgs) > maxBatch {
+		return fmt.Errorf("a batch of %d messages; at most %d", len(msgs), maxBatch)
+	}
+	for _, m := range msgs {
+		if len(m.ID) > maxRequestID {
+			return fmt.Errorf("id: longer than %d bytes", maxRequestID)
+		}
+		if len(m.Method) > maxMethod {
+			return fmt.Errorf("method: longer than %d bytes", maxMethod)
+		}
+		if len(m.Params) == 0 {
+			continue
+		}
+		var params any
+		if json.Unmarshal(m.Params, &params) != nil {
+			continue // the SDK answers it
+		}
+		if p, ok := params.(map[string]any); ok {
+			if name, ok := p["name"].(string); ok && len(name) > maxMethod {
+				return fmt.Errorf("params.name: longer than %d bytes", maxMethod)
+			}
+		}
+		if long := longString(params); long != "" {
+			return fmt.Errorf("params: %s longer than %d characters", long, maxParamText)
+		}
+	}
+	return nil
+}
+
+// longString names the first string (a value or a key) in v longer than
+// maxParamText characters, or returns "".
+func longString(v any) string {
+	switch v := v.(type) {
+	case string:
+		if utf8.RuneCountInString(v) > maxParamText {
+			return "a string"
+		}
+	case []any:
+		for _, x := range v {
+			if s := longString(x); s != "" {
+				return s
+			}
+		}
+	case map[string]any:
+		for k, x := range v {
+			if utf8.RuneCountInString(k) > maxParamText {
+				return "a key"
+			}
+			if s := longString(x); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// classify is the cost class of the messages of a POST: a tools/call takes
+// its tool's class from admission.Classes; anything else (initialize,
+// tools/list, a notification, an unknown tool, a body the SDK will refuse)
+// is a lookup. id is the first request's id, for a refusal.
+func classify(msgs []rpcMessage) (admission.Class, json.RawMessage) {
+	class := admission.Lookup
+	var id json.RawMessage
+	for _, m := range msgs {
+		if id == nil && len(m.ID) > 0 {
+			id = m.ID
+		}
+		if m.Method != "tools/call" {
+			continue
+		}
+		var p struct {
+			Name string `json:"name"`
+		}
+		json.Unmarshal(m.Params, &p) //nolint:errcheck // the SDK answers a bad one
+		if c, ok := admission.Classes["mcp "+p.Name]; ok && c > class {
+			class = c
+		}
+	}
+	return class, id
+}
+
+// rpcError answers a POST with an HTTP error status and, as its body, a
+// JSON-RPC error response (the way the Streamable HTTP transport lets a
+// server refuse a POST).
+func rpcError(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string, data any) {
+	if len(id) == 0 || len(id) > maxRequestID {
+		id = json.RawMessage("null")
+	}
+	e := map[string]any{"code": code, "message": msg}
+	if data != nil {
+		e["data"] = data
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": e})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}
+
+// overloaded answers a refused call: HTTP 503 with Retry-After, and a
+// JSON-RPC error -32000 (a server error) with the API's code in data.
+func overloaded(w http.ResponseWriter, id json.RawMessage, o *admission.Overloaded) {
+	w.Header().Set("Retry-After", strconv.Itoa(o.RetryAfter))
+	rpcError(w, http.StatusServiceUnavailable, id, -32000, "OVERLOADED: "+o.Message(),
+		map[string]any{"code": "OVERLOADED", "retryAfter": o.RetryAfter})
 }
 
 // toolError is what a tool call fails with: the core's code and message,
@@ -135,6 +319,7 @@ func readOnly(title string) *mcp.ToolAnnotations {
 // then given the API's limits, and whose handler runs under the timeout and
 // renders its output as short text.
 func addTool[In, Out any](t *tools, s *mcp.Server, name, title, desc string, run func(context.Context, In) (Out, string, error)) {
+	admission.ClassOf("mcp " + name) // every tool has a cost class
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: input schema of %s: %v", name, err))

@@ -37,6 +37,9 @@ func TestClassify(t *testing.T) {
 		{`{ cases { facets { rootCauses { count } } } }`, admission.Aggregate},
 		{`query { ...F } fragment F on Query { term(kind: COMPONENT, id: "x") { cooccurring(kind: SYMPTOM) { count } } }`, admission.Aggregate},
 		{`{ ... on Query { similarToProfile(profile: {components: ["x"]}) { matches { score } } } }`, admission.Similarity},
+		{`{ breakdown(rows: ROOT_CAUSE, columns: COMPONENT) { total } }`, admission.Aggregate},
+		{`{ suggest(text: "disk full") { lang } }`, admission.Similarity},
+		{`{ explainSimilarity(a: "x", b: "y") { score } }`, admission.Similarity},
 	} {
 		doc, err := gqlparser.LoadQuery(schema(), tt.query)
 		if err != nil {
@@ -93,5 +96,30 @@ func TestAdmissionRefusal(t *testing.T) {
 	}
 	if c.Running(admission.Lookup) != 0 {
 		t.Errorf("the lookup's slot was not given back")
+	}
+}
+
+// Every root field is in the one table of classes (so that a new one is
+// classified on purpose, not a lookup by default), and every GraphQL entry
+// of the table names a field of the schema.
+func TestEveryRootFieldClassified(t *testing.T) {
+	s := schema()
+	for _, f := range s.Query.Fields {
+		if strings.HasPrefix(f.Name, "__") {
+			continue
+		}
+		if _, ok := admission.Classes["Query."+f.Name]; !ok {
+			t.Errorf("Query.%s has no cost class in admission.Classes", f.Name)
+		}
+	}
+	for key := range admission.Classes {
+		if strings.Contains(key, " ") {
+			continue // the JSON API's and MCP's
+		}
+		typ, field, _ := strings.Cut(key, ".")
+		def := s.Types[typ]
+		if def == nil || def.Fields.ForName(field) == nil {
+			t.Errorf("admission.Classes names %s, which the schema does not have", key)
+		}
 	}
 }

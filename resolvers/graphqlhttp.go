@@ -47,7 +47,6 @@ import (
 // and code OVERLOADED, without a data entry, whatever the media type.
 type graphQLHTTP struct {
 	admission *admission.Controller // nil: no bound
-	storeDown func() bool           // nil: never
 	metrics   *metrics
 	maxErrors int // request errors shown, then one "too many errors"
 }

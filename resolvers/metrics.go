@@ -76,7 +76,7 @@ func newMetrics(operations []string) *metrics {
 		}, []string{"query"}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ilgraph_admission_refused_total",
-			Help: "GraphQL requests refused for overload (503) by cost class and reason (queue_full, wait, deadline).",
+			Help: "Requests (GraphQL, the JSON API, MCP) refused for overload (503) by cost class and reason (queue_full, wait, deadline).",
 		}, []string{"class", "reason"}),
 	}
 	for _, op := range operations {
@@ -128,11 +128,11 @@ func (m *metrics) watchAdmission(c *admission.Controller) {
 		m.refused.WithLabelValues(cl.String(), "queue_full")
 		m.reg.MustRegister(
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-				Name: "ilgraph_admission_running", Help: "GraphQL requests running, by cost class.",
+				Name: "ilgraph_admission_running", Help: "Requests running (every front door), by cost class.",
 				ConstLabels: prometheus.Labels{"class": cl.String()},
 			}, func() float64 { return float64(c.Running(cl)) }),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-				Name: "ilgraph_admission_queued", Help: "GraphQL requests waiting for a slot, by cost class.",
+				Name: "ilgraph_admission_queued", Help: "Requests waiting for a slot (every front door), by cost class.",
 				ConstLabels: prometheus.Labels{"class": cl.String()},
 			}, func() float64 { return float64(c.Queued(cl)) }))
 	}

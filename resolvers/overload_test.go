@@ -17,12 +17,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/internal/admission"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/gen"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
+	"github.com/ilgraph/ilgraph/jsonapi"
 	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/resolvers"
+	"github.com/ilgraph/ilgraph/similarity"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // TestFloodOfAggregates floods a real server with co-occurrence and stats
@@ -47,7 +51,28 @@ func TestFloodOfAggregates(t *testing.T) {
 		t.Fatal(err)
 	}
 	const timeout = 15 * time.Second
-	srv := httptest.NewServer(newHandler(db, resolvers.Options{Logger: quietLogger(), RequestTimeout: timeout}))
+	// The JSON API on the same server and the same controller, as ilgraph
+	// serve mounts it: half the flood and half the lookups come in by it.
+	adm := admission.New(admission.Config{})
+	sim := similarity.NewService(db)
+	core := explore.New(db, sim, explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+	// ilgraph serve builds its read model (the similarity index, which
+	// answers co-occurrence, stats and facets without text) when it starts;
+	// so does this server, unless ILGRAPH_FLOOD_COLD is set: then every
+	// aggregate goes to Neo4j, as they do for a while after a load.
+	if os.Getenv("ILGRAPH_FLOOD_COLD") == "" {
+		if _, err := sim.Index(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: quietLogger(), Admitter: adm})
+	routes := map[string]http.Handler{}
+	for _, p := range jsonapi.Patterns {
+		routes[p] = api
+	}
+	h := resolvers.NewHandler(core, resolvers.Options{Logger: quietLogger(), RequestTimeout: timeout, Routes: routes, Admitter: adm, Ready: db.Ping})
+	db.SetQueryHook(h.ObserveQuery)
+	srv := httptest.NewServer(h)
 	defer srv.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}, Timeout: time.Minute}
 
@@ -57,19 +82,28 @@ func TestFloodOfAggregates(t *testing.T) {
 		retry  string
 		took   time.Duration
 	}
+	// post sends a GraphQL query, or GETs a JSON API path (one that starts
+	// with a slash).
 	post := func(query string) outcome {
-		body, _ := json.Marshal(map[string]string{"query": query})
 		start := time.Now()
-		resp, err := client.Post(srv.URL+"/graphql", "application/json", bytes.NewReader(body))
+		var resp *http.Response
+		var err error
+		if strings.HasPrefix(query, "/") {
+			resp, err = client.Get(srv.URL + query)
+		} else {
+			body, _ := json.Marshal(map[string]string{"query": query})
+			resp, err = client.Post(srv.URL+"/graphql", "application/json", bytes.NewReader(body))
+		}
 		if err != nil {
 			return outcome{status: -1, code: err.Error(), took: time.Since(start)}
 		}
 		var out struct {
 			Errors []struct{ Extensions map[string]any }
+			Error  struct{ Code string }
 		}
 		json.NewDecoder(resp.Body).Decode(&out)
 		resp.Body.Close()
-		o := outcome{status: resp.StatusCode, retry: resp.Header.Get("Retry-After"), took: time.Since(start)}
+		o := outcome{status: resp.StatusCode, retry: resp.Header.Get("Retry-After"), took: time.Since(start), code: out.Error.Code}
 		if len(out.Errors) > 0 {
 			o.code = fmt.Sprint(out.Errors[0].Extensions["code"])
 		}
@@ -80,6 +114,10 @@ func TestFloodOfAggregates(t *testing.T) {
 		`{ cooccurrence(from: COMPONENT, to: SYMPTOM, minCount: 2) { edges { count lift } } }`,
 		`{ stats { cases perRootCause { term { id } count } topCauseComponentPairs { count } timeToResolveByFactor { term { id } } } }`,
 		`{ cooccurrence(from: CONTRIBUTING, to: SYMPTOM) { edges { count } } stats { cases } }`,
+		"/topics/component/application-database?limit=20&cooccurring=20",
+		"/topics/root_cause/capacity?limit=20&cooccurring=20",
+		"/topics/symptom/high-latency?limit=20&cooccurring=20",
+		"/topics/contributing/insufficient-testing?limit=20&cooccurring=20",
 	}
 	// A server that has been up a while has its Neo4j connections open
 	// (opening one under a flood means authenticating on a busy server) and
@@ -107,7 +145,7 @@ func TestFloodOfAggregates(t *testing.T) {
 			defer flood.Done()
 			<-start
 			for i := 0; i < perClient; i++ {
-				o := post(heavy[(c+i)%len(heavy)])
+				o := post(heavy[(c*perClient+i)%len(heavy)])
 				mu.Lock()
 				heavyOut = append(heavyOut, o)
 				mu.Unlock()
@@ -127,7 +165,11 @@ func TestFloodOfAggregates(t *testing.T) {
 				default:
 				}
 				id := gen.ID(1 + (c*997+i*31)%cases)
-				o := post(fmt.Sprintf(`{ case(id: %q) { id title { en } rootCause { id } components { id } } }`, id))
+				q := fmt.Sprintf(`{ case(id: %q) { id title { en } rootCause { id } components { id } } }`, id)
+				if c%2 == 1 {
+					q = "/cases/" + id // the JSON API
+				}
+				o := post(q)
 				mu.Lock()
 				lookupOut = append(lookupOut, o)
 				mu.Unlock()

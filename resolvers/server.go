@@ -62,6 +62,11 @@ type Options struct {
 	// a short queue each (internal/admission); zero settings take
 	// admission.Default. Beyond it a request answers 503, OVERLOADED.
 	Admission admission.Config
+	// Admitter is the controller to take slots from, shared with the other
+	// front doors (the JSON API, MCP) so that a class's bound holds across
+	// them; nil: one made from Admission. NewHandler sets its hooks (the
+	// metrics, the request log, StoreDown).
+	Admitter *admission.Controller
 	// NoAdmission turns the bound off.
 	NoAdmission bool
 	// StoreDown reports whether the store is known unreachable now, so that
@@ -149,11 +154,18 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 	srv.AddTransport(transport.Options{})
 	var admit *admission.Controller
 	if !opt.NoAdmission {
-		admit = admission.New(opt.Admission)
+		admit = opt.Admitter
+		if admit == nil {
+			admit = admission.New(opt.Admission)
+		}
 		metrics.watchAdmission(admit)
+		admit.Observe(admission.Hooks{
+			Refused:    func(cl admission.Class, reason string) { metrics.refused.WithLabelValues(cl.String(), reason).Inc() },
+			Classified: func(ctx context.Context, cl admission.Class) { setClass(ctx, cl.String()) },
+		}, opt.StoreDown)
 	}
 	// GET and POST, as GraphQL over HTTP says, and admission: graphqlhttp.go
-	srv.AddTransport(graphQLHTTP{admission: admit, storeDown: opt.StoreDown, metrics: metrics, maxErrors: opt.MaxErrors})
+	srv.AddTransport(graphQLHTTP{admission: admit, metrics: metrics, maxErrors: opt.MaxErrors})
 	queries := lru.New[*ast.QueryDocument](1000)
 	srv.SetQueryCache(queries)
 	srv.SetParserTokenLimit(opt.MaxTokens) // docLimits refuses first, with a LIMIT code

@@ -151,6 +151,25 @@ func TestReadModelEqualsCypher(t *testing.T) {
 	same(t, "organizations", func(c *explore.Service) (any, error) {
 		return c.Terms(ctx, []ilgraph.TermKey{{Kind: ilgraph.KindOrg, ID: "amazon-web-services"}, {Kind: ilgraph.KindOrg, ID: "no-such-org"}, {Kind: ilgraph.KindRootCause, ID: "capacity"}})
 	})
+	// Term.cooccurring and the topic pages: every term of the vocabulary
+	// (and two organizations, and a term nobody has), against every kind.
+	vocab, err := cypher.Vocabulary(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := []ilgraph.TermKey{{Kind: ilgraph.KindOrg, ID: "amazon-web-services"}, {Kind: ilgraph.KindOrg, ID: "google"}, {Kind: ilgraph.KindSymptom, ID: "no-such-symptom"}}
+	for _, term := range vocab {
+		keys = append(keys, ilgraph.TermKey{Kind: term.Kind, ID: term.ID})
+	}
+	for _, key := range keys {
+		for _, other := range ilgraph.AllKinds {
+			for _, n := range []int{0, 3, explore.MaxCooccurring} {
+				same(t, fmt.Sprintf("cooccurring %s of %v, first %d", other, key, n), func(c *explore.Service) (any, error) {
+					return c.Cooccurring(ctx, key, other, n)
+				})
+			}
+		}
+	}
 	same(t, "topic page", func(c *explore.Service) (any, error) {
 		return c.TermCases(ctx, ilgraph.TermKey{Kind: ilgraph.KindComponent, ID: "cache"}, explore.CaseQuery{Page: explore.Page{First: first(20)}})
 	})

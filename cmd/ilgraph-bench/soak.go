@@ -24,12 +24,15 @@ import (
 // window, to show what a long run does that a short one hides — memory that
 // only grows, errors that only come late.
 type Soak struct {
-	When     string       `json:"when"`
-	Machine  string       `json:"machine"`
-	Cases    int          `json:"cases"`
-	Clients  int          `json:"clients"`
-	Duration string       `json:"duration"`
-	Windows  []SoakWindow `json:"windows"`
+	When     string `json:"when"`
+	Machine  string `json:"machine"`
+	Cases    int    `json:"cases"`
+	Clients  int    `json:"clients"`
+	Duration string `json:"duration"`
+	// WarmupS is how long the server took, after it was ready, to answer
+	// every query once (the similarity index and read model build then).
+	WarmupS float64      `json:"warmup_s"`
+	Windows []SoakWindow `json:"windows"`
 }
 
 // SoakWindow is one stretch of a soak run.
@@ -41,6 +44,33 @@ type SoakWindow struct {
 	P50Ms      float64 `json:"p50_ms"`
 	P99Ms      float64 `json:"p99_ms"`
 	RSSMB      float64 `json:"rss_mb"`
+	// ByClass: per cost class (docs/operations.md), the requests, the 503s
+	// and the p99 of the answered ones.
+	ByClass map[string]SoakClass `json:"by_class"`
+}
+
+// SoakClass is one cost class in a window.
+type SoakClass struct {
+	Requests   int     `json:"requests"`
+	Overloaded int     `json:"overloaded_503"`
+	P99Ms      float64 `json:"p99_answered_ms"`
+}
+
+// soakClass is each benchmark query's cost class, as the server
+// classifies it (admission.Classes).
+var soakClass = map[string]string{
+	"case_by_id":            "lookup",
+	"mission_shared_factor": "list",
+	"newest_50_with_tags":   "list",
+	"filtered_page_ids":     "list",
+	"topic_page":            "list",
+	"shared_any_factor":     "list",
+	"page_100_all_tags":     "list",
+	"dash_same_root_cause":  "list",
+	"similarity_top10":      "similarity",
+	"dash_facets":           "aggregate",
+	"dash_cooccurrence":     "aggregate",
+	"dash_stats":            "aggregate",
 }
 
 var (
@@ -75,15 +105,38 @@ func soak(ctx context.Context, db *graph.DB, n int, bin, outDir string) error {
 	}
 	qs := queries(a)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: soakClients}, Timeout: 120 * time.Second}
-	for _, q := range qs { // warm up: the similarity index builds on its first request
-		if err := q.graphql(client, base, 0); err != nil {
-			return fmt.Errorf("%s: %w", q.name, err)
+	// Warm up: the similarity index builds on the first similarity request
+	// (the read model when the server starts); at 100,000 cases on a busy
+	// machine that may take longer than the request timeout, and the
+	// request answers TIMEOUT meanwhile: ask again until it answers.
+	warm := time.Now()
+	for _, q := range qs {
+		if _, ok := soakClass[q.name]; !ok {
+			return fmt.Errorf("soak: query %s has no cost class in soakClass", q.name)
+		}
+		for {
+			err := q.graphql(client, base, 0)
+			if err == nil {
+				break
+			}
+			if !strings.Contains(err.Error(), `"TIMEOUT"`) || time.Since(warm) > 10*time.Minute {
+				return fmt.Errorf("%s: %w", q.name, err)
+			}
+			fmt.Fprintf(os.Stderr, "soak: warming up: %s timed out after %.0fs, asking again\n", q.name, time.Since(warm).Seconds())
 		}
 	}
-	res := &Soak{When: time.Now().UTC().Format(time.RFC3339), Machine: machine(), Cases: n, Clients: soakClients, Duration: soakFor.String()}
+	res := &Soak{When: time.Now().UTC().Format(time.RFC3339), Machine: machine(), Cases: n, Clients: soakClients, Duration: soakFor.String(),
+		WarmupS: time.Since(warm).Seconds()}
+	fmt.Fprintf(os.Stderr, "soak: warm-up (every query answered once) took %.1fs\n", res.WarmupS)
 	var mu sync.Mutex
 	var lat []float64
 	var overloaded, errs int
+	type classLat struct {
+		answered   []float64
+		requests   int
+		overloaded int
+	}
+	byClass := map[string]*classLat{}
 	var firstErr error
 	start := time.Now()
 	stop := make(chan struct{})
@@ -99,14 +152,23 @@ func soak(ctx context.Context, db *graph.DB, n int, bin, outDir string) error {
 				default:
 				}
 				t := time.Now()
-				err := qs[i%len(qs)].graphql(client, base, i)
+				q := qs[i%len(qs)]
+				err := q.graphql(client, base, i)
 				ms := float64(time.Since(t).Microseconds()) / 1000
 				mu.Lock()
 				lat = append(lat, ms)
+				cl := byClass[soakClass[q.name]]
+				if cl == nil {
+					cl = &classLat{}
+					byClass[soakClass[q.name]] = cl
+				}
+				cl.requests++
 				switch {
 				case err == nil:
+					cl.answered = append(cl.answered, ms)
 				case strings.HasPrefix(err.Error(), "HTTP 503") && strings.Contains(err.Error(), "OVERLOADED"):
 					overloaded++
+					cl.overloaded++
 				default:
 					errs++
 					if firstErr == nil {
@@ -122,12 +184,20 @@ func soak(ctx context.Context, db *graph.DB, n int, bin, outDir string) error {
 		time.Sleep(min(soakWindow, soakFor-time.Since(start)))
 		mu.Lock()
 		w := SoakWindow{EndS: time.Since(start).Seconds(), Requests: len(lat), Overloaded: overloaded, Errors: errs,
-			P50Ms: pct(lat, 0.5), P99Ms: pct(lat, 0.99), RSSMB: rssMB(srv.Process.Pid)}
+			P50Ms: pct(lat, 0.5), P99Ms: pct(lat, 0.99), RSSMB: rssMB(srv.Process.Pid), ByClass: map[string]SoakClass{}}
+		var classes []string
+		for _, name := range []string{"lookup", "list", "similarity", "aggregate"} {
+			if c := byClass[name]; c != nil {
+				w.ByClass[name] = SoakClass{Requests: c.requests, Overloaded: c.overloaded, P99Ms: pct(c.answered, 0.99)}
+				classes = append(classes, fmt.Sprintf("%s %d/%d 503 p99 %.0f ms", name, c.overloaded, c.requests, pct(c.answered, 0.99)))
+			}
+		}
 		lat, overloaded, errs = nil, 0, 0
+		byClass = map[string]*classLat{}
 		mu.Unlock()
 		res.Windows = append(res.Windows, w)
-		fmt.Fprintf(os.Stderr, "  %6.0fs  %6d requests  %5d 503  %3d errors  p50 %8.1f ms  p99 %8.1f ms  RSS %5.0f MB\n",
-			w.EndS, w.Requests, w.Overloaded, w.Errors, w.P50Ms, w.P99Ms, w.RSSMB)
+		fmt.Fprintf(os.Stderr, "  %6.0fs  %6d requests  %5d 503  %3d errors  p50 %8.1f ms  p99 %8.1f ms  RSS %5.0f MB  [%s]\n",
+			w.EndS, w.Requests, w.Overloaded, w.Errors, w.P50Ms, w.P99Ms, w.RSSMB, strings.Join(classes, "; "))
 	}
 	close(stop)
 	wg.Wait()

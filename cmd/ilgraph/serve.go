@@ -151,14 +151,17 @@ loopback by default. In production turn both off (--ide=false
 		ops = []string{} // none allowed, rather than the default list
 	}
 	core := newServingCore(ctx, db)
+	// One controller for every front door, so that a class's bound holds
+	// whichever door the requests come in by.
+	admitter := admission.New(adm)
 	h := resolvers.NewHandler(core, resolvers.Options{
 		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
 		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping,
 		MetricOperations: ops, Introspection: introspection, IDE: ide,
-		Routes:    frontDoors(core, logger, *maxBody, *timeout, *mcpAnyHost, *explorerOn),
+		Routes:    frontDoors(core, admitter, logger, *maxBody, *timeout, *mcpAnyHost, *explorerOn),
 		MaxTokens: *maxTokens, MaxFields: *maxFields, MaxAliases: *maxAliases, MaxDirectives: *maxDirectives, MaxErrors: *maxErrors,
 		StoreDown: db.Down,
-		Admission: adm,
+		Admitter:  admitter,
 	})
 	db.SetQueryHook(h.ObserveQuery)
 	limiter := ratelimit.New(ratelimit.Options{Rate: *rateLimit, Burst: *rateBurst, TrustedProxies: proxies,
@@ -195,10 +198,10 @@ loopback by default. In production turn both off (--ide=false
 
 // frontDoors are the doors served beside GraphQL, on the same mux: the JSON
 // API and MCP over Streamable HTTP, with the server's limits.
-func frontDoors(core *explore.Service, logger *slog.Logger, maxBody int64, timeout time.Duration, mcpAnyHost, withExplorer bool) map[string]http.Handler {
-	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: logger, MaxBodyBytes: maxBody})
+func frontDoors(core *explore.Service, admitter *admission.Controller, logger *slog.Logger, maxBody int64, timeout time.Duration, mcpAnyHost, withExplorer bool) map[string]http.Handler {
+	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: logger, MaxBodyBytes: maxBody, Admitter: admitter})
 	routes := map[string]http.Handler{
-		"/mcp": mcpserver.NewHandler(core, mcpserver.Options{Logger: logger, Timeout: timeout, MaxBodyBytes: maxBody, Version: buildVersion(), AllowAnyHost: mcpAnyHost}),
+		"/mcp": mcpserver.NewHandler(core, mcpserver.Options{Logger: logger, Timeout: timeout, MaxBodyBytes: maxBody, Version: buildVersion(), AllowAnyHost: mcpAnyHost, Admitter: admitter}),
 	}
 	for _, p := range jsonapi.Patterns {
 		routes[p] = api
@@ -230,8 +233,8 @@ const poolHeadroom = 16
 var classHelp = [admission.NumClasses]string{
 	admission.Lookup:     "case, term, vocabulary",
 	admission.List:       "cases, sharedWith, sameRootCause, neighbourhood",
-	admission.Similarity: "similarCases, similarToProfile, Case.similar",
-	admission.Aggregate:  "cooccurrence, stats, connections, facets",
+	admission.Similarity: "similarCases, similarToProfile, similarToText, suggest; /cases/{id}/similar; similar_incidents",
+	admission.Aggregate:  "cooccurrence, stats, breakdown, connections, facets; GET /topics; get_topic",
 }
 
 func splitList(s string) []string {

@@ -13,7 +13,9 @@ package admission
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"time"
 )
@@ -57,9 +59,22 @@ var Default = Config{
 		Lookup:     {InFlight: 64, Queue: 128},
 		List:       {InFlight: 16, Queue: 64},
 		Similarity: {InFlight: 8, Queue: 32},
-		Aggregate:  {InFlight: 4, Queue: 16},
+		Aggregate:  {InFlight: DefaultAggregates(runtime.GOMAXPROCS(0)), Queue: 16},
 	},
 	Wait: 2 * time.Second,
+}
+
+// DefaultAggregates is the aggregates that run at once by default on a
+// machine with cpus cores: half of them, at least one, at most 4. An
+// aggregate is CPU work from start to end (counting over the read model
+// in this process, or a scan in Neo4j, often on the same machine), so
+// aggregates running on every core leave a lookup that wakes up waiting
+// for a core at each step — behind them in Go's run queue, behind them in
+// Neo4j's threads. With half the cores the others stay free for the cheap
+// requests; on the 2-core machine of the flood test this took the lookups'
+// p99 from 260–370 ms to the figures in docs/operations.md.
+func DefaultAggregates(cpus int) int {
+	return min(4, max(1, cpus/2))
 }
 
 // WithDefaults fills every zero setting from Default. A negative Queue
@@ -114,6 +129,9 @@ type Controller struct {
 	// after returns a channel that fires once d has passed and a function
 	// that stops it; tests replace it to decide when a wait ends.
 	after func(d time.Duration) (<-chan time.Time, func() bool)
+
+	hooks     Hooks
+	storeDown func() bool
 }
 
 type gate struct {
@@ -177,3 +195,68 @@ func (c *Controller) Running(cl Class) int { return len(c.gates[cl].slots) }
 
 // Queued is the number of requests of cl waiting now.
 func (c *Controller) Queued(cl Class) int { return int(c.gates[cl].queued.Load()) }
+
+// Hooks let a server observe admission: Refused counts a refusal by class
+// and reason ("queue_full", "wait", "deadline"), Classified notes a
+// request's class (for its log line). Either may be nil.
+type Hooks struct {
+	Refused    func(cl Class, reason string)
+	Classified func(ctx context.Context, cl Class)
+}
+
+// Observe sets the hooks and the function that tells whether the store is
+// known down (requests then skip the queue: they fail at once anyway, and
+// would otherwise queue behind requests that are still finding out, and
+// answer OVERLOADED instead of UNAVAILABLE). Call it before serving.
+func (c *Controller) Observe(h Hooks, storeDown func() bool) {
+	c.hooks, c.storeDown = h, storeDown
+}
+
+// Overloaded is a request's refusal as every front door answers it: 503
+// with Retry-After (whole seconds) and the code OVERLOADED.
+type Overloaded struct {
+	Class      Class
+	Reason     string // queue_full, wait or deadline
+	RetryAfter int    // seconds, at least 1
+}
+
+// Message is the short message a client reads.
+func (o *Overloaded) Message() string {
+	return fmt.Sprintf("the server is busy with %s requests; retry in %d s", o.Class, o.RetryAfter)
+}
+
+// Admit is Acquire as a front door uses it: it returns the function that
+// gives the slot back, or how to refuse the request. A nil Controller
+// admits everything.
+func (c *Controller) Admit(ctx context.Context, cl Class) (release func(), refused *Overloaded) {
+	if c == nil || c.storeDown != nil && c.storeDown() {
+		return func() {}, nil
+	}
+	if c.hooks.Classified != nil {
+		c.hooks.Classified(ctx, cl)
+	}
+	release, err := c.Acquire(ctx, cl)
+	if err == nil {
+		return release, nil
+	}
+	if c.storeDown != nil && c.storeDown() {
+		// It waited behind requests that were finding out that the store
+		// is down: let it find out at once too.
+		return func() {}, nil
+	}
+	retry := c.cfg.Wait
+	reason := "deadline"
+	var ref *Refusal
+	if errors.As(err, &ref) {
+		retry = ref.RetryAfter
+		reason = "wait"
+		if ref.QueueFull {
+			reason = "queue_full"
+		}
+	}
+	if c.hooks.Refused != nil {
+		c.hooks.Refused(cl, reason)
+	}
+	secs := int((max(retry, time.Second) + time.Second - 1) / time.Second)
+	return nil, &Overloaded{Class: cl, Reason: reason, RetryAfter: secs}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 )
@@ -155,10 +156,75 @@ func TestDefaults(t *testing.T) {
 	if cfg != Default {
 		t.Fatalf("zero config: %+v, want %+v", cfg, Default)
 	}
-	if Default.InFlight() != 64+16+4+8 {
+	if Default.InFlight() != 64+16+8+DefaultAggregates(runtime.GOMAXPROCS(0)) {
 		t.Fatalf("InFlight %d", Default.InFlight())
+	}
+	for cpus, want := range map[int]int{1: 1, 2: 1, 3: 1, 4: 2, 8: 4, 64: 4} {
+		if got := DefaultAggregates(cpus); got != want {
+			t.Errorf("DefaultAggregates(%d) = %d, want %d", cpus, got, want)
+		}
 	}
 	if Aggregate.String() != "aggregate" || Class(9).String() != "class(9)" {
 		t.Fatal("class names")
+	}
+}
+
+// Admit, as the front doors use it: the refusal's reason and Retry-After,
+// the hooks, a store known down, a nil controller.
+func TestAdmit(t *testing.T) {
+	c, ft := newController(t, oneClass(1, 1))
+	var refused []string
+	var classified []Class
+	down := false
+	c.Observe(Hooks{
+		Refused:    func(cl Class, reason string) { refused = append(refused, cl.String()+" "+reason) },
+		Classified: func(_ context.Context, cl Class) { classified = append(classified, cl) },
+	}, func() bool { return down })
+	ctx := context.Background()
+	hold, o := c.Admit(ctx, Aggregate)
+	if o != nil {
+		t.Fatalf("first aggregate refused: %+v", o)
+	}
+	waiting := make(chan *Overloaded, 1)
+	go func() {
+		_, o := c.Admit(ctx, Aggregate)
+		waiting <- o
+	}()
+	waitQueued(t, c, Aggregate, 1)
+	if _, o := c.Admit(ctx, Aggregate); o == nil || o.Reason != "queue_full" || o.RetryAfter != 3 || o.Class != Aggregate {
+		t.Errorf("with the queue full: %+v, want queue_full, Retry-After 3", o)
+	}
+	ft.fire <- time.Now()
+	if o := <-waiting; o == nil || o.Reason != "wait" || o.RetryAfter != 3 {
+		t.Errorf("after the wait: %+v, want wait, Retry-After 3", o)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	go func() { waitQueued(t, c, Aggregate, 1); cancel() }()
+	if _, o := c.Admit(cctx, Aggregate); o == nil || o.Reason != "deadline" {
+		t.Errorf("when the request's context ends: %+v, want deadline", o)
+	}
+	if want := []string{"aggregate queue_full", "aggregate wait", "aggregate deadline"}; !slices.Equal(refused, want) {
+		t.Errorf("refusals counted %v, want %v", refused, want)
+	}
+	if len(classified) != 4 {
+		t.Errorf("classified %d times, want 4", len(classified))
+	}
+	// With the store down a request skips the queue, even with the class full.
+	down = true
+	if rel, o := c.Admit(ctx, Aggregate); o != nil {
+		t.Errorf("store down: refused %+v", o)
+	} else {
+		rel()
+	}
+	down = false
+	hold()
+	if c.Running(Aggregate) != 0 {
+		t.Errorf("%d aggregate slots held", c.Running(Aggregate))
+	}
+	var none *Controller
+	if rel, o := none.Admit(ctx, Aggregate); o != nil {
+		t.Errorf("nil controller refused: %+v", o)
+	} else {
+		rel()
 	}
 }
