@@ -2,27 +2,29 @@ package similarity
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/ilgraph/ilgraph"
-	"github.com/ilgraph/ilgraph/graph"
 )
 
-// The stored top k of a case depends only on its features and text and
-// those of the cases it shares a feature or a text term with (the default
-// options; with rarity on, a feature's weight also depends on how many
-// cases have it, so a write-back that changes many cases recomputes all of
-// them: FullRecomputeShare). After a load, a case's top k can
-// differ from the stored one only when
+// Under frozen corpus statistics (snapshot.go) a case's score against
+// another depends on the two cases alone, so after a load a case's stored
+// top k can differ from the one a full recompute gives only when
 //
 //   - the case itself changed (or is new);
-//   - a case in its stored top k changed or was deleted (Stale);
+//   - a case in its stored top k changed or was deleted (stale);
 //   - a changed case now scores at least its stored k-th score against it,
-//     or it had fewer than k links and shares a feature with a changed case.
+//     or it had fewer than k links and a changed case now scores above 0.
 //
-// affected returns those cases; recomputing just them gives exactly the
-// links a full recompute gives (TestIncrementalWriteBackEqualsFull).
-func affected(ix *Index, st *graph.SimilarState, opt ilgraph.SimilarityOptions) []int32 {
+// affected returns those cases (a few more at most: the third test keeps
+// a margin for rounding); recomputing just them gives exactly the links a
+// full recompute under the same statistics gives
+// (TestIncrementalWriteBackEqualsFull).
+//
+// changed and stale are positions in ix; kth is each case's stored k-th
+// score, below 0 when it has fewer than k links.
+func affected(ix *Index, changed, stale []int32, kth []float64, opt ilgraph.SimilarityOptions) []int32 {
 	in := make([]bool, ix.Len())
 	var out []int32
 	add := func(i int32) {
@@ -31,30 +33,92 @@ func affected(ix *Index, st *graph.SimilarState, opt ilgraph.SimilarityOptions) 
 			out = append(out, i)
 		}
 	}
-	var changed []int32
-	for _, id := range st.Changed {
-		if i, ok := ix.byID[id]; ok {
-			add(i)
-			changed = append(changed, i)
-		}
+	for _, c := range changed {
+		add(c)
 	}
-	for _, id := range st.Stale {
-		if i, ok := ix.byID[id]; ok {
-			add(i)
-		}
+	for _, c := range stale {
+		add(c)
 	}
 	for _, c := range changed {
-		ix.eachScore(ix.Features(ix.ids[c]), ix.ids[c], opt, func(x int32, score float64) {
-			if in[x] {
-				return
-			}
-			kth, full := st.Kth[ix.ids[x]]
-			if !full || score >= kth.Score {
+		ix.eachScoreAgainst(c, opt, func(x int32, score float64) {
+			if !in[x] && (kth[x] < 0 || score >= kth[x]-affectedMargin) {
 				add(x)
 			}
 		})
 	}
+	slices.Sort(out)
 	return out
+}
+
+// affectedMargin is how far below its k-th score a changed case may score
+// against a case and still make it recompute: the scores here add the
+// same terms as the ranking in another order, which can move the last bit.
+const affectedMargin = 1e-6
+
+// eachScoreAgainst calls fn with every case x that shares a weighted
+// feature or a text term with case c, and x's score against c with x as
+// the query: the score that ranks c among x's similar cases. (The score is
+// not symmetric: the text channel counts only when the query has text.)
+func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, fn func(x int32, score float64)) {
+	var wk [nKinds]float64
+	for i, k := range kinds {
+		wk[i] = opt.Weights[k]
+	}
+	weightOf := func(x int32) float64 {
+		var w float64
+		for k := 0; k < nKinds; k++ {
+			if opt.Rarity {
+				w += wk[k] * ix.rare[x][k]
+			} else {
+				w += wk[k] * ix.count[x][k]
+			}
+		}
+		return w
+	}
+	cw := weightOf(c)
+	wText := opt.Weights[ilgraph.WeightText]
+	sc := ix.scratch.Get().(*scratch)
+	defer ix.scratch.Put(sc)
+	acc, touched := sc.acc, sc.touched[:0]
+	for _, f := range ix.caseFeat[c] {
+		w := ix.weightOf(ix.features[f], opt.Weights, opt.Rarity)
+		if w <= 0 {
+			continue
+		}
+		for _, x := range ix.postings[f] {
+			if acc[x] == (accum{}) {
+				touched = append(touched, x)
+			}
+			acc[x].shared += w
+		}
+	}
+	if wText > 0 {
+		for _, q := range ix.textVec[c] {
+			for _, p := range ix.textPost[q.Case] {
+				if acc[p.Case] == (accum{}) {
+					touched = append(touched, p.Case)
+				}
+				acc[p.Case].cos += float64(q.W) * float64(p.W)
+			}
+		}
+	}
+	defer func() {
+		for _, x := range touched {
+			acc[x] = accum{}
+		}
+		sc.touched = touched
+	}()
+	for _, x := range touched {
+		shared, cos := acc[x].shared, acc[x].cos
+		if x == c || shared <= 0 && cos <= 0 {
+			continue
+		}
+		wt := wText
+		if len(ix.textVec[x]) == 0 {
+			wt = 0 // x's query has no text: the channel is off
+		}
+		fn(x, ilgraph.RoundScore((shared+wt*cos)/(weightOf(x)+cw-shared+wt)))
+	}
 }
 
 // topKOf computes the k most similar cases of each of the cases, on every
