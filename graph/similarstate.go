@@ -66,9 +66,9 @@ RETURN coalesce(m.similar_k, -1) AS k, coalesce(m.similar_version, -1) AS versio
 		if isNil {
 			return m, nil
 		}
-		s := &SimilarSnapshot{N: int(n), Terms: strList(r, "terms"), Extra: strList(r, "extra"),
+		s := &SimilarSnapshot{N: int(n), Terms: strs(r, "terms"), Extra: strs(r, "extra"),
 			FeatureDF: ints(r, "feature_df"), TermDF: ints(r, "term_df")}
-		for _, f := range strList(r, "features") {
+		for _, f := range strs(r, "features") {
 			kind, id, _ := strings.Cut(f, "\t")
 			s.Features = append(s.Features, ilgraph.Feature{Kind: ilgraph.Kind(kind), ID: id})
 		}
@@ -78,17 +78,6 @@ RETURN coalesce(m.similar_k, -1) AS k, coalesce(m.similar_version, -1) AS versio
 		m.Snapshot = s
 		return m, nil
 	})
-}
-
-func strList(r *neo4j.Record, key string) []string {
-	v, _ := r.Get(key)
-	xs, _ := v.([]any)
-	out := make([]string, 0, len(xs))
-	for _, x := range xs {
-		s, _ := x.(string)
-		out = append(out, s)
-	}
-	return out
 }
 
 // BeginSimilarWriteBack marks a write-back as under way, so that one that
@@ -138,8 +127,9 @@ func int64s(xs []int) []int64 {
 // CaseSimilarState is what a case records about its stored links.
 type CaseSimilarState struct {
 	ID string
-	// Hash is the case's content hash; Current is whether its links were
-	// computed for that version of it.
+	// Current is whether its links were computed for the case's version
+	// as it is; Hash is the case's content hash (ScanSimilarState reads it
+	// only for a case that is not current).
 	Hash    string
 	Current bool
 	To      []string // the ids its links point to, best first
@@ -152,16 +142,16 @@ type CaseSimilarState struct {
 func (db *DB) ScanSimilarState(ctx context.Context, fn func(CaseSimilarState)) error {
 	_, err := read(ctx, db, "reading the similarity links' state", func(tx neo4j.ManagedTransaction) (struct{}, error) {
 		res, err := tx.Run(ctx, `MATCH (n:Case)
-RETURN n.id AS id, coalesce(n.content_hash, '') AS hash, n.similar_hash AS similar_hash, n.similar_to AS similar_to,
-  coalesce(n.similar_kth, -1.0) AS kth, n.similar_vec AS vec`, nil)
+WITH n, coalesce(n.similar_hash = coalesce(n.content_hash, ''), false) AS current
+RETURN n.id AS id, current, CASE WHEN current THEN null ELSE coalesce(n.content_hash, '') END AS hash,
+  n.similar_to AS similar_to, coalesce(n.similar_kth, -1.0) AS kth, n.similar_vec AS vec`, nil)
 		if err != nil {
 			return struct{}{}, err
 		}
 		for res.Next(ctx) {
 			r := res.Record()
-			st := CaseSimilarState{ID: str(r, "id"), Hash: str(r, "hash"), To: strList(r, "similar_to")}
-			sh, isNil, _ := neo4j.GetRecordValue[string](r, "similar_hash")
-			st.Current = !isNil && sh == st.Hash
+			st := CaseSimilarState{ID: str(r, "id"), Hash: str(r, "hash"), To: strs(r, "similar_to")}
+			st.Current, _, _ = neo4j.GetRecordValue[bool](r, "current")
 			st.Kth, _, _ = neo4j.GetRecordValue[float64](r, "kth")
 			st.Vec, _, _ = neo4j.GetRecordValue[[]byte](r, "vec")
 			fn(st)
