@@ -48,14 +48,17 @@ type SimilarMeta struct {
 }
 
 // ReadSimilarMeta reads the stored links' record from the corpus meta node.
-func (db *DB) ReadSimilarMeta(ctx context.Context) (*SimilarMeta, error) {
+// Without withSnapshot it reads only whether there is a snapshot (Snapshot
+// is then empty but for N): the snapshot lists every feature and term.
+func (db *DB) ReadSimilarMeta(ctx context.Context, withSnapshot bool) (*SimilarMeta, error) {
 	return read(ctx, db, "reading the similarity write-back's record", func(tx neo4j.ManagedTransaction) (*SimilarMeta, error) {
 		m := &SimilarMeta{K: -1}
 		recs, err := collect(ctx, tx, `MATCH (m:IlgraphMeta {id: 'corpus'})
 RETURN coalesce(m.similar_k, -1) AS k, coalesce(m.similar_version, -1) AS version, coalesce(m.similar_dirty, false) AS dirty,
   coalesce(m.similar_cases, 0) AS cases, coalesce(m.similar_drift, 0) AS drift, m.similar_snap_n AS n,
-  m.similar_snap_features AS features, m.similar_snap_feature_df AS feature_df, m.similar_snap_terms AS terms,
-  m.similar_snap_term_df AS term_df, m.similar_snap_extra AS extra`, nil)
+  CASE WHEN $all THEN m.similar_snap_features END AS features, CASE WHEN $all THEN m.similar_snap_feature_df END AS feature_df,
+  CASE WHEN $all THEN m.similar_snap_terms END AS terms, CASE WHEN $all THEN m.similar_snap_term_df END AS term_df,
+  CASE WHEN $all THEN m.similar_snap_extra END AS extra`, map[string]any{"all": withSnapshot})
 		if err != nil || len(recs) == 0 {
 			return m, err
 		}

@@ -27,8 +27,8 @@ type WriteBackResult struct {
 
 // Phase is one timed step of a write-back.
 type Phase struct {
-	Name    string
-	Seconds float64
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
 }
 
 // The stored links follow a snapshot of the corpus statistics (see
@@ -86,13 +86,18 @@ func writeBack(ctx context.Context, db *graph.DB, k int, casesChanged, full bool
 	if err != nil {
 		return res, err
 	}
-	meta, err := db.ReadSimilarMeta(ctx)
+	meta, err := db.ReadSimilarMeta(ctx, false)
 	if err != nil {
 		return res, err
 	}
 	current := meta.Version == version && !meta.Dirty && (k == 0 || meta.Snapshot != nil)
 	if !full && !casesChanged && current && meta.K == k || k == 0 && meta.K <= 0 && !meta.Dirty {
 		return res, nil
+	}
+	if !full && k > 0 && meta.K == k && !meta.Dirty && meta.Snapshot != nil {
+		if meta, err = db.ReadSimilarMeta(ctx, true); err != nil {
+			return res, err
+		}
 	}
 	phase("read the write-back's record")
 	if k <= 0 {

@@ -52,7 +52,7 @@ func sameLinks(t *testing.T, step string, got, want []ilgraph.SimilarLink) {
 func frozenTopK(t *testing.T, db *graph.DB, k int) ([]ilgraph.SimilarLink, *graph.SimilarSnapshot) {
 	t.Helper()
 	ctx := context.Background()
-	meta, err := db.ReadSimilarMeta(ctx)
+	meta, err := db.ReadSimilarMeta(ctx, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestWriteBackDriftRecomputesAll(t *testing.T) {
 	if _, err := similarity.WriteBack(ctx, db, k, rep.CasesChanged(), 0); err != nil {
 		t.Fatal(err)
 	}
-	before, err := db.ReadSimilarMeta(ctx)
+	before, err := db.ReadSimilarMeta(ctx, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestWriteBackDriftRecomputesAll(t *testing.T) {
 			t.Errorf("the second load: %d cases recomputed of %d, why %q", wb.Recomputed, total, wb.Why)
 		}
 	}
-	after, err := db.ReadSimilarMeta(ctx)
+	after, err := db.ReadSimilarMeta(ctx, true)
 	if err != nil {
 		t.Fatal(err)
 	}
