@@ -20,12 +20,15 @@ import (
 // affected returns those cases (a few more at most: the third test keeps
 // a margin for rounding); recomputing just them gives exactly the links a
 // full recompute under the same statistics gives
-// (TestIncrementalWriteBackEqualsFull).
+// (TestIncrementalWriteBackEqualsFull). For each unchanged one it also
+// returns the changed cases that passed the third test against it (its
+// entrants; see mergeTopK).
 //
 // changed and stale are positions in ix; kth is each case's stored k-th
 // score, below 0 when it has fewer than k links.
-func affected(ix *Index, changed, stale []int32, kth []float64, opt ilgraph.SimilarityOptions) []int32 {
+func affected(ix *Index, changed, stale []int32, kth []float64, opt ilgraph.SimilarityOptions) ([]int32, map[int32][]int32) {
 	in := make([]bool, ix.Len())
+	isChanged := make([]bool, ix.Len())
 	var out []int32
 	add := func(i int32) {
 		if !in[i] {
@@ -35,19 +38,135 @@ func affected(ix *Index, changed, stale []int32, kth []float64, opt ilgraph.Simi
 	}
 	for _, c := range changed {
 		add(c)
+		isChanged[c] = true
 	}
 	for _, c := range stale {
 		add(c)
 	}
+	entrants := map[int32][]int32{}
 	for _, c := range changed {
 		ix.eachScoreAgainst(c, opt, func(x int32, score float64) {
-			if !in[x] && (kth[x] < 0 || score >= kth[x]-affectedMargin) {
+			if !isChanged[x] && (kth[x] < 0 || score >= kth[x]-affectedMargin) {
 				add(x)
+				entrants[x] = append(entrants[x], c)
 			}
 		})
 	}
 	slices.Sort(out)
-	return out
+	return out, entrants
+}
+
+// mergeTopK computes the top k of an unchanged case x without ranking the
+// corpus again, when it can. Every unchanged case outside x's stored top k
+// (old: positions, -1 for a deleted case) ranked below its stored k-th
+// link then, and still does: neither it nor x changed, nor the statistics.
+// So when the stored members and the entrants (the changed cases that can
+// now reach x's top k) give k cases that rank at least as high as the
+// stored k-th did, those k are x's top k. That holds unless a changed or
+// deleted member fell out and nothing took its place from among the
+// entrants; then ok is false and x is ranked over the whole corpus.
+// storedKth is the stored k-th link's score (below 0 with fewer than k
+// links: then the stored links were every case scoring above 0 against x).
+func (ix *Index) mergeTopK(x int32, old []int32, storedKth float64, isChanged []bool, entrants []int32, k int, opt ilgraph.SimilarityOptions) (links []ilgraph.SimilarLink, ok bool) {
+	seen := map[int32]bool{x: true}
+	var cand []scored
+	consider := func(y int32) {
+		if y < 0 || seen[y] {
+			return
+		}
+		seen[y] = true
+		if score, pos := ix.rankScore(x, y, opt); pos {
+			cand = append(cand, scored{y, score, ix.ids[y]})
+		}
+	}
+	for _, y := range old {
+		consider(y)
+	}
+	for _, y := range entrants {
+		consider(y)
+	}
+	slices.SortFunc(cand, func(a, b scored) int {
+		switch {
+		case worse(b, a):
+			return -1
+		case worse(a, b):
+			return 1
+		}
+		return 0
+	})
+	if storedKth >= 0 {
+		// The stored list was full: the new k-th must rank at least as
+		// high as the old k-th.
+		if len(old) < k || len(cand) < k {
+			return nil, false
+		}
+		last, newKth := old[k-1], cand[k-1]
+		if last >= 0 && !isChanged[last] {
+			s, _ := ix.rankScore(x, last, opt)
+			if worse(newKth, scored{last, s, ix.ids[last]}) {
+				return nil, false
+			}
+		} else if newKth.score <= storedKth+affectedMargin {
+			return nil, false
+		}
+	} else {
+		for _, y := range old {
+			if y < 0 || isChanged[y] {
+				return nil, false // a member gone: keep it simple
+			}
+		}
+	}
+	if len(cand) > k {
+		cand = cand[:k]
+	}
+	ids := make([]string, len(cand))
+	for i, c := range cand {
+		ids[i] = c.id
+	}
+	for r, m := range ix.explain(x, ids, opt) {
+		links = append(links, ilgraph.SimilarLink{From: ix.ids[x], To: m.ID, Score: m.Score, Rank: r + 1})
+	}
+	return links, true
+}
+
+// rankScore is x's ranking score against y with x as the query, added up
+// in the order eachScore adds it (so equal to the bit), and whether y is a
+// candidate at all (shares a weighted feature or a text term with x).
+func (ix *Index) rankScore(x, y int32, opt ilgraph.SimilarityOptions) (float64, bool) {
+	var qw, shared, cos float64
+	fy := ix.caseFeat[y]
+	for _, f := range ix.caseFeat[x] {
+		w := ix.weightOf(ix.features[f], opt.Weights, opt.Rarity)
+		qw += w
+		if _, has := slices.BinarySearch(fy, f); has && w > 0 {
+			shared += w
+		}
+	}
+	wText := opt.Weights[ilgraph.WeightText]
+	if wText > 0 && len(ix.textVec[x]) > 0 {
+		for _, q := range ix.textVec[x] {
+			for _, p := range ix.textVec[y] {
+				if p.Case == q.Case {
+					cos += float64(q.W) * float64(p.W)
+					break
+				}
+			}
+		}
+	} else {
+		wText = 0
+	}
+	if shared <= 0 && cos <= 0 {
+		return 0, false
+	}
+	var cw float64
+	for i, kd := range kinds {
+		if opt.Rarity {
+			cw += opt.Weights[kd] * ix.rare[y][i]
+		} else {
+			cw += opt.Weights[kd] * ix.count[y][i]
+		}
+	}
+	return ilgraph.RoundScore((shared + wText*cos) / (qw + cw - shared + wText)), true
 }
 
 // affectedMargin is how far below its k-th score a changed case may score

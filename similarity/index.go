@@ -321,6 +321,30 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 	return matches
 }
 
+// explain returns the matches Similar returns for the stored case x when
+// its ranking gives ids.
+func (ix *Index) explain(x int32, ids []string, opt ilgraph.SimilarityOptions) []ilgraph.Match {
+	id := ix.ids[x]
+	wText := opt.Weights[ilgraph.WeightText]
+	var qVec ilgraph.TextVector
+	if wText > 0 && len(ix.textVec[x]) > 0 {
+		qVec = ix.TextVector(id)
+	} else {
+		wText = 0
+	}
+	query, weight := ix.Features(id), ix.Weight(opt)
+	matches := make([]ilgraph.Match, len(ids))
+	for i, m := range ids {
+		var v ilgraph.TextVector
+		if wText > 0 {
+			v = ix.TextVector(m)
+		}
+		matches[i] = ilgraph.ScoreText(query, ix.Features(m), weight, wText, qVec, v)
+		matches[i].ID = m
+	}
+	return matches
+}
+
 // eachScore calls fn with every case (but exclude) that shares a weighted
 // feature or text with the query, and its ranking score. The text channel
 // counts when it has a weight and exclude is a case with text (a stored

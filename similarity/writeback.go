@@ -18,6 +18,10 @@ type WriteBackResult struct {
 	// (Incremental) only those a load can have changed.
 	Recomputed  int
 	Incremental bool
+	// Ranked is how many of the recomputed cases an incremental
+	// write-back ranked over the whole corpus; the others' new links
+	// came from merging their stored ones with the changed cases.
+	Ranked int
 	// Why says why a write-back recomputed every case ("" when it did
 	// not, or did nothing).
 	Why string
@@ -247,9 +251,36 @@ func incremental(ctx context.Context, db *graph.DB, meta *graph.SimilarMeta, ver
 		}
 	}
 	opt := ilgraph.DefaultOptions(k)
-	todo := affected(ix, changed, stale, kth, opt)
-	links := topKOf(ix, todo, k, opt)
-	phase("find the affected cases and recompute them")
+	opt.K = k
+	todo, entrants := affected(ix, changed, stale, kth, opt)
+	phase("find the affected cases")
+	// An unchanged case's new top k is most often its stored one merged
+	// with the changed cases that reach it (mergeTopK); the others are
+	// ranked over the whole corpus.
+	var links []ilgraph.SimilarLink
+	var rank []int32
+	for _, x := range todo {
+		if isChanged[x] {
+			rank = append(rank, x)
+			continue
+		}
+		old := make([]int32, len(states[x].To))
+		for j, to := range states[x].To {
+			old[j] = -1
+			if y, ok := byID[to]; ok {
+				old[j] = y
+			}
+		}
+		merged, ok := ix.mergeTopK(x, old, kth[x], isChanged, entrants[x], k, opt)
+		if !ok {
+			rank = append(rank, x)
+			continue
+		}
+		links = append(links, merged...)
+	}
+	res.Ranked = len(rank)
+	links = append(links, topKOf(ix, rank, k, opt)...)
+	phase(fmt.Sprintf("recompute them (%d merged, %d ranked)", len(todo)-len(rank), len(rank)))
 	write := make([]graph.CaseSimilarState, len(todo))
 	for j, i := range todo {
 		write[j] = graph.CaseSimilarState{ID: ids[i], Hash: states[i].Hash, Vec: vec[i]}

@@ -191,7 +191,7 @@ func TestIncrementalWriteBackEqualsFull(t *testing.T) {
 				members++
 			}
 		}
-		t.Logf("change %d: %d cases recomputed, %d links written; against the API's current ranking %d cases' top %d differ, %d of them in which cases", step, wb.Recomputed, wb.Links, order, k, members)
+		t.Logf("change %d: %d cases recomputed (%d ranked over the corpus), %d links written; against the API's current ranking %d cases' top %d differ, %d of them in which cases", step, wb.Recomputed, wb.Ranked, wb.Links, order, k, members)
 	}
 
 	// Growing the corpus by more than MaxCorpusGrowth: every case again,
