@@ -16,9 +16,10 @@ import (
 //
 //   - similar_hash: the content hash of the version of the case they were
 //     computed for (a load that changes the case gives it another);
-//   - similar_to: the ids its links point to, best first (a changed or
-//     deleted case among them makes the case stale);
-//   - similar_kth: the score of its k-th link (absent with fewer than k);
+//   - similar_to: the ids of its best cases, best first: those its links
+//     point to, then as many again in reserve;
+//   - similar_floor: the score of the last of them (absent when they are
+//     all the cases scoring above 0 against it);
 //   - similar_vec: the case's features and text vector under the snapshot,
 //     encoded by the similarity package, so that a write-back need not
 //     read every case's tags and analyse every text again.
@@ -42,6 +43,9 @@ type SimilarMeta struct {
 	Dirty   bool  // a write-back began and did not finish
 	Cases   int   // cases when they were written
 	Drift   int   // cases changed, added or deleted since the snapshot
+	// Format is the version of the per-case state's layout (see
+	// similarity.StateFormat); 0 before it was recorded.
+	Format int
 	// Snapshot is nil when there is none (never made, or a full
 	// write-back did not finish).
 	Snapshot *SimilarSnapshot
@@ -55,7 +59,7 @@ func (db *DB) ReadSimilarMeta(ctx context.Context, withSnapshot bool) (*SimilarM
 		m := &SimilarMeta{K: -1}
 		recs, err := collect(ctx, tx, `MATCH (m:IlgraphMeta {id: 'corpus'})
 RETURN coalesce(m.similar_k, -1) AS k, coalesce(m.similar_version, -1) AS version, coalesce(m.similar_dirty, false) AS dirty,
-  coalesce(m.similar_cases, 0) AS cases, coalesce(m.similar_drift, 0) AS drift, m.similar_snap_n AS n,
+  coalesce(m.similar_cases, 0) AS cases, coalesce(m.similar_drift, 0) AS drift, coalesce(m.similar_format, 0) AS format, m.similar_snap_n AS n,
   CASE WHEN $all THEN m.similar_snap_features END AS features, CASE WHEN $all THEN m.similar_snap_feature_df END AS feature_df,
   CASE WHEN $all THEN m.similar_snap_terms END AS terms, CASE WHEN $all THEN m.similar_snap_term_df END AS term_df,
   CASE WHEN $all THEN m.similar_snap_extra END AS extra`, map[string]any{"all": withSnapshot})
@@ -64,6 +68,7 @@ RETURN coalesce(m.similar_k, -1) AS k, coalesce(m.similar_version, -1) AS versio
 		}
 		r := recs[0]
 		m.K, m.Version, m.Cases, m.Drift = int(integer(r, "k")), integer(r, "version"), int(integer(r, "cases")), int(integer(r, "drift"))
+		m.Format = int(integer(r, "format"))
 		m.Dirty, _, _ = neo4j.GetRecordValue[bool](r, "dirty")
 		n, isNil, _ := neo4j.GetRecordValue[int64](r, "n")
 		if isNil {
@@ -101,9 +106,10 @@ func (db *DB) BeginSimilarWriteBack(ctx context.Context, dropSnapshot bool) (Cou
 // case count and drift, and its snapshot when m has one (a nil snapshot
 // leaves the stored one as it is).
 func (db *DB) FinishSimilarWriteBack(ctx context.Context, m *SimilarMeta) (Counters, error) {
-	p := map[string]any{"k": int64(m.K), "version": m.Version, "cases": int64(m.Cases), "drift": int64(m.Drift)}
+	p := map[string]any{"k": int64(m.K), "version": m.Version, "cases": int64(m.Cases), "drift": int64(m.Drift), "format": int64(m.Format)}
 	q := `MERGE (m:IlgraphMeta {id: 'corpus'})
-SET m.similar_k = $k, m.similar_version = $version, m.similar_cases = $cases, m.similar_drift = $drift, m.similar_dirty = false`
+SET m.similar_k = $k, m.similar_version = $version, m.similar_cases = $cases, m.similar_drift = $drift, m.similar_dirty = false,
+  m.similar_format = $format`
 	if s := m.Snapshot; s != nil {
 		features := make([]string, len(s.Features))
 		for i, f := range s.Features {
@@ -135,9 +141,16 @@ type CaseSimilarState struct {
 	// only for a case that is not current).
 	Hash    string
 	Current bool
-	To      []string // the ids its links point to, best first
-	Kth     float64  // the k-th link's score; -1 with fewer than k links
-	Vec     []byte   // the case under the snapshot (see the similarity package)
+	// To are the ids of its best cases, best first: its links, then a
+	// reserve of the next best (similar_to). Every case not in To ranks
+	// below the last of them, whose score is Floor; Floor is -1 when To
+	// holds every case that scores above 0 against it.
+	To    []string
+	Floor float64
+	Vec   []byte // the case under the snapshot (see the similarity package)
+	// KeepLinks leaves the case's SIMILAR_TO links as they are
+	// (ReplaceSimilarOf): only its reserve changed.
+	KeepLinks bool
 }
 
 // ScanSimilarState calls fn with every case's similarity state, in one
@@ -147,7 +160,7 @@ func (db *DB) ScanSimilarState(ctx context.Context, fn func(CaseSimilarState)) e
 		res, err := tx.Run(ctx, `MATCH (n:Case)
 WITH n, coalesce(n.similar_hash = coalesce(n.content_hash, ''), false) AS current
 RETURN n.id AS id, current, CASE WHEN current THEN null ELSE coalesce(n.content_hash, '') END AS hash,
-  n.similar_to AS similar_to, coalesce(n.similar_kth, -1.0) AS kth, n.similar_vec AS vec`, nil)
+  n.similar_to AS similar_to, coalesce(n.similar_floor, -1.0) AS floor, n.similar_vec AS vec`, nil)
 		if err != nil {
 			return struct{}{}, err
 		}
@@ -155,7 +168,7 @@ RETURN n.id AS id, current, CASE WHEN current THEN null ELSE coalesce(n.content_
 			r := res.Record()
 			st := CaseSimilarState{ID: str(r, "id"), Hash: str(r, "hash"), To: strs(r, "similar_to")}
 			st.Current, _, _ = neo4j.GetRecordValue[bool](r, "current")
-			st.Kth, _, _ = neo4j.GetRecordValue[float64](r, "kth")
+			st.Floor, _, _ = neo4j.GetRecordValue[float64](r, "floor")
 			st.Vec, _, _ = neo4j.GetRecordValue[[]byte](r, "vec")
 			fn(st)
 		}
@@ -166,10 +179,11 @@ RETURN n.id AS id, current, CASE WHEN current THEN null ELSE coalesce(n.content_
 
 // ReplaceSimilarOf replaces the stored links of the cases in states with
 // links (all of them from those cases), in batches, and records each
-// case's state: Hash as the version the links were computed for, To and
-// Kth from links (k per case), and Vec when it is not nil. With clearAll every stored
-// link of every case is removed first (a full write-back).
-func (db *DB) ReplaceSimilarOf(ctx context.Context, states []CaseSimilarState, links []ilgraph.SimilarLink, k int, clearAll bool, batch int) (Counters, error) {
+// case's state: Hash as the version the links were computed for (the
+// case's current hash when empty), To, Floor, and Vec when it is not nil.
+// With clearAll every stored link of every case is removed first (a full
+// write-back).
+func (db *DB) ReplaceSimilarOf(ctx context.Context, states []CaseSimilarState, links []ilgraph.SimilarLink, clearAll bool, batch int) (Counters, error) {
 	var total Counters
 	if clearAll {
 		c, err := db.ReplaceSimilar(ctx, nil, true, batch)
@@ -178,25 +192,15 @@ func (db *DB) ReplaceSimilarOf(ctx context.Context, states []CaseSimilarState, l
 			return total, err
 		}
 	}
-	to := map[string][]string{}
-	kth := map[string]float64{}
-	for _, l := range links {
-		to[l.From] = append(to[l.From], l.To)
-		kth[l.From] = l.Score // links come best first: the last is the k-th
-	}
 	del := ""
 	if !clearAll {
-		del = "\nWITH a\nMATCH (a)-[r:SIMILAR_TO]->()\nDELETE r"
+		del = "\nWITH a, row WHERE NOT row.keep\nMATCH (a)-[r:SIMILAR_TO]->()\nDELETE r"
 	}
 	for i := 0; i < len(states); i += batch {
 		part := states[i:min(i+batch, len(states))]
 		rows := make([]map[string]any, len(part))
 		for j, st := range part {
-			kt := -1.0
-			if len(to[st.ID]) == k {
-				kt = kth[st.ID]
-			}
-			row := map[string]any{"id": st.ID, "hash": st.Hash, "to": nonNil(to[st.ID]), "kth": kt}
+			row := map[string]any{"id": st.ID, "hash": st.Hash, "to": nonNil(st.To), "floor": st.Floor, "keep": st.KeepLinks}
 			if st.Vec != nil {
 				row["vec"] = st.Vec
 			}
@@ -206,9 +210,9 @@ func (db *DB) ReplaceSimilarOf(ctx context.Context, states []CaseSimilarState, l
 			return exec(ctx, tx, `UNWIND $rows AS row
 MATCH (a:Case {id: row.id})
 SET a.similar_hash = CASE WHEN row.hash = '' THEN coalesce(a.content_hash, '') ELSE row.hash END,
-  a.similar_to = row.to, a.similar_kth = CASE WHEN row.kth < 0 THEN null ELSE row.kth END,
+  a.similar_to = row.to, a.similar_floor = CASE WHEN row.floor < 0 THEN null ELSE row.floor END,
   a.similar_vec = coalesce(row.vec, a.similar_vec)
-REMOVE a.similar_n`+del, map[string]any{"rows": rows})
+REMOVE a.similar_n, a.similar_kth`+del, map[string]any{"rows": rows})
 		})
 		if err != nil {
 			return total, err

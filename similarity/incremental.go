@@ -14,8 +14,10 @@ import (
 //
 //   - the case itself changed (or is new);
 //   - a case in its stored top k changed or was deleted (stale);
-//   - a changed case now scores at least its stored k-th score against it,
-//     or it had fewer than k links and a changed case now scores above 0.
+//   - a changed case now scores at least its stored floor against it (the
+//     score of the last case it keeps: its k links, then as many again in
+//     reserve), or it kept every case scoring above 0 and a changed case
+//     now does.
 //
 // affected returns those cases (a few more at most: the third test keeps
 // a margin for rounding); recomputing just them gives exactly the links a
@@ -24,9 +26,9 @@ import (
 // returns the changed cases that passed the third test against it (its
 // entrants; see mergeTopK).
 //
-// changed and stale are positions in ix; kth is each case's stored k-th
-// score, below 0 when it has fewer than k links.
-func affected(ix *Index, changed, stale []int32, kth []float64, opt ilgraph.SimilarityOptions) ([]int32, map[int32][]int32) {
+// changed and stale are positions in ix; floor is each case's stored
+// floor, below 0 when it kept every case scoring above 0.
+func affected(ix *Index, changed, stale []int32, floor []float64, opt ilgraph.SimilarityOptions) ([]int32, map[int32][]int32) {
 	in := make([]bool, ix.Len())
 	isChanged := make([]bool, ix.Len())
 	var out []int32
@@ -46,7 +48,7 @@ func affected(ix *Index, changed, stale []int32, kth []float64, opt ilgraph.Simi
 	entrants := map[int32][]int32{}
 	for _, c := range changed {
 		ix.eachScoreAgainst(c, opt, func(x int32, score float64) {
-			if !isChanged[x] && (kth[x] < 0 || score >= kth[x]-affectedMargin) {
+			if !isChanged[x] && (floor[x] < 0 || score >= floor[x]-affectedMargin) {
 				add(x)
 				entrants[x] = append(entrants[x], c)
 			}
@@ -56,18 +58,23 @@ func affected(ix *Index, changed, stale []int32, kth []float64, opt ilgraph.Simi
 	return out, entrants
 }
 
-// mergeTopK computes the top k of an unchanged case x without ranking the
-// corpus again, when it can. Every unchanged case outside x's stored top k
-// (old: positions, -1 for a deleted case) ranked below its stored k-th
-// link then, and still does: neither it nor x changed, nor the statistics.
-// So when the stored members and the entrants (the changed cases that can
-// now reach x's top k) give k cases that rank at least as high as the
-// stored k-th did, those k are x's top k. That holds unless a changed or
-// deleted member fell out and nothing took its place from among the
-// entrants; then ok is false and x is ranked over the whole corpus.
-// storedKth is the stored k-th link's score (below 0 with fewer than k
-// links: then the stored links were every case scoring above 0 against x).
-func (ix *Index) mergeTopK(x int32, old []int32, storedKth float64, isChanged []bool, entrants []int32, k int, opt ilgraph.SimilarityOptions) (links []ilgraph.SimilarLink, ok bool) {
+// mergeTopK computes the best cases of an unchanged case x without
+// ranking the corpus again, when it can. x keeps its best cases, best
+// first (old: positions, -1 for a deleted case): its k links and as many
+// again in reserve. Every case not kept ranked below the last kept one
+// then (whose score was floor), and an unchanged one still does: neither
+// it nor x changed, nor the statistics. So the cases that rank at least as
+// high as that last one now are the kept ones still there (a changed one
+// scored anew) and the entrants (the changed cases that reach the floor),
+// in order; when there are k of them, they are x's best, and the first k
+// its links. Otherwise (changed or deleted members fell below the floor
+// and nothing took their place) ok is false and x is ranked over the
+// whole corpus. floor below 0 means x kept every case scoring above 0: the
+// kept ones and the entrants are then every candidate.
+//
+// It returns at most depth cases with their ranking scores, and whether
+// they are every case scoring above 0 against x.
+func (ix *Index) mergeTopK(x int32, old []int32, floor float64, isChanged []bool, entrants []int32, k, depth int, opt ilgraph.SimilarityOptions) (best []scored, complete, ok bool) {
 	seen := map[int32]bool{x: true}
 	var cand []scored
 	consider := func(y int32) {
@@ -94,39 +101,34 @@ func (ix *Index) mergeTopK(x int32, old []int32, storedKth float64, isChanged []
 		}
 		return 0
 	})
-	if storedKth >= 0 {
-		// The stored list was full: the new k-th must rank at least as
-		// high as the old k-th.
-		if len(old) < k || len(cand) < k {
-			return nil, false
+	complete = floor < 0
+	if !complete {
+		if len(old) == 0 {
+			return nil, false, false
 		}
-		last, newKth := old[k-1], cand[k-1]
+		// Keep what ranks at least as high as the old last one.
+		last := old[len(old)-1]
+		n := 0
 		if last >= 0 && !isChanged[last] {
 			s, _ := ix.rankScore(x, last, opt)
-			if worse(newKth, scored{last, s, ix.ids[last]}) {
-				return nil, false
+			bound := scored{last, s, ix.ids[last]}
+			for n < len(cand) && !worse(cand[n], bound) {
+				n++
 			}
-		} else if newKth.score <= storedKth+affectedMargin {
-			return nil, false
-		}
-	} else {
-		for _, y := range old {
-			if y < 0 || isChanged[y] {
-				return nil, false // a member gone: keep it simple
+		} else {
+			for n < len(cand) && cand[n].score > floor+affectedMargin {
+				n++
 			}
 		}
+		if n < k {
+			return nil, false, false
+		}
+		cand = cand[:n]
 	}
-	if len(cand) > k {
-		cand = cand[:k]
+	if len(cand) > depth {
+		cand, complete = cand[:depth], false
 	}
-	ids := make([]string, len(cand))
-	for i, c := range cand {
-		ids[i] = c.id
-	}
-	for r, m := range ix.explain(x, ids, opt) {
-		links = append(links, ilgraph.SimilarLink{From: ix.ids[x], To: m.ID, Score: m.Score, Rank: r + 1})
-	}
-	return links, true
+	return cand, complete, true
 }
 
 // rankScore is x's ranking score against y with x as the query, added up
@@ -241,13 +243,13 @@ func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, fn fun
 }
 
 // topKOf computes the k most similar cases of each of the cases, on every
-// core.
-func topKOf(ix *Index, cases []int32, k int, opt ilgraph.SimilarityOptions) []ilgraph.SimilarLink {
+// core: per case, best first.
+func topKOf(ix *Index, cases []int32, k int, opt ilgraph.SimilarityOptions) [][]ilgraph.SimilarLink {
+	per := make([][]ilgraph.SimilarLink, len(cases))
 	if k <= 0 {
-		return nil
+		return per
 	}
 	opt.K = k
-	per := make([][]ilgraph.SimilarLink, len(cases))
 	var wg sync.WaitGroup
 	next := make(chan int, 256)
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -267,9 +269,5 @@ func topKOf(ix *Index, cases []int32, k int, opt ilgraph.SimilarityOptions) []il
 	}
 	close(next)
 	wg.Wait()
-	var out []ilgraph.SimilarLink
-	for _, ls := range per {
-		out = append(out, ls...)
-	}
-	return out
+	return per
 }

@@ -504,5 +504,9 @@ func TopKAll(ix *Index, k int, opt ilgraph.SimilarityOptions) []ilgraph.SimilarL
 	for i := range all {
 		all[i] = int32(i)
 	}
-	return topKOf(ix, all, k, opt)
+	var out []ilgraph.SimilarLink
+	for _, ls := range topKOf(ix, all, k, opt) {
+		out = append(out, ls...)
+	}
+	return out
 }

@@ -98,7 +98,7 @@ func writeBack(ctx context.Context, db *graph.DB, k int, casesChanged, full bool
 	if !full && !casesChanged && current && meta.K == k || k == 0 && meta.K <= 0 && !meta.Dirty {
 		return res, nil
 	}
-	if !full && k > 0 && meta.K == k && !meta.Dirty && meta.Snapshot != nil {
+	if !full && k > 0 && meta.K == k && !meta.Dirty && meta.Format == StateFormat && meta.Snapshot != nil {
 		if meta, err = db.ReadSimilarMeta(ctx, true); err != nil {
 			return res, err
 		}
@@ -128,6 +128,8 @@ func writeBack(ctx context.Context, db *graph.DB, k int, casesChanged, full bool
 		res.Why = fmt.Sprintf("k changed from %d to %d", meta.K, k)
 	case meta.Dirty:
 		res.Why = "the last write-back did not finish"
+	case meta.Format != StateFormat:
+		res.Why = fmt.Sprintf("the stored state has layout %d, not %d", meta.Format, StateFormat)
 	default:
 		done, err := incremental(ctx, db, meta, version, k, batch, &res, phase)
 		if err != nil || done {
@@ -150,21 +152,29 @@ func writeBackFull(ctx context.Context, db *graph.DB, version int64, k, batch in
 		return err
 	}
 	phase("build the index")
-	links := TopKAll(ix, k, ilgraph.DefaultOptions(k))
-	phase("compute every case's top k")
+	all := make([]int32, ix.Len())
+	for i := range all {
+		all[i] = int32(i)
+	}
+	depth := Depth(k)
+	lists := topKOf(ix, all, depth, ilgraph.DefaultOptions(k))
+	phase("compute every case's best cases")
 	snap := ix.Snapshot()
 	states := make([]graph.CaseSimilarState, ix.Len())
+	var links []ilgraph.SimilarLink
 	for i, c := range ix.frozenCases(snap) {
-		states[i] = graph.CaseSimilarState{ID: ix.ids[i], Vec: c.encode()}
+		states[i] = stateOf(ix.ids[i], lists[i], depth)
+		states[i].Vec = c.encode()
+		links = append(links, lists[i][:min(k, len(lists[i]))]...)
 	}
-	cnt, err = db.ReplaceSimilarOf(ctx, states, links, k, true, batch)
+	cnt, err = db.ReplaceSimilarOf(ctx, states, links, true, batch)
 	res.Counters.Add(cnt)
 	if err != nil {
 		return err
 	}
 	res.Links, res.Recomputed = len(links), ix.Len()
 	phase("write the links and each case's state")
-	cnt, err = db.FinishSimilarWriteBack(ctx, &graph.SimilarMeta{K: k, Version: version, Cases: ix.Len(), Snapshot: snap})
+	cnt, err = db.FinishSimilarWriteBack(ctx, &graph.SimilarMeta{K: k, Version: version, Cases: ix.Len(), Snapshot: snap, Format: StateFormat})
 	res.Counters.Add(cnt)
 	return err
 }
@@ -240,9 +250,9 @@ func incremental(ctx context.Context, db *graph.DB, meta *graph.SimilarMeta, ver
 		isChanged[c] = true
 	}
 	var stale []int32
-	kth := make([]float64, len(ids))
+	floor := make([]float64, len(ids))
 	for i, st := range states {
-		kth[i] = st.Kth
+		floor[i] = st.Floor
 		for _, to := range st.To {
 			if j, ok := byID[to]; !ok || isChanged[j] {
 				stale = append(stale, int32(i))
@@ -252,11 +262,13 @@ func incremental(ctx context.Context, db *graph.DB, meta *graph.SimilarMeta, ver
 	}
 	opt := ilgraph.DefaultOptions(k)
 	opt.K = k
-	todo, entrants := affected(ix, changed, stale, kth, opt)
+	todo, entrants := affected(ix, changed, stale, floor, opt)
 	phase("find the affected cases")
-	// An unchanged case's new top k is most often its stored one merged
-	// with the changed cases that reach it (mergeTopK); the others are
+	// An unchanged case's best cases are most often its stored ones merged
+	// with the changed cases that reach them (mergeTopK); the others are
 	// ranked over the whole corpus.
+	depth := Depth(k)
+	var write []graph.CaseSimilarState
 	var links []ilgraph.SimilarLink
 	var rank []int32
 	for _, x := range todo {
@@ -271,27 +283,49 @@ func incremental(ctx context.Context, db *graph.DB, meta *graph.SimilarMeta, ver
 				old[j] = y
 			}
 		}
-		merged, ok := ix.mergeTopK(x, old, kth[x], isChanged, entrants[x], k, opt)
+		best, complete, ok := ix.mergeTopK(x, old, floor[x], isChanged, entrants[x], k, depth, opt)
 		if !ok {
 			rank = append(rank, x)
 			continue
 		}
-		links = append(links, merged...)
+		st := graph.CaseSimilarState{ID: ids[x], Hash: states[x].Hash, Floor: -1, KeepLinks: true}
+		for _, b := range best {
+			st.To = append(st.To, b.id)
+		}
+		if !complete {
+			st.Floor = best[len(best)-1].score
+		}
+		// The links stay when their cases and (unchanged) scores do.
+		for j := 0; j < min(k, len(best)) || j < min(k, len(old)); j++ {
+			if j >= len(best) || j >= len(old) || best[j].c != old[j] || isChanged[old[j]] {
+				st.KeepLinks = false
+				break
+			}
+		}
+		if !st.KeepLinks {
+			top := st.To[:min(k, len(st.To))]
+			for r, m := range ix.explain(x, top, opt) {
+				links = append(links, ilgraph.SimilarLink{From: ids[x], To: m.ID, Score: m.Score, Rank: r + 1})
+			}
+		}
+		write = append(write, st)
 	}
 	res.Ranked = len(rank)
-	links = append(links, topKOf(ix, rank, k, opt)...)
-	phase(fmt.Sprintf("recompute them (%d merged, %d ranked)", len(todo)-len(rank), len(rank)))
-	write := make([]graph.CaseSimilarState, len(todo))
-	for j, i := range todo {
-		write[j] = graph.CaseSimilarState{ID: ids[i], Hash: states[i].Hash, Vec: vec[i]}
+	for j, list := range topKOf(ix, rank, depth, opt) {
+		x := rank[j]
+		st := stateOf(ids[x], list, depth)
+		st.Hash, st.Vec = states[x].Hash, vec[x]
+		write = append(write, st)
+		links = append(links, list[:min(k, len(list))]...)
 	}
-	cnt, err = db.ReplaceSimilarOf(ctx, write, links, k, false, batch)
+	phase(fmt.Sprintf("recompute them (%d merged, %d ranked)", len(todo)-len(rank), len(rank)))
+	cnt, err = db.ReplaceSimilarOf(ctx, write, links, false, batch)
 	res.Counters.Add(cnt)
 	if err != nil {
 		return false, err
 	}
 	phase("write their links and state")
-	m := &graph.SimilarMeta{K: k, Version: version, Cases: len(ids), Drift: drift}
+	m := &graph.SimilarMeta{K: k, Version: version, Cases: len(ids), Drift: drift, Format: StateFormat}
 	if len(snap.Features) > nFeat {
 		m.Snapshot = snap // features new to it, with frequency 0
 	}
@@ -306,4 +340,28 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// StateFormat is the layout of the state the write-back keeps per case
+// (graph.CaseSimilarState) and on the meta node; a write-back finding
+// another recomputes every case.
+const StateFormat = 1
+
+// Depth is how many best cases a case keeps for a write-back of k links
+// per case: the k it links to and as many again in reserve, so that a
+// load that pushes a few out of a case's top k rarely needs the case
+// ranked over the whole corpus again (see mergeTopK).
+func Depth(k int) int { return 2 * k }
+
+// stateOf is the state of a case ranked over the corpus: its best cases
+// (list, at most depth), and its floor.
+func stateOf(id string, list []ilgraph.SimilarLink, depth int) graph.CaseSimilarState {
+	st := graph.CaseSimilarState{ID: id, Floor: -1}
+	for _, l := range list {
+		st.To = append(st.To, l.To)
+	}
+	if len(list) == depth {
+		st.Floor = list[len(list)-1].Score
+	}
+	return st
 }
