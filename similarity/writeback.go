@@ -245,6 +245,7 @@ func incremental(ctx context.Context, db *graph.DB, meta *graph.SimilarMeta, ver
 	}
 	phase("read and analyse the changed cases")
 	ix := compactIndex(snap, ids, cases)
+	phase("index every case from its stored state")
 	isChanged := make([]bool, len(ids))
 	for _, c := range changed {
 		isChanged[c] = true
