@@ -63,15 +63,32 @@ SET m.version = CASE WHEN m.bump_token = $token THEN m.version ELSE coalesce(m.v
 // SimilarityRows reads every case's features in one streaming read
 // transaction, calling fn for each.
 func (db *DB) SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures)) error {
+	return db.similarityRows(ctx, nil, fn)
+}
+
+// SimilarityRowsOf is SimilarityRows for the cases named (an unknown id is
+// left out).
+func (db *DB) SimilarityRowsOf(ctx context.Context, ids []string, fn func(ilgraph.CaseFeatures)) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return db.similarityRows(ctx, ids, fn)
+}
+
+func (db *DB) similarityRows(ctx context.Context, ids []string, fn func(ilgraph.CaseFeatures)) error {
 	var cols []string
 	for _, m := range kinds {
 		// In rank order, as the case lists them (the read model shows them).
 		cols = append(cols, fmt.Sprintf("[(n)-[r:%s]->(t:%s) | [coalesce(r.rank, 0), t.id]] AS %s", m.Rel, m.Label, m.Kind))
 	}
-	q := "MATCH (n:Case) RETURN n.id AS id, n.date AS date, n.severity AS severity, n.org AS org_name, n.resolved_after_min AS resolved, coalesce(n.machine_tagged, false) AS machine_tagged, coalesce(n.bilingual, false) AS bilingual, coalesce(n.reviewed, false) AS reviewed, " +
+	q, params := "MATCH (n:Case)", map[string]any(nil)
+	if ids != nil {
+		q, params = "UNWIND $ids AS id MATCH (n:Case {id: id})", map[string]any{"ids": ids}
+	}
+	q += " RETURN n.id AS id, n.date AS date, n.severity AS severity, n.org AS org_name, n.resolved_after_min AS resolved, coalesce(n.machine_tagged, false) AS machine_tagged, coalesce(n.bilingual, false) AS bilingual, coalesce(n.reviewed, false) AS reviewed, " +
 		"n.trigger_en AS trigger, n.lessons_en AS lessons, " + strings.Join(cols, ", ")
 	_, err := read(ctx, db, "reading case features", func(tx neo4j.ManagedTransaction) (struct{}, error) {
-		res, err := tx.Run(ctx, q, nil)
+		res, err := tx.Run(ctx, q, params)
 		if err != nil {
 			return struct{}{}, err
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/graph"
 )
 
 // kinds in a fixed order; kindIndex maps a kind to its slot.
@@ -63,6 +64,12 @@ type Index struct {
 	textVec  [][]termWeight // case -> its terms by term id
 	textPost [][]termWeight // term id -> cases (in Case) with weights, ascending
 
+	// The corpus statistics the weights follow: rarityN is the N of the
+	// rarity factors (the number of cases, or a snapshot's); textStats are
+	// the text vectors' statistics when the index computed them itself.
+	rarityN   int
+	textStats TextStats
+
 	scratch sync.Pool // *scratch, one per concurrent query
 	ord     orders    // sort orders of the read model (readmodel.go)
 
@@ -74,6 +81,21 @@ type Index struct {
 
 // Build makes an index of rows.
 func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
+	return build(rows, version, nil)
+}
+
+// BuildFrozen makes an index of rows whose weights follow the frozen
+// corpus statistics of snap rather than the rows' own (see Snapshot): a
+// feature's rarity factor is Rarity(snap.N, its frequency in snap, 0 when
+// snap does not have it) and the text vectors are TextVectorsWith the
+// snapshot's statistics. Its features are numbered in snap's order first,
+// as the stored write-back state numbers them, so that its sums add in the
+// same order. It is what the stored similarity links follow.
+func BuildFrozen(rows []ilgraph.CaseFeatures, snap *graph.SimilarSnapshot) *Index {
+	return build(rows, 0, snap)
+}
+
+func build(rows []ilgraph.CaseFeatures, version int64, snap *graph.SimilarSnapshot) *Index {
 	ix := &Index{
 		ids: make([]string, len(rows)), byID: make(map[string]int32, len(rows)),
 		date: make([]int32, len(rows)), severity: make([]string, len(rows)), machine: make([]bool, len(rows)),
@@ -83,6 +105,13 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 		featID: map[ilgraph.Feature]int32{}, caseFeat: make([][]int32, len(rows)),
 		count: make([][nKinds]float64, len(rows)), rare: make([][nKinds]float64, len(rows)),
 		Version: version, Built: time.Now(),
+	}
+	var snapDF []int
+	if snap != nil {
+		for _, f := range snap.Features {
+			ix.addFeature(f)
+		}
+		snapDF = snap.FeatureDF
 	}
 	names := map[string]int32{}
 	for i, r := range rows {
@@ -111,13 +140,7 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 		for _, f := range r.Features {
 			id, ok := ix.featID[f]
 			if !ok {
-				id = int32(len(ix.features))
-				ix.featID[f] = id
-				ix.features = append(ix.features, f)
-				ix.postings = append(ix.postings, nil)
-				k := kindIndex(f.Kind)
-				ix.slot = append(ix.slot, int32(ix.perKind[k]))
-				ix.perKind[k]++
+				id = ix.addFeature(f)
 			}
 			if !slices.Contains(fs, id) {
 				fs = append(fs, id)
@@ -137,8 +160,19 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 	n := len(rows)
 	ix.scratch.New = func() any { return &scratch{acc: make([]accum, n)} }
 	ix.rarity = make([]float64, len(ix.features))
+	ix.rarityN = n
+	if snap != nil {
+		ix.rarityN = snap.N
+	}
 	for f, p := range ix.postings {
-		ix.rarity[f] = ilgraph.Rarity(n, len(p))
+		df := len(p)
+		if snap != nil {
+			df = 0
+			if f < len(snapDF) {
+				df = snapDF[f]
+			}
+		}
+		ix.rarity[f] = ilgraph.Rarity(ix.rarityN, df)
 	}
 	for i, fs := range ix.caseFeat {
 		for _, f := range fs {
@@ -147,8 +181,26 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Index {
 			ix.rare[i][k] += ix.rarity[f]
 		}
 	}
-	ix.buildText(rows)
+	var vecs []ilgraph.TextVector
+	if snap != nil {
+		vecs = TextVectorsWith(rows, textStatsOf(snap))
+	} else {
+		vecs, ix.textStats = textVectors(rows)
+	}
+	ix.buildText(vecs)
 	return ix
+}
+
+// addFeature numbers a feature the index has not seen.
+func (ix *Index) addFeature(f ilgraph.Feature) int32 {
+	id := int32(len(ix.features))
+	ix.featID[f] = id
+	ix.features = append(ix.features, f)
+	ix.postings = append(ix.postings, nil)
+	k := kindIndex(f.Kind)
+	ix.slot = append(ix.slot, int32(ix.perKind[k]))
+	ix.perKind[k]++
+	return id
 }
 
 // termWeight is one term of a text vector (Case is the term id in a case's
@@ -159,10 +211,10 @@ type termWeight struct {
 	W    float32
 }
 
-func (ix *Index) buildText(rows []ilgraph.CaseFeatures) {
-	ix.textVec = make([][]termWeight, len(rows))
+func (ix *Index) buildText(vecs []ilgraph.TextVector) {
+	ix.textVec = make([][]termWeight, len(vecs))
 	termID := map[string]int32{}
-	for i, v := range TextVectors(rows) {
+	for i, v := range vecs {
 		terms := make([]string, 0, len(v))
 		for t := range v {
 			terms = append(terms, t)
@@ -221,7 +273,7 @@ func (ix *Index) weightOf(f ilgraph.Feature, w ilgraph.Weights, rarity bool) flo
 		if id, ok := ix.featID[f]; ok {
 			v *= ix.rarity[id] // computed once at build
 		} else {
-			v *= ilgraph.Rarity(len(ix.ids), 0) // a term no case has
+			v *= ilgraph.Rarity(ix.rarityN, 0) // a term no case has
 		}
 	}
 	return v
@@ -265,6 +317,30 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 		// The explanation's score is the definition's, computed afresh; it
 		// equals the ranking score (both rounded).
 		matches[i] = m
+	}
+	return matches
+}
+
+// explain returns the matches Similar returns for the stored case x when
+// its ranking gives ids.
+func (ix *Index) explain(x int32, ids []string, opt ilgraph.SimilarityOptions) []ilgraph.Match {
+	id := ix.ids[x]
+	wText := opt.Weights[ilgraph.WeightText]
+	var qVec ilgraph.TextVector
+	if wText > 0 && len(ix.textVec[x]) > 0 {
+		qVec = ix.TextVector(id)
+	} else {
+		wText = 0
+	}
+	query, weight := ix.Features(id), ix.Weight(opt)
+	matches := make([]ilgraph.Match, len(ids))
+	for i, m := range ids {
+		var v ilgraph.TextVector
+		if wText > 0 {
+			v = ix.TextVector(m)
+		}
+		matches[i] = ilgraph.ScoreText(query, ix.Features(m), weight, wText, qVec, v)
+		matches[i].ID = m
 	}
 	return matches
 }
@@ -428,5 +504,9 @@ func TopKAll(ix *Index, k int, opt ilgraph.SimilarityOptions) []ilgraph.SimilarL
 	for i := range all {
 		all[i] = int32(i)
 	}
-	return topKOf(ix, all, k, opt)
+	var out []ilgraph.SimilarLink
+	for _, ls := range topKOf(ix, all, k, opt) {
+		out = append(out, ls...)
+	}
+	return out
 }

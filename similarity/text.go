@@ -54,6 +54,49 @@ const (
 // TextVectors computes the text channel's vector of every row (see above):
 // the definition the index's text postings are built from.
 func TextVectors(rows []ilgraph.CaseFeatures) []ilgraph.TextVector {
+	vs, _ := textVectors(rows)
+	return vs
+}
+
+// TextStats are the corpus statistics the text vectors follow: the number
+// of cases, the document frequency of every term the channel uses (those
+// with TextMinDF ≤ df ≤ N·TextMaxDFShare; any other term is left out), and
+// the organization names the analyser leaves out.
+type TextStats struct {
+	N     int
+	DF    map[string]int
+	Extra []string
+}
+
+// textVectors computes the rows' text vectors under the rows' own
+// statistics, and returns those statistics.
+func textVectors(rows []ilgraph.CaseFeatures) ([]ilgraph.TextVector, TextStats) {
+	st := TextStats{N: len(rows), DF: map[string]int{}, Extra: orgNames(rows)}
+	tfs := termCounts(rows, st.Extra)
+	df := map[string]int{}
+	for _, tf := range tfs {
+		for t := range tf {
+			df[t]++
+		}
+	}
+	for t, d := range df {
+		if d >= TextMinDF && float64(d) <= float64(st.N)*TextMaxDFShare {
+			st.DF[t] = d
+		}
+	}
+	return vectorsFrom(tfs, st), st
+}
+
+// TextVectorsWith computes the rows' text vectors under frozen statistics
+// (see Snapshot): the same definition with N, the document frequencies and
+// the organization names taken from st rather than from the rows.
+func TextVectorsWith(rows []ilgraph.CaseFeatures, st TextStats) []ilgraph.TextVector {
+	return vectorsFrom(termCounts(rows, st.Extra), st)
+}
+
+// orgNames are the name parts of the rows' organizations, in the order the
+// rows first name them.
+func orgNames(rows []ilgraph.CaseFeatures) []string {
 	var extra []string
 	seen := map[string]bool{}
 	for _, r := range rows {
@@ -64,6 +107,12 @@ func TextVectors(rows []ilgraph.CaseFeatures) []ilgraph.TextVector {
 			}
 		}
 	}
+	return extra
+}
+
+// termCounts analyses each row's text, leaving out the names in extra, and
+// counts its terms.
+func termCounts(rows []ilgraph.CaseFeatures, extra []string) []map[string]int {
 	an := analysis.New(analysis.Options{DropVendors: true, Extra: extra})
 	// Analysing the texts is most of the work of a rebuild: on every core.
 	tfs := make([]map[string]int, len(rows))
@@ -86,14 +135,13 @@ func TextVectors(rows []ilgraph.CaseFeatures) []ilgraph.TextVector {
 		}(w)
 	}
 	wg.Wait()
-	df := map[string]int{}
-	for _, tf := range tfs {
-		for t := range tf {
-			df[t]++
-		}
-	}
-	n := float64(len(rows))
-	out := make([]ilgraph.TextVector, len(rows))
+	return tfs
+}
+
+// vectorsFrom weighs term counts into text vectors under st.
+func vectorsFrom(tfs []map[string]int, st TextStats) []ilgraph.TextVector {
+	n := float64(st.N)
+	out := make([]ilgraph.TextVector, len(tfs))
 	type tw struct {
 		t string
 		w float64
@@ -101,7 +149,7 @@ func TextVectors(rows []ilgraph.CaseFeatures) []ilgraph.TextVector {
 	for i, tf := range tfs {
 		var ws []tw
 		for t, f := range tf {
-			d := df[t]
+			d := st.DF[t]
 			if d < TextMinDF || float64(d) > n*TextMaxDFShare {
 				continue
 			}

@@ -59,11 +59,13 @@ type Result struct {
 		ChangeLoadSeconds     float64 `json:"change_load_seconds"`
 		IncrementalSeconds    float64 `json:"similar_incremental_seconds"`
 		IncrementalRecomputed int     `json:"similar_incremental_recomputed"`
-		// IncrementalUsed says whether that write-back could recompute only
-		// the affected cases (similarity.Incremental: not under options that
-		// depend on the whole corpus, as the defaults do).
-		IncrementalUsed bool  `json:"similar_incremental_used"`
-		Relationships   int64 `json:"relationships"`
+		// IncrementalUsed says whether that write-back recomputed only the
+		// affected cases (under the frozen corpus statistics of the first
+		// write-back; docs/similarity.md), and IncrementalPhases how long
+		// each of its steps took.
+		IncrementalUsed   bool               `json:"similar_incremental_used"`
+		IncrementalPhases []similarity.Phase `json:"similar_incremental_phases,omitempty"`
+		Relationships     int64              `json:"relationships"`
 	} `json:"loader"`
 	Queries []Query `json:"queries"`
 	Server  struct {
@@ -229,6 +231,7 @@ func run(n, reqs, naiveN int, bin, outDir string) error {
 	res.Loader.IncrementalSeconds = time.Since(start).Seconds()
 	res.Loader.IncrementalRecomputed = wb.Recomputed
 	res.Loader.IncrementalUsed = wb.Incremental
+	res.Loader.IncrementalPhases = wb.Phases
 	if soakFor > 0 {
 		return soak(ctx, db, n, bin, outDir)
 	}

@@ -26,13 +26,20 @@ version, tags included.
 
 The tagging rules a program can check (docs/vocabulary.md, "Checked by the
 loader") are warnings: --check prints them, a load counts them. --strict
-makes them problems like any other.`, stderr)
+makes them problems like any other.
+
+After a load that changed any case, each case's --similar-k most similar
+cases are stored as SIMILAR_TO relationships: only the cases the load can
+have changed are recomputed, under the corpus statistics of the last full
+recompute, which runs again when the corpus has drifted from them
+(docs/similarity.md). --similar-full recomputes every case now.`, stderr)
 	skip := fs.Bool("skip-invalid", false, "load the valid cases and report the invalid ones")
 	batch := fs.Int("batch", 500, "cases per write transaction")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	check := fs.Bool("check", false, "validate only: report problems and tagging warnings, write nothing")
 	strict := fs.Bool("strict", false, "a broken tagging rule is a problem (exit 3, nothing written), not a warning")
 	similarK := fs.Int("similar-k", 5, "store each case's k most similar cases as SIMILAR_TO relationships (0: none)")
+	similarFull := fs.Bool("similar-full", false, "recompute every case's similar cases under fresh corpus statistics, whatever changed")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -64,9 +71,25 @@ makes them problems like any other.`, stderr)
 	if !*check {
 		// The stored similar cases follow the cases: rewritten after a load
 		// that changed any, or when --similar-k changed.
-		wb, err := similarity.WriteBack(ctx, db, *similarK, rep.CasesChanged(), 4*max(*batch, 0))
+		wbStart := time.Now()
+		var wb similarity.WriteBackResult
+		if *similarFull {
+			wb, err = similarity.WriteBackAll(ctx, db, *similarK, 4*max(*batch, 0))
+		} else {
+			wb, err = similarity.WriteBack(ctx, db, *similarK, rep.CasesChanged(), 4*max(*batch, 0))
+		}
 		if err != nil {
 			return err
+		}
+		if wb.Recomputed > 0 {
+			how := "incremental"
+			if !wb.Incremental {
+				how = "every case: " + wb.Why
+			}
+			fmt.Fprintf(stderr, "similar cases: %d cases recomputed (%s), %d links, %.1fs\n", wb.Recomputed, how, wb.Links, time.Since(wbStart).Seconds())
+			for _, p := range wb.Phases {
+				fmt.Fprintf(stderr, "  %-45s %6.2fs\n", p.Name, p.Seconds)
+			}
 		}
 		rep.Counters.Add(wb.Counters)
 		rep.Elapsed = time.Since(start)
