@@ -9,6 +9,7 @@ import (
 	"container/heap"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -224,6 +225,9 @@ func (ix *Index) buildText(vecs []ilgraph.TextVector) {
 			id, ok := termID[t]
 			if !ok {
 				id = int32(len(ix.textPost))
+				// A term may be a slice of a case's whole text: copy it,
+				// or the index would keep every text whose word came first.
+				t = strings.Clone(t)
 				termID[t] = id
 				ix.textPost = append(ix.textPost, nil)
 				ix.terms = append(ix.terms, t)

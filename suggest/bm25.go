@@ -1,14 +1,29 @@
 package suggest
 
-import "math"
+import (
+	"math"
+	"sort"
+	"strings"
+)
 
-// bm25 is an Okapi BM25 index over the cases' texts of one language.
+// bm25 is an Okapi BM25 index over the cases' texts of one language, kept
+// as an inverted index: each term once (interned), and per term the cases
+// that use it in case order with how often. A query visits only the
+// postings of its own terms, so its cost follows how common its words are,
+// not the size of the corpus, and a corpus of 100,000 cases costs tens of
+// megabytes, not a map per case.
 type bm25 struct {
-	tf    []map[string]int // per case
-	lens  []int
-	total int            // sum of lens
-	n     int            // cases with any text
-	df    map[string]int // cases containing the term
+	ids   map[string]int32 // term -> its postings
+	post  [][]posting
+	lens  []int32 // terms per case
+	total int     // sum of lens
+	n     int     // cases with any text
+}
+
+// posting is one case that uses a term, and how often.
+type posting struct {
+	c  int32
+	tf int32
 }
 
 const (
@@ -17,17 +32,31 @@ const (
 )
 
 func newBM25(docs [][]string) *bm25 {
-	ix := &bm25{df: map[string]int{}}
-	for _, d := range docs {
-		tf := map[string]int{}
+	ix := &bm25{ids: map[string]int32{}, lens: make([]int32, len(docs))}
+	tf := map[int32]int32{}
+	var order []int32
+	for ci, d := range docs {
+		clear(tf)
+		order = order[:0]
 		for _, w := range d {
-			tf[w]++
+			id, ok := ix.ids[w]
+			if !ok {
+				id = int32(len(ix.post))
+				// A term may be a slice of the case's whole text (a word
+				// already in lower case): copy it, or the index would keep
+				// every text whose word came first.
+				ix.ids[strings.Clone(w)] = id
+				ix.post = append(ix.post, nil)
+			}
+			if tf[id] == 0 {
+				order = append(order, id)
+			}
+			tf[id]++
 		}
-		for w := range tf {
-			ix.df[w]++
+		for _, id := range order {
+			ix.post[id] = append(ix.post[id], posting{int32(ci), tf[id]})
 		}
-		ix.tf = append(ix.tf, tf)
-		ix.lens = append(ix.lens, len(d))
+		ix.lens[ci] = int32(len(d))
 		ix.total += len(d)
 		if len(d) > 0 {
 			ix.n++
@@ -36,15 +65,24 @@ func newBM25(docs [][]string) *bm25 {
 	return ix
 }
 
+// tf is how often case c uses the term whose postings are ps.
+func tfIn(ps []posting, c int) int32 {
+	i := sort.Search(len(ps), func(i int) bool { return int(ps[i].c) >= c })
+	if i < len(ps) && int(ps[i].c) == c {
+		return ps[i].tf
+	}
+	return 0
+}
+
 // score returns the BM25 score of every case for the query terms, with the
 // excluded cases left out of the corpus statistics and the results.
 func (ix *bm25) score(query []string, ex excluded) []float64 {
-	scores := make([]float64, len(ix.tf))
+	scores := make([]float64, len(ix.lens))
 	n, total := ix.n, ix.total
 	for _, x := range ex {
 		if ix.lens[x] > 0 {
 			n--
-			total -= ix.lens[x]
+			total -= int(ix.lens[x])
 		}
 	}
 	if n == 0 {
@@ -52,13 +90,22 @@ func (ix *bm25) score(query []string, ex excluded) []float64 {
 	}
 	avg := float64(total) / float64(n)
 	qtf := map[string]int{}
+	var words []string
 	for _, w := range query {
+		if qtf[w] == 0 {
+			words = append(words, w)
+		}
 		qtf[w]++
 	}
-	for w := range qtf {
-		df := ix.df[w]
+	for _, w := range words {
+		id, ok := ix.ids[w]
+		if !ok {
+			continue
+		}
+		ps := ix.post[id]
+		df := len(ps)
 		for _, x := range ex {
-			if ix.tf[x][w] > 0 {
+			if tfIn(ps, x) > 0 {
 				df--
 			}
 		}
@@ -66,13 +113,13 @@ func (ix *bm25) score(query []string, ex excluded) []float64 {
 			continue
 		}
 		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
-		for ci, tf := range ix.tf {
-			f := tf[w]
-			if f == 0 || ex.has(ci) {
+		for _, p := range ps {
+			if ex.has(int(p.c)) {
 				continue
 			}
-			norm := bm25K1 * (1 - bm25B + bm25B*float64(ix.lens[ci])/avg)
-			scores[ci] += idf * float64(f) * (bm25K1 + 1) / (float64(f) + norm)
+			f := float64(p.tf)
+			norm := bm25K1 * (1 - bm25B + bm25B*float64(ix.lens[p.c])/avg)
+			scores[p.c] += idf * f * (bm25K1 + 1) / (f + norm)
 		}
 	}
 	return scores
