@@ -162,8 +162,12 @@ func TestIncrementalWriteBackEqualsFull(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !wb.Incremental || wb.Recomputed >= n/2 || wb.Recomputed < change.changed+change.added || wb.Recomputed == 0 {
-			t.Errorf("change %d: incremental %v (%s), %d cases recomputed of %d", step, wb.Incremental, wb.Why, wb.Recomputed, n)
+		// Incremental: not every case recomputed, and few of them ranked
+		// over the whole corpus (the rest merged with their kept cases).
+		// How many a change reaches depends on the generated corpus: about
+		// half of these 800 share a rare feature with one of ~15 changed.
+		if !wb.Incremental || wb.Recomputed >= 3*n/4 || wb.Ranked >= n/8 || wb.Recomputed < change.changed+change.added || wb.Recomputed == 0 {
+			t.Errorf("change %d: incremental %v (%s), %d cases recomputed (%d ranked) of %d", step, wb.Incremental, wb.Why, wb.Recomputed, wb.Ranked, n)
 		}
 		want, after := frozenTopK(t, db, k)
 		sameLinks(t, "after a change", stored(t, db), want)
