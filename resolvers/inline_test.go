@@ -1,6 +1,8 @@
 package resolvers
 
 import (
+	"context"
+	"errors"
 	"testing"
 
 	"github.com/vektah/gqlparser/v2/ast"
@@ -31,5 +33,23 @@ func TestOnlyPlain(t *testing.T) {
 				t.Errorf("onlyPlain = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestBatchFailureKeepsTheError(t *testing.T) {
+	failed := errors.New("the database timed out")
+	fetch := batch(func(_ context.Context, keys []string) ([]int, error) { return nil, failed })
+	vs, errs := fetch(context.Background(), []string{"a", "b", "c"})
+	if len(vs) != 3 || len(errs) != 3 {
+		t.Fatalf("%d values and %d errors for 3 keys, want 3 and 3", len(vs), len(errs))
+	}
+	for i, err := range errs {
+		if !errors.Is(err, failed) {
+			t.Errorf("key %d: error %v, want %v", i, err, failed)
+		}
+	}
+	ok := batch(func(_ context.Context, keys []string) ([]int, error) { return []int{1, 2}, nil })
+	if vs, errs := ok(context.Background(), []string{"a", "b"}); len(vs) != 2 || errs != nil {
+		t.Errorf("a fetch that worked: %v %v", vs, errs)
 	}
 }
