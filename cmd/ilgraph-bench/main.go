@@ -284,16 +284,8 @@ func measureQueries(ctx context.Context, db *graph.DB, res *Result, n, reqs int,
 	warm := time.Now()
 	for _, q := range qs {
 		for i := 0; i < 5; i++ {
-			for {
-				err := q.graphql(client, base, i)
-				if err == nil {
-					break
-				}
-				if !strings.Contains(err.Error(), `"TIMEOUT"`) || time.Since(warm) > 30*time.Minute {
-					return fmt.Errorf("%s: %w", q.name, err)
-				}
-				fmt.Fprintf(os.Stderr, "warming up: %s timed out after %.0fs, asking again\n", q.name, time.Since(warm).Seconds())
-				time.Sleep(5 * time.Second)
+			if err := untilAnswered(q, client, base, i, warm, 30*time.Minute, 5*time.Second); err != nil {
+				return err
 			}
 			if q.peer != nil && peer != "" {
 				if err := q.peer(client, peer, i); err != nil {
@@ -686,6 +678,23 @@ var gqlFilterField = map[ilgraph.Kind]string{ilgraph.KindComponent: "components"
 // aggregate queries on a large corpus stop early (after at least 3 requests
 // per worker), so a full run takes minutes, not hours.
 var budget = time.Duration(envInt("BENCH_BUDGET_S", 15)) * time.Second
+
+// untilAnswered asks q's GraphQL request i until it answers: while the
+// server's read model builds (since warm), a request may answer TIMEOUT,
+// and is asked again after pause, for at most limit.
+func untilAnswered(q query, client *http.Client, base string, i int, warm time.Time, limit, pause time.Duration) error {
+	for {
+		err := q.graphql(client, base, i)
+		if err == nil {
+			return nil
+		}
+		if !strings.Contains(err.Error(), `"TIMEOUT"`) || time.Since(warm) > limit {
+			return fmt.Errorf("%s: %w", q.name, err)
+		}
+		fmt.Fprintf(os.Stderr, "warming up: %s timed out after %.0fs, asking again\n", q.name, time.Since(warm).Seconds())
+		time.Sleep(pause)
+	}
+}
 
 // noFloor (BENCH_NO_FLOOR=1) leaves out the hand-written Cypher floor: at
 // a million cases its unindexed aggregates take minutes a request, and the

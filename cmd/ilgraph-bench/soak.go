@@ -114,15 +114,8 @@ func soak(ctx context.Context, db *graph.DB, n int, bin, outDir string) error {
 		if _, ok := soakClass[q.name]; !ok {
 			return fmt.Errorf("soak: query %s has no cost class in soakClass", q.name)
 		}
-		for {
-			err := q.graphql(client, base, 0)
-			if err == nil {
-				break
-			}
-			if !strings.Contains(err.Error(), `"TIMEOUT"`) || time.Since(warm) > 10*time.Minute {
-				return fmt.Errorf("%s: %w", q.name, err)
-			}
-			fmt.Fprintf(os.Stderr, "soak: warming up: %s timed out after %.0fs, asking again\n", q.name, time.Since(warm).Seconds())
+		if err := untilAnswered(q, client, base, 0, warm, 10*time.Minute, 0); err != nil {
+			return err
 		}
 	}
 	res := &Soak{When: time.Now().UTC().Format(time.RFC3339), Machine: machine(), Cases: n, Clients: soakClients, Duration: soakFor.String(),
