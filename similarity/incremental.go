@@ -1,6 +1,7 @@
 package similarity
 
 import (
+	"reflect"
 	"runtime"
 	"slices"
 	"sync"
@@ -250,14 +251,31 @@ func topKOf(ix *Index, cases []int32, k int, opt ilgraph.SimilarityOptions) [][]
 		return per
 	}
 	opt.K = k
+	// Without a filter (the write-back's case) the max-score ranker finds
+	// the same top k as Similar, walking far fewer postings (rank.go).
+	pruned := reflect.ValueOf(opt.Filter).IsZero()
+	var tables rankTables
+	if pruned {
+		tables = newRankTables(ix, opt)
+	}
 	var wg sync.WaitGroup
 	next := make(chan int, 256)
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var rk *ranker
+			if pruned {
+				rk = newRanker(ix, opt, tables)
+			}
 			for j := range next {
 				id := ix.ids[cases[j]]
+				if pruned {
+					for r, s := range rk.topK(cases[j], k) {
+						per[j] = append(per[j], ilgraph.SimilarLink{From: id, To: s.id, Score: s.score, Rank: r + 1})
+					}
+					continue
+				}
 				for r, m := range ix.Similar(ix.Features(id), id, opt) {
 					per[j] = append(per[j], ilgraph.SimilarLink{From: id, To: m.ID, Score: m.Score, Rank: r + 1})
 				}
