@@ -20,7 +20,7 @@ var DefaultCutoffs = map[ilgraph.Kind]Cutoff{
 	ilgraph.KindRootCause:    RootCauseCutoff,
 	ilgraph.KindComponent:    {Min: 0.65, Max: 5},
 	ilgraph.KindSymptom:      {Min: 0.4, Max: 5},
-	ilgraph.KindContributing: {Min: 0.3, Max: 5},
+	ilgraph.KindContributing: {Min: 0.35, Max: 5},
 	ilgraph.KindDomain:       {Min: 0.55, Max: 3},
 	ilgraph.KindMechanism:    {Min: 0.2, Max: 2},
 }
