@@ -369,6 +369,12 @@ var peerProc *os.Process
 // its packages are missing (scripts/bench installs them with npm ci).
 func startPeer(res *Result) (string, func(), error) {
 	nop := func() {}
+	if os.Getenv("BENCH_NO_PEER") == "1" {
+		// At a million cases the peer's two-hop and topic questions take
+		// minutes a request: the 1M run records ilgraph's own latencies.
+		fmt.Fprintln(os.Stderr, "BENCH_NO_PEER=1: the peer columns stay empty")
+		return "", nop, nil
+	}
 	if _, err := exec.LookPath("node"); err != nil {
 		fmt.Fprintln(os.Stderr, "no node: the peer columns stay empty")
 		return "", nop, nil
