@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -302,8 +303,37 @@ func Evaluate(cases []ilgraph.Case, sets []*Set, rankers []Ranker) *Report {
 		for _, r := range rankers {
 			rep.Sets[s.Name] = append(rep.Sets[s.Name], Measure(s, r, related))
 		}
+		rep.Sets[s.Name] = append(rep.Sets[s.Name], Measure(s, s.Ideal(), related))
 	}
 	return rep
+}
+
+// IdealRanker is the name of a set's Ideal ranker.
+const IdealRanker = "ideal"
+
+// Ideal is the best any ranker could do with what is judged: for each
+// query, its judged cases by grade, best first (then by id). Its figures
+// are the ceiling of the judged set — what a goal can ask of a ranker
+// whose top 5 holds only judged cases.
+func (s *Set) Ideal() Ranker {
+	byQuery := map[string][]string{}
+	for k := range s.grades {
+		byQuery[k[0]] = append(byQuery[k[0]], k[1])
+	}
+	return Ranker{Name: IdealRanker, Rank: func(q string, k int) []string {
+		ids := slices.Clone(byQuery[q])
+		slices.SortFunc(ids, func(a, b string) int {
+			ga, gb := s.grades[[2]string{q, a}], s.grades[[2]string{q, b}]
+			if ga != gb {
+				if ga > gb {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(a, b)
+		})
+		return ids[:min(k, len(ids))]
+	}}
 }
 
 // Pool returns the pairs still to judge for queries: each ranker's top

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
@@ -90,5 +91,24 @@ func TestMeasure(t *testing.T) {
 	ideal := 2 + 2/1.584962500721156 + 1/2.0
 	if want := round3(dcg / ideal); f.NDCG5 != want {
 		t.Errorf("nDCG@5 = %v, want %v", f.NDCG5, want)
+	}
+}
+
+func TestIdeal(t *testing.T) {
+	s := &Set{Name: "t", Queries: []string{"Q", "R"}, grades: map[[2]string]float64{
+		{"Q", "A"}: 1, {"Q", "B"}: 0, {"Q", "C"}: 2, {"Q", "D"}: 1, {"Q", "E"}: 0, {"Q", "F"}: 0.5, {"Q", "G"}: 2,
+		{"R", "A"}: 0, {"R", "B"}: 1.5,
+	}}
+	ideal := s.Ideal()
+	if got, want := ideal.Rank("Q", 5), []string{"C", "G", "A", "D", "F"}; !slices.Equal(got, want) {
+		t.Errorf("Q: got %v, want %v", got, want)
+	}
+	if got, want := ideal.Rank("R", 5), []string{"B", "A"}; !slices.Equal(got, want) {
+		t.Errorf("R: got %v, want %v", got, want)
+	}
+	// Q: 4 of 5 relevant (≥ 1), 2 strong (≥ 1.5); R: 1 and 1 of 5.
+	f := Measure(s, ideal, nil)
+	if f.P5 != 0.5 || f.Strong5 != 0.3 || f.NDCG5 != 1 || f.Unjudged != 0 {
+		t.Errorf("got %+v, want P@5 0.5, strong@5 0.3, nDCG@5 1", f)
 	}
 }
