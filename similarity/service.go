@@ -2,6 +2,7 @@ package similarity
 
 import (
 	"context"
+	"time"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/internal/versioned"
@@ -25,6 +26,12 @@ type Service struct {
 	ix versioned.Value[*Index]
 }
 
+// BuildTimeout bounds one build of the index. A million cases take
+// minutes on a small shared machine (docs/benchmarks.md); the general
+// bound of versioned.RebuildTimeout (5 minutes) would cut such a build
+// short every time, and each request would start it again.
+const BuildTimeout = 30 * time.Minute
+
 // NewService returns a service over db. The first request builds the index.
 func NewService(db Store) *Service {
 	s := &Service{db: db}
@@ -37,7 +44,8 @@ func NewService(db Store) *Service {
 			}
 			return ix, ix.Version, nil
 		},
-		What: "the similarity index",
+		What:    "the similarity index",
+		Timeout: BuildTimeout,
 	}
 	return s
 }

@@ -2,6 +2,7 @@ package suggest
 
 import (
 	"context"
+	"time"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/internal/versioned"
@@ -50,7 +51,8 @@ func NewService(store Store, opts Options) *Service {
 			e, err := New(v, cases, opts)
 			return e, version, err
 		},
-		What: "the suggestion engine",
+		What:    "the suggestion engine",
+		Timeout: 30 * time.Minute, // minutes at a million cases (see similarity.BuildTimeout)
 	}
 	return s
 }
