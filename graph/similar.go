@@ -120,6 +120,22 @@ func (db *DB) similarityRows(ctx context.Context, ids []string, fn func(ilgraph.
 	return err
 }
 
+// CaseOrganizations returns the distinct organization names (Case.org)
+// the cases give, in no particular order.
+func (db *DB) CaseOrganizations(ctx context.Context) ([]string, error) {
+	return read(ctx, db, "reading the cases' organizations", func(tx neo4j.ManagedTransaction) ([]string, error) {
+		recs, err := collect(ctx, tx, "MATCH (n:Case) RETURN DISTINCT n.org AS org", nil)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, len(recs))
+		for i, r := range recs {
+			out[i] = str(r, "org")
+		}
+		return out, nil
+	})
+}
+
 // OrganizationNames calls fn with every organization's id and name.
 func (db *DB) OrganizationNames(ctx context.Context, fn func(id, name string)) error {
 	_, err := read(ctx, db, "reading organizations", func(tx neo4j.ManagedTransaction) (struct{}, error) {
