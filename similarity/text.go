@@ -1,6 +1,7 @@
 package similarity
 
 import (
+	"encoding/binary"
 	"math"
 	"runtime"
 	"slices"
@@ -124,16 +125,13 @@ func (o *orgNamesInOrder) add(org string) {
 	}
 }
 
-// termCount is one distinct term of a text (by term id) and how often the
-// text uses it.
-type termCount struct{ id, tf int32 }
-
 // textAnalyser analyses the texts of many cases on every core, fed one
 // text at a time (so that a build can analyse while it still reads, and
 // never hold every text): texts go to the workers in batches, each worker
 // numbers the terms it meets in a dictionary of its own, and finish merges
 // the dictionaries. What it keeps of a text is its distinct terms with
-// their counts: a few hundred bytes, not a map per case. Analysing the
+// their counts, ids ascending, each a varint of the gap since the last id
+// and a varint of the count: 2 to 3 bytes a term, not a map per case. Analysing the
 // texts is most of the work of a build.
 type textAnalyser struct {
 	an      *analysis.Analyzer
@@ -144,8 +142,8 @@ type textAnalyser struct {
 	workers []*textWorker
 	wg      sync.WaitGroup
 	done    chan struct{}
-	counts  [][]termCount // by case; a worker's own term ids until finish
-	owner   []uint8       // by case: the worker that analysed it
+	counts  [][]byte // by case, in the numbering of the worker that analysed it
+	owner   []uint8  // by case: the worker that analysed it
 }
 
 const textBatchSize = 256
@@ -158,7 +156,7 @@ type textBatch struct {
 type textResult struct {
 	start  int
 	worker uint8
-	counts [][]termCount
+	counts [][]byte
 }
 
 type textWorker struct {
@@ -215,8 +213,9 @@ func (ta *textAnalyser) add(text string) {
 func (w *textWorker) run(an *analysis.Analyzer, id uint8, jobs <-chan textBatch, results chan<- textResult) {
 	tf := map[int32]int32{}
 	var order []int32
+	var buf []byte
 	for b := range jobs {
-		out := make([][]termCount, len(b.texts))
+		out := make([][]byte, len(b.texts))
 		for i, text := range b.texts {
 			clear(tf)
 			order = order[:0]
@@ -240,21 +239,41 @@ func (w *textWorker) run(an *analysis.Analyzer, id uint8, jobs <-chan textBatch,
 			if len(order) == 0 {
 				continue
 			}
-			cs := make([]termCount, len(order))
-			for j, id := range order {
-				cs[j] = termCount{id, tf[id]}
+			slices.Sort(order)
+			buf = buf[:0]
+			last := int32(0)
+			for _, id := range order {
+				buf = binary.AppendUvarint(buf, uint64(id-last))
+				buf = binary.AppendUvarint(buf, uint64(tf[id]))
+				last = id
 			}
-			out[i] = cs
+			out[i] = slices.Clone(buf)
 		}
 		results <- textResult{start: b.start, worker: id, counts: out}
 	}
 }
 
 // analysed is the analysis of every case's text: its distinct terms with
-// their counts, by term id.
+// their counts (see textAnalyser), and how to number its terms in terms.
 type analysed struct {
-	counts [][]termCount // by case
-	terms  []string      // term id -> term
+	counts [][]byte  // by case
+	owner  []uint8   // by case: whose numbering counts[case] is in
+	remap  [][]int32 // by worker: its term id -> the id in terms
+	terms  []string  // term id -> term
+}
+
+// each calls fn with every term of case i (by its id in terms) and its
+// count.
+func (a *analysed) each(i int, fn func(id, tf int32)) {
+	b, m := a.counts[i], a.remap[a.owner[i]]
+	local := uint64(0)
+	for len(b) > 0 {
+		d, n := binary.Uvarint(b)
+		tf, k := binary.Uvarint(b[n:])
+		b = b[n+k:]
+		local += d
+		fn(m[local], int32(tf))
+	}
 }
 
 // finish waits for the analysis of every text added and merges the
@@ -273,11 +292,10 @@ func (ta *textAnalyser) finish() *analysed {
 		ta.counts = slices.Grow(ta.counts, ta.n-len(ta.counts))[:ta.n]
 		ta.owner = slices.Grow(ta.owner, ta.n-len(ta.owner))[:ta.n]
 	}
-	a := &analysed{counts: ta.counts}
+	a := &analysed{counts: ta.counts, owner: ta.owner, remap: make([][]int32, len(ta.workers))}
 	global := map[string]int32{}
-	remap := make([][]int32, len(ta.workers))
 	for w, tw := range ta.workers {
-		remap[w] = make([]int32, len(tw.terms))
+		a.remap[w] = make([]int32, len(tw.terms))
 		for local, t := range tw.terms {
 			id, ok := global[t]
 			if !ok {
@@ -285,14 +303,9 @@ func (ta *textAnalyser) finish() *analysed {
 				global[t] = id
 				a.terms = append(a.terms, t)
 			}
-			remap[w][local] = id
+			a.remap[w][local] = id
 		}
-	}
-	for i, cs := range a.counts {
-		m := remap[ta.owner[i]]
-		for j := range cs {
-			cs[j].id = m[cs[j].id]
-		}
+		tw.ids, tw.terms = nil, nil
 	}
 	return a
 }
@@ -302,10 +315,8 @@ func (ta *textAnalyser) finish() *analysed {
 func (a *analysed) ownVectors() ([][]termWeight, TextStats) {
 	st := TextStats{N: len(a.counts), DF: map[string]int{}}
 	df := make([]int32, len(a.terms))
-	for _, cs := range a.counts {
-		for _, c := range cs {
-			df[c.id]++
-		}
+	for i := range a.counts {
+		a.each(i, func(id, _ int32) { df[id]++ })
 	}
 	for id, d := range df {
 		if d >= TextMinDF && float64(d) <= float64(st.N)*TextMaxDFShare {
@@ -335,15 +346,15 @@ func (a *analysed) weigh(n int, df func(id int32) int) [][]termWeight {
 		w  float64
 	}
 	var ws []tw
-	for i, cs := range a.counts {
+	for i := range a.counts {
 		ws = ws[:0]
-		for _, c := range cs {
-			d := df(c.id)
+		a.each(i, func(id, tf int32) {
+			d := df(id)
 			if d < TextMinDF || float64(d) > N*TextMaxDFShare {
-				continue
+				return
 			}
-			ws = append(ws, tw{c.id, (1 + math.Log(float64(c.tf))) * math.Log(N/float64(d))})
-		}
+			ws = append(ws, tw{id, (1 + math.Log(float64(tf))) * math.Log(N/float64(d))})
+		})
 		a.counts[i] = nil
 		if len(ws) == 0 {
 			continue
