@@ -423,25 +423,45 @@ func (db *DB) RawJSON(ctx context.Context, ids []string) ([]string, error) {
 		func(r *neo4j.Record) (string, string, error) { return str(r, "id"), str(r, "raw"), nil })
 }
 
-// EachCase streams every case, without its raw JSON, in one read
-// transaction, calling fn for each (ordered by id). What is derived from
-// the whole corpus's text (the suggestion engine) reads it this way.
+// EachCase calls fn with every case, without its raw JSON, ordered by id.
+// What is derived from the whole corpus's text (the suggestion engine)
+// reads it this way. It reads pages of eachCasePage cases, each in a read
+// transaction of its own, and calls fn between them: a consumer that takes
+// minutes over a million cases never holds a transaction past the server's
+// limit (db.transaction.timeout), and a retried page never calls fn twice.
 func (db *DB) EachCase(ctx context.Context, fn func(*ilgraph.Case) error) error {
-	_, err := read(ctx, db, "reading every case", func(tx neo4j.ManagedTransaction) (struct{}, error) {
-		res, err := tx.Run(ctx, "MATCH (n:Case) WITH n ORDER BY n.id "+caseReturn, nil)
-		if err != nil {
-			return struct{}{}, err
-		}
-		for res.Next(ctx) {
-			c, err := recordCase(res.Record())
+	after := ""
+	for {
+		page, err := read(ctx, db, "reading every case", func(tx neo4j.ManagedTransaction) ([]*ilgraph.Case, error) {
+			res, err := tx.Run(ctx, "MATCH (n:Case) WHERE n.id > $after WITH n ORDER BY n.id LIMIT $page "+caseReturn,
+				map[string]any{"after": after, "page": int64(eachCasePage)})
 			if err != nil {
-				return struct{}{}, err
+				return nil, err
 			}
+			var out []*ilgraph.Case
+			for res.Next(ctx) {
+				c, err := recordCase(res.Record())
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, c)
+			}
+			return out, res.Err()
+		})
+		if err != nil {
+			return err
+		}
+		for _, c := range page {
 			if err := fn(c); err != nil {
-				return struct{}{}, err
+				return err
 			}
 		}
-		return struct{}{}, res.Err()
-	})
-	return err
+		if len(page) < eachCasePage {
+			return nil
+		}
+		after = page[len(page)-1].ID
+	}
 }
+
+// eachCasePage is how many cases EachCase reads in one transaction.
+var eachCasePage = 2000

@@ -60,11 +60,29 @@ SET m.version = CASE WHEN m.bump_token = $token THEN m.version ELSE coalesce(m.v
 	})
 }
 
-// SimilarityRows reads every case's features in one streaming read
-// transaction, calling fn for each.
+// SimilarityRows reads every case's features, calling fn for each, ordered
+// by id. It reads pages of similarityPage cases, each in a read transaction
+// of its own, and calls fn between them (see EachCase): building an index
+// from a million cases takes minutes, longer than a transaction may last.
 func (db *DB) SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures)) error {
-	return db.similarityRows(ctx, nil, fn)
+	after := ""
+	for {
+		page, err := db.similarityQuery(ctx, nil, after)
+		if err != nil {
+			return err
+		}
+		for _, r := range page {
+			fn(r)
+		}
+		if len(page) < similarityPage {
+			return nil
+		}
+		after = page[len(page)-1].ID
+	}
 }
+
+// similarityPage is how many cases SimilarityRows reads in one transaction.
+var similarityPage = 10000
 
 // SimilarityRowsOf is SimilarityRows for the cases named (an unknown id is
 // left out).
@@ -76,22 +94,35 @@ func (db *DB) SimilarityRowsOf(ctx context.Context, ids []string, fn func(ilgrap
 }
 
 func (db *DB) similarityRows(ctx context.Context, ids []string, fn func(ilgraph.CaseFeatures)) error {
+	rows, err := db.similarityQuery(ctx, ids, "")
+	for _, r := range rows {
+		fn(r)
+	}
+	return err
+}
+
+// similarityQuery reads the rows of the cases named by ids, or, when ids
+// is nil, the page of similarityPage cases after the id after, in one
+// transaction (collected there, so that a retried transaction starts over).
+func (db *DB) similarityQuery(ctx context.Context, ids []string, after string) ([]ilgraph.CaseFeatures, error) {
 	var cols []string
 	for _, m := range kinds {
 		// In rank order, as the case lists them (the read model shows them).
 		cols = append(cols, fmt.Sprintf("[(n)-[r:%s]->(t:%s) | [coalesce(r.rank, 0), t.id]] AS %s", m.Rel, m.Label, m.Kind))
 	}
-	q, params := "MATCH (n:Case)", map[string]any(nil)
+	q := "MATCH (n:Case) WHERE n.id > $after WITH n ORDER BY n.id LIMIT $page"
+	params := map[string]any{"after": after, "page": int64(similarityPage)}
 	if ids != nil {
 		q, params = "UNWIND $ids AS id MATCH (n:Case {id: id})", map[string]any{"ids": ids}
 	}
 	q += " RETURN n.id AS id, n.date AS date, n.severity AS severity, n.org AS org_name, n.resolved_after_min AS resolved, coalesce(n.machine_tagged, false) AS machine_tagged, coalesce(n.bilingual, false) AS bilingual, coalesce(n.reviewed, false) AS reviewed, " +
 		"n.trigger_en AS trigger, n.lessons_en AS lessons, " + strings.Join(cols, ", ")
-	_, err := read(ctx, db, "reading case features", func(tx neo4j.ManagedTransaction) (struct{}, error) {
+	return read(ctx, db, "reading case features", func(tx neo4j.ManagedTransaction) ([]ilgraph.CaseFeatures, error) {
 		res, err := tx.Run(ctx, q, params)
 		if err != nil {
-			return struct{}{}, err
+			return nil, err
 		}
+		var out []ilgraph.CaseFeatures
 		for res.Next(ctx) {
 			r := res.Record()
 			machine, _, _ := neo4j.GetRecordValue[bool](r, "machine_tagged")
@@ -113,11 +144,26 @@ func (db *DB) similarityRows(ctx context.Context, ids []string, fn func(ilgraph.
 					row.Features = append(row.Features, ilgraph.Feature{Kind: m.Kind, ID: id})
 				}
 			}
-			fn(row)
+			out = append(out, row)
 		}
-		return struct{}{}, res.Err()
+		return out, res.Err()
 	})
-	return err
+}
+
+// CaseOrganizations returns the distinct organization names (Case.org)
+// the cases give, in no particular order.
+func (db *DB) CaseOrganizations(ctx context.Context) ([]string, error) {
+	return read(ctx, db, "reading the cases' organizations", func(tx neo4j.ManagedTransaction) ([]string, error) {
+		recs, err := collect(ctx, tx, "MATCH (n:Case) RETURN DISTINCT n.org AS org", nil)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, len(recs))
+		for i, r := range recs {
+			out[i] = str(r, "org")
+		}
+		return out, nil
+	})
 }
 
 // OrganizationNames calls fn with every organization's id and name.

@@ -9,7 +9,6 @@ import (
 	"container/heap"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -97,73 +96,130 @@ func BuildFrozen(rows []ilgraph.CaseFeatures, snap *graph.SimilarSnapshot) *Inde
 }
 
 func build(rows []ilgraph.CaseFeatures, version int64, snap *graph.SimilarSnapshot) *Index {
-	ix := &Index{
-		ids: make([]string, len(rows)), byID: make(map[string]int32, len(rows)),
-		date: make([]int32, len(rows)), severity: make([]string, len(rows)), machine: make([]bool, len(rows)),
-		bilingual: make([]bool, len(rows)), reviewed: make([]bool, len(rows)), org: make([]int32, len(rows)),
-		resolved: make([]int32, len(rows)), year: make([]int16, len(rows)),
-		tags: make([][]int32, len(rows)), orgName: make([]int32, len(rows)),
-		featID: map[ilgraph.Feature]int32{}, caseFeat: make([][]int32, len(rows)),
-		count: make([][nKinds]float64, len(rows)), rare: make([][nKinds]float64, len(rows)),
-		Version: version, Built: time.Now(),
+	var extra []string
+	if snap == nil {
+		extra = orgNames(rows)
 	}
-	var snapDF []int
+	b := newBuilder(version, snap, extra)
+	for _, r := range rows {
+		b.add(r)
+	}
+	ix, _ := b.finish() // the names come from the rows: they agree
+	return ix
+}
+
+// builder makes an index one case at a time, as the cases are read: it
+// keeps what the index keeps of a case and hands its text to the analysis
+// at once, so that a build never holds every row, nor every text.
+type builder struct {
+	ix      *Index
+	snap    *graph.SimilarSnapshot
+	names   map[string]int32
+	sev     map[string]string // interned severities
+	text    *textAnalyser
+	extra   []string // the organization names the analysis leaves out
+	ordered orgNamesInOrder
+}
+
+// newBuilder starts an index. Its text analysis leaves out the names extra
+// (the rows' organizations' name parts; under a snapshot, the snapshot's).
+func newBuilder(version int64, snap *graph.SimilarSnapshot, extra []string) *builder {
+	b := &builder{
+		ix:    &Index{byID: map[string]int32{}, featID: map[ilgraph.Feature]int32{}, Version: version, Built: time.Now()},
+		snap:  snap,
+		names: map[string]int32{},
+		sev:   map[string]string{},
+		extra: extra,
+	}
 	if snap != nil {
 		for _, f := range snap.Features {
-			ix.addFeature(f)
+			b.ix.addFeature(f)
 		}
-		snapDF = snap.FeatureDF
+		b.extra = textStatsOf(snap).Extra
 	}
-	names := map[string]int32{}
-	for i, r := range rows {
-		ix.ids[i] = r.ID
-		ix.byID[r.ID] = int32(i)
-		ix.severity[i] = r.Severity
-		ix.machine[i] = r.MachineTagged
-		ix.bilingual[i], ix.reviewed[i] = r.Bilingual, r.Reviewed
-		ix.org[i] = -1
-		ix.resolved[i] = -1
-		if r.Resolved {
-			ix.resolved[i] = int32(r.ResolvedMin)
-		}
-		if d, err := time.Parse(ilgraph.DateLayout, r.Date); err == nil {
-			ix.date[i] = int32(d.Unix() / 86400)
-			ix.year[i] = int16(d.Year())
-		}
-		name, ok := names[r.Org]
+	b.text = newTextAnalyser(b.extra)
+	return b
+}
+
+// add adds the next case.
+func (b *builder) add(r ilgraph.CaseFeatures) {
+	ix := b.ix
+	i := int32(len(ix.ids))
+	ix.ids = append(ix.ids, r.ID)
+	ix.byID[r.ID] = i
+	sev, ok := b.sev[r.Severity]
+	if !ok {
+		sev = r.Severity
+		b.sev[sev] = sev
+	}
+	ix.severity = append(ix.severity, sev)
+	ix.machine = append(ix.machine, r.MachineTagged)
+	ix.bilingual = append(ix.bilingual, r.Bilingual)
+	ix.reviewed = append(ix.reviewed, r.Reviewed)
+	resolved := int32(-1)
+	if r.Resolved {
+		resolved = int32(r.ResolvedMin)
+	}
+	ix.resolved = append(ix.resolved, resolved)
+	var date int32
+	var year int16
+	if d, err := time.Parse(ilgraph.DateLayout, r.Date); err == nil {
+		date, year = int32(d.Unix()/86400), int16(d.Year())
+	}
+	ix.date = append(ix.date, date)
+	ix.year = append(ix.year, year)
+	name, ok := b.names[r.Org]
+	if !ok {
+		name = int32(len(ix.names))
+		b.names[r.Org] = name
+		ix.names = append(ix.names, r.Org)
+		b.ordered.add(r.Org)
+	}
+	ix.orgName = append(ix.orgName, name)
+	fs := make([]int32, 0, len(r.Features))
+	for _, f := range r.Features {
+		id, ok := ix.featID[f]
 		if !ok {
-			name = int32(len(ix.names))
-			names[r.Org] = name
-			ix.names = append(ix.names, r.Org)
+			id = ix.addFeature(f)
 		}
-		ix.orgName[i] = name
-		fs := make([]int32, 0, len(r.Features))
-		for _, f := range r.Features {
-			id, ok := ix.featID[f]
-			if !ok {
-				id = ix.addFeature(f)
-			}
-			if !slices.Contains(fs, id) {
-				fs = append(fs, id)
-			}
-		}
-		ix.tags[i] = slices.Clone(fs)
-		slices.Sort(fs)
-		fs = slices.Compact(fs)
-		ix.caseFeat[i] = fs
-		for _, f := range fs {
-			ix.postings[f] = append(ix.postings[f], int32(i))
-			if ix.features[f].Kind == ilgraph.KindOrg {
-				ix.org[i] = f
-			}
+		if !slices.Contains(fs, id) {
+			fs = append(fs, id)
 		}
 	}
-	n := len(rows)
+	ix.tags = append(ix.tags, fs)
+	sorted := slices.Clone(fs)
+	slices.Sort(sorted)
+	ix.caseFeat = append(ix.caseFeat, sorted)
+	org := int32(-1)
+	for _, f := range sorted {
+		ix.postings[f] = append(ix.postings[f], i)
+		if ix.features[f].Kind == ilgraph.KindOrg {
+			org = f
+		}
+	}
+	ix.org = append(ix.org, org)
+	b.text.add(r.Text)
+}
+
+// finish completes the index. Without a snapshot, the organization names
+// the cases gave must be the names the analysis left out (a load between
+// reading those and reading the cases makes them differ): otherwise it
+// returns an error, and the index is not to be used.
+func (b *builder) finish() (*Index, error) {
+	ix := b.ix
+	a := b.text.finish()
+	if b.snap == nil && !sameSet(b.ordered.names, b.extra) {
+		return nil, ilgraph.Errorf(ilgraph.ECONFLICT, "the cases changed while the similarity index read them (their organizations differ from those read before); it is built again on the next request")
+	}
+	snap := b.snap
+	n := len(ix.ids)
 	ix.scratch.New = func() any { return &scratch{acc: make([]accum, n)} }
 	ix.rarity = make([]float64, len(ix.features))
 	ix.rarityN = n
+	var snapDF []int
 	if snap != nil {
 		ix.rarityN = snap.N
+		snapDF = snap.FeatureDF
 	}
 	for f, p := range ix.postings {
 		df := len(p)
@@ -175,6 +231,8 @@ func build(rows []ilgraph.CaseFeatures, version int64, snap *graph.SimilarSnapsh
 		}
 		ix.rarity[f] = ilgraph.Rarity(ix.rarityN, df)
 	}
+	ix.count = make([][nKinds]float64, n)
+	ix.rare = make([][nKinds]float64, n)
 	for i, fs := range ix.caseFeat {
 		for _, f := range fs {
 			k := kindIndex(ix.features[f].Kind)
@@ -182,14 +240,30 @@ func build(rows []ilgraph.CaseFeatures, version int64, snap *graph.SimilarSnapsh
 			ix.rare[i][k] += ix.rarity[f]
 		}
 	}
-	var vecs []ilgraph.TextVector
+	var vecs [][]termWeight
 	if snap != nil {
-		vecs = TextVectorsWith(rows, textStatsOf(snap))
+		vecs = a.vectorsWith(textStatsOf(snap))
 	} else {
-		vecs, ix.textStats = textVectors(rows)
+		vecs, ix.textStats = a.ownVectors()
+		ix.textStats.Extra = b.ordered.names
 	}
-	ix.buildText(vecs)
-	return ix
+	ix.buildText(vecs, a.terms)
+	return ix, nil
+}
+
+// sameSet reports whether a and b hold the same strings.
+func sameSet(a, b []string) bool {
+	in := make(map[string]bool, len(b))
+	for _, s := range b {
+		in[s] = true
+	}
+	for _, s := range a {
+		if !in[s] {
+			return false
+		}
+		delete(in, s)
+	}
+	return len(in) == 0
 }
 
 // addFeature numbers a feature the index has not seen.
@@ -212,28 +286,26 @@ type termWeight struct {
 	W    float32
 }
 
-func (ix *Index) buildText(vecs []ilgraph.TextVector) {
-	ix.textVec = make([][]termWeight, len(vecs))
-	termID := map[string]int32{}
+// buildText numbers the terms of the text vectors (each ordered by term,
+// by term id in terms) in the order the cases first use them, and makes
+// their postings.
+func (ix *Index) buildText(vecs [][]termWeight, terms []string) {
+	ix.textVec = vecs
+	termID := make([]int32, len(terms))
+	for i := range termID {
+		termID[i] = -1
+	}
 	for i, v := range vecs {
-		terms := make([]string, 0, len(v))
-		for t := range v {
-			terms = append(terms, t)
-		}
-		sort.Strings(terms)
-		for _, t := range terms {
-			id, ok := termID[t]
-			if !ok {
+		for j, t := range v {
+			id := termID[t.Case]
+			if id < 0 {
 				id = int32(len(ix.textPost))
-				// A term may be a slice of a case's whole text: copy it,
-				// or the index would keep every text whose word came first.
-				t = strings.Clone(t)
-				termID[t] = id
+				termID[t.Case] = id
 				ix.textPost = append(ix.textPost, nil)
-				ix.terms = append(ix.terms, t)
+				ix.terms = append(ix.terms, terms[t.Case])
 			}
-			ix.textVec[i] = append(ix.textVec[i], termWeight{id, float32(v[t])})
-			ix.textPost[id] = append(ix.textPost[id], termWeight{int32(i), float32(v[t])})
+			v[j].Case = id
+			ix.textPost[id] = append(ix.textPost[id], termWeight{int32(i), t.W})
 		}
 	}
 }

@@ -2,6 +2,7 @@ package similarity
 
 import (
 	"context"
+	"time"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/internal/versioned"
@@ -25,6 +26,12 @@ type Service struct {
 	ix versioned.Value[*Index]
 }
 
+// BuildTimeout bounds one build of the index. A million cases take
+// minutes on a small shared machine (docs/benchmarks.md); the general
+// bound of versioned.RebuildTimeout (5 minutes) would cut such a build
+// short every time, and each request would start it again.
+const BuildTimeout = 30 * time.Minute
+
 // NewService returns a service over db. The first request builds the index.
 func NewService(db Store) *Service {
 	s := &Service{db: db}
@@ -37,23 +44,48 @@ func NewService(db Store) *Service {
 			}
 			return ix, ix.Version, nil
 		},
-		What: "the similarity index",
+		What:    "the similarity index",
+		Timeout: BuildTimeout,
 	}
 	return s
 }
 
-// Load reads the whole corpus from the graph into a new index.
+// Load reads the whole corpus from the graph into a new index. With a
+// store that lists the cases' organizations first (graph.DB), it builds
+// the index as the cases stream in, analysing their texts meanwhile, and
+// holds no row and no text longer than that takes.
 func Load(ctx context.Context, db Store) (*Index, error) {
 	version, err := db.CorpusVersion(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var rows []ilgraph.CaseFeatures
-	err = db.SimilarityRows(ctx, func(r ilgraph.CaseFeatures) { rows = append(rows, r) })
-	if err != nil {
-		return nil, err
+	var ix *Index
+	if ol, ok := db.(caseOrgLister); ok {
+		orgs, err := ol.CaseOrganizations(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var extra orgNamesInOrder
+		for _, o := range orgs {
+			extra.add(o)
+		}
+		b := newBuilder(version, nil, extra.names)
+		err = db.SimilarityRows(ctx, b.add)
+		built, ferr := b.finish() // always: it stops the analysis
+		if err != nil {
+			return nil, err
+		}
+		if ix = built; ferr != nil {
+			return nil, ferr
+		}
+	} else {
+		var rows []ilgraph.CaseFeatures
+		err = db.SimilarityRows(ctx, func(r ilgraph.CaseFeatures) { rows = append(rows, r) })
+		if err != nil {
+			return nil, err
+		}
+		ix = Build(rows, version)
 	}
-	ix := Build(rows, version)
 	if on, ok := db.(organizationNamer); ok {
 		ix.orgTerms = map[string]string{}
 		if err := on.OrganizationNames(ctx, func(id, name string) { ix.orgTerms[id] = name }); err != nil {
@@ -61,6 +93,13 @@ func Load(ctx context.Context, db Store) (*Index, error) {
 		}
 	}
 	return ix, nil
+}
+
+// caseOrgLister is a store that can list the distinct organization names
+// its cases give (graph.DB): the text analysis must know them before the
+// first text.
+type caseOrgLister interface {
+	CaseOrganizations(ctx context.Context) ([]string, error)
 }
 
 // organizationNamer is a store that can list organizations with their names

@@ -1,11 +1,14 @@
 package similarity
 
 import (
+	"encoding/binary"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/analysis"
@@ -71,95 +74,296 @@ type TextStats struct {
 // textVectors computes the rows' text vectors under the rows' own
 // statistics, and returns those statistics.
 func textVectors(rows []ilgraph.CaseFeatures) ([]ilgraph.TextVector, TextStats) {
-	st := TextStats{N: len(rows), DF: map[string]int{}, Extra: orgNames(rows)}
-	tfs := termCounts(rows, st.Extra)
-	df := map[string]int{}
-	for _, tf := range tfs {
-		for t := range tf {
-			df[t]++
-		}
-	}
-	for t, d := range df {
-		if d >= TextMinDF && float64(d) <= float64(st.N)*TextMaxDFShare {
-			st.DF[t] = d
-		}
-	}
-	return vectorsFrom(tfs, st), st
+	extra := orgNames(rows)
+	a := analyseRows(rows, extra)
+	vecs, st := a.ownVectors()
+	st.Extra = extra
+	return a.maps(vecs), st
 }
 
 // TextVectorsWith computes the rows' text vectors under frozen statistics
 // (see Snapshot): the same definition with N, the document frequencies and
 // the organization names taken from st rather than from the rows.
 func TextVectorsWith(rows []ilgraph.CaseFeatures, st TextStats) []ilgraph.TextVector {
-	return vectorsFrom(termCounts(rows, st.Extra), st)
+	a := analyseRows(rows, st.Extra)
+	return a.maps(a.vectorsWith(st))
+}
+
+func analyseRows(rows []ilgraph.CaseFeatures, extra []string) *analysed {
+	ta := newTextAnalyser(extra)
+	for _, r := range rows {
+		ta.add(r.Text)
+	}
+	return ta.finish()
 }
 
 // orgNames are the name parts of the rows' organizations, in the order the
 // rows first name them.
 func orgNames(rows []ilgraph.CaseFeatures) []string {
-	var extra []string
-	seen := map[string]bool{}
+	var on orgNamesInOrder
 	for _, r := range rows {
-		for _, name := range analysis.NameParts(r.Org) {
-			if !seen[name] {
-				seen[name] = true
-				extra = append(extra, name)
-			}
+		on.add(r.Org)
+	}
+	return on.names
+}
+
+// orgNamesInOrder collects name parts in the order they are first named.
+type orgNamesInOrder struct {
+	names []string
+	seen  map[string]bool
+}
+
+func (o *orgNamesInOrder) add(org string) {
+	if o.seen == nil {
+		o.seen = map[string]bool{}
+	}
+	for _, name := range analysis.NameParts(org) {
+		if !o.seen[name] {
+			o.seen[name] = true
+			o.names = append(o.names, name)
 		}
 	}
-	return extra
 }
 
-// termCounts analyses each row's text, leaving out the names in extra, and
-// counts its terms.
-func termCounts(rows []ilgraph.CaseFeatures, extra []string) []map[string]int {
-	an := analysis.New(analysis.Options{DropVendors: true, Extra: extra})
-	// Analysing the texts is most of the work of a rebuild: on every core.
-	tfs := make([]map[string]int, len(rows))
-	var wg sync.WaitGroup
-	workers := runtime.GOMAXPROCS(0)
+// textAnalyser analyses the texts of many cases on every core, fed one
+// text at a time (so that a build can analyse while it still reads, and
+// never hold every text): texts go to the workers in batches, each worker
+// numbers the terms it meets in a dictionary of its own, and finish merges
+// the dictionaries. What it keeps of a text is its distinct terms with
+// their counts, ids ascending, each a varint of the gap since the last id
+// and a varint of the count: 2 to 3 bytes a term, not a map per case. Analysing the
+// texts is most of the work of a build.
+type textAnalyser struct {
+	an      *analysis.Analyzer
+	batch   textBatch
+	n       int
+	jobs    chan textBatch
+	results chan textResult
+	workers []*textWorker
+	wg      sync.WaitGroup
+	done    chan struct{}
+	counts  [][]byte // by case, in the numbering of the worker that analysed it
+	owner   []uint8  // by case: the worker that analysed it
+}
+
+const textBatchSize = 256
+
+type textBatch struct {
+	start int
+	texts []string
+}
+
+type textResult struct {
+	start  int
+	worker uint8
+	counts [][]byte
+}
+
+type textWorker struct {
+	ids   map[string]int32
+	terms []string
+}
+
+func newTextAnalyser(extra []string) *textAnalyser {
+	ta := &textAnalyser{
+		an:      analysis.New(analysis.Options{DropVendors: true, Extra: extra}),
+		jobs:    make(chan textBatch, 4),
+		results: make(chan textResult, 4),
+		done:    make(chan struct{}),
+	}
+	workers := min(runtime.GOMAXPROCS(0), 255)
 	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < len(rows); i += workers {
-				tf := map[string]int{}
-				for _, t := range an.Tokens(rows[i].Text) {
-					if t.Stop || t.Script == analysis.Digit || len([]rune(t.Norm)) < 2 || calendar[strings.ToLower(t.Surface)] {
-						continue
-					}
-					tf[t.Norm]++
-				}
-				tfs[i] = tf
-			}
-		}(w)
+		tw := &textWorker{ids: map[string]int32{}}
+		ta.workers = append(ta.workers, tw)
+		ta.wg.Add(1)
+		go func() {
+			defer ta.wg.Done()
+			tw.run(ta.an, uint8(w), ta.jobs, ta.results)
+		}()
 	}
-	wg.Wait()
-	return tfs
+	go func() { // the only writer of counts and owner
+		defer close(ta.done)
+		for r := range ta.results {
+			if end := r.start + len(r.counts); end > len(ta.counts) {
+				ta.counts = slices.Grow(ta.counts, end-len(ta.counts))[:end]
+				ta.owner = slices.Grow(ta.owner, end-len(ta.owner))[:end]
+			}
+			copy(ta.counts[r.start:], r.counts)
+			for i := range r.counts {
+				ta.owner[r.start+i] = r.worker
+			}
+		}
+	}()
+	return ta
 }
 
-// vectorsFrom weighs term counts into text vectors under st.
-func vectorsFrom(tfs []map[string]int, st TextStats) []ilgraph.TextVector {
-	n := float64(st.N)
-	out := make([]ilgraph.TextVector, len(tfs))
-	type tw struct {
-		t string
-		w float64
+// add queues the text of the next case.
+func (ta *textAnalyser) add(text string) {
+	if len(ta.batch.texts) == 0 {
+		ta.batch = textBatch{start: ta.n, texts: make([]string, 0, textBatchSize)}
 	}
-	for i, tf := range tfs {
-		var ws []tw
-		for t, f := range tf {
-			d := st.DF[t]
-			if d < TextMinDF || float64(d) > n*TextMaxDFShare {
+	ta.batch.texts = append(ta.batch.texts, text)
+	ta.n++
+	if len(ta.batch.texts) == textBatchSize {
+		ta.jobs <- ta.batch
+		ta.batch = textBatch{}
+	}
+}
+
+func (w *textWorker) run(an *analysis.Analyzer, id uint8, jobs <-chan textBatch, results chan<- textResult) {
+	tf := map[int32]int32{}
+	var order []int32
+	var buf []byte
+	for b := range jobs {
+		out := make([][]byte, len(b.texts))
+		for i, text := range b.texts {
+			clear(tf)
+			order = order[:0]
+			for _, t := range an.Tokens(text) {
+				if t.Stop || t.Script == analysis.Digit || utf8.RuneCountInString(t.Norm) < 2 || calendar[strings.ToLower(t.Surface)] {
+					continue
+				}
+				id, ok := w.ids[t.Norm]
+				if !ok {
+					id = int32(len(w.terms))
+					// A term may be a slice of the whole text: copy it.
+					term := strings.Clone(t.Norm)
+					w.ids[term] = id
+					w.terms = append(w.terms, term)
+				}
+				if tf[id] == 0 {
+					order = append(order, id)
+				}
+				tf[id]++
+			}
+			if len(order) == 0 {
 				continue
 			}
-			ws = append(ws, tw{t, (1 + math.Log(float64(f))) * math.Log(n/float64(d))})
-		}
-		sort.Slice(ws, func(a, b int) bool {
-			if ws[a].w != ws[b].w {
-				return ws[a].w > ws[b].w
+			slices.Sort(order)
+			buf = buf[:0]
+			last := int32(0)
+			for _, id := range order {
+				buf = binary.AppendUvarint(buf, uint64(id-last))
+				buf = binary.AppendUvarint(buf, uint64(tf[id]))
+				last = id
 			}
-			return ws[a].t < ws[b].t
+			out[i] = slices.Clone(buf)
+		}
+		results <- textResult{start: b.start, worker: id, counts: out}
+	}
+}
+
+// analysed is the analysis of every case's text: its distinct terms with
+// their counts (see textAnalyser), and how to number its terms in terms.
+type analysed struct {
+	counts [][]byte  // by case
+	owner  []uint8   // by case: whose numbering counts[case] is in
+	remap  [][]int32 // by worker: its term id -> the id in terms
+	terms  []string  // term id -> term
+}
+
+// each calls fn with every term of case i (by its id in terms) and its
+// count.
+func (a *analysed) each(i int, fn func(id, tf int32)) {
+	b, m := a.counts[i], a.remap[a.owner[i]]
+	local := uint64(0)
+	for len(b) > 0 {
+		d, n := binary.Uvarint(b)
+		tf, k := binary.Uvarint(b[n:])
+		b = b[n+k:]
+		local += d
+		fn(m[local], int32(tf))
+	}
+}
+
+// finish waits for the analysis of every text added and merges the
+// workers' term numbers into one.
+func (ta *textAnalyser) finish() *analysed {
+	if len(ta.batch.texts) > 0 {
+		ta.jobs <- ta.batch
+		ta.batch = textBatch{}
+	}
+	close(ta.jobs)
+	ta.wg.Wait()
+	close(ta.results)
+	<-ta.done
+	// Cases at the end without any term never reached the collector.
+	if len(ta.counts) < ta.n {
+		ta.counts = slices.Grow(ta.counts, ta.n-len(ta.counts))[:ta.n]
+		ta.owner = slices.Grow(ta.owner, ta.n-len(ta.owner))[:ta.n]
+	}
+	a := &analysed{counts: ta.counts, owner: ta.owner, remap: make([][]int32, len(ta.workers))}
+	global := map[string]int32{}
+	for w, tw := range ta.workers {
+		a.remap[w] = make([]int32, len(tw.terms))
+		for local, t := range tw.terms {
+			id, ok := global[t]
+			if !ok {
+				id = int32(len(a.terms))
+				global[t] = id
+				a.terms = append(a.terms, t)
+			}
+			a.remap[w][local] = id
+		}
+		tw.ids, tw.terms = nil, nil
+	}
+	return a
+}
+
+// ownVectors weighs the cases under their own statistics (see above) and
+// returns those (but Extra). Each case's counts are released once weighed.
+func (a *analysed) ownVectors() ([][]termWeight, TextStats) {
+	st := TextStats{N: len(a.counts), DF: map[string]int{}}
+	df := make([]int32, len(a.terms))
+	for i := range a.counts {
+		a.each(i, func(id, _ int32) { df[id]++ })
+	}
+	for id, d := range df {
+		if d >= TextMinDF && float64(d) <= float64(st.N)*TextMaxDFShare {
+			st.DF[a.terms[id]] = int(d)
+		}
+	}
+	return a.weigh(st.N, func(id int32) int { return int(df[id]) }), st
+}
+
+// vectorsWith weighs the cases under frozen statistics.
+func (a *analysed) vectorsWith(st TextStats) [][]termWeight {
+	df := make([]int32, len(a.terms))
+	for id, t := range a.terms {
+		df[id] = int32(st.DF[t])
+	}
+	return a.weigh(st.N, func(id int32) int { return int(df[id]) })
+}
+
+// weigh computes each case's text vector as (term id, weight), ordered by
+// term, under N = n and the document frequencies df gives, and releases
+// the case's counts.
+func (a *analysed) weigh(n int, df func(id int32) int) [][]termWeight {
+	N := float64(n)
+	out := make([][]termWeight, len(a.counts))
+	type tw struct {
+		id int32
+		w  float64
+	}
+	var ws []tw
+	for i := range a.counts {
+		ws = ws[:0]
+		a.each(i, func(id, tf int32) {
+			d := df(id)
+			if d < TextMinDF || float64(d) > N*TextMaxDFShare {
+				return
+			}
+			ws = append(ws, tw{id, (1 + math.Log(float64(tf))) * math.Log(N/float64(d))})
+		})
+		a.counts[i] = nil
+		if len(ws) == 0 {
+			continue
+		}
+		sort.Slice(ws, func(x, y int) bool {
+			if ws[x].w != ws[y].w {
+				return ws[x].w > ws[y].w
+			}
+			return a.terms[ws[x].id] < a.terms[ws[y].id]
 		})
 		if len(ws) > MaxTextTerms {
 			ws = ws[:MaxTextTerms]
@@ -168,11 +372,25 @@ func vectorsFrom(tfs []map[string]int, st TextStats) []ilgraph.TextVector {
 		for _, x := range ws {
 			norm += x.w * x.w
 		}
-		v := make(ilgraph.TextVector, len(ws))
-		for _, x := range ws {
-			v[x.t] = float64(float32(x.w / math.Sqrt(norm)))
+		v := make([]termWeight, len(ws))
+		for j, x := range ws {
+			v[j] = termWeight{x.id, float32(x.w / math.Sqrt(norm))}
 		}
+		slices.SortFunc(v, func(x, y termWeight) int { return strings.Compare(a.terms[x.Case], a.terms[y.Case]) })
 		out[i] = v
+	}
+	return out
+}
+
+// maps turns vectors by term id into ilgraph.TextVectors.
+func (a *analysed) maps(vecs [][]termWeight) []ilgraph.TextVector {
+	out := make([]ilgraph.TextVector, len(vecs))
+	for i, v := range vecs {
+		m := make(ilgraph.TextVector, len(v))
+		for _, t := range v {
+			m[a.terms[t.Case]] = float64(t.W)
+		}
+		out[i] = m
 	}
 	return out
 }

@@ -18,6 +18,9 @@ type bm25 struct {
 	lens  []int32 // terms per case
 	total int     // sum of lens
 	n     int     // cases with any text
+
+	tf    map[int32]int32 // add's scratch
+	order []int32
 }
 
 // posting is one case that uses a term, and how often.
@@ -32,37 +35,44 @@ const (
 )
 
 func newBM25(docs [][]string) *bm25 {
-	ix := &bm25{ids: map[string]int32{}, lens: make([]int32, len(docs))}
-	tf := map[int32]int32{}
-	var order []int32
-	for ci, d := range docs {
-		clear(tf)
-		order = order[:0]
-		for _, w := range d {
-			id, ok := ix.ids[w]
-			if !ok {
-				id = int32(len(ix.post))
-				// A term may be a slice of the case's whole text (a word
-				// already in lower case): copy it, or the index would keep
-				// every text whose word came first.
-				ix.ids[strings.Clone(w)] = id
-				ix.post = append(ix.post, nil)
-			}
-			if tf[id] == 0 {
-				order = append(order, id)
-			}
-			tf[id]++
-		}
-		for _, id := range order {
-			ix.post[id] = append(ix.post[id], posting{int32(ci), tf[id]})
-		}
-		ix.lens[ci] = int32(len(d))
-		ix.total += len(d)
-		if len(d) > 0 {
-			ix.n++
-		}
+	ix := &bm25{ids: map[string]int32{}}
+	for _, d := range docs {
+		ix.add(d)
 	}
 	return ix
+}
+
+// add adds the next case's terms.
+func (ix *bm25) add(d []string) {
+	ci := int32(len(ix.lens))
+	if ix.tf == nil {
+		ix.tf = map[int32]int32{}
+	}
+	clear(ix.tf)
+	ix.order = ix.order[:0]
+	for _, w := range d {
+		id, ok := ix.ids[w]
+		if !ok {
+			id = int32(len(ix.post))
+			// A term may be a slice of the case's whole text (a word
+			// already in lower case): copy it, or the index would keep
+			// every text whose word came first.
+			ix.ids[strings.Clone(w)] = id
+			ix.post = append(ix.post, nil)
+		}
+		if ix.tf[id] == 0 {
+			ix.order = append(ix.order, id)
+		}
+		ix.tf[id]++
+	}
+	for _, id := range ix.order {
+		ix.post[id] = append(ix.post[id], posting{ci, ix.tf[id]})
+	}
+	ix.lens = append(ix.lens, int32(len(d)))
+	ix.total += len(d)
+	if len(d) > 0 {
+		ix.n++
+	}
 }
 
 // tf is how often case c uses the term whose postings are ps.

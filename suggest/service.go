@@ -2,8 +2,10 @@ package suggest
 
 import (
 	"context"
+	"time"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/analysis"
 	"github.com/ilgraph/ilgraph/internal/versioned"
 )
 
@@ -39,20 +41,69 @@ func NewService(store Store, opts Options) *Service {
 			if err != nil {
 				return nil, 0, err
 			}
-			var cases []ilgraph.Case
-			err = store.EachCase(ctx, func(c *ilgraph.Case) error {
-				cases = append(cases, slim(c))
-				return nil
-			})
-			if err != nil {
-				return nil, 0, err
-			}
-			e, err := New(v, cases, opts)
+			e, err := build(ctx, store, v, opts)
 			return e, version, err
 		},
-		What: "the suggestion engine",
+		What:    "the suggestion engine",
+		Timeout: 30 * time.Minute, // minutes at a million cases (see similarity.BuildTimeout)
 	}
 	return s
+}
+
+// build makes the engine of the store's cases. With a store that lists
+// the cases' organizations first (graph.DB), the cases are analysed as they
+// stream in, none held longer than that takes; otherwise they are read
+// first.
+func build(ctx context.Context, store Store, v *ilgraph.Vocabulary, opts Options) (*Engine, error) {
+	ol, ok := store.(interface {
+		CaseOrganizations(ctx context.Context) ([]string, error)
+	})
+	if !ok {
+		var cases []ilgraph.Case
+		err := store.EachCase(ctx, func(c *ilgraph.Case) error {
+			cases = append(cases, slim(c))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return New(v, cases, opts)
+	}
+	orgs, err := ol.CaseOrganizations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e, err := newEngine(v, opts)
+	if err != nil {
+		return nil, err
+	}
+	extra := extraNames(opts.Names, nil)
+	seen := map[string]bool{}
+	for _, name := range extra {
+		seen[name] = true
+	}
+	for _, org := range orgs {
+		for _, p := range analysis.NameParts(org) {
+			if !seen[p] {
+				seen[p] = true
+				extra = append(extra, p)
+			}
+		}
+	}
+	b := e.builder(extra)
+	err = store.EachCase(ctx, func(c *ilgraph.Case) error {
+		s := slim(c)
+		b.add(&s)
+		return nil
+	})
+	complete := b.finish() // always: it stops the analysis
+	if err != nil {
+		return nil, err
+	}
+	if !complete {
+		return nil, ilgraph.Errorf(ilgraph.ECONFLICT, "the cases changed while the suggestion engine read them (their organizations differ from those read before); it is built again on the next request")
+	}
+	return e, nil
 }
 
 // slim keeps what the engine reads of a case: its id, organization, texts

@@ -27,9 +27,11 @@ package suggest
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ilgraph/ilgraph"
@@ -140,6 +142,20 @@ func (r *Result) Top(k ilgraph.Kind, n int, min float64) []Suggestion {
 // terms the vocabulary lacks are used for their text; the unknown tags are
 // ignored.
 func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, error) {
+	e, err := newEngine(v, opts)
+	if err != nil {
+		return nil, err
+	}
+	b := e.builder(extraNames(opts.Names, cases))
+	for i := range cases {
+		b.add(&cases[i])
+	}
+	b.finish()
+	return e, nil
+}
+
+// newEngine is New up to the cases: the options' defaults and the terms.
+func newEngine(v *ilgraph.Vocabulary, opts Options) (*Engine, error) {
 	if v == nil {
 		return nil, ilgraph.Errorf(ilgraph.EINVALID, "suggest: no vocabulary")
 	}
@@ -171,65 +187,203 @@ func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, er
 	for i, t := range e.terms {
 		e.termIdx[ilgraph.Feature{Kind: t.Kind, ID: t.ID}] = i
 	}
+	e.buildPhrases()
+	return e, nil
+}
 
+// extraNames are names, then the name parts of the cases' organizations, each
+// once: what the analysis sets aside.
+func extraNames(names []string, cases []ilgraph.Case) []string {
 	var extra []string
-	seenOrg := map[string]bool{}
-	for _, name := range opts.Names {
-		if !seenOrg[name] {
-			seenOrg[name] = true
+	seen := map[string]bool{}
+	for _, name := range names {
+		if !seen[name] {
+			seen[name] = true
 			extra = append(extra, name)
 		}
 	}
 	for _, c := range cases {
 		for _, name := range analysis.NameParts(c.Org) {
-			if !seenOrg[name] {
-				seenOrg[name] = true
+			if !seen[name] {
+				seen[name] = true
 				extra = append(extra, name)
 			}
 		}
 	}
+	return extra
+}
+
+// engineBuilder adds cases to an engine one at a time, as they are read:
+// their texts are analysed on every core in batches and the results added
+// in case order, so that a build holds no case longer than that takes.
+type engineBuilder struct {
+	e       *Engine
+	extra   map[string]bool // the names the analysis sets aside
+	named   map[string]bool // the cases' organizations' name parts
+	batch   []*ilgraph.Case
+	n       int
+	jobs    chan caseBatch
+	results chan analysedBatch
+	wg      sync.WaitGroup
+	done    chan struct{}
+	docs    [4]*bm25 // caseText en, ko; factorText en, ko
+}
+
+const caseBatchSize = 128
+
+type caseBatch struct {
+	start int
+	cases []*ilgraph.Case
+}
+
+type analysedBatch struct {
+	start int
+	cases []analysedCase
+}
+
+// analysedCase is what the engine keeps of a case.
+type analysedCase struct {
+	info    caseInfo
+	terms   [4][]string // as docs
+	phrases []int       // the phrases its text contains, each once
+}
+
+// builder starts adding cases to e, whose analysis sets aside the names
+// extra (opts.Names and the cases' organizations' name parts).
+func (e *Engine) builder(extra []string) *engineBuilder {
 	e.analyzer = analysis.New(analysis.Options{DropVendors: true, Extra: extra})
-
-	e.buildPhrases()
-
-	docs := map[string][][]string{"en": nil, "ko": nil}
-	factorDocs := map[string][][]string{"en": nil, "ko": nil}
-	for ci, c := range cases {
-		info := caseInfo{id: c.ID}
-		for _, f := range c.Features() {
-			if ti, ok := e.termIdx[f]; ok && !slices.Contains(info.tags, int32(ti)) {
-				info.tags = append(info.tags, int32(ti))
-			}
-		}
-		slices.Sort(info.tags)
-		e.cases = append(e.cases, info)
-		en, ko := caseText(&c)
-		docs["en"] = append(docs["en"], e.analyzer.Terms(en))
-		docs["ko"] = append(docs["ko"], e.analyzer.Terms(ko))
-		if !opts.LabelsOnly {
-			fen, fko := factorText(&c)
-			factorDocs["en"] = append(factorDocs["en"], e.analyzer.Terms(fen))
-			factorDocs["ko"] = append(factorDocs["ko"], e.analyzer.Terms(fko))
-		}
-		if !opts.LabelsOnly {
-			seen := map[int]bool{}
-			for _, m := range e.matcher.FindAll(analysis.Tokens(en + "\n" + ko)) {
-				if !seen[m.Phrase] {
-					seen[m.Phrase] = true
-					e.phrases[m.Phrase].cases = append(e.phrases[m.Phrase].cases, ci)
+	b := &engineBuilder{
+		e: e, extra: map[string]bool{}, named: map[string]bool{},
+		jobs: make(chan caseBatch, 4), results: make(chan analysedBatch, 4), done: make(chan struct{}),
+	}
+	for _, name := range extra {
+		b.extra[name] = true
+	}
+	for i := range b.docs {
+		b.docs[i] = &bm25{ids: map[string]int32{}}
+	}
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			for job := range b.jobs {
+				out := analysedBatch{start: job.start, cases: make([]analysedCase, len(job.cases))}
+				for i, c := range job.cases {
+					out.cases[i] = e.analyse(c)
 				}
+				b.results <- out
+			}
+		}()
+	}
+	go func() { // adds the batches in case order
+		defer close(b.done)
+		pending := map[int]analysedBatch{}
+		next := 0
+		for r := range b.results {
+			pending[r.start] = r
+			for {
+				r, ok := pending[next]
+				if !ok {
+					break
+				}
+				delete(pending, next)
+				for _, c := range r.cases {
+					b.apply(c)
+				}
+				next += len(r.cases)
+			}
+		}
+	}()
+	return b
+}
+
+// add adds the next case. The engine keeps no reference to c.
+func (b *engineBuilder) add(c *ilgraph.Case) {
+	for _, name := range analysis.NameParts(c.Org) {
+		b.named[name] = true
+	}
+	if len(b.batch) == 0 {
+		b.batch = make([]*ilgraph.Case, 0, caseBatchSize)
+	}
+	b.batch = append(b.batch, c)
+	b.n++
+	if len(b.batch) == caseBatchSize {
+		b.jobs <- caseBatch{b.n - len(b.batch), b.batch}
+		b.batch = nil
+	}
+}
+
+// finish waits for every case added and completes the indexes. It reports
+// whether the analysis set aside exactly opts.Names and the cases'
+// organizations' name parts (it does when the names came from the cases;
+// names read from the graph before its cases may differ after a load).
+func (b *engineBuilder) finish() bool {
+	if len(b.batch) > 0 {
+		b.jobs <- caseBatch{b.n - len(b.batch), b.batch}
+		b.batch = nil
+	}
+	close(b.jobs)
+	b.wg.Wait()
+	close(b.results)
+	<-b.done
+	e := b.e
+	e.index["en"], e.index["ko"] = b.docs[0], b.docs[1]
+	if !e.opts.LabelsOnly {
+		e.factors["en"], e.factors["ko"] = b.docs[2], b.docs[3]
+	}
+	for name := range b.named {
+		if !b.extra[name] {
+			return false
+		}
+	}
+	for name := range b.extra {
+		if !b.named[name] && !slices.Contains(e.opts.Names, name) {
+			return false
+		}
+	}
+	return true
+}
+
+// analyse is the work of one case, safe to run on many at once.
+func (e *Engine) analyse(c *ilgraph.Case) analysedCase {
+	out := analysedCase{info: caseInfo{id: c.ID}}
+	for _, f := range c.Features() {
+		if ti, ok := e.termIdx[f]; ok && !slices.Contains(out.info.tags, int32(ti)) {
+			out.info.tags = append(out.info.tags, int32(ti))
+		}
+	}
+	slices.Sort(out.info.tags)
+	en, ko := caseText(c)
+	out.terms[0], out.terms[1] = e.analyzer.Terms(en), e.analyzer.Terms(ko)
+	if !e.opts.LabelsOnly {
+		fen, fko := factorText(c)
+		out.terms[2], out.terms[3] = e.analyzer.Terms(fen), e.analyzer.Terms(fko)
+		seen := map[int]bool{}
+		for _, m := range e.matcher.FindAll(analysis.Tokens(en + "\n" + ko)) {
+			if !seen[m.Phrase] {
+				seen[m.Phrase] = true
+				out.phrases = append(out.phrases, m.Phrase)
 			}
 		}
 	}
-	for lang, d := range docs {
-		e.index[lang] = newBM25(d)
+	return out
+}
+
+// apply adds an analysed case, the next in order.
+func (b *engineBuilder) apply(c analysedCase) {
+	e := b.e
+	ci := len(e.cases)
+	e.cases = append(e.cases, c.info)
+	n := 2
+	if !e.opts.LabelsOnly {
+		n = 4
 	}
-	if !opts.LabelsOnly {
-		for lang, d := range factorDocs {
-			e.factors[lang] = newBM25(d)
-		}
+	for i := 0; i < n; i++ {
+		b.docs[i].add(c.terms[i])
 	}
-	return e, nil
+	for _, p := range c.phrases {
+		e.phrases[p].cases = append(e.phrases[p].cases, ci)
+	}
 }
 
 // caseText is the text of a case that suggestions learn from, per language.

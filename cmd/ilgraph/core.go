@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"log/slog"
+	"math"
+	"time"
 
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/graph"
@@ -19,10 +22,19 @@ func newCore(db *graph.DB) *explore.Service {
 
 // newServingCore is newCore for a server: it starts building the index at
 // once, so the first requests find it ready (until it is, the core asks
-// Neo4j).
-func newServingCore(ctx context.Context, db *graph.DB) *explore.Service {
+// Neo4j), and logs when that first build is done and how long it took.
+func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger) *explore.Service {
 	sim := similarity.NewService(db)
+	start := time.Now()
 	_, _ = sim.Current(ctx) // a failure shows again on the first request
+	go func() {
+		ix, err := sim.Index(ctx) // waits for the build Current started
+		if err != nil {
+			logger.Warn("building the similarity index", "err", err)
+			return
+		}
+		logger.Info("similarity index built", "cases", ix.Len(), "seconds", math.Round(time.Since(start).Seconds()*10)/10)
+	}()
 	return explore.New(db, sim, explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
 }
 

@@ -150,7 +150,7 @@ loopback by default. In production turn both off (--ide=false
 	if ops == nil {
 		ops = []string{} // none allowed, rather than the default list
 	}
-	core := newServingCore(ctx, db)
+	core := newServingCore(ctx, db, logger)
 	// One controller for every front door, so that a class's bound holds
 	// whichever door the requests come in by.
 	admitter := admission.New(adm)

@@ -26,6 +26,11 @@ type Value[T any] struct {
 	Build func(ctx context.Context) (T, int64, error)
 	// What names the value in errors ("the similarity index").
 	What string
+	// Timeout bounds one rebuild; RebuildTimeout when 0. A value whose build
+	// grows with the corpus needs more at a million cases: a rebuild cut
+	// short is thrown away and started again by the next request, so a
+	// bound below the build's time means it never finishes.
+	Timeout time.Duration
 
 	mu      sync.Mutex
 	current *built[T]
@@ -68,7 +73,11 @@ func (c *Value[T]) startBuild(ctx context.Context) *rebuild[T] {
 	c.build = r
 	go func() {
 		// Detached from the request: other requests may be waiting too.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RebuildTimeout)
+		timeout := c.Timeout
+		if timeout <= 0 {
+			timeout = RebuildTimeout
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
 		v, at, err := c.Build(ctx)
 		c.mu.Lock()

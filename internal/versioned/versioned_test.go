@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ilgraph/ilgraph"
 )
@@ -108,5 +109,36 @@ func TestAReaderStopsWaitingAtItsDeadline(t *testing.T) {
 	close(c.release) // the detached build still finishes and is kept
 	if x, err := v.Get(context.Background()); err != nil || x != 0 {
 		t.Errorf("after the build: %d, %v", x, err)
+	}
+}
+
+// TestTimeoutBoundsTheBuild checks that a Value's Timeout, not the general
+// RebuildTimeout, is the deadline its build runs under.
+func TestTimeoutBoundsTheBuild(t *testing.T) {
+	for _, timeout := range []time.Duration{0, 30 * time.Minute} {
+		var left time.Duration
+		v := &Value[int]{
+			Version: func(context.Context) (int64, error) { return 1, nil },
+			Build: func(ctx context.Context) (int, int64, error) {
+				d, ok := ctx.Deadline()
+				if !ok {
+					return 0, 0, errors.New("no deadline")
+				}
+				left = time.Until(d)
+				return 1, 1, nil
+			},
+			What:    "a test value",
+			Timeout: timeout,
+		}
+		if _, err := v.Get(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		want := timeout
+		if want == 0 {
+			want = RebuildTimeout
+		}
+		if left > want || left < want-time.Minute {
+			t.Errorf("Timeout %v: the build had %v left, want just under %v", timeout, left, want)
+		}
 	}
 }
