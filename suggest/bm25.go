@@ -1,8 +1,9 @@
 package suggest
 
 import (
+	"encoding/binary"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -10,11 +11,12 @@ import (
 // as an inverted index: each term once (interned), and per term the cases
 // that use it in case order with how often. A query visits only the
 // postings of its own terms, so its cost follows how common its words are,
-// not the size of the corpus, and a corpus of 100,000 cases costs tens of
-// megabytes, not a map per case.
+// not the size of the corpus. Postings are varint-coded (gap to the
+// previous case, then the count): about 2 bytes a posting where a pair of
+// int32 took 8, which is what lets the engine hold a million cases.
 type bm25 struct {
 	ids   map[string]int32 // term -> its postings
-	post  [][]posting
+	post  []postings
 	lens  []int32 // terms per case
 	total int     // sum of lens
 	n     int     // cases with any text
@@ -23,10 +25,36 @@ type bm25 struct {
 	order []int32
 }
 
-// posting is one case that uses a term, and how often.
-type posting struct {
-	c  int32
-	tf int32
+// postings are the cases that use a term, ascending, each with how often:
+// varint pairs (case minus the previous case, count).
+type postings struct {
+	buf  []byte
+	last int32 // the case added last, for the next gap
+	df   int32 // cases
+}
+
+func (p *postings) add(c, tf int32) {
+	gap := c
+	if p.df > 0 {
+		gap = c - p.last
+	}
+	p.buf = binary.AppendUvarint(p.buf, uint64(gap))
+	p.buf = binary.AppendUvarint(p.buf, uint64(tf))
+	p.last = c
+	p.df++
+}
+
+// each calls f with every case and count, in case order.
+func (p *postings) each(f func(c, tf int32)) {
+	var c int32
+	for i := 0; i < len(p.buf); {
+		gap, n := binary.Uvarint(p.buf[i:])
+		i += n
+		tf, m := binary.Uvarint(p.buf[i:])
+		i += m
+		c += int32(gap)
+		f(c, int32(tf))
+	}
 }
 
 const (
@@ -39,6 +67,7 @@ func newBM25(docs [][]string) *bm25 {
 	for _, d := range docs {
 		ix.add(d)
 	}
+	ix.compact()
 	return ix
 }
 
@@ -58,7 +87,7 @@ func (ix *bm25) add(d []string) {
 			// already in lower case): copy it, or the index would keep
 			// every text whose word came first.
 			ix.ids[strings.Clone(w)] = id
-			ix.post = append(ix.post, nil)
+			ix.post = append(ix.post, postings{})
 		}
 		if ix.tf[id] == 0 {
 			ix.order = append(ix.order, id)
@@ -66,7 +95,7 @@ func (ix *bm25) add(d []string) {
 		ix.tf[id]++
 	}
 	for _, id := range ix.order {
-		ix.post[id] = append(ix.post[id], posting{ci, ix.tf[id]})
+		ix.post[id].add(ci, ix.tf[id])
 	}
 	ix.lens = append(ix.lens, int32(len(d)))
 	ix.total += len(d)
@@ -75,13 +104,30 @@ func (ix *bm25) add(d []string) {
 	}
 }
 
-// tf is how often case c uses the term whose postings are ps.
-func tfIn(ps []posting, c int) int32 {
-	i := sort.Search(len(ps), func(i int) bool { return int(ps[i].c) >= c })
-	if i < len(ps) && int(ps[i].c) == c {
-		return ps[i].tf
+// compact ends the build: each term's postings are copied to a buffer of
+// their own size (appending leaves up to half of each unused), and add's
+// scratch is dropped.
+func (ix *bm25) compact() {
+	for i := range ix.post {
+		p := &ix.post[i]
+		if cap(p.buf) > len(p.buf) {
+			p.buf = append(make([]byte, 0, len(p.buf)), p.buf...)
+		}
 	}
-	return 0
+	ix.post = slices.Clip(ix.post)
+	ix.lens = slices.Clip(ix.lens)
+	ix.tf, ix.order = nil, nil
+}
+
+// tfIn is how often case c uses the term whose postings are p.
+func tfIn(p *postings, c int) int32 {
+	var out int32
+	p.each(func(x, tf int32) {
+		if int(x) == c {
+			out = tf
+		}
+	})
+	return out
 }
 
 // score returns the BM25 score of every case for the query terms, with the
@@ -112,10 +158,10 @@ func (ix *bm25) score(query []string, ex excluded) []float64 {
 		if !ok {
 			continue
 		}
-		ps := ix.post[id]
-		df := len(ps)
+		p := &ix.post[id]
+		df := int(p.df)
 		for _, x := range ex {
-			if tfIn(ps, x) > 0 {
+			if tfIn(p, x) > 0 {
 				df--
 			}
 		}
@@ -123,14 +169,14 @@ func (ix *bm25) score(query []string, ex excluded) []float64 {
 			continue
 		}
 		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
-		for _, p := range ps {
-			if ex.has(int(p.c)) {
-				continue
+		p.each(func(c, tf int32) {
+			if ex.has(int(c)) {
+				return
 			}
-			f := float64(p.tf)
-			norm := bm25K1 * (1 - bm25B + bm25B*float64(ix.lens[p.c])/avg)
-			scores[p.c] += idf * f * (bm25K1 + 1) / (f + norm)
-		}
+			f := float64(tf)
+			norm := bm25K1 * (1 - bm25B + bm25B*float64(ix.lens[c])/avg)
+			scores[c] += idf * f * (bm25K1 + 1) / (f + norm)
+		})
 	}
 	return scores
 }

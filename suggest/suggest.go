@@ -77,7 +77,8 @@ type phrase struct {
 	source string // "label", "id", "alias"
 	text   string // as written in the vocabulary
 	prior  float64
-	cases  []int // cases whose text contains it
+	cases  []int32 // cases whose text contains it, ascending
+	tagged int     // how many of them carry term
 }
 
 type caseInfo struct {
@@ -327,6 +328,9 @@ func (b *engineBuilder) finish() bool {
 	close(b.results)
 	<-b.done
 	e := b.e
+	for _, d := range b.docs {
+		d.compact()
+	}
 	e.index["en"], e.index["ko"] = b.docs[0], b.docs[1]
 	if !e.opts.LabelsOnly {
 		e.factors["en"], e.factors["ko"] = b.docs[2], b.docs[3]
@@ -382,7 +386,11 @@ func (b *engineBuilder) apply(c analysedCase) {
 		b.docs[i].add(c.terms[i])
 	}
 	for _, p := range c.phrases {
-		e.phrases[p].cases = append(e.phrases[p].cases, ci)
+		ph := &e.phrases[p]
+		ph.cases = append(ph.cases, int32(ci))
+		if _, ok := slices.BinarySearch(c.info.tags, int32(ph.term)); ok {
+			ph.tagged++
+		}
 	}
 }
 
@@ -633,14 +641,14 @@ func (e *Engine) suggest(text, lang string, ex excluded) (*Result, error) {
 // reliability is the share of the cases containing p that carry p's term,
 // smoothed towards p's prior, leaving out the cases of ex.
 func (e *Engine) reliability(p *phrase, ex excluded) float64 {
-	n, k := 0.0, 0.0
-	for _, ci := range p.cases {
-		if ex.has(ci) {
+	n, k := float64(len(p.cases)), float64(p.tagged)
+	for _, x := range ex {
+		if _, in := slices.BinarySearch(p.cases, int32(x)); !in {
 			continue
 		}
-		n++
-		if _, ok := slices.BinarySearch(e.cases[ci].tags, int32(p.term)); ok {
-			k++
+		n--
+		if _, ok := slices.BinarySearch(e.cases[x].tags, int32(p.term)); ok {
+			k--
 		}
 	}
 	return (k + priorCount*p.prior) / (n + priorCount)
