@@ -34,6 +34,19 @@ type CaseFilter struct {
 	ReviewedOnly bool
 }
 
+// IsZero reports whether f sets no condition and so selects every case.
+// IDs is a condition when it is non-nil, even empty (it then selects none);
+// TextMode and TextFields only say how Text is searched.
+func (f CaseFilter) IsZero() bool {
+	for _, m := range f.Tags {
+		if !m.IsZero() {
+			return false
+		}
+	}
+	return len(f.ExcludeOrgs) == 0 && f.DateFrom == "" && f.DateTo == "" && len(f.Severities) == 0 &&
+		!f.HasText() && len(f.ExcludeIDs) == 0 && f.IDs == nil && !f.ReviewedOnly
+}
+
 // TextMode says how the words of a full-text query combine. A word is what
 // lies between spaces; in every mode the pieces the index splits one word
 // into (Korean two-character pieces, the parts of "front-end") must match

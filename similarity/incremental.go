@@ -1,7 +1,6 @@
 package similarity
 
 import (
-	"reflect"
 	"runtime"
 	"slices"
 	"sync"
@@ -161,14 +160,8 @@ func (ix *Index) rankScore(x, y int32, opt ilgraph.SimilarityOptions) (float64, 
 	if shared <= 0 && cos <= 0 {
 		return 0, false
 	}
-	var cw float64
-	for i, kd := range kinds {
-		if opt.Rarity {
-			cw += opt.Weights[kd] * ix.rare[y][i]
-		} else {
-			cw += opt.Weights[kd] * ix.count[y][i]
-		}
-	}
+	wk := kindWeights(opt)
+	cw := ix.ownWeight(y, &wk, opt.Rarity)
 	return ilgraph.RoundScore((shared + wText*cos) / (qw + cw - shared + wText)), true
 }
 
@@ -182,22 +175,8 @@ const affectedMargin = 1e-6
 // the query: the score that ranks c among x's similar cases. (The score is
 // not symmetric: the text channel counts only when the query has text.)
 func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, fn func(x int32, score float64)) {
-	var wk [nKinds]float64
-	for i, k := range kinds {
-		wk[i] = opt.Weights[k]
-	}
-	weightOf := func(x int32) float64 {
-		var w float64
-		for k := 0; k < nKinds; k++ {
-			if opt.Rarity {
-				w += wk[k] * ix.rare[x][k]
-			} else {
-				w += wk[k] * ix.count[x][k]
-			}
-		}
-		return w
-	}
-	cw := weightOf(c)
+	wk := kindWeights(opt)
+	cw := ix.ownWeight(c, &wk, opt.Rarity)
 	wText := opt.Weights[ilgraph.WeightText]
 	sc := ix.scratch.Get().(*scratch)
 	defer ix.scratch.Put(sc)
@@ -239,7 +218,7 @@ func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, fn fun
 		if len(ix.textVec[x]) == 0 {
 			wt = 0 // x's query has no text: the channel is off
 		}
-		fn(x, ilgraph.RoundScore((shared+wt*cos)/(weightOf(x)+cw-shared+wt)))
+		fn(x, ilgraph.RoundScore((shared+wt*cos)/(ix.ownWeight(x, &wk, opt.Rarity)+cw-shared+wt)))
 	}
 }
 
@@ -253,7 +232,7 @@ func topKOf(ix *Index, cases []int32, k int, opt ilgraph.SimilarityOptions) [][]
 	opt.K = k
 	// Without a filter (the write-back's case) the max-score ranker finds
 	// the same top k as Similar, walking far fewer postings (rank.go).
-	pruned := reflect.ValueOf(opt.Filter).IsZero()
+	pruned := opt.Filter.IsZero()
 	var tables rankTables
 	if pruned {
 		tables = newRankTables(ix, opt)

@@ -486,26 +486,43 @@ func (ix *Index) eachScore(query []ilgraph.Feature, exclude string, opt ilgraph.
 		}
 		sc.touched = touched
 	}()
-	var wk [nKinds]float64
-	for i, k := range kinds {
-		wk[i] = opt.Weights[k]
-	}
+	wk := kindWeights(opt)
 	for _, c := range touched {
 		shared, cos := acc[c].shared, acc[c].cos
 		if c == excl || shared <= 0 && cos <= 0 {
 			continue
 		}
-		var cw float64
-		for k := 0; k < nKinds; k++ {
-			if opt.Rarity {
-				cw += wk[k] * ix.rare[c][k]
-			} else {
-				cw += wk[k] * ix.count[c][k]
-			}
-		}
+		cw := ix.ownWeight(c, &wk, opt.Rarity)
 		fn(c, ilgraph.RoundScore((shared+wText*cos)/(qw+cw-shared+wText)))
 	}
 	return qVec, wText
+}
+
+// kindWeights are the options' weights of the tag kinds, in kinds order.
+func kindWeights(opt ilgraph.SimilarityOptions) [nKinds]float64 {
+	var wk [nKinds]float64
+	for i, k := range kinds {
+		wk[i] = opt.Weights[k]
+	}
+	return wk
+}
+
+// ownWeight is case c's own tag weight under the kind weights wk: per kind,
+// its weight times c's summed rarity factors (rarity on) or c's count of
+// features of that kind. Every way of scoring (eachScore, the reverse
+// scores of the write-back, the max-score ranker) takes a score's
+// denominator from here, adding in this order, so that they agree to the
+// bit.
+func (ix *Index) ownWeight(c int32, wk *[nKinds]float64, rarity bool) float64 {
+	var w float64
+	for k := 0; k < nKinds; k++ {
+		if rarity {
+			w += wk[k] * ix.rare[c][k]
+		} else {
+			w += wk[k] * ix.count[c][k]
+		}
+	}
+	return w
 }
 
 // scratch is the per-query working memory, reused across queries.

@@ -52,7 +52,6 @@ type rankItem struct {
 type ranker struct {
 	ix    *Index
 	opt   ilgraph.SimilarityOptions
-	wk    [nKinds]float64
 	maxW  []float32 // term id -> its largest weight in any case
 	fw    []float64 // feature id -> its weight under opt
 	seen  []uint32  // case -> epoch it was scored in
@@ -111,14 +110,9 @@ func newRankTables(ix *Index, opt ilgraph.SimilarityOptions) rankTables {
 		t.bits[f] = b
 	}
 	t.cw = make([]float64, len(ix.ids))
+	wk := kindWeights(opt)
 	for c := range t.cw {
-		for i, k := range kinds {
-			if opt.Rarity {
-				t.cw[c] += opt.Weights[k] * ix.rare[c][i]
-			} else {
-				t.cw[c] += opt.Weights[k] * ix.count[c][i]
-			}
-		}
+		t.cw[c] = ix.ownWeight(int32(c), &wk, opt.Rarity)
 	}
 	return t
 }
@@ -128,9 +122,6 @@ func newRanker(ix *Index, opt ilgraph.SimilarityOptions, t rankTables) *ranker {
 	r := &ranker{ix: ix, opt: opt, maxW: t.maxW, fw: t.fw, cw: t.cw, bits: t.bits,
 		seen: make([]uint32, n), yw: make([]float32, len(ix.textPost)),
 		accS: make([]float64, n), accC: make([]float64, n)}
-	for i, k := range kinds {
-		r.wk[i] = opt.Weights[k]
-	}
 	return r
 }
 
