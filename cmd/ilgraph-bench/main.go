@@ -874,14 +874,18 @@ func machine() string {
 func printTable(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "ilgraph benchmark — %d generated cases — %s\n\n", r.Cases, r.Machine)
 	if r.Loader.Seconds > 0 {
-		fmt.Fprintf(w, "load: %.0f cases/s, %.0f relationships/s (%.1fs); naive one-transaction-per-case: %.1f cases/s → %.1f× ; loader peak RSS %.0f MB; similarity write-back %.1fs\n",
-			r.Loader.CasesPerS, r.Loader.RelsPerS, r.Loader.Seconds, r.Loader.NaiveCasesPerS, r.Loader.RatioVsNaive, r.Loader.PeakRSSMB, r.Loader.SimilarKSeconds)
-		how := "every case recomputed: the default options depend on the whole corpus"
-		if r.Loader.IncrementalUsed {
-			how = "incremental"
+		fmt.Fprintf(w, "load: %.0f cases/s, %.0f relationships/s (%.1fs); naive one-transaction-per-case: %.1f cases/s → %.1f× ; loader peak RSS %.0f MB\n",
+			r.Loader.CasesPerS, r.Loader.RelsPerS, r.Loader.Seconds, r.Loader.NaiveCasesPerS, r.Loader.RatioVsNaive, r.Loader.PeakRSSMB)
+		if r.Loader.SimilarKSeconds > 0 {
+			how := "every case recomputed: the default options depend on the whole corpus"
+			if r.Loader.IncrementalUsed {
+				how = "incremental"
+			}
+			fmt.Fprintf(w, "similarity write-back %.1fs; a load changing 100 cases: %.1fs; then the similarity write-back: %.1fs (%d cases recomputed; %s)\n\n",
+				r.Loader.SimilarKSeconds, r.Loader.ChangeLoadSeconds, r.Loader.IncrementalSeconds, r.Loader.IncrementalRecomputed, how)
+		} else {
+			fmt.Fprintf(w, "similarity write-back: not run (BENCH_NO_WRITEBACK=1)\n\n")
 		}
-		fmt.Fprintf(w, "a load changing 100 cases: %.1fs; then the similarity write-back: %.1fs (%d cases recomputed; %s)\n\n",
-			r.Loader.ChangeLoadSeconds, r.Loader.IncrementalSeconds, r.Loader.IncrementalRecomputed, how)
 	}
 	fmt.Fprintf(w, "peer: %s\n\n", or(r.Peer.Version, "not run"))
 	fmt.Fprintf(w, "%-22s %4s %5s %8s %8s %8s %4s | %9s %8s %7s | %9s %8s %7s\n", "query", "conc", "reqs", "p50 ms", "p99 ms", "req/s", "err", "peer p50", "peer r/s", "×peer", "floor p50", "floor r/s", "×floor")
@@ -890,9 +894,17 @@ func printTable(w io.Writer, r *Result) {
 		if q.PeerRPS > 0 {
 			peer = fmt.Sprintf("%9.2f %8.1f %6.2f×", q.PeerP50Ms, q.PeerRPS, q.RPSRatioVsPeer)
 		}
-		fmt.Fprintf(w, "%-22s %4d %5d %8.2f %8.2f %8.1f %4d | %s | %9.2f %8.1f %6.2f×\n", q.Name, q.Concurrency, q.Requests, q.P50Ms, q.P99Ms, q.RPS, q.Errors, peer, q.CypherP50Ms, q.CypherRPS, q.RPSRatioVsCypher)
+		floor := fmt.Sprintf("%9s %8s %7s", "—", "—", "—")
+		if q.CypherRPS > 0 {
+			floor = fmt.Sprintf("%9.2f %8.1f %6.2f×", q.CypherP50Ms, q.CypherRPS, q.RPSRatioVsCypher)
+		}
+		fmt.Fprintf(w, "%-22s %4d %5d %8.2f %8.2f %8.1f %4d | %s | %s\n", q.Name, q.Concurrency, q.Requests, q.P50Ms, q.P99Ms, q.RPS, q.Errors, peer, floor)
 	}
-	fmt.Fprintf(w, "\nserver peak RSS: %.0f MB; peer peak RSS: %.0f MB\n", r.Server.PeakRSSMB, r.Peer.PeakRSSMB)
+	fmt.Fprintf(w, "\nserver peak RSS: %.0f MB", r.Server.PeakRSSMB)
+	if r.Peer.PeakRSSMB > 0 {
+		fmt.Fprintf(w, "; peer peak RSS: %.0f MB", r.Peer.PeakRSSMB)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "×peer and ×floor are ilgraph's requests per second over the peer's and the hand-written Cypher's, in the same run.\n")
 }
 
