@@ -18,11 +18,11 @@ type Cutoff struct {
 // the single best term; the top-3 accuracy looks further.
 var DefaultCutoffs = map[ilgraph.Kind]Cutoff{
 	ilgraph.KindRootCause:    RootCauseCutoff,
-	ilgraph.KindComponent:    {Min: 0.65, Max: 5},
-	ilgraph.KindSymptom:      {Min: 0.4, Max: 5},
+	ilgraph.KindComponent:    {Min: 0.6, Max: 5},
+	ilgraph.KindSymptom:      {Min: 0.45, Max: 4},
 	ilgraph.KindContributing: {Min: 0.35, Max: 5},
-	ilgraph.KindDomain:       {Min: 0.55, Max: 3},
-	ilgraph.KindMechanism:    {Min: 0.2, Max: 2},
+	ilgraph.KindDomain:       {Min: 0.55, Max: 2},
+	ilgraph.KindMechanism:    {Min: 0.25, Max: 2},
 }
 
 // RootCauseCutoff predicts the single best root cause: a case has one.
