@@ -27,7 +27,7 @@ var WeightKeys = append(append([]Kind{}, AllKinds...), WeightText)
 // of a typical score (tuned on the judged set, see docs/similarity.md).
 func DefaultWeights() Weights {
 	return Weights{
-		KindRootCause: 3, KindComponent: 1.5, KindSymptom: 1, KindContributing: 2, KindDomain: 0.5, KindOrg: 0.5,
+		KindRootCause: 2, KindComponent: 1.5, KindSymptom: 1, KindContributing: 2, KindDomain: 0.5, KindOrg: 0.5,
 		KindMechanism: 4, WeightText: DefaultTextWeight,
 	}
 }
