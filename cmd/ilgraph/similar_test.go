@@ -103,7 +103,7 @@ func TestSimilarExplainAndProfile(t *testing.T) {
 		} else {
 			sumText = got.Text.Contribution
 		}
-		if got.A != "IL-0384" || got.B != "ILG-0002" || !got.Rarity || got.Weights["component"] != 4 || got.Weights["root_cause"] != 3 {
+		if got.A != "IL-0384" || got.B != "ILG-0002" || !got.Rarity || got.Weights["component"] != 4 || got.Weights["root_cause"] != ilgraph.DefaultWeights()[ilgraph.KindRootCause] {
 			t.Errorf("header: %+v", got)
 		}
 		if math.Abs(got.Score-inter/union) > 1e-9 {
