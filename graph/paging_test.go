@@ -8,9 +8,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
-	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
-	"github.com/ilgraph/ilgraph/loader"
 )
 
 // TestPagedReadsSeeEveryCaseOnce checks SimilarityRows and EachCase, which
@@ -18,11 +16,8 @@ import (
 // cases (the seeds' count is no multiple of 7, nor of 10) every case comes
 // once, in id order, as when one page holds the whole corpus.
 func TestPagedReadsSeeEveryCaseOnce(t *testing.T) {
-	db := neo4jtest.MustOpen(t)
+	db := neo4jtest.MustOpenSeeds(t)
 	ctx := context.Background()
-	if _, err := loader.Load(ctx, db, []string{corpus.Seeds(t)}, loader.Options{}); err != nil {
-		t.Fatal(err)
-	}
 	// The reference: one page holds the whole corpus.
 	var want []ilgraph.CaseFeatures
 	if err := db.SimilarityRows(ctx, func(r ilgraph.CaseFeatures) { want = append(want, r) }); err != nil {

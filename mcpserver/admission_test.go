@@ -14,10 +14,8 @@ import (
 
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/internal/admission"
-	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/jsonapi"
-	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/mcpserver"
 	"github.com/ilgraph/ilgraph/resolvers"
 	"github.com/ilgraph/ilgraph/similarity"
@@ -31,11 +29,8 @@ import (
 // in its own error format, while lookups through every door are answered;
 // the refusals are counted by class on /metrics.
 func TestAdmissionAcrossFrontDoors(t *testing.T) {
-	db := neo4jtest.MustOpen(t)
+	db := neo4jtest.MustOpenSeeds(t)
 	ctx := context.Background()
-	if _, err := loader.Load(ctx, db, []string{corpus.Seeds(t)}, loader.Options{}); err != nil {
-		t.Fatal(err)
-	}
 	core := explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
 	var cfg admission.Config
 	cfg.Limits[admission.Aggregate] = admission.Limit{InFlight: 1, Queue: -1}

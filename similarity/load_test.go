@@ -6,9 +6,7 @@ import (
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
-	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
-	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/similarity"
 )
 
@@ -17,11 +15,8 @@ import (
 // analysed meanwhile), makes the index Build makes of the same rows held
 // at once: every case's features, text vector and default ranking.
 func TestLoadStreamsLikeBuild(t *testing.T) {
-	db := neo4jtest.MustOpen(t)
+	db := neo4jtest.MustOpenSeeds(t)
 	ctx := context.Background()
-	if _, err := loader.Load(ctx, db, []string{corpus.Seeds(t)}, loader.Options{}); err != nil {
-		t.Fatal(err)
-	}
 	got, err := similarity.Load(ctx, db)
 	if err != nil {
 		t.Fatal(err)

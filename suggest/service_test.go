@@ -6,9 +6,7 @@ import (
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
-	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
-	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/suggest"
 )
 
@@ -18,11 +16,8 @@ import (
 // at once: for the trigger and lessons of every seed case, in both
 // languages, and a text from the issue.
 func TestServiceStreamsLikeNew(t *testing.T) {
-	db := neo4jtest.MustOpen(t)
+	db := neo4jtest.MustOpenSeeds(t)
 	ctx := context.Background()
-	if _, err := loader.Load(ctx, db, []string{corpus.Seeds(t)}, loader.Options{}); err != nil {
-		t.Fatal(err)
-	}
 	v, err := db.Vocabulary(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -13,18 +13,14 @@ import (
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
-	"github.com/ilgraph/ilgraph/loader"
 )
 
 // TestSimilarExplainAndProfile drives `ilgraph similar A --explain B` and
 // the live-incident profile flags, and compares their answers with ones
 // computed from the seed JSON.
 func TestSimilarExplainAndProfile(t *testing.T) {
-	db := neo4jtest.MustOpen(t)
+	neo4jtest.MustOpenSeeds(t)
 	ctx := context.Background()
-	if _, err := loader.Load(ctx, db, []string{corpus.Seeds(t)}, loader.Options{}); err != nil {
-		t.Fatal(err)
-	}
 	cases := corpus.Cases(t, filepath.Join(corpus.Seeds(t), "cases"))
 	byID := map[string]*ilgraph.Case{}
 	df := map[ilgraph.Feature]int{}

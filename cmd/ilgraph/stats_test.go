@@ -16,17 +16,13 @@ import (
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
-	"github.com/ilgraph/ilgraph/loader"
 )
 
 // TestCorpusReportIsCurrent checks that docs/corpus.md is what
 // `ilgraph stats --markdown` prints for the seeds. UPDATE_DOCS=1 rewrites it.
 func TestCorpusReportIsCurrent(t *testing.T) {
-	db := neo4jtest.MustOpen(t)
+	db := neo4jtest.MustOpenSeeds(t)
 	ctx := context.Background()
-	if _, err := loader.Load(ctx, db, []string{corpus.Seeds(t)}, loader.Options{}); err != nil {
-		t.Fatal(err)
-	}
 	st, err := db.Stats(ctx, ilgraph.CaseFilter{})
 	if err != nil {
 		t.Fatal(err)
@@ -51,11 +47,8 @@ func TestCorpusReportIsCurrent(t *testing.T) {
 // TestStatsFilters runs `ilgraph stats` with filters and --json, and
 // compares the numbers with ones counted from the seed JSON.
 func TestStatsFilters(t *testing.T) {
-	db := neo4jtest.MustOpen(t)
+	neo4jtest.MustOpenSeeds(t)
 	ctx := context.Background()
-	if _, err := loader.Load(ctx, db, []string{corpus.Seeds(t)}, loader.Options{}); err != nil {
-		t.Fatal(err)
-	}
 	cases := corpus.Cases(t, filepath.Join(corpus.Seeds(t), "cases"))
 	tests := []struct {
 		args []string

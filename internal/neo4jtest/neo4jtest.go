@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/internal/corpus"
+	"github.com/ilgraph/ilgraph/loader"
 )
 
 var (
@@ -73,6 +75,19 @@ func MustOpen(tb testing.TB) *graph.DB {
 	}
 	if err := db.Migrate(ctx); err != nil {
 		tb.Fatalf("creating the schema: %v", err)
+	}
+	return db
+}
+
+// MustOpenSeeds is MustOpen with the seed corpus (seeds/) loaded, the
+// set-up of most tests that read the graph.
+func MustOpenSeeds(tb testing.TB) *graph.DB {
+	tb.Helper()
+	db := MustOpen(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := loader.Load(ctx, db, []string{corpus.Seeds(tb)}, loader.Options{}); err != nil {
+		tb.Fatalf("loading the seeds: %v", err)
 	}
 	return db
 }
