@@ -430,9 +430,8 @@ func (db *DB) RawJSON(ctx context.Context, ids []string) ([]string, error) {
 // minutes over a million cases never holds a transaction past the server's
 // limit (db.transaction.timeout), and a retried page never calls fn twice.
 func (db *DB) EachCase(ctx context.Context, fn func(*ilgraph.Case) error) error {
-	after := ""
-	for {
-		page, err := read(ctx, db, "reading every case", func(tx neo4j.ManagedTransaction) ([]*ilgraph.Case, error) {
+	return byIDPages(eachCasePage, func(c *ilgraph.Case) string { return c.ID }, fn, func(after string) ([]*ilgraph.Case, error) {
+		return read(ctx, db, "reading every case", func(tx neo4j.ManagedTransaction) ([]*ilgraph.Case, error) {
 			res, err := tx.Run(ctx, "MATCH (n:Case) WHERE n.id > $after WITH n ORDER BY n.id LIMIT $page "+caseReturn,
 				map[string]any{"after": after, "page": int64(eachCasePage)})
 			if err != nil {
@@ -448,18 +447,29 @@ func (db *DB) EachCase(ctx context.Context, fn func(*ilgraph.Case) error) error 
 			}
 			return out, res.Err()
 		})
+	})
+}
+
+// byIDPages reads a whole label in pages ordered by id: read(after) returns
+// the next page of at most size items whose ids follow after, and fn is
+// called with each item between the pages (so no transaction stays open
+// while fn works). A page shorter than size is the last.
+func byIDPages[T any](size int, id func(T) string, fn func(T) error, read func(after string) ([]T, error)) error {
+	after := ""
+	for {
+		page, err := read(after)
 		if err != nil {
 			return err
 		}
-		for _, c := range page {
-			if err := fn(c); err != nil {
+		for _, x := range page {
+			if err := fn(x); err != nil {
 				return err
 			}
 		}
-		if len(page) < eachCasePage {
+		if len(page) < size {
 			return nil
 		}
-		after = page[len(page)-1].ID
+		after = id(page[len(page)-1])
 	}
 }
 

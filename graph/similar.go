@@ -65,20 +65,9 @@ SET m.version = CASE WHEN m.bump_token = $token THEN m.version ELSE coalesce(m.v
 // of its own, and calls fn between them (see EachCase): building an index
 // from a million cases takes minutes, longer than a transaction may last.
 func (db *DB) SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures)) error {
-	after := ""
-	for {
-		page, err := db.similarityQuery(ctx, nil, after)
-		if err != nil {
-			return err
-		}
-		for _, r := range page {
-			fn(r)
-		}
-		if len(page) < similarityPage {
-			return nil
-		}
-		after = page[len(page)-1].ID
-	}
+	return byIDPages(similarityPage, func(r ilgraph.CaseFeatures) string { return r.ID },
+		func(r ilgraph.CaseFeatures) error { fn(r); return nil },
+		func(after string) ([]ilgraph.CaseFeatures, error) { return db.similarityQuery(ctx, nil, after) })
 }
 
 // similarityPage is how many cases SimilarityRows reads in one transaction.
