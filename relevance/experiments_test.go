@@ -1,0 +1,166 @@
+package relevance
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/internal/corpus"
+	"github.com/ilgraph/ilgraph/similarity"
+)
+
+// featureWeight gives a feature's weight from the corpus size n and the
+// document frequencies df: the knob the experiments below turn.
+type featureWeight func(n int, df map[ilgraph.Feature]int, f ilgraph.Feature) float64
+
+// defaultWeight is the service's default weight of a feature: its kind's
+// default weight times its rarity factor.
+func defaultWeight(n int, df map[ilgraph.Feature]int, f ilgraph.Feature) float64 {
+	return ilgraph.DefaultWeights()[f.Kind] * ilgraph.Rarity(n, df[f])
+}
+
+// bruteRanker ranks by the definition (ilgraph.ScoreText) under any weight
+// function, by brute force: slow, but any change to the weights can be
+// measured with it before the index learns it.
+func bruteRanker(cases []ilgraph.Case, weight featureWeight, wText float64) Ranker {
+	rows := Rows(cases)
+	vecs := similarity.TextVectors(rows)
+	df := map[ilgraph.Feature]int{}
+	for _, r := range rows {
+		for _, f := range r.Features {
+			df[f]++
+		}
+	}
+	ids := make([]string, len(rows))
+	at := map[string]int{}
+	for i, r := range rows {
+		ids[i], at[r.ID] = r.ID, i
+	}
+	w := func(f ilgraph.Feature) float64 { return weight(len(rows), df, f) }
+	return Ranker{Name: "brute", Rank: func(q string, k int) []string {
+		qi := at[q]
+		scores := make([]float64, len(rows))
+		for i := range rows {
+			scores[i] = ilgraph.ScoreText(rows[qi].Features, rows[i].Features, w, wText, vecs[qi], vecs[i]).Score
+		}
+		return ranked(ids, scores, q, k)
+	}}
+}
+
+// TestBruteRankerIsTheDefault checks the experiments' instrument: under the
+// default weights the brute-force ranker returns the index's top 10 for
+// every query case of the judged sets, so what it measures under other
+// weights is what the service would do with them.
+func TestBruteRankerIsTheDefault(t *testing.T) {
+	cases := seedCases(t)
+	sets, err := ReadDir(filepath.Join(corpus.Root(t), "testdata", "relevance"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	brute := bruteRanker(cases, defaultWeight, ilgraph.DefaultTextWeight)
+	index := IndexRanker("default", similarity.Build(Rows(cases), 0), ilgraph.DefaultOptions(0))
+	for _, s := range sets {
+		for _, q := range s.Queries {
+			if got, want := brute.Rank(q, 10), index.Rank(q, 10); !slices.Equal(got, want) {
+				t.Errorf("set %s, query %s: brute force ranks %v, the index %v", s.Name, q, got, want)
+			}
+		}
+	}
+}
+
+// TestWeightExperiments prints, with RELEVANCE_EXPERIMENTS=1, the figures of
+// the weight changes docs/similarity.md reports as tried and not adopted
+// (a discount for generic mechanisms, a steeper or milder rarity factor),
+// for every set and judge:
+//
+//	RELEVANCE_EXPERIMENTS=1 go test -run TestWeightExperiments -v ./relevance/
+//
+// Either way it checks that the unchanged setting scores as the default
+// ranker does.
+func TestWeightExperiments(t *testing.T) {
+	cases := seedCases(t)
+	dir := filepath.Join(corpus.Root(t), "testdata", "relevance")
+	related := map[string][]string{}
+	for _, c := range cases {
+		related[c.ID] = c.Related
+	}
+	judged := map[string][]*Set{}
+	for _, j := range Judges {
+		sets, err := ReadJudge(dir, j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		judged[j] = sets
+	}
+	row := func(r Ranker) []Figures {
+		var out []Figures
+		for _, j := range Judges {
+			for _, s := range judged[j] {
+				out = append(out, Measure(s, r, related))
+			}
+		}
+		return out
+	}
+	line := func(name string, fs []Figures) string {
+		out := fmt.Sprintf("%-28s", name)
+		i := 0
+		for _, j := range Judges {
+			for _, s := range judged[j] {
+				f := fs[i]
+				out += fmt.Sprintf(" | %s/%s %.3f %.3f %.3f %d/%d", s.Name, j, f.P5, f.Strong5, f.NDCG5, f.RelatedFound, f.RelatedTotal)
+				i++
+			}
+		}
+		return out
+	}
+	base := row(bruteRanker(cases, defaultWeight, ilgraph.DefaultTextWeight))
+	want := row(IndexRanker("default", similarity.Build(Rows(cases), 0), ilgraph.DefaultOptions(0)))
+	for i := range want {
+		want[i].Ranker = base[i].Ranker
+	}
+	if !slices.Equal(base, want) {
+		t.Fatalf("the unchanged setting scores\n%v\nthe default ranker\n%v", base, want)
+	}
+	if os.Getenv("RELEVANCE_EXPERIMENTS") == "" {
+		return
+	}
+	fmt.Println(line("defaults", base))
+
+	// Generic mechanisms count less: each set named before measuring.
+	generic := []struct {
+		name string
+		ids  []string
+	}{
+		{"latent-bug-triggered", []string{"latent-bug-triggered"}},
+		{"+unsafe-default", []string{"latent-bug-triggered", "unsafe-default"}},
+		{"+dependency-outage", []string{"latent-bug-triggered", "unsafe-default", "dependency-outage"}},
+		{"+overload, bad-data", []string{"latent-bug-triggered", "unsafe-default", "dependency-outage", "overload", "bad-data"}},
+	}
+	for _, g := range generic {
+		for _, x := range []float64{0.25, 0.5, 0.75} {
+			w := func(n int, df map[ilgraph.Feature]int, f ilgraph.Feature) float64 {
+				v := defaultWeight(n, df, f)
+				if f.Kind == ilgraph.KindMechanism && slices.Contains(g.ids, f.ID) {
+					v *= x
+				}
+				return v
+			}
+			fmt.Println(line(fmt.Sprintf("%s ×%.2f", g.name, x), row(bruteRanker(cases, w, ilgraph.DefaultTextWeight))))
+		}
+	}
+	// The rarity factor to a power p; the text weight scaled with it, so
+	// that the text keeps about its share of a score (a typical factor is
+	// about 2.5).
+	for _, p := range []float64{0.75, 1, 1.25, 1.5, 2} {
+		for _, text := range []float64{40, 60, 90} {
+			w := func(n int, df map[ilgraph.Feature]int, f ilgraph.Feature) float64 {
+				return ilgraph.DefaultWeights()[f.Kind] * math.Pow(ilgraph.Rarity(n, df[f]), p)
+			}
+			fmt.Println(line(fmt.Sprintf("rarity^%.2f text %.0f", p, text), row(bruteRanker(cases, w, text*math.Pow(2.5, p-1)))))
+		}
+	}
+}
