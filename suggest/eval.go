@@ -141,6 +141,9 @@ type Report struct {
 	OverlapNoMechanisms map[string]float64 `json:"overlapNoMechanisms,omitempty"`
 	// OverlapBaseline is Overlap for the baseline's profiles.
 	OverlapBaseline map[string]float64 `json:"overlapBaseline,omitempty"`
+	// Terms are, when asked for (ilgraph eval suggest --terms KIND), the
+	// engine's counts per term of one kind and language (TermCounts).
+	Terms map[string][]TermCount `json:"terms,omitempty"`
 	// Predictions are the engine's predicted terms for every query, with
 	// the cut-offs calibrated without the case; BaselinePredictions the
 	// baseline's, with the cut-offs given.
@@ -320,4 +323,75 @@ func (s *Scores) finish() {
 		s.RootCauseTop1 = round(float64(s.top1) / float64(s.Queries))
 		s.RootCauseTop3 = round(float64(s.top3) / float64(s.Queries))
 	}
+}
+
+// TermCount is how one term fared in an evaluation: on how many queries'
+// cases it is a tag, and of those how many predicted it (Found) and missed
+// it (Missed); and how many queries predicted it wrongly (Wrong).
+type TermCount struct {
+	ID     string `json:"id"`
+	Tagged int    `json:"tagged"`
+	Found  int    `json:"found"`
+	Missed int    `json:"missed"`
+	Wrong  int    `json:"wrong"`
+}
+
+// TermCounts breaks the predictions of kind k down by term, per language:
+// every term of the vocabulary, in vocabulary order, then any term the
+// predictions or tags name that it lacks. Summed over the terms, Found,
+// Wrong and Missed are the kind's true positives, false positives and false
+// negatives. It shows which terms an evaluation's errors come from (which
+// aliases to work on, which tags are seldom named in the text).
+func TermCounts(v *ilgraph.Vocabulary, cases []ilgraph.Case, preds []Prediction, k ilgraph.Kind) map[string][]TermCount {
+	byID := map[string]*ilgraph.Case{}
+	for i := range cases {
+		byID[cases[i].ID] = &cases[i]
+	}
+	out := map[string][]TermCount{}
+	at := map[string]map[string]int{}
+	term := func(lang, id string) *TermCount {
+		if at[lang] == nil {
+			at[lang] = map[string]int{}
+			for _, t := range v.Kinds[k] {
+				at[lang][t.ID] = len(out[lang])
+				out[lang] = append(out[lang], TermCount{ID: t.ID})
+			}
+		}
+		i, ok := at[lang][id]
+		if !ok {
+			i = len(out[lang])
+			at[lang][id] = i
+			out[lang] = append(out[lang], TermCount{ID: id})
+		}
+		return &out[lang][i]
+	}
+	for _, p := range preds {
+		c := byID[p.CaseID]
+		if c == nil {
+			continue
+		}
+		tagged := map[string]bool{}
+		for _, id := range c.Tags(k) {
+			tagged[id] = true
+			term(p.Lang, id).Tagged++
+		}
+		got := map[string]bool{}
+		for _, id := range p.Terms[k] {
+			if got[id] {
+				continue
+			}
+			got[id] = true
+			if tagged[id] {
+				term(p.Lang, id).Found++
+			} else {
+				term(p.Lang, id).Wrong++
+			}
+		}
+		for id := range tagged {
+			if !got[id] {
+				term(p.Lang, id).Missed++
+			}
+		}
+	}
+	return out
 }

@@ -5,10 +5,30 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
 )
+
+var (
+	evalOnce sync.Once
+	evalRep  *Report
+	evalErr  error
+)
+
+// seedEvaluation is the evaluation of the seed corpus with DefaultCutoffs,
+// computed once for the tests that read it.
+func seedEvaluation(t *testing.T) *Report {
+	t.Helper()
+	v, cases, _ := seeds(t)
+	evalOnce.Do(func() { evalRep, evalErr = Evaluate(v, cases, Options{}, DefaultCutoffs) })
+	if evalErr != nil {
+		t.Fatal(evalErr)
+	}
+	return evalRep
+}
 
 // TestEvalDoesNotRegress recomputes the leave-one-out figures of
 // docs/suggest.md on the seed corpus and fails if any figure of the engine
@@ -18,7 +38,6 @@ import (
 // cut-offs calibrated on the corpus. When a change improves the figures,
 // record them again and update the doc.
 func TestEvalDoesNotRegress(t *testing.T) {
-	v, cases, _ := seeds(t)
 	data, err := os.ReadFile(filepath.Join("testdata", "eval-recorded.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -27,10 +46,7 @@ func TestEvalDoesNotRegress(t *testing.T) {
 	if err := json.Unmarshal(data, &want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Evaluate(v, cases, Options{}, DefaultCutoffs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := seedEvaluation(t)
 	if got.Cases != want.Cases {
 		t.Errorf("corpus has %d cases, the recorded run had %d: record the figures again", got.Cases, want.Cases)
 	}
@@ -109,5 +125,42 @@ func TestCalibrate(t *testing.T) {
 	})
 	if want := (Cutoff{Min: 0.4, Max: 2}); got[k] != want {
 		t.Errorf("calibrated %+v, want %+v", got[k], want)
+	}
+}
+
+// The per-term counts of an evaluation add up to its kind's counts, for
+// every kind and language, and each term's Found + Missed is its Tagged.
+func TestTermCountsAddUp(t *testing.T) {
+	v, cases, _ := seeds(t)
+	rep := seedEvaluation(t)
+	for _, k := range ilgraph.VocabKinds {
+		for lang, counts := range TermCounts(v, cases, rep.Predictions, k) {
+			var tp, fp, fn int
+			for _, c := range counts {
+				tp, fp, fn = tp+c.Found, fp+c.Wrong, fn+c.Missed
+				if c.Found+c.Missed != c.Tagged {
+					t.Errorf("%s %s %s: found %d + missed %d, tagged %d", k, lang, c.ID, c.Found, c.Missed, c.Tagged)
+				}
+			}
+			ks := rep.Engine[lang].Kinds[k]
+			if tp != ks.tp || fp != ks.fp || fn != ks.fn {
+				t.Errorf("%s %s: terms add up to tp/fp/fn %d/%d/%d, the kind's are %d/%d/%d", k, lang, tp, fp, fn, ks.tp, ks.fp, ks.fn)
+			}
+			if len(counts) < len(v.Kinds[k]) {
+				t.Errorf("%s %s: %d terms counted, the vocabulary has %d", k, lang, len(counts), len(v.Kinds[k]))
+			}
+		}
+	}
+}
+
+// A hand-worked case: one query tagged a and b, predicted b and c.
+func TestTermCountsByHand(t *testing.T) {
+	v := &ilgraph.Vocabulary{Kinds: map[ilgraph.Kind][]ilgraph.Term{ilgraph.KindContributing: {{ID: "a"}, {ID: "b"}, {ID: "c"}, {ID: "d"}}}}
+	cases := []ilgraph.Case{{ID: "X", Contributing: []string{"a", "b"}}}
+	preds := []Prediction{{CaseID: "X", Lang: "en", Terms: map[ilgraph.Kind][]string{ilgraph.KindContributing: {"b", "c"}}}}
+	got := TermCounts(v, cases, preds, ilgraph.KindContributing)["en"]
+	want := []TermCount{{ID: "a", Tagged: 1, Missed: 1}, {ID: "b", Tagged: 1, Found: 1}, {ID: "c", Wrong: 1}, {ID: "d"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -29,7 +30,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return errUsage
 	}
-	fs := newFlagSet("eval suggest", `Usage: ilgraph eval suggest [--seeds DIR] [--json]
+	fs := newFlagSet("eval suggest", `Usage: ilgraph eval suggest [--seeds DIR] [--terms KIND] [--json]
 
 Measures suggested terms by leave-one-out over a corpus, with no database:
 each case's symptoms text and summary, in English and then in Korean where
@@ -40,11 +41,25 @@ for the engine with cut-offs calibrated without the case (nested, ten
 folds), with suggest.DefaultCutoffs, and for a labels-only baseline; the
 overlap of the ten cases most similar to the predicted profile with those
 most similar to the true tags; and the cut-offs calibrated on the whole
-corpus (what DefaultCutoffs should be).`, stderr)
+corpus (what DefaultCutoffs should be).
+
+With --terms KIND (component, symptom, contributing, domain, mechanism or
+root_cause), also prints each term of that kind: on how many queries' cases
+it is a tag, and how often the engine (nested cut-offs) found it, missed it
+and predicted it wrongly: which terms the errors come from.`, stderr)
 	seeds := fs.String("seeds", "seeds", "the corpus: a folder with vocab.json and case files")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	terms := fs.String("terms", "", "also count `KIND`'s terms one by one: tagged, found, missed, predicted wrongly")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
+	}
+	termKind := ilgraph.Kind(*terms)
+	if *terms != "" && !slices.Contains(ilgraph.VocabKinds, termKind) {
+		var kinds []string
+		for _, k := range ilgraph.VocabKinds {
+			kinds = append(kinds, string(k))
+		}
+		return ilgraph.Errorf(ilgraph.EINVALID, "--terms: unknown kind %q (want one of %s)", *terms, strings.Join(kinds, ", "))
 	}
 	v, cases, err := readCorpus(*seeds)
 	if err != nil {
@@ -53,6 +68,9 @@ corpus (what DefaultCutoffs should be).`, stderr)
 	rep, err := suggest.Evaluate(v, cases, suggest.Options{}, suggest.DefaultCutoffs)
 	if err != nil {
 		return err
+	}
+	if termKind != "" {
+		rep.Terms = suggest.TermCounts(v, cases, rep.Predictions, termKind)
 	}
 	rep.Overlap, rep.OverlapNoMechanisms = similarOverlap(cases, rep.Predictions)
 	rep.OverlapBaseline, _ = similarOverlap(cases, rep.BaselinePredictions)
@@ -224,6 +242,30 @@ func printEval(w io.Writer, dir string, rep *suggest.Report) {
 			mark = fmt.Sprintf("  (DefaultCutoffs: %.2f, %d)", suggest.DefaultCutoffs[k].Min, suggest.DefaultCutoffs[k].Max)
 		}
 		fmt.Fprintf(w, "  %-13s confidence >= %.2f, at most %d%s\n", k, c.Min, c.Max, mark)
+	}
+	printTermCounts(w, rep.Terms)
+}
+
+// printTermCounts prints the per-term counts of --terms, most errors first.
+func printTermCounts(w io.Writer, terms map[string][]suggest.TermCount) {
+	for _, lang := range []string{"en", "ko"} {
+		counts := slices.Clone(terms[lang])
+		if len(counts) == 0 {
+			continue
+		}
+		sort.SliceStable(counts, func(i, j int) bool {
+			return counts[i].Missed+counts[i].Wrong > counts[j].Missed+counts[j].Wrong
+		})
+		fmt.Fprintf(w, "\nterms, %s (engine, nested cut-offs; most errors first):\n", lang)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "term\ttagged\tfound\tmissed\twrong\t")
+		var sum suggest.TermCount
+		for _, c := range counts {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t\n", c.ID, c.Tagged, c.Found, c.Missed, c.Wrong)
+			sum.Tagged, sum.Found, sum.Missed, sum.Wrong = sum.Tagged+c.Tagged, sum.Found+c.Found, sum.Missed+c.Missed, sum.Wrong+c.Wrong
+		}
+		fmt.Fprintf(tw, "all\t%d\t%d\t%d\t%d\t\n", sum.Tagged, sum.Found, sum.Missed, sum.Wrong)
+		tw.Flush()
 	}
 }
 
