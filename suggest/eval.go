@@ -20,9 +20,9 @@ var DefaultCutoffs = map[ilgraph.Kind]Cutoff{
 	ilgraph.KindRootCause:    RootCauseCutoff,
 	ilgraph.KindComponent:    {Min: 0.6, Max: 5},
 	ilgraph.KindSymptom:      {Min: 0.4, Max: 4},
-	ilgraph.KindContributing: {Min: 0.35, Max: 5},
-	ilgraph.KindDomain:       {Min: 0.55, Max: 2},
-	ilgraph.KindMechanism:    {Min: 0.25, Max: 2},
+	ilgraph.KindContributing: {Min: 0.4, Max: 5},
+	ilgraph.KindDomain:       {Min: 0.6, Max: 2},
+	ilgraph.KindMechanism:    {Min: 0.3, Max: 5},
 }
 
 // RootCauseCutoff predicts the single best root cause: a case has one.

@@ -36,7 +36,7 @@ let suggestSupported = true;
 const ST = "{ kind confidence term { kind id en ko } }";
 const SUGGEST = `query Suggest($text: String!) { suggest(text: $text) {
   rootCauses ${ST} components ${ST} symptoms ${ST} contributing ${ST} domains ${ST} mechanisms ${ST} } }`;
-export const CUTOFFS = { rootCauses: [0, 1], components: [0.6, 5], symptoms: [0.4, 4], contributing: [0.35, 5], domains: [0.55, 2], mechanisms: [0.25, 2] };
+export const CUTOFFS = { rootCauses: [0, 1], components: [0.6, 5], symptoms: [0.4, 4], contributing: [0.4, 5], domains: [0.6, 2], mechanisms: [0.3, 5] };
 export async function suggestions(textValue) {
   if (!suggestSupported || !textValue.trim()) return [];
   try {
