@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -95,6 +96,17 @@ type DB struct {
 	downUntil atomic.Int64
 	down      atomic.Pointer[error]
 	probing   atomic.Bool
+	// reach is the connectivity check under way (see stillReachable), so
+	// that many slow transactions share one.
+	reachMu sync.Mutex
+	reach   *reachCall
+}
+
+// reachCall is one connectivity check and, once done is closed, its
+// outcome.
+type reachCall struct {
+	done chan struct{}
+	err  error // an UNAVAILABLE error when Neo4j could not be reached; nil otherwise
 }
 
 // failingFast returns the error to fail with while Neo4j is known down:
@@ -133,6 +145,85 @@ func (db *DB) observe(err error) {
 		db.down.Store(&err)
 	}
 	db.probing.Store(false)
+}
+
+// unreachableCause is the cause with which watch cancels a transaction
+// whose Neo4j a connectivity check found unreachable: that check's error.
+type unreachableCause struct{ err error }
+
+func (u *unreachableCause) Error() string { return u.err.Error() }
+
+// watch bounds a transaction while Neo4j goes down. The driver retries a
+// transaction for RetryTime and then sleeps out its last back-off (up to
+// 1.2 × 2^k s) before the last attempt, and FailFast only starts once a
+// transaction has failed: so in the first seconds of an outage every
+// request waited 2.4–3.6 s (RetryTime 2 s). With FailFast on, a transaction
+// still running after FailFast checks, once, that Neo4j can be reached
+// (one check shared by every transaction waiting); if a connection cannot
+// even be opened, the transaction is cancelled with that error and
+// FailFast starts at once. A check that merely takes long (a busy pool, a
+// Neo4j that is starting) proves nothing and cancels nothing, so slow but
+// healthy work is never cut short. It returns the context to run the
+// transaction under and a function to call when it is done.
+func (db *DB) watch(ctx context.Context) (context.Context, func()) {
+	if db.cfg.FailFast <= 0 {
+		return ctx, func() {}
+	}
+	tctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTimer(db.cfg.FailFast)
+		defer t.Stop()
+		select {
+		case <-done:
+			return
+		case <-tctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := db.stillReachable(tctx); err != nil {
+			db.observe(err)
+			cancel(&unreachableCause{err})
+		}
+	}()
+	return tctx, func() { close(done); cancel(nil) }
+}
+
+// stillReachable opens a connection to Neo4j (sharing a check under way)
+// and returns an UNAVAILABLE error only when that fails on the network:
+// refused, reset, no route. Anything else, a timeout included, is nil.
+func (db *DB) stillReachable(ctx context.Context) error {
+	db.reachMu.Lock()
+	c := db.reach
+	if c == nil {
+		c = &reachCall{done: make(chan struct{})}
+		db.reach = c
+		go func() {
+			timeout := db.cfg.ConnectTimeout
+			if timeout <= 0 {
+				timeout = 5 * time.Second
+			}
+			pctx, cancel := context.WithTimeout(context.Background(), timeout)
+			err := db.driver.VerifyConnectivity(pctx)
+			expired := pctx.Err() != nil
+			cancel()
+			var netErr net.Error
+			if err != nil && !expired && (neo4j.IsConnectivityError(err) || errors.As(err, &netErr)) {
+				c.err = unavailable(err, db.cfg.URI)
+			}
+			db.reachMu.Lock()
+			db.reach = nil
+			db.reachMu.Unlock()
+			close(c.done)
+		}()
+	}
+	db.reachMu.Unlock()
+	select {
+	case <-c.done:
+		return c.err
+	case <-ctx.Done():
+		return nil
+	}
 }
 
 // SetQueryHook sets a function called once per transaction sent to Neo4j
@@ -310,12 +401,18 @@ func read[T any](ctx context.Context, db *DB, what string, work func(tx neo4j.Ma
 	if err := db.failingFast(); err != nil {
 		return zero, err
 	}
-	s := db.session(ctx, neo4j.AccessModeRead)
+	tctx, done := db.watch(ctx)
+	defer done()
+	s := db.session(tctx, neo4j.AccessModeRead)
 	defer s.Close(context.Background())
 	start := time.Now()
-	v, err := neo4j.ExecuteRead(ctx, s, work)
+	v, err := neo4j.ExecuteRead(tctx, s, work)
 	db.hook(what, start)
 	if err != nil {
+		var u *unreachableCause
+		if errors.As(context.Cause(tctx), &u) && ctx.Err() == nil {
+			return zero, u.err
+		}
 		err = db.wrapCtx(ctx, err, what)
 		db.observe(err)
 		return zero, err
@@ -331,12 +428,18 @@ func write[T any](ctx context.Context, db *DB, what string, work func(tx neo4j.M
 	if err := db.failingFast(); err != nil {
 		return zero, err
 	}
-	s := db.session(ctx, neo4j.AccessModeWrite)
+	tctx, done := db.watch(ctx)
+	defer done()
+	s := db.session(tctx, neo4j.AccessModeWrite)
 	defer s.Close(context.Background())
 	start := time.Now()
-	v, err := neo4j.ExecuteWrite(ctx, s, work)
+	v, err := neo4j.ExecuteWrite(tctx, s, work)
 	db.hook(what, start)
 	if err != nil {
+		var u *unreachableCause
+		if errors.As(context.Cause(tctx), &u) && ctx.Err() == nil {
+			return zero, u.err
+		}
 		err = db.wrapCtx(ctx, err, what)
 		db.observe(err)
 		return zero, err

@@ -84,3 +84,58 @@ func TestFailFast(t *testing.T) {
 		t.Fatalf("without FailFast: %v", err)
 	}
 }
+
+// TestFailFastBeforeTheRetriesEnd: with FailFast on, a transaction that
+// cannot reach Neo4j does not wait out the driver's retries (RetryTime and
+// a last back-off): after FailFast a connectivity check finds the server
+// unreachable, the transaction fails as UNAVAILABLE and FailFast starts.
+func TestFailFastBeforeTheRetriesEnd(t *testing.T) {
+	cfg := graph.ConfigFromEnv()
+	cfg.URI = "bolt://127.0.0.1:1" // nothing listens there
+	cfg.RetryTime = 30 * time.Second
+	cfg.FailFast = 100 * time.Millisecond
+	db, err := graph.Connect(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	start := time.Now()
+	_, err = db.CaseHashes(context.Background(), []string{"IL-0001"})
+	took := time.Since(start)
+	if ilgraph.ErrorCode(err) != ilgraph.EUNAVAILABLE || !strings.Contains(ilgraph.ErrorMessage(err), "unreachable") {
+		t.Fatalf("got %v, want UNAVAILABLE: unreachable", err)
+	}
+	// Without the check the driver retries for 30 s; the bound is loose
+	// on purpose (shared machines), the point is that it did not retry.
+	if took > cfg.RetryTime/2 {
+		t.Errorf("took %v: the transaction waited out the driver's retries", took)
+	}
+	if !db.Down() {
+		t.Error("FailFast did not start")
+	}
+}
+
+// TestFailFastLeavesSlowWorkAlone: on a healthy Neo4j, a transaction that
+// runs longer than FailFast is checked, found reachable and left to finish.
+func TestFailFastLeavesSlowWorkAlone(t *testing.T) {
+	neo4jtest.MustOpen(t)
+	cfg := graph.ConfigFromEnv()
+	cfg.RetryTime = 2 * time.Second
+	cfg.FailFast = 10 * time.Millisecond
+	db, err := graph.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const n = 3_000_000
+	got, err := graph.SlowCount(context.Background(), db, n)
+	if err != nil {
+		t.Fatalf("slow count: %v", err)
+	}
+	if want := int64(n / 7); got != want {
+		t.Errorf("slow count %d, want %d", got, want)
+	}
+	if db.Down() {
+		t.Error("a healthy Neo4j was taken for down")
+	}
+}

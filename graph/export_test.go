@@ -1,9 +1,32 @@
 package graph
 
+import (
+	"context"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
 // SetPages sets the page sizes of SimilarityRows and EachCase for a test
 // and returns the function that restores them.
 func SetPages(similarity, each int) func() {
 	s, e := similarityPage, eachCasePage
 	similarityPage, eachCasePage = similarity, each
 	return func() { similarityPage, eachCasePage = s, e }
+}
+
+// SlowCount runs a read transaction that counts the multiples of 7 up to n:
+// work that takes a while on a healthy Neo4j.
+func SlowCount(ctx context.Context, db *DB, n int) (int64, error) {
+	return read(ctx, db, "slow count", func(tx neo4j.ManagedTransaction) (int64, error) {
+		res, err := tx.Run(ctx, `UNWIND range(1, $n) AS x WITH x WHERE x % 7 = 0 RETURN count(*) AS c`, map[string]any{"n": n})
+		if err != nil {
+			return 0, err
+		}
+		rec, err := res.Single(ctx)
+		if err != nil {
+			return 0, err
+		}
+		c, _, err := neo4j.GetRecordValue[int64](rec, "c")
+		return c, err
+	})
 }
