@@ -68,5 +68,7 @@ explorer-vendor:
 # (needs Chromium; starts the test Neo4j unless NEO4J_URI is set, as make
 # test does).
 explorer-screenshots:
+	@if command -v fc-list >/dev/null && [ -z "$$(fc-list :lang=ko)" ]; then \
+		echo "explorer-screenshots: no Korean font, the Korean pages would show boxes (apt-get install fonts-nanum)" >&2; exit 1; fi
 	@if [ -z "$$NEO4J_URI" ]; then scripts/neo4j-test start && eval "$$(scripts/neo4j-test env)"; fi; \
 	UPDATE_SCREENSHOTS=1 go test ./explorer/ -run TestExplorerInBrowser -count=1
