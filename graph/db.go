@@ -13,12 +13,12 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/ilgraph/ilgraph"
 )
@@ -96,17 +96,9 @@ type DB struct {
 	downUntil atomic.Int64
 	down      atomic.Pointer[error]
 	probing   atomic.Bool
-	// reach is the connectivity check under way (see stillReachable), so
-	// that many slow transactions share one.
-	reachMu sync.Mutex
-	reach   *reachCall
-}
-
-// reachCall is one connectivity check and, once done is closed, its
-// outcome.
-type reachCall struct {
-	done chan struct{}
-	err  error // an UNAVAILABLE error when Neo4j could not be reached; nil otherwise
+	// reach shares one connectivity check (see stillReachable) among
+	// every transaction waiting on it.
+	reach singleflight.Group
 }
 
 // failingFast returns the error to fail with while Neo4j is known down:
@@ -170,57 +162,37 @@ func (db *DB) watch(ctx context.Context) (context.Context, func()) {
 		return ctx, func() {}
 	}
 	tctx, cancel := context.WithCancelCause(ctx)
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTimer(db.cfg.FailFast)
-		defer t.Stop()
-		select {
-		case <-done:
-			return
-		case <-tctx.Done():
-			return
-		case <-t.C:
-		}
+	t := time.AfterFunc(db.cfg.FailFast, func() {
 		if err := db.stillReachable(tctx); err != nil {
 			db.observe(err)
 			cancel(&unreachableCause{err})
 		}
-	}()
-	return tctx, func() { close(done); cancel(nil) }
+	})
+	return tctx, func() { t.Stop(); cancel(nil) }
 }
 
 // stillReachable opens a connection to Neo4j (sharing a check under way)
 // and returns an UNAVAILABLE error only when that fails on the network:
-// refused, reset, no route. Anything else, a timeout included, is nil.
+// refused, reset, no route. Anything else, a timeout included, is nil, as
+// is ctx ending first.
 func (db *DB) stillReachable(ctx context.Context) error {
-	db.reachMu.Lock()
-	c := db.reach
-	if c == nil {
-		c = &reachCall{done: make(chan struct{})}
-		db.reach = c
-		go func() {
-			timeout := db.cfg.ConnectTimeout
-			if timeout <= 0 {
-				timeout = 5 * time.Second
-			}
-			pctx, cancel := context.WithTimeout(context.Background(), timeout)
-			err := db.driver.VerifyConnectivity(pctx)
-			expired := pctx.Err() != nil
-			cancel()
-			var netErr net.Error
-			if err != nil && !expired && (neo4j.IsConnectivityError(err) || errors.As(err, &netErr)) {
-				c.err = unavailable(err, db.cfg.URI)
-			}
-			db.reachMu.Lock()
-			db.reach = nil
-			db.reachMu.Unlock()
-			close(c.done)
-		}()
-	}
-	db.reachMu.Unlock()
+	ch := db.reach.DoChan("", func() (any, error) {
+		timeout := db.cfg.ConnectTimeout
+		if timeout <= 0 {
+			timeout = 5 * time.Second
+		}
+		pctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		err := db.driver.VerifyConnectivity(pctx)
+		var netErr net.Error
+		if err != nil && pctx.Err() == nil && (neo4j.IsConnectivityError(err) || errors.As(err, &netErr)) {
+			return nil, unavailable(err, db.cfg.URI)
+		}
+		return nil, nil
+	})
 	select {
-	case <-c.done:
-		return c.err
+	case r := <-ch:
+		return r.Err
 	case <-ctx.Done():
 		return nil
 	}
@@ -397,43 +369,31 @@ func (db *DB) session(ctx context.Context, mode neo4j.AccessMode) neo4j.SessionW
 
 // read runs work in a read transaction (routed to readers in a cluster).
 func read[T any](ctx context.Context, db *DB, what string, work func(tx neo4j.ManagedTransaction) (T, error)) (T, error) {
-	var zero T
-	if err := db.failingFast(); err != nil {
-		return zero, err
-	}
-	tctx, done := db.watch(ctx)
-	defer done()
-	s := db.session(tctx, neo4j.AccessModeRead)
-	defer s.Close(context.Background())
-	start := time.Now()
-	v, err := neo4j.ExecuteRead(tctx, s, work)
-	db.hook(what, start)
-	if err != nil {
-		var u *unreachableCause
-		if errors.As(context.Cause(tctx), &u) && ctx.Err() == nil {
-			return zero, u.err
-		}
-		err = db.wrapCtx(ctx, err, what)
-		db.observe(err)
-		return zero, err
-	}
-	db.observe(nil)
-	return v, nil
+	return transact(ctx, db, what, neo4j.AccessModeRead, neo4j.ExecuteRead[T], work)
 }
 
 // write runs work in a write transaction. Work must be idempotent: the driver
 // retries it on transient errors.
 func write[T any](ctx context.Context, db *DB, what string, work func(tx neo4j.ManagedTransaction) (T, error)) (T, error) {
+	return transact(ctx, db, what, neo4j.AccessModeWrite, neo4j.ExecuteWrite[T], work)
+}
+
+// transact runs work with exec (neo4j.ExecuteRead or ExecuteWrite) in a
+// session of the given mode: failing at once while Neo4j is known down,
+// watched while it runs, its error coded and observed.
+func transact[T any](ctx context.Context, db *DB, what string, mode neo4j.AccessMode,
+	exec func(context.Context, neo4j.SessionWithContext, neo4j.ManagedTransactionWorkT[T], ...func(*neo4j.TransactionConfig)) (T, error),
+	work func(tx neo4j.ManagedTransaction) (T, error)) (T, error) {
 	var zero T
 	if err := db.failingFast(); err != nil {
 		return zero, err
 	}
 	tctx, done := db.watch(ctx)
 	defer done()
-	s := db.session(tctx, neo4j.AccessModeWrite)
+	s := db.session(tctx, mode)
 	defer s.Close(context.Background())
 	start := time.Now()
-	v, err := neo4j.ExecuteWrite(tctx, s, work)
+	v, err := exec(tctx, s, work)
 	db.hook(what, start)
 	if err != nil {
 		var u *unreachableCause
