@@ -25,40 +25,72 @@ const (
 	KindOrg          Kind = "org"
 )
 
+// KindInfo is what the domain knows of a kind: its name for people and the
+// spellings of its fields. Every list of kinds — profile and filter fields,
+// weights, warnings, the doors' parameters and schemas — is read from the
+// table Kinds, so that a kind cannot be left out of one of them by hand.
+type KindInfo struct {
+	Kind  Kind
+	Label string // for people, singular: "root cause", "contributing factor"
+	// One is true when a case has exactly one term of the kind (the root
+	// cause, the organization): a profile names one, a filter a plain list.
+	One bool
+	// Vocab is true when the kind has a controlled vocabulary.
+	Vocab bool
+	// Field is the kind's field in a filter ("rootCauses", "components"),
+	// ProfileField its field in a profile ("rootCause", "components").
+	Field, ProfileField string
+}
+
+// Kinds is the table of every kind, in the order they are shown:
+// vocabulary kinds first, then the organization.
+var Kinds = []KindInfo{
+	{Kind: KindRootCause, Label: "root cause", One: true, Vocab: true, Field: "rootCauses", ProfileField: "rootCause"},
+	{Kind: KindComponent, Label: "component", Vocab: true, Field: "components", ProfileField: "components"},
+	{Kind: KindSymptom, Label: "symptom", Vocab: true, Field: "symptoms", ProfileField: "symptoms"},
+	{Kind: KindContributing, Label: "contributing factor", Vocab: true, Field: "contributing", ProfileField: "contributing"},
+	{Kind: KindDomain, Label: "domain", Vocab: true, Field: "domains", ProfileField: "domains"},
+	{Kind: KindMechanism, Label: "mechanism", Vocab: true, Field: "mechanisms", ProfileField: "mechanisms"},
+	{Kind: KindOrg, Label: "organization", One: true, Field: "orgs", ProfileField: "org"},
+}
+
 // VocabKinds lists the kinds that have a controlled vocabulary, in the order
 // they are shown.
-var VocabKinds = []Kind{KindRootCause, KindComponent, KindSymptom, KindContributing, KindDomain, KindMechanism}
+var VocabKinds = kindsWhere(func(i KindInfo) bool { return i.Vocab })
 
 // AllKinds lists every feature kind, vocabulary kinds first.
-var AllKinds = []Kind{KindRootCause, KindComponent, KindSymptom, KindContributing, KindDomain, KindMechanism, KindOrg}
+var AllKinds = kindsWhere(func(KindInfo) bool { return true })
+
+func kindsWhere(keep func(KindInfo) bool) []Kind {
+	var ks []Kind
+	for _, i := range Kinds {
+		if keep(i) {
+			ks = append(ks, i.Kind)
+		}
+	}
+	return ks
+}
+
+// Info returns the table's entry for k, and false when k is not a kind.
+func (k Kind) Info() (KindInfo, bool) {
+	for _, i := range Kinds {
+		if i.Kind == k {
+			return i, true
+		}
+	}
+	return KindInfo{}, false
+}
 
 // Valid reports whether k is one of the known kinds.
 func (k Kind) Valid() bool {
-	for _, x := range AllKinds {
-		if k == x {
-			return true
-		}
-	}
-	return false
+	_, ok := k.Info()
+	return ok
 }
 
 // Label is the human name of the kind, in English.
 func (k Kind) Label() string {
-	switch k {
-	case KindRootCause:
-		return "root cause"
-	case KindComponent:
-		return "component"
-	case KindSymptom:
-		return "symptom"
-	case KindContributing:
-		return "contributing factor"
-	case KindDomain:
-		return "domain"
-	case KindMechanism:
-		return "mechanism"
-	case KindOrg:
-		return "organization"
+	if i, ok := k.Info(); ok {
+		return i.Label
 	}
 	return string(k)
 }

@@ -17,6 +17,7 @@ type fixture struct {
 	store *memStore
 	cases []*ilgraph.Case
 	byID  map[string]*ilgraph.Case
+	vocab *ilgraph.Vocabulary
 }
 
 // mustCore returns the core over the seed corpus held in memory.
@@ -24,8 +25,9 @@ func mustCore(tb testing.TB) fixture {
 	tb.Helper()
 	seeds := corpus.Seeds(tb)
 	cases := corpus.Cases(tb, filepath.Join(seeds, "cases"))
-	store := newMemStore(cases, corpus.Vocab(tb, filepath.Join(seeds, "vocab.json")))
-	f := fixture{core: explore.New(store, newMemSimilarity(cases)), store: store, cases: cases, byID: map[string]*ilgraph.Case{}}
+	vocab := corpus.Vocab(tb, filepath.Join(seeds, "vocab.json"))
+	store := newMemStore(cases, vocab)
+	f := fixture{core: explore.New(store, newMemSimilarity(cases)), store: store, cases: cases, byID: map[string]*ilgraph.Case{}, vocab: vocab}
 	for _, c := range cases {
 		f.byID[c.ID] = c
 	}

@@ -90,23 +90,72 @@ type Profile struct {
 	Org          string
 }
 
-// Features returns the profile's features, empty values left out.
+// Terms returns the profile's term ids of kind k (for a kind a profile names
+// one of, the one, or none).
+func (p Profile) Terms(k ilgraph.Kind) []string {
+	switch k {
+	case ilgraph.KindRootCause:
+		return oneOrNone(p.RootCause)
+	case ilgraph.KindComponent:
+		return p.Components
+	case ilgraph.KindSymptom:
+		return p.Symptoms
+	case ilgraph.KindContributing:
+		return p.Contributing
+	case ilgraph.KindDomain:
+		return p.Domains
+	case ilgraph.KindMechanism:
+		return p.Mechanisms
+	case ilgraph.KindOrg:
+		return oneOrNone(p.Org)
+	}
+	return nil
+}
+
+// SetTerms sets the profile's terms of kind k; for a kind a profile names one
+// of, the first id (or none). TestProfileKinds checks that Terms and SetTerms
+// cover every kind of ilgraph.Kinds.
+func (p *Profile) SetTerms(k ilgraph.Kind, ids []string) {
+	first := ""
+	if len(ids) > 0 {
+		first = ids[0]
+	}
+	switch k {
+	case ilgraph.KindRootCause:
+		p.RootCause = first
+	case ilgraph.KindComponent:
+		p.Components = ids
+	case ilgraph.KindSymptom:
+		p.Symptoms = ids
+	case ilgraph.KindContributing:
+		p.Contributing = ids
+	case ilgraph.KindDomain:
+		p.Domains = ids
+	case ilgraph.KindMechanism:
+		p.Mechanisms = ids
+	case ilgraph.KindOrg:
+		p.Org = first
+	}
+}
+
+func oneOrNone(id string) []string {
+	if id == "" {
+		return nil
+	}
+	return []string{id}
+}
+
+// Features returns the profile's features, kinds in ilgraph.AllKinds order,
+// empty values left out.
 func (p Profile) Features() []ilgraph.Feature {
 	var fs []ilgraph.Feature
-	add := func(k ilgraph.Kind, ids ...string) {
-		for _, id := range ids {
+	for _, k := range ilgraph.AllKinds {
+		for _, id := range p.Terms(k) {
 			if id != "" {
 				fs = append(fs, ilgraph.Feature{Kind: k, ID: id})
 			}
 		}
 	}
-	add(ilgraph.KindRootCause, p.RootCause)
-	add(ilgraph.KindComponent, p.Components...)
-	add(ilgraph.KindSymptom, p.Symptoms...)
-	add(ilgraph.KindContributing, p.Contributing...)
-	add(ilgraph.KindDomain, p.Domains...)
-	add(ilgraph.KindMechanism, p.Mechanisms...)
-	add(ilgraph.KindOrg, p.Org)
 	return fs
 }
 

@@ -34,16 +34,16 @@ type TextMatch struct {
 // kind's cut-off (suggest.DefaultCutoffs, the ones the evaluation measures);
 // one root cause at most.
 func ProfileFromSuggestions(r *suggest.Result) Profile {
-	pick := func(k ilgraph.Kind) []string { return r.Predicted(k, suggest.DefaultCutoffs[k]) }
-	p := Profile{
-		Components:   pick(ilgraph.KindComponent),
-		Symptoms:     pick(ilgraph.KindSymptom),
-		Contributing: pick(ilgraph.KindContributing),
-		Domains:      pick(ilgraph.KindDomain),
-		Mechanisms:   pick(ilgraph.KindMechanism),
-	}
-	if rc := pick(ilgraph.KindRootCause); len(rc) > 0 {
-		p.RootCause = rc[0]
+	var p Profile
+	for _, info := range ilgraph.Kinds {
+		if !info.Vocab {
+			continue
+		}
+		ids := r.Predicted(info.Kind, suggest.DefaultCutoffs[info.Kind])
+		if info.One && len(ids) > 1 {
+			ids = ids[:1]
+		}
+		p.SetTerms(info.Kind, ids)
 	}
 	return p
 }

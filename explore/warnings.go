@@ -300,20 +300,6 @@ func editDistance(a, b string, limit int) int {
 	return min(prev[len(rb)], limit+1)
 }
 
-// filterFields names the kinds' fields as the front doors spell them.
-var filterFields = map[ilgraph.Kind]string{
-	ilgraph.KindRootCause:    "rootCauses",
-	ilgraph.KindComponent:    "components",
-	ilgraph.KindSymptom:      "symptoms",
-	ilgraph.KindContributing: "contributing",
-	ilgraph.KindDomain:       "domains",
-	ilgraph.KindOrg:          "orgs",
-}
-
-// single reports whether a kind's filter field is a plain list (any-of)
-// rather than anyOf/allOf.
-func single(k ilgraph.Kind) bool { return k == ilgraph.KindRootCause || k == ilgraph.KindOrg }
-
 // ResolveFilter resolves the term ids of a filter: an exact id stays; a
 // label (English or Korean), an organization's name or an id in another
 // letter case becomes the id it names when only one term matches; anything
@@ -359,8 +345,9 @@ func (s *Service) ResolveFilter(ctx context.Context, f ilgraph.CaseFilter, prefi
 		if !ok {
 			continue
 		}
-		field := prefix + "." + filterFields[k]
-		if single(k) {
+		info, _ := k.Info()
+		field := prefix + "." + info.Field
+		if info.One {
 			out.Tags[k] = ilgraph.TermMatch{AnyOf: list(field, k, m.AnyOf), AllOf: list(field, k, m.AllOf)}
 		} else {
 			out.Tags[k] = ilgraph.TermMatch{AnyOf: list(field+".anyOf", k, m.AnyOf), AllOf: list(field+".allOf", k, m.AllOf)}
@@ -390,33 +377,24 @@ func (s *Service) ResolveProfile(ctx context.Context, p Profile) (Profile, []War
 		return p, nil, err
 	}
 	var ws []Warning
-	one := func(field string, k ilgraph.Kind, v string) string {
-		if v == "" {
-			return v
-		}
-		id, w := ix.resolve(field, k, v)
-		if w != nil {
-			ws = append(ws, *w)
-		}
-		return id
-	}
-	list := func(field string, k ilgraph.Kind, vs []string) []string {
+	out := p
+	for _, info := range ilgraph.Kinds {
+		vs := p.Terms(info.Kind)
 		if len(vs) == 0 {
-			return vs
+			continue
 		}
-		out := make([]string, len(vs))
-		for i, v := range vs {
-			out[i] = one(field, k, v)
+		ids := make([]string, 0, len(vs))
+		for _, v := range vs {
+			if v == "" {
+				continue
+			}
+			id, w := ix.resolve("profile."+info.ProfileField, info.Kind, v)
+			if w != nil {
+				ws = append(ws, *w)
+			}
+			ids = append(ids, id)
 		}
-		return out
-	}
-	out := Profile{
-		RootCause:    one("profile.rootCause", ilgraph.KindRootCause, p.RootCause),
-		Components:   list("profile.components", ilgraph.KindComponent, p.Components),
-		Symptoms:     list("profile.symptoms", ilgraph.KindSymptom, p.Symptoms),
-		Contributing: list("profile.contributing", ilgraph.KindContributing, p.Contributing),
-		Domains:      list("profile.domains", ilgraph.KindDomain, p.Domains),
-		Org:          one("profile.org", ilgraph.KindOrg, p.Org),
+		out.SetTerms(info.Kind, ids)
 	}
 	return out, ws, nil
 }

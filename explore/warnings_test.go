@@ -119,3 +119,82 @@ func TestWarningsReachTheRequest(t *testing.T) {
 		}
 	})
 }
+
+// TestProfileKinds: a term of every kind in the domain's table survives a
+// profile's every step — Terms, Features, ResolveProfile (exact id and a
+// label it resolves), and the warnings name the kind's profile field.
+func TestProfileKinds(t *testing.T) {
+	f := mustCore(t)
+	ctx := context.Background()
+	for _, info := range ilgraph.Kinds {
+		t.Run(string(info.Kind), func(t *testing.T) {
+			var term ilgraph.Term
+			if info.Vocab {
+				if len(f.vocab.Kinds[info.Kind]) == 0 {
+					t.Fatalf("the seed vocabulary has no %s", info.Label)
+				}
+				term = f.vocab.Kinds[info.Kind][0]
+			} else {
+				c := f.cases[0]
+				term = ilgraph.Term{ID: c.Tags(info.Kind)[0], En: c.Org}
+			}
+			var p explore.Profile
+			p.SetTerms(info.Kind, []string{term.ID})
+			if got := p.Terms(info.Kind); !slices.Equal(got, []string{term.ID}) {
+				t.Fatalf("Terms after SetTerms = %v, want [%s]", got, term.ID)
+			}
+			if fs := p.Features(); len(fs) != 1 || fs[0] != (ilgraph.Feature{Kind: info.Kind, ID: term.ID}) {
+				t.Fatalf("Features = %v, want only %s:%s", fs, info.Kind, term.ID)
+			}
+			got, ws, err := f.core.ResolveProfile(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Features(), p.Features()) || len(ws) != 0 {
+				t.Errorf("ResolveProfile(%v) = %v with warnings %+v, want it unchanged", p.Features(), got.Features(), ws)
+			}
+			var byLabel explore.Profile
+			byLabel.SetTerms(info.Kind, []string{term.En})
+			got, ws, err = f.core.ResolveProfile(ctx, byLabel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := []string{term.ID}; !slices.Equal(got.Terms(info.Kind), want) {
+				t.Errorf("label %q resolved to %v, want %v", term.En, got.Terms(info.Kind), want)
+			}
+			if len(ws) != 1 || ws[0].Field != "profile."+info.ProfileField {
+				t.Errorf("warnings %+v, want one on profile.%s", ws, info.ProfileField)
+			}
+		})
+	}
+}
+
+// TestFilterKinds: a label of every kind in a filter resolves, and its
+// warning names the kind's filter field.
+func TestFilterKinds(t *testing.T) {
+	f := mustCore(t)
+	for _, info := range ilgraph.Kinds {
+		t.Run(string(info.Kind), func(t *testing.T) {
+			label, id := f.cases[0].Org, f.cases[0].Tags(ilgraph.KindOrg)[0]
+			if info.Vocab {
+				label, id = f.vocab.Kinds[info.Kind][0].En, f.vocab.Kinds[info.Kind][0].ID
+			}
+			m := ilgraph.TermMatch{AllOf: []string{label}}
+			field := "filter." + info.Field + ".allOf"
+			if info.One {
+				m, field = ilgraph.TermMatch{AnyOf: []string{label}}, "filter."+info.Field
+			}
+			got, ws, err := f.core.ResolveFilter(context.Background(), ilgraph.CaseFilter{Tags: map[ilgraph.Kind]ilgraph.TermMatch{info.Kind: m}}, "filter")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := got.Tags[info.Kind]
+			if vals := append(r.AnyOf, r.AllOf...); !slices.Equal(vals, []string{id}) {
+				t.Errorf("%q resolved to %v, want [%s]", label, vals, id)
+			}
+			if len(ws) != 1 || ws[0].Field != field {
+				t.Errorf("warnings %+v, want one on %s", ws, field)
+			}
+		})
+	}
+}

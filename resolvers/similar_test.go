@@ -217,3 +217,127 @@ func TestSimilarToProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestSimilarToProfileWithMechanisms: a profile that names mechanisms ranks
+// with them. The expected ranking is the weighted Jaccard index computed
+// here from the case files' fields alone (default weights, rarity
+// ln((N+1)/(df+0.5)), no text channel for a profile), not through the
+// package's own scoring.
+func TestSimilarToProfileWithMechanisms(t *testing.T) {
+	a := mustAPI(t)
+	var query *ilgraph.Case
+	for _, c := range a.cases {
+		if len(c.Mechanisms) >= 2 && len(c.Components) > 0 {
+			query = c
+			break
+		}
+	}
+	if query == nil {
+		t.Fatal("no seed case has two mechanisms and a component")
+	}
+	profile := map[string][]string{"mechanism": query.Mechanisms, "component": query.Components[:1]}
+
+	type feature struct{ kind, id string }
+	featuresOf := func(c *ilgraph.Case) map[feature]bool {
+		fs := map[feature]bool{{"root_cause", c.RootCause}: true, {"org", c.Org}: true}
+		for kind, ids := range map[string][]string{"component": c.Components, "symptom": c.Symptoms,
+			"contributing": c.Contributing, "domain": c.Domain, "mechanism": c.Mechanisms} {
+			for _, id := range ids {
+				fs[feature{kind, id}] = true
+			}
+		}
+		return fs
+	}
+	weightOf := map[string]float64{"root_cause": 2, "component": 1.5, "symptom": 1, "contributing": 2, "domain": 0.5, "mechanism": 4, "org": 0.5}
+	df := map[feature]int{}
+	for _, c := range a.cases {
+		for f := range featuresOf(c) {
+			df[f]++
+		}
+	}
+	n := float64(len(a.cases))
+	w := func(f feature) float64 { return weightOf[f.kind] * math.Log((n+1)/(float64(df[f])+0.5)) }
+	q := map[feature]bool{}
+	for kind, ids := range profile {
+		for _, id := range ids {
+			q[feature{kind, id}] = true
+		}
+	}
+	type want struct {
+		id         string
+		score      float64
+		mechanisms map[string]float64 // shared mechanism → contribution
+	}
+	var wants []want
+	for _, c := range a.cases {
+		fs := featuresOf(c)
+		var shared, union float64
+		mech := map[string]float64{}
+		for f := range q {
+			union += w(f)
+			if fs[f] {
+				shared += w(f)
+			}
+		}
+		for f := range fs {
+			if !q[f] {
+				union += w(f)
+			}
+		}
+		if shared == 0 {
+			continue
+		}
+		for f := range q {
+			if fs[f] && f.kind == "mechanism" {
+				mech[f.id] = w(f) / union
+			}
+		}
+		wants = append(wants, want{c.ID, math.Round(shared/union*1e9) / 1e9, mech})
+	}
+	sort.Slice(wants, func(i, j int) bool {
+		if wants[i].score != wants[j].score {
+			return wants[i].score > wants[j].score
+		}
+		return wants[i].id < wants[j].id
+	})
+	const k = 10
+	wants = wants[:min(k, len(wants))]
+
+	var got struct {
+		SimilarToProfile struct{ Matches []similarResult }
+	}
+	a.must(`query($m: [ID!], $c: [ID!]) { similarToProfile(k: 10, profile: {mechanisms: $m, components: $c}) { matches { `+similarFields+` } } }`,
+		map[string]any{"m": profile["mechanism"], "c": profile["component"]}, &got)
+	ms := got.SimilarToProfile.Matches
+	if len(ms) != len(wants) {
+		t.Fatalf("got %d matches, want %d", len(ms), len(wants))
+	}
+	for i, m := range ms {
+		if m.Case.ID != wants[i].id || math.Abs(m.Score-wants[i].score) > 1.5e-9 {
+			t.Errorf("#%d: got %s %.9f, want %s %.9f", i, m.Case.ID, m.Score, wants[i].id, wants[i].score)
+			continue
+		}
+		gotMech := map[string]float64{}
+		sum := 0.0
+		for _, s := range m.Shared {
+			sum += s.Contribution
+			if strings.EqualFold(s.Kind, "mechanism") {
+				gotMech[s.Term.ID] = s.Contribution
+			}
+		}
+		if len(gotMech) != len(wants[i].mechanisms) {
+			t.Errorf("#%d %s: shared mechanisms %v, want %v", i, m.Case.ID, gotMech, wants[i].mechanisms)
+		}
+		for id, c := range wants[i].mechanisms {
+			if math.Abs(gotMech[id]-c) > 1e-9 {
+				t.Errorf("#%d %s: mechanism %s contributes %.9f, want %.9f", i, m.Case.ID, id, gotMech[id], c)
+			}
+		}
+		if math.Abs(sum-m.Score) > 1e-8 {
+			t.Errorf("#%d %s: shares add up to %.9f, score %.9f", i, m.Case.ID, sum, m.Score)
+		}
+	}
+	if len(wants[0].mechanisms) == 0 {
+		t.Errorf("the best match %s shares no mechanism with the profile %v", wants[0].id, profile)
+	}
+}
