@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -301,6 +302,64 @@ func TestEnsureStartsNothingElsewhere(t *testing.T) {
 		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("NEO4J_URI=%s ILGRAPH_NEO4J_START=%s: ensure created %s (%v)", c.uri, c.mode, dir, err)
 		}
+	}
+}
+
+// TestEveryScriptSettingIsDocumented checks that every environment variable
+// the scripts behind make read (scripts/*, .ci/run, the Makefile) has a row
+// in README.md's settings table.
+func TestEveryScriptSettingIsDocumented(t *testing.T) {
+	root := corpus.Root(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Settings\n")
+	if !ok {
+		t.Fatal(`README.md has no "## Settings" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	documented := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `([A-Z][A-Z0-9_]*)` \\|").FindAllStringSubmatch(section, -1) {
+		documented[m[1]] = true
+	}
+	if len(documented) == 0 {
+		t.Fatal("no rows in README.md's settings table")
+	}
+	// Names that are not settings: bash's own, and the Makefile's list of
+	// generated directories.
+	notSettings := map[string]bool{"BASH_SOURCE": true, "PWD": true, "GENERATED": true}
+	files := []string{filepath.Join(root, ".ci", "run"), filepath.Join(root, "Makefile")}
+	entries, err := os.ReadDir(filepath.Join(root, "scripts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() && filepath.Ext(e.Name()) == "" {
+			files = append(files, filepath.Join(root, "scripts", e.Name()))
+		}
+	}
+	read := regexp.MustCompile(`\$\$?\{?([A-Z][A-Z0-9_]*)|\$\(([A-Z][A-Z0-9_]*)\)`)
+	seen := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range read.FindAllStringSubmatch(string(data), -1) {
+			name := m[1] + m[2]
+			if notSettings[name] {
+				continue
+			}
+			seen++
+			if !documented[name] {
+				t.Errorf("%s reads %s, which README.md's settings table does not list", filepath.Base(f), name)
+				documented[name] = true // once
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatal("found no variable read in the scripts: the pattern is wrong")
 	}
 }
 
