@@ -1,6 +1,10 @@
 # ilgraph — see README.md. The two commands a new user needs:
-#   make run    start Neo4j (unless NEO4J_URI is set), load seeds/, serve the API
-#   make test   start Neo4j (unless NEO4J_URI is set) and run every test
+#   make run    start a local Neo4j on the ports of NEO4J_URI and NEO4J_HTTP_PORT
+#               (default bolt://127.0.0.1:7687, 7474) unless one answers there or
+#               NEO4J_URI names another machine; load seeds/, serve the API
+#   make test   the same with the test Neo4j (bolt://127.0.0.1:7688 unless NEO4J_URI
+#               is set); run every test
+# README.md, "Settings", lists every variable.
 
 .PHONY: run test build explorer-vendor explorer-screenshots neo4j-start neo4j-stop neo4j-status neo4j-test-stop generate check-generate fuzz bench clean
 
