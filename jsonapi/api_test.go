@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -87,6 +88,20 @@ func mustServer(t *testing.T) *server {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	doc := loadDoc(t)
+	// The document's server URL is relative ("/"): OpenAPI resolves it
+	// against the document's own URL, which kin-openapi's router does not
+	// do, so resolve it here to the server that serves the document.
+	for _, sv := range doc.Servers {
+		u, err := url.Parse(srv.URL + "/openapi.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := url.Parse(sv.URL)
+		if err != nil {
+			t.Fatalf("server URL %q: %v", sv.URL, err)
+		}
+		sv.URL = strings.TrimSuffix(u.ResolveReference(ref).String(), "/")
+	}
 	router, err := legacy.NewRouter(doc)
 	if err != nil {
 		t.Fatal(err)
@@ -300,6 +315,14 @@ func TestSimilarIsTheGraphQLAnswer(t *testing.T) {
 		}
 		for i, m := range got.Matches {
 			w := want.SimilarCases[i]
+			// The text channel's share has no GraphQL feature to compare with
+			// (TestSimilarSharesAddUpToTheScoreAndAreGraphQLs checks it).
+			m.Shared = slices.DeleteFunc(m.Shared, func(f struct {
+				Kind, ID, Label string
+				Contribution    float64
+			}) bool {
+				return f.Kind == string(ilgraph.WeightText)
+			})
 			if m.Case.ID != w.Case.ID || m.Score != w.Score || len(m.Shared) != len(w.Shared) {
 				t.Fatalf("%s: match %d is %s %v, GraphQL %s %v", q.rest, i, m.Case.ID, m.Score, w.Case.ID, w.Score)
 			}

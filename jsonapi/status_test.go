@@ -87,15 +87,8 @@ func TestValidationCatchesWrongAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ path, body string }{
-		{"/cases", `{"total": "many", "cases": []}`},
-		{"/cases", `{"total": 1, "cases": [{"id": "IL-0001"}]}`},
-		{"/cases", `{"total": 1, "cases": [], "extra": true}`},
-		{"/cases/IL-0282/similar", `{"case_id": "IL-0282", "matches": [{"case": {}, "score": 2, "shared": [], "differing": []}]}`},
-		{"/vocab", `{"kinds": {"planet": []}}`},
-		{"/cases/IL-0282", `{"id": "lower-case"}`},
-	} {
-		req := httptest.NewRequest("GET", tc.path, nil)
+	validate := func(path, body string) error {
+		req := httptest.NewRequest("GET", path, nil)
 		route, params, err := router.FindRoute(req)
 		if err != nil {
 			t.Fatal(err)
@@ -103,10 +96,44 @@ func TestValidationCatchesWrongAnswers(t *testing.T) {
 		in := &openapi3filter.ResponseValidationInput{
 			RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
 			Status:                 200, Header: map[string][]string{"Content-Type": {"application/json"}},
-			Body: io.NopCloser(strings.NewReader(tc.body)),
+			Body: io.NopCloser(strings.NewReader(body)),
 		}
-		if err := openapi3filter.ValidateResponse(context.Background(), in); err == nil {
+		return openapi3filter.ValidateResponse(context.Background(), in)
+	}
+	// The wrong shares below are wrong only in their share.
+	for _, share := range []string{
+		`{"kind": "mechanism", "id": "overload", "label": "Overload", "weight": 1, "contribution": 0.1}`,
+		`{"kind": "text", "weight": 60, "cosine": 0.2, "contribution": 0.1, "words": ["overload"]}`,
+	} {
+		if err := validate("/cases/IL-0282/similar", similarWithShare(share)); err != nil {
+			t.Errorf("share %s fails validation: %v", share, err)
+		}
+	}
+	for _, tc := range []struct{ path, body string }{
+		{"/cases", `{"total": "many", "cases": []}`},
+		{"/cases", `{"total": 1, "cases": [{"id": "IL-0001"}]}`},
+		{"/cases", `{"total": 1, "cases": [], "extra": true}`},
+		{"/cases/IL-0282/similar", `{"case_id": "IL-0282", "matches": [{"case": {}, "score": 2, "shared": [], "differing": []}]}`},
+		// A share is a feature of a feature kind, or the text channel's part
+		// (kind text, cosine and words, no term), and nothing in between.
+		{"/cases/IL-0282/similar", similarWithShare(`{"kind": "planet", "id": "x", "label": "X", "weight": 1, "contribution": 0.1}`)},
+		{"/cases/IL-0282/similar", similarWithShare(`{"kind": "text", "id": "x", "label": "X", "weight": 1, "contribution": 0.1}`)},
+		{"/cases/IL-0282/similar", similarWithShare(`{"kind": "text", "weight": 60, "contribution": 0.1, "words": []}`)},
+		{"/cases/IL-0282/similar", similarWithShare(`{"kind": "text", "id": "text", "weight": 60, "cosine": 0.2, "contribution": 0.1, "words": []}`)},
+		{"/cases/IL-0282/similar", similarWithShare(`{"kind": "mechanism", "id": "overload", "label": "Overload", "weight": 1, "contribution": 0.1, "cosine": 0.2}`)},
+		{"/vocab", `{"kinds": {"planet": []}}`},
+		{"/cases/IL-0282", `{"id": "lower-case"}`},
+	} {
+		if err := validate(tc.path, tc.body); err == nil {
 			t.Errorf("%s: %s passed validation", tc.path, tc.body)
 		}
 	}
+}
+
+// similarWithShare is a similar-cases answer, valid but for the one share
+// given.
+func similarWithShare(share string) string {
+	return `{"case_id": "IL-0282", "matches": [{"case": {"id": "IL-0384", "url": "/cases/IL-0384", "org": "Amazon Web Services", "org_slug": "amazon-web-services",
+		"date": "2020-11-25", "title": {"en": "t"}, "summary": {"en": "s"}, "root_cause": "capacity", "components": [], "symptoms": [], "contributing": [], "domain": []},
+		"score": 0.2, "shared": [` + share + `], "differing": []}]}`
 }

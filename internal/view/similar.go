@@ -2,6 +2,7 @@ package view
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/ilgraph/ilgraph"
@@ -15,11 +16,18 @@ type Feature struct {
 	Label string       `json:"label" jsonschema:"English label"`
 }
 
-// SharedFeature is a feature both sides have, with its part of the score.
+// SharedFeature is one part of a match's score: a feature both sides have
+// (Kind one of ilgraph.AllKinds), or the text channel's part (Kind
+// ilgraph.WeightText, "text": no term, the texts' cosine and shared words
+// instead). A match's parts add up to its score.
 type SharedFeature struct {
-	Feature
-	Weight       float64 `json:"weight" jsonschema:"the feature's weight (kind weight, times rarity when on)"`
-	Contribution float64 `json:"contribution" jsonschema:"its share of the score; the shares add up to the score"`
+	Kind         ilgraph.Kind `json:"kind" jsonschema:"the feature's kind, or text: the part of the two cases' texts"`
+	ID           string       `json:"id,omitempty" jsonschema:"term id (absent for text)"`
+	Label        string       `json:"label,omitempty" jsonschema:"English label (absent for text)"`
+	Weight       float64      `json:"weight" jsonschema:"the feature's weight (kind weight, times rarity when on); for text, the text weight"`
+	Contribution float64      `json:"contribution" jsonschema:"its share of the score; the shares add up to the score"`
+	Cosine       *float64     `json:"cosine,omitempty" jsonschema:"text only: cosine similarity of the two texts, from 0 to 1"`
+	Words        *[]string    `json:"words,omitempty" jsonschema:"text only: the distinctive words both texts share, most telling first (stemmed)"`
 }
 
 // DifferingFeature is a feature only one side has.
@@ -32,8 +40,8 @@ type DifferingFeature struct {
 // Match is one similar case, its score and why.
 type Match struct {
 	Case      CaseSummary        `json:"case"`
-	Score     float64            `json:"score" jsonschema:"from 0 to 1: weighted Jaccard similarity"`
-	Shared    []SharedFeature    `json:"shared"`
+	Score     float64            `json:"score" jsonschema:"from 0 to 1: weighted Jaccard similarity of the tags, with the text channel as one more, partly shared, feature"`
+	Shared    []SharedFeature    `json:"shared" jsonschema:"every shared feature and the text channel's part (kind text, when the channel is on), by contribution; they add up to the score"`
 	Differing []DifferingFeature `json:"differing" jsonschema:"the strongest features only one side has (at most 5)"`
 }
 
@@ -73,7 +81,11 @@ func matches(ctx context.Context, core *explore.Service, scs []explore.SimilarCa
 	for i, sc := range scs {
 		m := Match{Case: Summary(sc.Case), Score: sc.Score, Shared: []SharedFeature{}, Differing: []DifferingFeature{}}
 		for _, c := range sc.Shared {
-			m.Shared = append(m.Shared, SharedFeature{Feature: feature(c.Feature), Weight: c.Weight, Contribution: c.Contribution})
+			f := feature(c.Feature)
+			m.Shared = append(m.Shared, SharedFeature{Kind: f.Kind, ID: f.ID, Label: f.Label, Weight: c.Weight, Contribution: c.Contribution})
+		}
+		if sc.Text != nil {
+			m.Shared = withText(m.Shared, sc.Text)
 		}
 		for _, d := range sc.Differing {
 			side := "match"
@@ -85,6 +97,18 @@ func matches(ctx context.Context, core *explore.Service, scs []explore.SimilarCa
 		out[i] = m
 	}
 	return out, nil
+}
+
+// withText inserts the text channel's part into shares sorted by
+// contribution descending, after the features that contribute as much.
+func withText(shares []SharedFeature, t *ilgraph.TextPart) []SharedFeature {
+	cos, words := t.Cosine, append([]string{}, t.Words...)
+	text := SharedFeature{Kind: ilgraph.WeightText, Weight: t.Weight, Contribution: t.Contribution, Cosine: &cos, Words: &words}
+	i := 0
+	for i < len(shares) && shares[i].Contribution >= text.Contribution {
+		i++
+	}
+	return slices.Insert(shares, i, text)
 }
 
 // WeightedTerm is a term the matches of a profile suggest.

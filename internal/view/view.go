@@ -75,7 +75,7 @@ func Page(l *explore.CaseList) *CasePage {
 
 // Term is a vocabulary term or an organization, with how many cases have it.
 type Term struct {
-	Kind        ilgraph.Kind `json:"kind" jsonschema:"root_cause, component, symptom, contributing, domain or org"`
+	Kind        ilgraph.Kind `json:"kind" jsonschema:"root_cause, component, symptom, contributing, domain, mechanism or org"`
 	ID          string       `json:"id"`
 	En          string       `json:"en" jsonschema:"English label"`
 	Ko          string       `json:"ko,omitempty" jsonschema:"Korean label"`
