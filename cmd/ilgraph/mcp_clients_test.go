@@ -32,12 +32,11 @@ import (
 // (client.mjs drives it) and the MCP Inspector's CLI.
 const mcpClientsDir = "testdata/mcp-clients"
 
-// TestMCPWithTheTypeScriptSDKAndTheInspector runs the clients most MCP hosts
-// are built on against the real binary over the real Neo4j with the seeds:
-// the official TypeScript SDK's client (Claude Desktop, VS Code, Cursor and
-// the MCP Inspector use it) over Streamable HTTP (ilgraph serve's /mcp) and
-// over stdio (it spawns ilgraph mcp, as a desktop assistant does), then the
-// MCP Inspector's CLI over both. The SDK refuses a whole tools/list when one
+// TestMCPWithTheTypeScriptSDKAndTheInspector runs clients other than ours
+// against the real binary over the real Neo4j with the seeds: the official
+// TypeScript SDK's client (the reference client many hosts build on) over
+// Streamable HTTP (ilgraph serve's /mcp) and over stdio (it spawns ilgraph
+// mcp, as a desktop assistant does), then the MCP Inspector's CLI over both. The SDK refuses a whole tools/list when one
 // tool's schema breaks the specification, and checks every answer's
 // structured content against its tool's output schema; client.mjs checks
 // each again with ajv. Every tool is called with good arguments, whose

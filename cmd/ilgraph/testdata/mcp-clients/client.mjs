@@ -1,7 +1,6 @@
 // Drives ilgraph's MCP server with the official TypeScript SDK's client, the
-// one Claude Desktop, VS Code, Cursor and the MCP Inspector build on, and
-// prints a JSON report on stdout for cmd/ilgraph/mcp_clients_test.go to
-// check. It reads a plan as JSON on stdin:
+// reference client that many hosts build on, and prints a JSON report on
+// stdout for cmd/ilgraph/mcp_clients_test.go to check. It reads a plan as JSON on stdin:
 //
 //   {"transport": "http", "url": "http://127.0.0.1:PORT/mcp",
 //    "calls": [{"tool": "get_incident", "args": {"id": "IL-0282"}}, …]}
