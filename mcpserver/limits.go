@@ -13,7 +13,21 @@ const (
 	maxIDLength = 200 // a case id or a term id
 )
 
-var kinds = []any{"root_cause", "component", "symptom", "contributing", "domain", "org"}
+// kinds and weightKeys are the values the kinds argument and the keys the
+// weights argument take, from the kind table so that a new kind is never
+// left out.
+var (
+	kinds      = enum(ilgraph.AllKinds)
+	weightKeys = enum(ilgraph.WeightKeys)
+)
+
+func enum(ks []ilgraph.Kind) []any {
+	out := make([]any, len(ks))
+	for i, k := range ks {
+		out[i] = string(k)
+	}
+	return out
+}
 
 // limit adds the API's limits to an inferred input schema, by argument
 // name, so that a client sees them and the SDK refuses values beyond them
@@ -52,7 +66,9 @@ func limit(s *jsonschema.Schema) {
 			p.Enum = []any{"date_desc", "date_asc", "id_asc", "id_desc", "relevance"}
 		case "weights":
 			p.AdditionalProperties = &jsonschema.Schema{Type: "number", Minimum: f(0), Maximum: f(ilgraph.MaxWeight)}
-			p.PropertyNames = &jsonschema.Schema{Enum: kinds}
+			p.PropertyNames = &jsonschema.Schema{Type: "string", Enum: weightKeys}
+		case "kind":
+			p.Description += ": " + kindNames(ilgraph.AllKinds, "or")
 		}
 		if p.Items != nil { // lists of ids
 			p.MaxItems = jsonschema.Ptr(ilgraph.MaxFilterTerms)

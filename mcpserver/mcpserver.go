@@ -21,6 +21,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,13 +72,46 @@ func (o *Options) defaults() {
 	}
 }
 
-// Instructions tell a client's model what the server is for.
-const Instructions = `Incident post-mortems (public outage write-ups) tagged with a controlled vocabulary:
-root cause, components, symptoms, contributing factors, domains, organization.
+// Instructions tell a client's model what the server is for. The kinds of
+// term are listed from the kind table (ilgraph.AllKinds), so that a new kind
+// is never left out.
+var Instructions = `Incident post-mortems (public outage write-ups), tagged with terms of these kinds (as the tools name them):
+` + kindList(ilgraph.AllKinds, "and") + `.
 Use vocab to learn the term ids; search_incidents for free text; list_incidents to filter;
 get_incident for one case; get_topic for a term; similar_incidents and same_root_cause for
 related cases; match_incident to describe an incident in progress and get similar cases,
-causes to check and what resolved them; graph_neighbourhood for the graph around a case or term.`
+causes to check and what resolved them; suggest_terms to turn a description into term ids;
+graph_neighbourhood for the graph around a case or term.`
+
+// kindList names kinds as the tools take them, each with its label where
+// that differs: "root_cause (root cause), component, …, and org
+// (organization)"; conj joins the last one ("and", "or").
+func kindList(kinds []ilgraph.Kind, conj string) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+		if l := k.Label(); l != string(k) {
+			names[i] += " (" + l + ")"
+		}
+	}
+	return joinList(names, conj)
+}
+
+// kindNames are the kinds' names alone: "root_cause, component, … or org".
+func kindNames(kinds []ilgraph.Kind, conj string) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	return joinList(names, conj)
+}
+
+func joinList(names []string, conj string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " " + conj + " " + names[len(names)-1]
+}
 
 // NewServer returns the MCP server with every tool, over the core.
 func NewServer(core *explore.Service, opt Options) *mcp.Server {
@@ -315,33 +349,64 @@ func readOnly(title string) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &f, OpenWorldHint: &f}
 }
 
-// addTool registers a typed tool whose input schema is inferred from In and
-// then given the API's limits, and whose handler runs under the timeout and
-// renders its output as short text.
-func addTool[In, Out any](t *tools, s *mcp.Server, name, title, desc string, run func(context.Context, In) (Out, string, error)) {
+// addTool registers a typed tool. Its input schema is inferred from In, made
+// to take no nulls (an argument left out is omitted, not null) and given the
+// API's limits; its output schema is inferred from Out, the answer's value
+// type, so that its top-level type is "object" as the MCP specification
+// requires (a pointer type would infer ["null", "object"], which the
+// TypeScript SDK, and the clients built on it, refuse: every tool, for the
+// whole tools/list). The handler runs under the timeout and renders its
+// output as short text.
+func addTool[In, Out any](t *tools, s *mcp.Server, name, title, desc string, run func(context.Context, In) (*Out, string, error)) {
 	admission.ClassOf("mcp " + name) // every tool has a cost class
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: input schema of %s: %v", name, err))
 	}
+	noNulls(in)
 	limit(in)
 	out, err := jsonschema.For[Out](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: output schema of %s: %v", name, err))
 	}
+	if in.Type != "object" || out.Type != "object" {
+		panic(fmt.Sprintf("mcpserver: %s: input and output schemas must have type \"object\", not %q and %q", name, in.Type, out.Type))
+	}
 	tool := &mcp.Tool{Name: name, Title: title, Description: desc, Annotations: readOnly(title), InputSchema: in, OutputSchema: out}
 	mcp.AddTool(s, tool, func(ctx context.Context, _ *mcp.CallToolRequest, args In) (*mcp.CallToolResult, Out, error) {
 		ctx, cancel := context.WithTimeout(ctx, t.opt.Timeout)
 		defer cancel()
+		var zero Out
 		v, text, err := run(ctx, args)
+		if err == nil && v == nil {
+			err = ilgraph.Errorf(ilgraph.EINTERNAL, "%s answered nothing", name)
+		}
 		if err != nil {
 			var te *toolError
 			if !errors.As(err, &te) {
 				err = t.asToolError(ctx, name, err)
 			}
-			var zero Out
 			return nil, zero, err
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, v, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, *v, nil
 	})
+}
+
+// noNulls makes every type of an inferred input schema a single one: Go's
+// pointers and slices infer ["null", T], but an optional argument is left
+// out rather than sent as null, and a type array is what clients that map
+// tool schemas onto a single-type dialect (the OpenAPI subset of some model
+// providers' function declarations) cannot take.
+func noNulls(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if types := slices.DeleteFunc(slices.Clone(s.Types), func(t string) bool { return t == "null" }); len(s.Types) > 0 && len(types) == 1 {
+		s.Type, s.Types = types[0], nil
+	}
+	for _, p := range s.Properties {
+		noNulls(p)
+	}
+	noNulls(s.Items)
+	noNulls(s.AdditionalProperties)
 }

@@ -66,7 +66,7 @@ type Incident struct {
 
 // TopicArgs are get_topic's arguments.
 type TopicArgs struct {
-	Kind        string `json:"kind" jsonschema:"root_cause, component, symptom, contributing, domain or org"`
+	Kind        string `json:"kind" jsonschema:"the term's kind"`
 	ID          string `json:"id" jsonschema:"term id (for org, the organization slug)"`
 	Limit       *int   `json:"limit,omitempty" jsonschema:"how many of its newest cases (0 to 100, default 10)"`
 	Cooccurring *int   `json:"cooccurring,omitempty" jsonschema:"how many co-occurring terms of each kind (0 to 100, default 10)"`
@@ -141,7 +141,7 @@ type SameRootCauseArgs struct {
 
 // NeighbourhoodArgs are graph_neighbourhood's arguments.
 type NeighbourhoodArgs struct {
-	Kind  string `json:"kind" jsonschema:"case, or a term kind: root_cause, component, symptom, contributing, domain, org"`
+	Kind  string `json:"kind" jsonschema:"case, or a term's kind"`
 	ID    string `json:"id" jsonschema:"case id or term id"`
 	Depth *int   `json:"depth,omitempty" jsonschema:"hops from the node (1 to 4, default 1)"`
 	Nodes *int   `json:"nodes,omitempty" jsonschema:"at most this many nodes (1 to 2000, default 200)"`
@@ -161,10 +161,10 @@ func (t *tools) register(s *mcp.Server) {
 		"One vocabulary term or organization: its label and description, how many cases have it, the terms of each kind its cases also have, and its newest cases.",
 		t.topic)
 	addTool(t, s, "vocab", "Vocabulary",
-		"The controlled vocabulary by kind (root_cause, component, symptom, contributing, domain) and the organizations, each term with its id, labels and case count. Use the ids in the other tools.",
+		"The controlled vocabulary by kind ("+kindNames(ilgraph.VocabKinds, "and")+") and the organizations (org), each term with its id, labels and case count. Use the ids in the other tools.",
 		t.vocab)
 	addTool(t, s, "similar_incidents", "Similar incidents",
-		"The incidents most like a given one (weighted Jaccard similarity over root cause, components, symptoms, contributing factors, domains, organization), each with its score and the features that explain it.",
+		"The incidents most like a given one (weighted Jaccard similarity over the terms of each kind, "+kindNames(ilgraph.AllKinds, "and")+", and the likeness of their texts), each with its score and the features that explain it.",
 		t.similar)
 	addTool(t, s, "match_incident", "Match an incident in progress",
 		"Describe an incident that is not in the library (one in progress) by what is seen (text, English or Korean) and/or the term ids known so far; returns the most similar past incidents, the root causes and contributing factors to check next (weighted by match scores), what resolved those incidents, and the terms read from the text.",
@@ -176,7 +176,7 @@ func (t *tools) register(s *mcp.Server) {
 		"The other incidents with a case's root cause, ordered by how much else they share with it, each with the library's label such as \"same root cause · shared database\".",
 		t.sameRootCause)
 	addTool(t, s, "graph_neighbourhood", "Graph neighbourhood",
-		"The nodes within a few hops of a case or a term in the incident graph (cases, root causes, components, symptoms, contributing factors, domains, organizations) and the relationships among them.",
+		"The nodes within a few hops of a case or a term in the incident graph (cases, and terms of each kind: "+kindNames(ilgraph.AllKinds, "and")+") and the relationships among them.",
 		t.neighbourhood)
 }
 
@@ -263,7 +263,7 @@ func (t *tools) getIncident(ctx context.Context, a IDArgs) (*Incident, string, e
 func (t *tools) topic(ctx context.Context, a TopicArgs) (*view.Topic, string, error) {
 	k, ok := view.ParseKind(a.Kind)
 	if !ok {
-		return nil, "", errorf(ilgraph.EINVALID, "kind: %q is not one of root_cause, component, symptom, contributing, domain, org", ilgraph.Clip(a.Kind, 40))
+		return nil, "", errorf(ilgraph.EINVALID, "kind: %q is not one of %s", ilgraph.Clip(a.Kind, 40), kindNames(ilgraph.AllKinds, "or"))
 	}
 	tp, err := view.TopicOf(ctx, t.core, ilgraph.TermKey{Kind: k, ID: a.ID}, intOr(a.Limit, view.DefaultTopicCases), intOr(a.Cooccurring, view.DefaultTopicCooccurring))
 	if err != nil {
@@ -280,7 +280,7 @@ func (t *tools) vocab(ctx context.Context, a VocabArgs) (*view.Vocabulary, strin
 	for _, s := range a.Kinds {
 		k, ok := view.ParseKind(s)
 		if !ok {
-			return nil, "", errorf(ilgraph.EINVALID, "kinds: %q is not one of root_cause, component, symptom, contributing, domain, org", ilgraph.Clip(s, 40))
+			return nil, "", errorf(ilgraph.EINVALID, "kinds: %q is not one of %s", ilgraph.Clip(s, 40), kindNames(ilgraph.AllKinds, "or"))
 		}
 		ks = append(ks, k)
 	}
@@ -395,7 +395,7 @@ func (t *tools) neighbourhood(ctx context.Context, a NeighbourhoodArgs) (*view.D
 	if kind != ilgraph.NodeKindCase {
 		k, ok := view.ParseKind(kind)
 		if !ok {
-			return nil, "", errorf(ilgraph.EINVALID, "kind: %q is not case, root_cause, component, symptom, contributing, domain or org", ilgraph.Clip(a.Kind, 40))
+			return nil, "", errorf(ilgraph.EINVALID, "kind: %q is not case, %s", ilgraph.Clip(a.Kind, 40), kindNames(ilgraph.AllKinds, "or"))
 		}
 		kind = string(k)
 	}
