@@ -190,8 +190,17 @@ func (a *api) sameRootCause(w http.ResponseWriter, r *http.Request) {
 	a.answer(w, r, out, err)
 }
 
-// filterParams are the parameters that select cases.
-var filterParams = []string{"root_cause", "component", "symptom", "contributing", "domain", "org", "severity", "q", "from", "to"}
+// filterParams are the parameters that select cases: one per kind, named as
+// the kind, then the rest.
+var filterParams = append(kindParams(), "severity", "q", "from", "to")
+
+func kindParams() []string {
+	var ps []string
+	for _, k := range ilgraph.AllKinds {
+		ps = append(ps, string(k))
+	}
+	return ps
+}
 
 func (a *api) cases(w http.ResponseWriter, r *http.Request) {
 	p, err := query(r, append([]string{"sort", "limit", "cursor"}, filterParams...)...)

@@ -213,10 +213,10 @@ func (p *params) sort(name string, hasText bool) ilgraph.CaseSort {
 
 // filter reads the case-selecting parameters.
 func (p *params) filter() view.Filter {
-	f := view.Filter{
-		RootCause: p.list("root_cause"), Components: p.list("component"), Symptoms: p.list("symptom"),
-		Contributing: p.list("contributing"), Domains: p.list("domain"), Orgs: p.list("org"), Severities: p.list("severity"),
-		From: p.date("from"), To: p.date("to"), Text: strings.TrimSpace(p.str("q")),
+	f := view.Filter{Terms: map[ilgraph.Kind][]string{}, Severities: p.list("severity"),
+		From: p.date("from"), To: p.date("to"), Text: strings.TrimSpace(p.str("q"))}
+	for _, k := range ilgraph.AllKinds {
+		f.Terms[k] = p.list(string(k)) // the parameter is the kind: root_cause, component, …
 	}
 	if n := utf8.RuneCountInString(f.Text); n > ilgraph.MaxTextQuery {
 		p.setErr(ilgraph.Errorf(ilgraph.ELIMIT, "q: at most %d characters, not %d", ilgraph.MaxTextQuery, n))

@@ -109,6 +109,9 @@ func renderMatches(head string, ms []view.Match) string {
 		shared := make([]string, len(m.Shared))
 		for i, f := range m.Shared {
 			shared[i] = string(f.Kind) + ":" + f.ID
+			if f.Kind == ilgraph.WeightText && f.Cosine != nil {
+				shared[i] = fmt.Sprintf("text (cosine %.2f)", *f.Cosine)
+			}
 		}
 		fmt.Fprintf(&b, "- %.3f %s; shares %s\n", m.Score, caseLine(m.Case), strings.Join(shared, ", "))
 	}

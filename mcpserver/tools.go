@@ -27,14 +27,22 @@ type Filters struct {
 	Symptoms     []string `json:"symptoms,omitempty" jsonschema:"symptom ids: cases with every one of them"`
 	Contributing []string `json:"contributing,omitempty" jsonschema:"contributing factor ids: cases with every one of them"`
 	Domains      []string `json:"domains,omitempty" jsonschema:"domain ids: cases with every one of them"`
+	Mechanisms   []string `json:"mechanisms,omitempty" jsonschema:"mechanism ids (how the failure unfolded): cases with every one of them"`
 	Orgs         []string `json:"orgs,omitempty" jsonschema:"organization slugs: cases of any of them"`
 	From         string   `json:"from,omitempty" jsonschema:"incident date on or after, YYYY-MM-DD"`
 	To           string   `json:"to,omitempty" jsonschema:"incident date on or before, YYYY-MM-DD"`
 }
 
 func (f Filters) view(text string) view.Filter {
-	return view.Filter{RootCause: f.RootCause, Components: f.Components, Symptoms: f.Symptoms, Contributing: f.Contributing,
-		Domains: f.Domains, Orgs: f.Orgs, From: f.From, To: f.To, Text: strings.TrimSpace(text)}
+	return view.Filter{Terms: f.terms(), From: f.From, To: f.To, Text: strings.TrimSpace(text)}
+}
+
+// terms are the filters' terms by kind; TestFiltersCoverEveryKind checks
+// that every kind of ilgraph.Kinds has its argument.
+func (f Filters) terms() map[ilgraph.Kind][]string {
+	return map[ilgraph.Kind][]string{ilgraph.KindRootCause: f.RootCause, ilgraph.KindComponent: f.Components,
+		ilgraph.KindSymptom: f.Symptoms, ilgraph.KindContributing: f.Contributing, ilgraph.KindDomain: f.Domains,
+		ilgraph.KindMechanism: f.Mechanisms, ilgraph.KindOrg: f.Orgs}
 }
 
 // SearchArgs are search_incidents' arguments.

@@ -92,16 +92,9 @@ func Predicted(ctx context.Context, core *explore.Service, text string) (explore
 		return explore.Profile{}, nil, err
 	}
 	p := explore.ProfileFromSuggestions(res)
-	ids := map[ilgraph.Kind][]string{ilgraph.KindComponent: p.Components, ilgraph.KindSymptom: p.Symptoms,
-		ilgraph.KindContributing: p.Contributing, ilgraph.KindDomain: p.Domains, ilgraph.KindMechanism: p.Mechanisms}
-	if p.RootCause != "" {
-		ids[ilgraph.KindRootCause] = []string{p.RootCause}
-	}
 	var keys []ilgraph.TermKey
-	for k, xs := range ids {
-		for _, id := range xs {
-			keys = append(keys, ilgraph.TermKey{Kind: k, ID: id})
-		}
+	for _, f := range p.Features() {
+		keys = append(keys, ilgraph.TermKey(f))
 	}
 	labels, err := labelsOf(ctx, core, keys)
 	if err != nil {
@@ -109,7 +102,7 @@ func Predicted(ctx context.Context, core *explore.Service, text string) (explore
 	}
 	out := map[ilgraph.Kind][]SuggestedTerm{}
 	for _, k := range ilgraph.VocabKinds {
-		for _, id := range ids[k] {
+		for _, id := range p.Terms(k) {
 			t := SuggestedTerm{Feature: Feature{Kind: k, ID: id, Label: labels[ilgraph.TermKey{Kind: k, ID: id}]}, Evidence: []Evidence{}}
 			for _, s := range res.ByKind[k] {
 				if s.ID == id {
