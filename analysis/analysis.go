@@ -487,10 +487,6 @@ func setOf(words ...string) map[string]bool {
 	return m
 }
 
-// IsStop reports whether a lower-case English word or a Korean word is a
-// stop word.
-func IsStop(word string) bool { return stopEN[word] || stopKO[word] }
-
 // foldWidth turns full-width ASCII forms ("ｔｅｓｔ", "５") into ASCII.
 func foldWidth(s string) string {
 	for _, r := range s {

@@ -9,10 +9,6 @@ import "slices"
 var fillers = setOf("a", "an", "the", "of", "to", "for", "by", "with", "from", "and", "or",
 	"is", "are", "was", "were", "be", "been", "it", "its")
 
-// IsFiller reports whether a normalized token is a filler word that phrase
-// matching skips.
-func IsFiller(norm string) bool { return fillers[norm] }
-
 // Phrase returns the normalized token sequence of a label or alias, the form
 // Find looks for: its tokens without filler words (all of them if the label
 // is only fillers). "Out of memory" → [out memori]; "메모리 부족" → [메모리 부족].

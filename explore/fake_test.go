@@ -145,7 +145,7 @@ func (m *memStore) Facets(_ context.Context, f ilgraph.CaseFilter) (*ilgraph.Fac
 	years := map[int]int{}
 	for _, c := range m.selection(f) {
 		for _, ft := range c.Features() {
-			counts[ilgraph.TermKey{Kind: ft.Kind, ID: ft.ID}]++
+			counts[ilgraph.TermKey(ft)]++
 		}
 		years[c.Year()]++
 	}

@@ -318,7 +318,7 @@ func (s *Service) cooccurrenceFromReadModel(ctx context.Context, rm ReadModel, q
 	feats := make([]ilgraph.Feature, 0, len(used))
 	keys := make([]ilgraph.TermKey, 0, len(used))
 	for f := range used {
-		feats, keys = append(feats, f), append(keys, ilgraph.TermKey{Kind: f.Kind, ID: f.ID})
+		feats, keys = append(feats, f), append(keys, ilgraph.TermKey(f))
 	}
 	// Labels as the graph has them: empty for a term it lacks.
 	labels, err := byTermKey(ctx, s, keys, func(ti ilgraph.TermInfo) string { return ti.En },

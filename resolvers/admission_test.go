@@ -11,6 +11,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/validator/rules"
 
 	"github.com/ilgraph/ilgraph/internal/admission"
 )
@@ -41,7 +42,7 @@ func TestClassify(t *testing.T) {
 		{`{ suggest(text: "disk full") { lang } }`, admission.Similarity},
 		{`{ explainSimilarity(a: "x", b: "y") { score } }`, admission.Similarity},
 	} {
-		doc, err := gqlparser.LoadQuery(schema(), tt.query)
+		doc, err := gqlparser.LoadQueryWithRules(schema(), tt.query, rules.NewDefaultRules())
 		if err != nil {
 			t.Fatalf("%s: %v", tt.query, err)
 		}

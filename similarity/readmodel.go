@@ -80,16 +80,6 @@ func (ix *Index) ranks(s ilgraph.CaseSort) (rank []int32, reverse bool) {
 	return ix.ord.dateDesc, false
 }
 
-// Sortable reports whether the read model can order cases this way (every
-// order but full-text relevance).
-func Sortable(s ilgraph.CaseSort) bool {
-	switch s {
-	case "", ilgraph.SortDateDesc, ilgraph.SortDateAsc, ilgraph.SortIDAsc, ilgraph.SortIDDesc:
-		return true
-	}
-	return false
-}
-
 // selection returns the cases f selects (f has no text), in index order.
 // It starts from the smallest candidate set the filter names — one term's
 // cases, the union of an any-of list's, or the listed ids — and checks

@@ -62,15 +62,6 @@ const (
 	bm25B  = 0.75
 )
 
-func newBM25(docs [][]string) *bm25 {
-	ix := &bm25{ids: map[string]int32{}}
-	for _, d := range docs {
-		ix.add(d)
-	}
-	ix.compact()
-	return ix
-}
-
 // add adds the next case's terms.
 func (ix *bm25) add(d []string) {
 	ci := int32(len(ix.lens))

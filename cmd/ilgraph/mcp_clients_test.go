@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -147,7 +146,7 @@ func buildBinary(t *testing.T) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Fatalf("go is not on PATH: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "ilgraph")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -27,6 +27,7 @@ var (
 	lockErr  error
 	// lockFile stays referenced for the life of the process: closing it, or
 	// letting the garbage collector finalize it, would release the lock.
+	//lint:ignore U1000 written once and never read: holding it is its job
 	lockFile *os.File
 )
 

@@ -75,7 +75,7 @@ func matches(ctx context.Context, core *explore.Service, scs []explore.SimilarCa
 		return nil, err
 	}
 	feature := func(f ilgraph.Feature) Feature {
-		return Feature{Kind: f.Kind, ID: f.ID, Label: labels[ilgraph.TermKey{Kind: f.Kind, ID: f.ID}]}
+		return Feature{Kind: f.Kind, ID: f.ID, Label: labels[ilgraph.TermKey(f)]}
 	}
 	out := make([]Match, len(scs))
 	for i, sc := range scs {
@@ -193,7 +193,7 @@ func SameRootCause(ctx context.Context, core *explore.Service, c *ilgraph.Case, 
 	keys := []ilgraph.TermKey{{Kind: ilgraph.KindRootCause, ID: c.RootCause}}
 	for _, x := range l.Refs {
 		for _, f := range x.Shared {
-			keys = append(keys, ilgraph.TermKey{Kind: f.Kind, ID: f.ID})
+			keys = append(keys, ilgraph.TermKey(f))
 		}
 	}
 	labels, err := labelsOf(ctx, core, keys)
@@ -208,7 +208,7 @@ func SameRootCause(ctx context.Context, core *explore.Service, c *ilgraph.Case, 
 	for _, x := range l.Refs {
 		cr := CrossReference{Case: Summary(x.Case), Shared: []Feature{}, SharedCount: x.SharedCount, Reason: x.Reason}
 		for _, f := range x.Shared {
-			cr.Shared = append(cr.Shared, Feature{Kind: f.Kind, ID: f.ID, Label: labels[ilgraph.TermKey{Kind: f.Kind, ID: f.ID}]})
+			cr.Shared = append(cr.Shared, Feature{Kind: f.Kind, ID: f.ID, Label: labels[ilgraph.TermKey(f)]})
 		}
 		out.Cases = append(out.Cases, cr)
 	}
