@@ -107,11 +107,9 @@ func (w Weights) String() string {
 // Rarity is the factor by which rarity weighting multiplies a feature's
 // weight: ln((N+1)/(df+0.5)), where N is the number of cases and df the
 // number of them with the feature. A feature every case has counts next to
-// nothing (factor ~0.007 at N = 69); one on a third of the cases ~1.1; one
-// on a single case ~3.8; a term no case has (a profile's) ~4.9. It used to
-// be 1 + ln((N+1)/(df+1)), which spanned only 1.6× to 4.5× on the seed
-// corpus, so that partial-outage (37 of 69 cases) still outvoted the
-// mechanism.
+// nothing, a rare one several times its kind's weight, and a term no case
+// has (a profile's) the most; docs/similarity.md gives the figures on the
+// seed corpus and why the curve is this steep.
 func Rarity(n, df int) float64 {
 	return math.Log((float64(n) + 1) / (float64(df) + 0.5))
 }
