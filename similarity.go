@@ -246,12 +246,14 @@ func ScoreText(a, b []Feature, weight func(Feature) float64, wText float64, ta, 
 	for _, f := range b {
 		inB[f] = true
 	}
-	var shared, union float64
+	var shared, union, qw, cw float64
 	var m Match
 	for f := range inA {
 		w := weight(f)
 		union += w
+		qw += w
 		if inB[f] {
+			cw += w
 			shared += w
 			m.Shared = append(m.Shared, Contribution{Feature: f, Weight: w})
 		} else {
@@ -262,6 +264,7 @@ func ScoreText(a, b []Feature, weight func(Feature) float64, wText float64, ta, 
 		if !inA[f] {
 			w := weight(f)
 			union += w
+			cw += w
 			m.Different = append(m.Different, Difference{Feature: f, Weight: w})
 		}
 	}
@@ -270,10 +273,11 @@ func ScoreText(a, b []Feature, weight func(Feature) float64, wText float64, ta, 
 	if text {
 		cos = Cosine(ta, tb)
 		union += wText
-		shared += wText * cos
+	} else {
+		wText = 0
 	}
 	if union > 0 {
-		m.Score = RoundScore(shared / union)
+		m.Score = RoundScore(JaccardRatio(shared, qw, cw, wText, cos))
 		for i := range m.Shared {
 			m.Shared[i].Contribution = m.Shared[i].Weight / union
 		}
@@ -321,6 +325,18 @@ func RankMatches(ms []Match) {
 		}
 		return ms[i].ID < ms[j].ID
 	})
+}
+
+// JaccardRatio is the score of the definition (ScoreText) from its sums,
+// before rounding (RoundScore): shared, the summed weights of the features
+// both sides have; qw and cw, the summed weights of each side's features;
+// wText and cos, the text weight (0 when the channel is off) and the two
+// texts' cosine. Every ranking — the definition, the index, the incremental
+// write-back and its ranker — scores through it, so that their answers are
+// equal to the last bit. (Rounding is apart so that both stay inlinable in
+// the rankers' loops.)
+func JaccardRatio(shared, qw, cw, wText, cos float64) float64 {
+	return (shared + wText*cos) / (qw + cw - shared + wText)
 }
 
 // RoundScore rounds a score to 9 decimal places. Scores are sums of

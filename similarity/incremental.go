@@ -162,7 +162,7 @@ func (ix *Index) rankScore(x, y int32, opt ilgraph.SimilarityOptions) (float64, 
 	}
 	wk := kindWeights(opt)
 	cw := ix.ownWeight(y, &wk, opt.Rarity)
-	return ilgraph.RoundScore((shared + wText*cos) / (qw + cw - shared + wText)), true
+	return ilgraph.RoundScore(ilgraph.JaccardRatio(shared, qw, cw, wText, cos)), true
 }
 
 // affectedMargin is how far below its k-th score a changed case may score
@@ -218,7 +218,7 @@ func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, fn fun
 		if len(ix.textVec[x]) == 0 {
 			wt = 0 // x's query has no text: the channel is off
 		}
-		fn(x, ilgraph.RoundScore((shared+wt*cos)/(ix.ownWeight(x, &wk, opt.Rarity)+cw-shared+wt)))
+		fn(x, ilgraph.RoundScore(ilgraph.JaccardRatio(shared, ix.ownWeight(x, &wk, opt.Rarity), cw, wt, cos)))
 	}
 }
 

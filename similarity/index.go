@@ -493,7 +493,7 @@ func (ix *Index) eachScore(query []ilgraph.Feature, exclude string, opt ilgraph.
 			continue
 		}
 		cw := ix.ownWeight(c, &wk, opt.Rarity)
-		fn(c, ilgraph.RoundScore((shared+wText*cos)/(qw+cw-shared+wText)))
+		fn(c, ilgraph.RoundScore(ilgraph.JaccardRatio(shared, qw, cw, wText, cos)))
 	}
 	return qVec, wText
 }

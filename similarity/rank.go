@@ -354,7 +354,7 @@ func (r *ranker) scoreWith(x, y int32, shared, qw, wText float64) (float64, bool
 		return 0, false
 	}
 	// r.cw[y] adds the kinds' weights as eachScore does.
-	return ilgraph.RoundScore((shared + wText*cos) / (qw + r.cw[y] - shared + wText)), true
+	return ilgraph.RoundScore(ilgraph.JaccardRatio(shared, qw, r.cw[y], wText, cos)), true
 }
 
 // refreshBest is how many of the cases met a refresh scores exactly.
