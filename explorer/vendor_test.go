@@ -16,7 +16,8 @@ import (
 // TestVendoredFilesArePinned checks that the vendored libraries are the
 // versions explorer/package.json pins and package-lock.json locks, byte for
 // byte as make explorer-vendor copied them (manifest.json holds their
-// SHA-256): the embedded files for what browsers load, the source tree for
+// SHA-256): the embedded files for what browsers load (Cytoscape.js for the
+// explorer; GraphiQL, React and ReactDOM for the IDE), the source tree for
 // axe-core, which only the tests use.
 func TestVendoredFilesArePinned(t *testing.T) {
 	var pkg struct {
@@ -50,9 +51,12 @@ func TestVendoredFilesArePinned(t *testing.T) {
 		}
 		var body []byte
 		var err error
-		if strings.HasPrefix(m.File, "cytoscape/") {
-			body, err = fs.ReadFile(explorer.Assets(), "vendor/"+m.File) // embedded: what browsers get
-		} else {
+		switch m.Package {
+		case "cytoscape": // embedded: what browsers get
+			body, err = fs.ReadFile(explorer.Assets(), "vendor/"+m.File)
+		case "graphiql", "react", "react-dom":
+			body, err = fs.ReadFile(explorer.IDEAssets(), "vendor/"+m.File)
+		default:
 			body, err = os.ReadFile(filepath.Join("assets", "vendor", filepath.FromSlash(m.File)))
 		}
 		if err != nil {
@@ -73,18 +77,25 @@ func TestVendoredFilesArePinned(t *testing.T) {
 		}
 	}
 	// Every embedded vendor file is in the manifest.
-	fs.WalkDir(explorer.Assets(), "vendor", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			found := false
-			for _, m := range manifest {
-				found = found || "vendor/"+m.File == p
+	embedded := 0
+	for _, root := range []fs.FS{explorer.Assets(), explorer.IDEAssets()} {
+		fs.WalkDir(root, "vendor", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				embedded++
+				found := false
+				for _, m := range manifest {
+					found = found || "vendor/"+m.File == p
+				}
+				if !found {
+					t.Errorf("embedded %s is not in the manifest", p)
+				}
 			}
-			if !found {
-				t.Errorf("embedded %s is not in the manifest", p)
-			}
-		}
-		return nil
-	})
+			return nil
+		})
+	}
+	if embedded == 0 {
+		t.Error("no vendored file is embedded")
+	}
 }
 
 func readJSON(t *testing.T, path string, out any) {

@@ -207,6 +207,10 @@ func TestIntrospectionAndIDESettings(t *testing.T) {
 			if !tt.on && status != http.StatusNotFound {
 				t.Errorf("IDE off: /ide answers HTTP %d, want 404", status)
 			}
+			// Its files come from the binary, and go with it.
+			if status, _ := get("/ide/assets/vendor/graphiql/graphiql.min.js", ""); tt.on != (status == 200) || (!tt.on && status != http.StatusNotFound) {
+				t.Errorf("IDE on: %v; GraphiQL answers HTTP %d", tt.on, status)
+			}
 			for _, q := range []string{
 				`{ __schema { queryType { name } } }`,
 				`query IntrospectionQuery { __type(name: "Case") { name } }`,

@@ -17,12 +17,12 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/explorer"
 	"github.com/ilgraph/ilgraph/internal/admission"
 )
 
@@ -235,7 +235,10 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 	gql := WithLoaders(core, limitBody(opt.MaxBodyBytes, srv))
 	mux.Handle("/graphql", gql)
 	if on(opt.IDE) {
-		mux.Handle("GET /ide", playground.Handler("ilgraph", "/graphql"))
+		// GraphiQL and everything it loads, from the binary (explorer.IDEHandler).
+		ide := explorer.IDEHandler()
+		mux.Handle("GET /ide", ide)
+		mux.Handle("GET /ide/assets/", ide)
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

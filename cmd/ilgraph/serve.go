@@ -215,15 +215,16 @@ func frontDoors(core *explore.Service, admitter *admission.Controller, logger *s
 }
 
 // exempt spares from the rate limit the probes of load balancers and
-// monitors, and the explorer's static files: a first visit loads a dozen
-// of them from memory, which would otherwise spend most of a burst before
-// the page asks the API anything.
+// monitors, and the static files of the explorer and of the IDE: a first
+// visit loads a dozen of them from memory, which would otherwise spend
+// most of a burst before the page asks the API anything.
 func exempt(r *http.Request) bool {
 	switch r.URL.Path {
 	case "/healthz", "/readyz", "/metrics":
 		return true
 	}
-	return strings.HasPrefix(r.URL.Path, "/assets/") && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+	static := strings.HasPrefix(r.URL.Path, "/assets/") || strings.HasPrefix(r.URL.Path, "/ide/assets/")
+	return static && (r.Method == http.MethodGet || r.Method == http.MethodHead)
 }
 
 // poolHeadroom is the Neo4j connections beyond the admission bounds: for
