@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -37,17 +38,7 @@ type auditResult struct {
 // installs the pinned packages (npm ci) when node_modules is missing; under
 // CI=true a missing node or npm is a failure, elsewhere a skip.
 func TestGraphQLOverHTTPConformance(t *testing.T) {
-	node := needTool(t, "node")
-	npm := needTool(t, "npm")
-	if _, err := os.Stat(filepath.Join(auditDir, "node_modules", "graphql-http", "package.json")); err != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-		cmd.Dir = auditDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", auditDir, err, out)
-		}
-	}
+	node := auditTools(t)
 
 	db := neo4jtest.MustOpen(t)
 	srv := httptest.NewServer(newHandler(db, resolvers.Options{Logger: quietLogger()}))
@@ -97,6 +88,64 @@ func TestGraphQLOverHTTPConformance(t *testing.T) {
 	}
 }
 
+// auditTools returns node, with the audits' pinned packages installed.
+func auditTools(t *testing.T) string {
+	t.Helper()
+	node := needTool(t, "node")
+	npm := needTool(t, "npm")
+	if _, err := os.Stat(filepath.Join(auditDir, "node_modules", "graphql-http", "package.json")); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
+		cmd.Dir = auditDir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci in %s: %v\n%s", auditDir, err, out)
+		}
+	}
+	return node
+}
+
+// TestStandardIntrospection: graphql-js's own introspection query (every
+// option on), which schema tools and IDEs send, is answered under the
+// default limits, and graphql-js builds from it a schema with every Query
+// field of ours.
+func TestStandardIntrospection(t *testing.T) {
+	node := auditTools(t)
+	db := neo4jtest.MustOpen(t)
+	srv := httptest.NewServer(newHandler(db, resolvers.Options{Logger: quietLogger()}))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "introspect.mjs", srv.URL+"/graphql")
+	cmd.Dir = auditDir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node introspect.mjs: %v\n%s", err, stderr.Bytes())
+	}
+	var got struct {
+		Status      int
+		Errors      []map[string]any
+		Types       int
+		QueryFields []string
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("introspect.mjs printed %s: %v", out, err)
+	}
+	var want []string
+	for _, f := range resolvers.NewExecutableSchema(resolvers.Config{Resolvers: &resolvers.Resolver{}}).Schema().Query.Fields {
+		if !strings.HasPrefix(f.Name, "__") {
+			want = append(want, f.Name)
+		}
+	}
+	slices.Sort(want)
+	if got.Status != http.StatusOK || len(got.Errors) > 0 || !slices.Equal(got.QueryFields, want) || got.Types < len(want) {
+		t.Errorf("standard introspection: HTTP %d, errors %v, %d types, Query fields %v; want 200, no errors, Query fields %v",
+			got.Status, got.Errors, got.Types, got.QueryFields, want)
+	}
+}
+
 // needTool finds a program on PATH. Under CI=true its absence fails the
 // test: CI must never pass by skipping.
 func needTool(t *testing.T, name string) string {
@@ -140,6 +189,9 @@ func TestGraphQLHTTPEdges(t *testing.T) {
 		{"trailing garbage", "POST", "/graphql", "application/json", "", `{"query":"{ __typename }"} x`, 400, `"BAD_REQUEST"`},
 		{"too deep, json", "POST", "/graphql", "application/json", "application/json", `{"query":"{ cases { nodes { id } } }"}`, 200, `"LIMIT"`},
 		{"too deep, graphql-response+json", "POST", "/graphql", "application/json", "application/graphql-response+json", `{"query":"{ cases { nodes { id } } }"}`, 400, `"LIMIT"`},
+		{"introspection counts once against the depth", "POST", "/graphql", "application/json", "application/json", `{"query":"{ __schema { queryType { fields { type { ofType { name } } } } } }"}`, 200, `"queryType"`},
+		{"introspection deeper than its own bound", "POST", "/graphql", "application/json", "application/json",
+			`{"query":"{ __type(name: \"Case\") { ` + strings.Repeat("ofType { ", resolvers.MaxIntrospectionDepth) + `name` + strings.Repeat(" }", resolvers.MaxIntrospectionDepth) + ` } }"}`, 200, `introspection is nested 34 levels deep`},
 		{"APQ unknown hash", "GET", `/graphql?extensions=` + urlQuery(`{"persistedQuery":{"version":1,"sha256Hash":"`+hash+`"}}`), "", "", "", 200, `PERSISTED_QUERY_NOT_FOUND`},
 		{"APQ register", "GET", `/graphql?query=` + urlQuery(`{__typename}`) + `&extensions=` + urlQuery(`{"persistedQuery":{"version":1,"sha256Hash":"`+hash+`"}}`), "", "", "", 200, `{"data":{"__typename":"Query"}}`},
 		{"APQ by hash", "GET", `/graphql?extensions=` + urlQuery(`{"persistedQuery":{"version":1,"sha256Hash":"`+hash+`"}}`), "", "", "", 200, `{"data":{"__typename":"Query"}}`},

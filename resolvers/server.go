@@ -428,7 +428,14 @@ func (noIntrospection) MutateOperationContext(ctx context.Context, oc *graphql.O
 }
 
 // depthLimit rejects operations nested deeper than max selection levels.
+// The selections under __schema and __type count once against max and are
+// bounded on their own by MaxIntrospectionDepth: schema tools' standard
+// introspection query nests type references 15 levels or more, and its
+// answer comes from the schema in memory, whatever the depth.
 type depthLimit struct{ max int }
+
+// MaxIntrospectionDepth bounds the nesting under __schema and __type.
+const MaxIntrospectionDepth = 32
 
 var _ interface {
 	graphql.HandlerExtension
@@ -441,15 +448,24 @@ func (d depthLimit) MutateOperationContext(ctx context.Context, oc *graphql.Oper
 	if oc.Operation == nil {
 		return nil
 	}
-	if depth := selectionDepth(oc.Operation.SelectionSet, oc.Doc.Fragments, 0); depth > d.max {
+	var meta int
+	if depth := selectionDepth(oc.Operation.SelectionSet, oc.Doc.Fragments, 0, &meta); depth > d.max {
 		err := gqlerror.Errorf("query is nested %d levels deep, more than the limit of %d", depth, d.max)
+		err.Extensions = map[string]any{"code": "LIMIT"}
+		return err
+	}
+	if meta > MaxIntrospectionDepth {
+		err := gqlerror.Errorf("introspection is nested %d levels deep, more than the limit of %d", meta, MaxIntrospectionDepth)
 		err.Extensions = map[string]any{"code": "LIMIT"}
 		return err
 	}
 	return nil
 }
 
-func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, seen int) int {
+// selectionDepth is the nesting of set, an introspection field (__schema,
+// __type) counting as one level; the deepest introspection subtree's own
+// nesting goes to *meta.
+func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, seen int, meta *int) int {
 	if seen > 100 { // fragment cycles are rejected by validation; stay safe anyway
 		return seen
 	}
@@ -458,16 +474,21 @@ func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, seen
 		var d int
 		switch s := s.(type) {
 		case *ast.Field:
-			if len(s.SelectionSet) == 0 {
+			switch {
+			case len(s.SelectionSet) == 0:
 				d = 1
-			} else {
-				d = 1 + selectionDepth(s.SelectionSet, frags, seen+1)
+			case s.Name == "__schema" || s.Name == "__type":
+				var inner int
+				*meta = max(*meta, 1+selectionDepth(s.SelectionSet, frags, seen+1, &inner))
+				d = 1
+			default:
+				d = 1 + selectionDepth(s.SelectionSet, frags, seen+1, meta)
 			}
 		case *ast.InlineFragment:
-			d = selectionDepth(s.SelectionSet, frags, seen+1)
+			d = selectionDepth(s.SelectionSet, frags, seen+1, meta)
 		case *ast.FragmentSpread:
 			if f := frags.ForName(s.Name); f != nil {
-				d = selectionDepth(f.SelectionSet, frags, seen+1)
+				d = selectionDepth(f.SelectionSet, frags, seen+1, meta)
 			}
 		}
 		deepest = max(deepest, d)
