@@ -118,9 +118,11 @@ type recorder struct{ errors []string }
 
 type stopped struct{}
 
-func (r *recorder) Helper()                      {}
-func (r *recorder) Logf(string, ...any)          {}
-func (r *recorder) Errorf(f string, args ...any) { r.errors = append(r.errors, fmt.Sprintf(f, args...)) }
+func (r *recorder) Helper()             {}
+func (r *recorder) Logf(string, ...any) {}
+func (r *recorder) Errorf(f string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(f, args...))
+}
 func (r *recorder) Fatalf(f string, args ...any) {
 	r.errors = append(r.errors, fmt.Sprintf(f, args...))
 	panic(stopped{})
