@@ -258,7 +258,7 @@ func SharedFilter(c *Case, k Kind, term string, base CaseFilter) (CaseFilter, er
 		if len(tags) == 0 {
 			// Nothing to share: select nothing.
 			tags = []string{}
-			f.IDs = []string{"-"}
+			f.IDs = []string{}
 		}
 		if len(m.AnyOf) > 0 {
 			// Both the caller's any-of and the case's terms must hold: keep
@@ -272,7 +272,7 @@ func SharedFilter(c *Case, k Kind, term string, base CaseFilter) (CaseFilter, er
 				}
 			}
 			if len(both) == 0 {
-				f.IDs = []string{"-"}
+				f.IDs = []string{}
 			}
 			tags = both
 		}
