@@ -1,6 +1,7 @@
 package ilgraph
 
 import (
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -120,6 +121,73 @@ func (f *CaseFilter) Validate() error {
 	return nil
 }
 
+// Match reports whether case c meets every condition of the filter except
+// Text: it is the one meaning of a filter, which every store that answers
+// filtered questions (Neo4j's Cypher in graph/, the read model in
+// similarity/, the reference store tests use) must give; the conformance
+// suite (internal/storetest) checks that they do. Its rules, condition by
+// condition, all combined with AND:
+//
+//   - Tags, per kind: with AnyOf non-empty, the case has at least one of
+//     its terms; with AllOf, every one of them (repeats count once). An
+//     empty list sets no condition; a term no case has matches nothing. A
+//     kind's terms are Case.Tags (for KindOrg, the organization's slug).
+//   - ExcludeOrgs: the case's organization (OrgSlug) is not listed.
+//   - DateFrom, DateTo: the case's date is on or after DateFrom, on or
+//     before DateTo (both YYYY-MM-DD, inclusive).
+//   - Severities: the case's severity is one of them ("" is the severity of
+//     a case that gives none).
+//   - ReviewedOnly: the case is not machine-tagged (Case.MachineTagged).
+//   - ExcludeIDs: the case's id is not listed.
+//   - IDs: when non-nil, the case's id is listed; an empty, non-nil IDs
+//     selects no case.
+//
+// Text is not evaluated here: its meaning is the full-text index's
+// (Lucene's CJK analyzer over titles and summaries: Unicode word breaks,
+// stop words, overlapping Korean two-letter pieces), which plain Go does
+// not reproduce exactly. A store evaluates a filter with text as the
+// cases the index finds for Text (with TextMode and TextFields) that Match
+// also accepts.
+func (f *CaseFilter) Match(c *Case) bool {
+	for k, m := range f.Tags {
+		tags := c.Tags(k)
+		if len(m.AnyOf) > 0 && !containsAny(tags, m.AnyOf) {
+			return false
+		}
+		for _, t := range m.AllOf {
+			if !slices.Contains(tags, t) {
+				return false
+			}
+		}
+	}
+	if slices.Contains(f.ExcludeOrgs, c.OrgSlug) {
+		return false
+	}
+	if f.DateFrom != "" && c.Date < f.DateFrom || f.DateTo != "" && c.Date > f.DateTo {
+		return false
+	}
+	if len(f.Severities) > 0 && !slices.Contains(f.Severities, c.Severity) {
+		return false
+	}
+	if f.ReviewedOnly && c.MachineTagged() {
+		return false
+	}
+	if slices.Contains(f.ExcludeIDs, c.ID) {
+		return false
+	}
+	return f.IDs == nil || slices.Contains(f.IDs, c.ID)
+}
+
+// containsAny reports whether xs holds at least one of ys.
+func containsAny(xs, ys []string) bool {
+	for _, y := range ys {
+		if slices.Contains(xs, y) {
+			return true
+		}
+	}
+	return false
+}
+
 // HasText reports whether the filter has a full-text query.
 func (f *CaseFilter) HasText() bool { return strings.TrimSpace(f.Text) != "" }
 
@@ -190,7 +258,7 @@ func SharedFilter(c *Case, k Kind, term string, base CaseFilter) (CaseFilter, er
 		if len(tags) == 0 {
 			// Nothing to share: select nothing.
 			tags = []string{}
-			f.IDs = []string{"-"}
+			f.IDs = []string{}
 		}
 		if len(m.AnyOf) > 0 {
 			// Both the caller's any-of and the case's terms must hold: keep
@@ -204,7 +272,7 @@ func SharedFilter(c *Case, k Kind, term string, base CaseFilter) (CaseFilter, er
 				}
 			}
 			if len(both) == 0 {
-				f.IDs = []string{"-"}
+				f.IDs = []string{}
 			}
 			tags = both
 		}

@@ -290,7 +290,7 @@ func SimilarityText(trigger, lessons string) string {
 func SimilarityRow(c *Case) CaseFeatures {
 	row := CaseFeatures{
 		ID: c.ID, Date: c.Date, Severity: c.Severity, MachineTagged: c.MachineTagged(), Features: c.Features(), Org: c.Org,
-		Text: SimilarityText(c.Trigger.En, c.Lessons.En),
+		Bilingual: c.Bilingual(), Reviewed: c.Reviewed(), Text: SimilarityText(c.Trigger.En, c.Lessons.En),
 	}
 	if m, err := ParseDuration(c.Timeline.ResolvedAfter); err == nil && c.Timeline.ResolvedAfter != "" {
 		row.ResolvedMin, row.Resolved = m, true

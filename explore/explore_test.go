@@ -10,11 +10,12 @@ import (
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/internal/corpus"
+	"github.com/ilgraph/ilgraph/internal/refstore"
 )
 
 type fixture struct {
 	core  *explore.Service
-	store *memStore
+	store *refstore.Store
 	cases []*ilgraph.Case
 	byID  map[string]*ilgraph.Case
 	vocab *ilgraph.Vocabulary
@@ -26,7 +27,7 @@ func mustCore(tb testing.TB) fixture {
 	seeds := corpus.Seeds(tb)
 	cases := corpus.Cases(tb, filepath.Join(seeds, "cases"))
 	vocab := corpus.Vocab(tb, filepath.Join(seeds, "vocab.json"))
-	store := newMemStore(cases, vocab)
+	store := refstore.New(cases, vocab)
 	f := fixture{core: explore.New(store, newMemSimilarity(cases)), store: store, cases: cases, byID: map[string]*ilgraph.Case{}, vocab: vocab}
 	for _, c := range cases {
 		f.byID[c.ID] = c
@@ -95,12 +96,12 @@ func TestCasesPaging(t *testing.T) {
 		{"bad date", explore.CaseQuery{Filter: ilgraph.CaseFilter{DateFrom: "2020-13-01"}}, ilgraph.EINVALID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			calls := f.store.calls["ListCases"]
+			calls := f.store.Calls["ListCases"]
 			_, err := f.core.Cases(ctx, tc.q)
 			if got := ilgraph.ErrorCode(err); got != tc.code {
 				t.Errorf("error %v: code %q, want %q", err, got, tc.code)
 			}
-			if f.store.calls["ListCases"] != calls {
+			if f.store.Calls["ListCases"] != calls {
 				t.Errorf("the store was asked although the query is invalid")
 			}
 		})
@@ -203,13 +204,13 @@ func TestSameRootCauseReasons(t *testing.T) {
 		}
 	}
 	t.Run("the vocabulary is read once for many pages", func(t *testing.T) {
-		before := f.store.calls["VocabularyCounts"]
+		before := f.store.Calls["VocabularyCounts"]
 		for i := 0; i < 5; i++ {
 			if _, err := f.core.SameRootCause(ctx, f.cases[i].ID, explore.Page{}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if got := f.store.calls["VocabularyCounts"] - before; got > 1 {
+		if got := f.store.Calls["VocabularyCounts"] - before; got > 1 {
 			t.Errorf("vocabulary read %d times within its TTL, want at most 1", got)
 		}
 	})

@@ -15,7 +15,10 @@ type matchClause struct {
 	params map[string]any
 }
 
-// compileFilter turns a filter into a MATCH … WHERE … that binds n and score.
+// compileFilter turns a filter into a MATCH … WHERE … that binds n and
+// score. What it selects is ilgraph.CaseFilter.Match's meaning, and the
+// full-text index's for the text (the conformance suite, internal/storetest,
+// checks it).
 func compileFilter(f ilgraph.CaseFilter) (matchClause, error) {
 	if err := f.Validate(); err != nil {
 		return matchClause{}, err
@@ -45,7 +48,8 @@ func compileFilter(f ilgraph.CaseFilter) (matchClause, error) {
 		p["excludeIDs"] = f.ExcludeIDs
 		where = append(where, "NOT n.id IN $excludeIDs")
 	}
-	if len(f.IDs) > 0 {
+	if f.IDs != nil {
+		// An empty, non-nil list selects nothing (ilgraph.CaseFilter.Match).
 		p["ids"] = f.IDs
 		where = append(where, "n.id IN $ids")
 	}

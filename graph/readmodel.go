@@ -13,7 +13,7 @@ import (
 // model does not hold. Without a filter it is read from Neo4j's count store.
 func (db *DB) CaseRelationships(ctx context.Context, f ilgraph.CaseFilter) (int, error) {
 	q, params := "MATCH (:Case)-[r]->() RETURN count(r) AS c", map[string]any(nil)
-	if !isZeroFilter(f) {
+	if !f.IsZero() {
 		mc, err := compileFilter(f)
 		if err != nil {
 			return 0, err
@@ -27,14 +27,4 @@ func (db *DB) CaseRelationships(ctx context.Context, f ilgraph.CaseFilter) (int,
 		}
 		return int(integer(recs[0], "c")), nil
 	})
-}
-
-func isZeroFilter(f ilgraph.CaseFilter) bool {
-	for _, m := range f.Tags {
-		if !m.IsZero() {
-			return false
-		}
-	}
-	return len(f.ExcludeOrgs) == 0 && f.DateFrom == "" && f.DateTo == "" && len(f.Severities) == 0 &&
-		!f.HasText() && len(f.ExcludeIDs) == 0 && f.IDs == nil && !f.ReviewedOnly
 }

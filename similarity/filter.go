@@ -7,8 +7,9 @@ import (
 	"github.com/ilgraph/ilgraph"
 )
 
-// compiled is a case filter turned into index lookups. A filter naming a
-// term no case has matches nothing, as in the graph.
+// compiled is a case filter turned into index lookups. Its meaning is
+// ilgraph.CaseFilter.Match's (the conformance suite, internal/storetest,
+// checks it): a filter naming a term no case has matches nothing.
 type compiled struct {
 	none             bool
 	anyOf, allOf     [][]int32 // per kind with a condition: feature ids
@@ -40,8 +41,10 @@ func (ix *Index) compile(f ilgraph.CaseFilter) *compiled {
 			c.anyOf = append(c.anyOf, a)
 		}
 		if len(m.AllOf) > 0 {
-			a := ids(k, m.AllOf)
-			if len(a) < len(ilgraph.Unique(m.AllOf)) {
+			// Repeats count once: [x, x, unknown] needs the unknown term too.
+			all := ilgraph.Unique(m.AllOf)
+			a := ids(k, all)
+			if len(a) < len(all) {
 				c.none = true
 			}
 			c.allOf = append(c.allOf, a)

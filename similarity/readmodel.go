@@ -17,8 +17,9 @@ import (
 // organization, time to resolve) is here, so they cost a scan of int32
 // slices instead of a walk over every selected case's relationships in
 // Neo4j. Every answer here is tested equal to the graph package's Cypher
-// answer (readmodel_test.go). Full-text search is not here: a filter with
-// text goes to the graph.
+// answer (readmodel_test.go) and to the reference store's, whose filters
+// mean what ilgraph.CaseFilter.Match says (conformance_test.go). Full-text
+// search is not here: a filter with text goes to the graph.
 
 // orders holds, per sort, each case's position in the whole corpus sorted
 // that way (computed once per index, on first use).
