@@ -174,7 +174,7 @@ func (s *Store) Facets(_ context.Context, f ilgraph.CaseFilter) (*ilgraph.Facets
 	years := map[int]int{}
 	for _, c := range sel {
 		for _, ft := range c.Features() {
-			counts[ilgraph.TermKey{Kind: ft.Kind, ID: ft.ID}]++
+			counts[ilgraph.TermKey(ft)]++
 		}
 		years[c.Year()]++
 	}

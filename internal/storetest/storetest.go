@@ -505,9 +505,8 @@ func textFilters(co Corpus, seed uint64, n int) []Filter {
 // plainWord reports whether w is an English word of four letters or more
 // or a Korean word of two or more, with nothing else in it.
 func plainWord(w string) bool {
-	rs := []rune(w)
 	latin, hangul := 0, 0
-	for _, r := range rs {
+	for _, r := range w {
 		switch {
 		case r < 128 && unicode.IsLetter(r):
 			latin++
