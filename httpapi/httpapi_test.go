@@ -154,7 +154,9 @@ func TestRequestIDsLogAndCORS(t *testing.T) {
 func TestProbesAndMetrics(t *testing.T) {
 	ready := errors.New("down")
 	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.DiscardHandler), Admitter: admission.New(admission.Config{}),
-		Ready: func(context.Context) error { return ilgraph.WrapError(ilgraph.EUNAVAILABLE, ready, "Neo4j does not answer") }})
+		Ready: func(context.Context) error {
+			return ilgraph.WrapError(ilgraph.EUNAVAILABLE, ready, "Neo4j does not answer")
+		}})
 	h.ObserveQuery("cases", time.Millisecond)
 	get := func(path string) (int, string) {
 		w := httptest.NewRecorder()
