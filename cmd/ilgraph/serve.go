@@ -40,8 +40,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer db.Close()
+	ln, err := listen(f)
+	if err != nil {
+		return err
+	}
 	h := newAPI(newServingCore(ctx, db, logger), db, f, logger)
-	return serve(ctx, f, h, stdout, logger)
+	return serve(ctx, f, ln, h, stdout, logger)
 }
 
 // serveFlags are ilgraph serve's settings, parsed and checked.
@@ -63,6 +67,8 @@ type serveFlags struct {
 	store graph.Config
 }
 
+// parseServeFlags reads ilgraph serve's flags; a bad one is errUsage, said
+// on stderr.
 func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs := newFlagSet("serve", `Usage: ilgraph serve [--addr HOST:PORT] [flags]
 
@@ -231,13 +237,12 @@ func newAPI(core *explore.Service, db *graph.DB, f *serveFlags, logger *slog.Log
 	return h
 }
 
-// serve answers on f.addr (and the profiler on f.pprofAddr) until ctx is
-// done, then lets the requests in flight finish.
-func serve(ctx context.Context, f *serveFlags, h http.Handler, stdout io.Writer, logger *slog.Logger) error {
+// listen opens f.addr, and serves the profiler on f.pprofAddr.
+func listen(f *serveFlags) (net.Listener, error) {
 	if f.pprofAddr != "" {
 		pl, err := net.Listen("tcp", f.pprofAddr)
 		if err != nil {
-			return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", f.pprofAddr)
+			return nil, ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", f.pprofAddr)
 		}
 		mux := http.NewServeMux()
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -246,8 +251,14 @@ func serve(ctx context.Context, f *serveFlags, h http.Handler, stdout io.Writer,
 	}
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
-		return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", f.addr)
+		return nil, ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", f.addr)
 	}
+	return ln, nil
+}
+
+// serve answers on ln until ctx is done, behind the per-client rate
+// limit, then lets the requests in flight finish.
+func serve(ctx context.Context, f *serveFlags, ln net.Listener, h http.Handler, stdout io.Writer, logger *slog.Logger) error {
 	limiter := ratelimit.New(f.rate)
 	srv := &http.Server{Handler: limiter.Middleware(h), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
 	var notes []string
