@@ -33,6 +33,8 @@ import (
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/explorer"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/httpapi"
+	"github.com/ilgraph/ilgraph/internal/apitest"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/jsonapi"
@@ -89,20 +91,16 @@ func newSite(t testing.TB, db *graph.DB, sim *similarity.Service) *site {
 	t.Helper()
 	core := explore.New(db, sim, explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
 	// The explorer shares the mux with the JSON API, as in ilgraph serve.
-	routes := map[string]http.Handler{"/": explorer.Handler()}
 	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	for _, p := range jsonapi.Patterns {
-		routes[p] = api
-	}
-	h := resolvers.NewHandler(core, resolvers.Options{
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Ready:  db.Ping,
-		Routes: routes,
+	routes := apitest.JSONAPI(map[string]httpapi.Door{"/": apitest.Door(explorer.Handler())}, api)
+	h := apitest.New(core, apitest.Options{
+		GraphQL: resolvers.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		Shell:   httpapi.Options{Ready: db.Ping, Routes: routes},
 	})
 	// The same API without a suggestion engine, as a server without one runs.
-	plain := resolvers.NewHandler(explore.New(db, similarity.NewService(db)), resolvers.Options{
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Routes: map[string]http.Handler{"/": explorer.Handler()},
+	plain := apitest.New(explore.New(db, similarity.NewService(db)), apitest.Options{
+		GraphQL: resolvers.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		Shell:   httpapi.Options{Routes: map[string]httpapi.Door{"/": apitest.Door(explorer.Handler())}},
 	})
 	s := &site{t: t}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

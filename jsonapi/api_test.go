@@ -24,6 +24,8 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/httpapi"
+	"github.com/ilgraph/ilgraph/internal/apitest"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/jsonapi"
@@ -80,11 +82,8 @@ func mustServer(t *testing.T) *server {
 	}
 	core := explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
 	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: quiet()})
-	routes := map[string]http.Handler{}
-	for _, p := range jsonapi.Patterns {
-		routes[p] = api
-	}
-	h := resolvers.NewHandler(core, resolvers.Options{Logger: quiet(), Routes: routes, CORSOrigins: []string{"https://tools.example"}})
+	h := apitest.New(core, apitest.Options{GraphQL: resolvers.Options{Logger: quiet()},
+		Shell: httpapi.Options{Routes: apitest.JSONAPI(nil, api), CORSOrigins: []string{"https://tools.example"}}})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	doc := loadDoc(t)

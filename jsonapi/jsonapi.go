@@ -9,12 +9,10 @@ package jsonapi
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -24,6 +22,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/internal/admission"
 	"github.com/ilgraph/ilgraph/internal/view"
 	"github.com/ilgraph/ilgraph/suggest"
@@ -39,17 +38,14 @@ var OpenAPI []byte
 // Options are the JSON API's settings.
 type Options struct {
 	Logger *slog.Logger // default slog.Default()
-	// MaxBodyBytes: requests with a larger body get 413 (default 1 MiB; the
-	// API reads no bodies, but refuses to be sent large ones).
-	MaxBodyBytes int64
 	// Admitter bounds the requests running at once per cost class, shared
 	// with the other front doors; each route's class is in
 	// admission.Classes. nil: no bound.
 	Admitter *admission.Controller
 }
 
-// Patterns are the paths the handler answers, to mount it on a shared mux
-// (resolvers.Options.Routes): pattern → the same handler.
+// Patterns are the paths the handler answers, to mount it in the HTTP
+// shell (httpapi.Options.Routes): pattern → the same handler, with Fail.
 var Patterns = []string{"/cases", "/cases/", "/topics/", "/vocab", "/suggest", "/openapi.json"}
 
 type api struct {
@@ -61,9 +57,6 @@ type api struct {
 func NewHandler(core *explore.Service, opt Options) http.Handler {
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
-	}
-	if opt.MaxBodyBytes <= 0 {
-		opt.MaxBodyBytes = 1 << 20
 	}
 	a := &api{core: core, opt: opt}
 	mux := http.NewServeMux()
@@ -80,10 +73,6 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			a.writeError(w, http.StatusMethodNotAllowed, "INVALID", fmt.Sprintf("method %s: this API only reads (GET)", ilgraph.Clip(r.Method, 20)))
-			return
-		}
-		if r.ContentLength > opt.MaxBodyBytes {
-			a.writeError(w, http.StatusRequestEntityTooLarge, "LIMIT", fmt.Sprintf("request body is larger than %d bytes", opt.MaxBodyBytes))
 			return
 		}
 		mux.ServeHTTP(w, r)
@@ -367,10 +356,7 @@ func matchesETag(values []string, etag string) bool {
 
 // fail writes err as a JSON error with the status its code calls for.
 func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
-	var ie *ilgraph.Error
-	if !errors.As(err, &ie) && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
-		ie = ilgraph.WrapError(ilgraph.ETIMEOUT, err, "the request took longer than its time limit")
-	}
+	ie := httpapi.Coded(err)
 	code, msg := ilgraph.ErrorCode(err), ilgraph.ErrorMessage(err)
 	if ie != nil {
 		code, msg = ie.Code, ie.Message
@@ -399,7 +385,17 @@ func Status(code string) int {
 	return http.StatusInternalServerError
 }
 
+// Fail writes err with status as the API's error body, for the HTTP shell
+// (httpapi.Door.Fail: a body over the shell's limit answers 413, LIMIT).
+func Fail(w http.ResponseWriter, _ *http.Request, status int, err *ilgraph.Error) {
+	writeError(w, status, strings.ToUpper(err.Code), err.Message)
+}
+
 func (a *api) writeError(w http.ResponseWriter, status int, code, msg string) {
+	writeError(w, status, code, msg)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
 	body, _ := encode(map[string]any{"error": map[string]string{"code": code, "message": msg}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

@@ -13,7 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/internal/admission"
+	"github.com/ilgraph/ilgraph/internal/apitest"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/jsonapi"
 	"github.com/ilgraph/ilgraph/mcpserver"
@@ -36,11 +38,8 @@ func TestAdmissionAcrossFrontDoors(t *testing.T) {
 	cfg.Limits[admission.Aggregate] = admission.Limit{InFlight: 1, Queue: -1}
 	adm := admission.New(cfg)
 	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: quiet(), Admitter: adm})
-	routes := map[string]http.Handler{"/mcp": mcpserver.NewHandler(core, mcpserver.Options{Logger: quiet(), Admitter: adm})}
-	for _, p := range jsonapi.Patterns {
-		routes[p] = api
-	}
-	srv := httptest.NewServer(resolvers.NewHandler(core, resolvers.Options{Logger: quiet(), Routes: routes, Admitter: adm}))
+	routes := apitest.JSONAPI(map[string]httpapi.Door{"/mcp": apitest.MCP(mcpserver.NewHandler(core, mcpserver.Options{Logger: quiet(), Admitter: adm}))}, api)
+	srv := httptest.NewServer(apitest.New(core, apitest.Options{GraphQL: resolvers.Options{Logger: quiet(), Admitter: adm}, Shell: httpapi.Options{Routes: routes}}))
 	defer srv.Close()
 
 	type answer struct {

@@ -18,6 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/httpapi"
+	"github.com/ilgraph/ilgraph/internal/apitest"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/jsonapi"
@@ -49,11 +51,8 @@ func mustFixture(t *testing.T) *fixture {
 	core := explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
 	opt := mcpserver.Options{Logger: quiet(), Timeout: 10 * time.Second}
 	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: quiet()})
-	routes := map[string]http.Handler{"/mcp": mcpserver.NewHandler(core, opt)}
-	for _, p := range jsonapi.Patterns {
-		routes[p] = api
-	}
-	srv := httptest.NewServer(resolvers.NewHandler(core, resolvers.Options{Logger: quiet(), Routes: routes}))
+	routes := apitest.JSONAPI(map[string]httpapi.Door{"/mcp": apitest.MCP(mcpserver.NewHandler(core, opt))}, api)
+	srv := httptest.NewServer(apitest.New(core, apitest.Options{GraphQL: resolvers.Options{Logger: quiet()}, Shell: httpapi.Options{Routes: routes}}))
 	t.Cleanup(srv.Close)
 
 	ctx := context.Background()

@@ -40,8 +40,6 @@ type Options struct {
 	Logger *slog.Logger // default slog.Default()
 	// Timeout bounds each tool call (default 15 s, the API's request timeout).
 	Timeout time.Duration
-	// MaxBodyBytes bounds an HTTP request body (default 1 MiB): 413 beyond.
-	MaxBodyBytes int64
 	// Version is reported to clients (default "dev").
 	Version string
 	// AllowAnyHost turns off the SDK's DNS-rebinding protection, which
@@ -63,9 +61,6 @@ func (o *Options) defaults() {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 15 * time.Second
-	}
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = 1 << 20
 	}
 	if o.Version == "" {
 		o.Version = "dev"
@@ -125,20 +120,15 @@ func NewServer(core *explore.Service, opt Options) *mcp.Server {
 
 // NewHandler serves the MCP server over Streamable HTTP, statelessly: each
 // request stands alone (no sessions to keep), so any instance behind a load
-// balancer can answer it, as with the rest of the API.
+// balancer can answer it, as with the rest of the API. It is mounted in the
+// HTTP shell (httpapi), which bounds the request body; a body over the
+// bound answers 413 (Fail).
 func NewHandler(core *explore.Service, opt Options) http.Handler {
 	opt.defaults()
 	s := NewServer(core, opt)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: opt.Logger, DisableLocalhostProtection: opt.AllowAnyHost})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > opt.MaxBodyBytes {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusRequestEntityTooLarge)
-			fmt.Fprintf(w, `{"error":{"code":"LIMIT","message":"request body is larger than %d bytes"}}`+"\n", opt.MaxBodyBytes)
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, opt.MaxBodyBytes)
 		if r.Method != http.MethodPost {
 			h.ServeHTTP(w, r)
 			return
@@ -147,9 +137,7 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusRequestEntityTooLarge)
-				fmt.Fprintf(w, `{"error":{"code":"LIMIT","message":"request body is larger than %d bytes"}}`+"\n", opt.MaxBodyBytes)
+				Fail(w, r, http.StatusRequestEntityTooLarge, ilgraph.Errorf(ilgraph.ELIMIT, "request body is larger than %d bytes", tooBig.Limit))
 				return
 			}
 			http.Error(w, "cannot read the request body", http.StatusBadRequest)
@@ -170,6 +158,16 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		h.ServeHTTP(w, r)
 	})
+}
+
+// Fail answers an HTTP request that reaches no JSON-RPC message with err
+// and status, in the JSON API's error body (httpapi.Door.Fail: a body over
+// the shell's limit answers 413, LIMIT).
+func Fail(w http.ResponseWriter, _ *http.Request, status int, err *ilgraph.Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	body, _ := json.Marshal(map[string]any{"error": map[string]string{"code": strings.ToUpper(err.Code), "message": err.Message}})
+	w.Write(append(body, '\n'))
 }
 
 // Limits of a POSTed JSON-RPC body, checked before the SDK reads it: the

@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ilgraph/ilgraph/internal/apitest"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/resolvers"
 )
@@ -221,22 +222,22 @@ func TestGraphQLHTTPEdges(t *testing.T) {
 	}
 }
 
-// TestIntrospectionAndIDESettings checks Options.Introspection and
-// Options.IDE, on (the default) and off.
+// TestIntrospectionAndIDESettings checks Options.Introspection and the
+// IDE (ilgraph serve --ide), on (the default) and off.
 func TestIntrospectionAndIDESettings(t *testing.T) {
 	db := neo4jtest.MustOpen(t)
 	off := false
 	for _, tt := range []struct {
 		name string
-		opt  resolvers.Options
+		opt  apitest.Options
 		on   bool
 	}{
-		{"default", resolvers.Options{}, true},
-		{"off", resolvers.Options{Introspection: &off, IDE: &off}, false},
+		{"default", apitest.Options{}, true},
+		{"off", apitest.Options{GraphQL: resolvers.Options{Introspection: &off}, NoIDE: true}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.opt.Logger = quietLogger()
-			srv := httptest.NewServer(newHandler(db, tt.opt))
+			tt.opt.GraphQL.Logger = quietLogger()
+			srv := httptest.NewServer(newHandlerWith(db, tt.opt))
 			defer srv.Close()
 			get := func(path, accept string) (int, string) {
 				req, _ := http.NewRequest("GET", srv.URL+path, nil)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/httpapi"
+	"github.com/ilgraph/ilgraph/internal/apitest"
 	"github.com/ilgraph/ilgraph/resolvers"
 	"github.com/ilgraph/ilgraph/similarity"
 )
@@ -48,8 +50,8 @@ func TestUnavailableHidesInternals(t *testing.T) {
 	}
 	defer db.Close()
 	var logs syncBuffer
-	h := resolvers.NewHandler(explore.New(db, similarity.NewService(db)), resolvers.Options{
-		Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Ready: db.Ping})
+	h := apitest.New(explore.New(db, similarity.NewService(db)), apitest.Options{
+		GraphQL: resolvers.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))}, Shell: httpapi.Options{Ready: db.Ping}})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	leaks := []string{"127.0.0.1", "bolt://", "scripts/", "NEO4J_", "Neo4j", "dial", "connection refused"}

@@ -3,15 +3,25 @@ package resolvers_test
 import (
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/httpapi"
+	"github.com/ilgraph/ilgraph/internal/apitest"
 	"github.com/ilgraph/ilgraph/resolvers"
 	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/suggest"
 )
 
-// newHandler wires the API over db as ilgraph serve does.
-func newHandler(db *graph.DB, opt resolvers.Options) *resolvers.Handler {
-	opt.Ready = db.Ping
-	h := resolvers.NewHandler(explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{}))), opt)
+// newHandler wires the API over db in the HTTP shell as ilgraph serve
+// does, with the shell's settings from shell when given.
+func newHandler(db *graph.DB, opt resolvers.Options, shell ...httpapi.Options) *httpapi.Handler {
+	return newHandlerWith(db, apitest.Options{GraphQL: opt}, shell...)
+}
+
+func newHandlerWith(db *graph.DB, opt apitest.Options, shell ...httpapi.Options) *httpapi.Handler {
+	if len(shell) > 0 {
+		opt.Shell = shell[0]
+	}
+	opt.Shell.Ready = db.Ping
+	h := apitest.New(explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{}))), opt)
 	db.SetQueryHook(h.ObserveQuery)
 	return h
 }

@@ -1,16 +1,11 @@
 package resolvers
 
 import (
-	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/vektah/gqlparser/v2/ast"
-
-	"github.com/ilgraph/ilgraph/internal/admission"
 )
 
 // DefaultMetricOperations are the operation names /metrics labels by
@@ -36,20 +31,14 @@ const (
 
 var buckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 
-// metrics are the server's Prometheus metrics, in a registry of their own
-// (not the global default one, so that two handlers in one process — tests
-// — do not collide). Every label is bounded: operation by the allow-list,
-// root_field by the schema, status by HTTP, query by the fixed names the
-// graph package gives its transactions.
+// metrics are the GraphQL door's Prometheus metrics, served on the shell's
+// /metrics (Handler.Collectors). Every label is bounded: operation by the
+// allow-list, root_field by the schema, status by HTTP.
 type metrics struct {
 	allowed  map[string]bool
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
 	fields   *prometheus.HistogramVec
-	neo4j    *prometheus.HistogramVec
-	refused  *prometheus.CounterVec
-	reg      *prometheus.Registry
-	handler  http.Handler
 }
 
 func newMetrics(operations []string) *metrics {
@@ -69,15 +58,6 @@ func newMetrics(operations []string) *metrics {
 			Help:    "GraphQL request latency by the operation's root field (multiple when it selects several).",
 			Buckets: buckets,
 		}, []string{"root_field"}),
-		neo4j: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "ilgraph_neo4j_duration_seconds",
-			Help:    "Time spent in Neo4j transactions by query.",
-			Buckets: buckets,
-		}, []string{"query"}),
-		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ilgraph_admission_refused_total",
-			Help: "Requests (GraphQL, the JSON API, MCP) refused for overload (503) by cost class and reason (queue_full, wait, deadline).",
-		}, []string{"class", "reason"}),
 	}
 	for _, op := range operations {
 		m.allowed[op] = true
@@ -88,13 +68,6 @@ func newMetrics(operations []string) *metrics {
 		m.requests.WithLabelValues(op, "200")
 		m.latency.WithLabelValues(op)
 	}
-	reg := prometheus.NewRegistry()
-	m.reg = reg
-	reg.MustRegister(m.requests, m.latency, m.fields, m.neo4j, m.refused,
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	// promhttp gathers into memory, then writes without holding any lock.
-	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 	return m
 }
 
@@ -122,27 +95,10 @@ func (m *metrics) observeRequest(op, field string, status int, d time.Duration) 
 	m.fields.WithLabelValues(field).Observe(d.Seconds())
 }
 
-// watchAdmission exports the requests running and queued per cost class.
-func (m *metrics) watchAdmission(c *admission.Controller) {
-	for cl := admission.Class(0); cl < admission.NumClasses; cl++ {
-		m.refused.WithLabelValues(cl.String(), "queue_full")
-		m.reg.MustRegister(
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-				Name: "ilgraph_admission_running", Help: "Requests running (every front door), by cost class.",
-				ConstLabels: prometheus.Labels{"class": cl.String()},
-			}, func() float64 { return float64(c.Running(cl)) }),
-			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-				Name: "ilgraph_admission_queued", Help: "Requests waiting for a slot (every front door), by cost class.",
-				ConstLabels: prometheus.Labels{"class": cl.String()},
-			}, func() float64 { return float64(c.Queued(cl)) }))
-	}
+// collectors are the metrics, for a registry.
+func (m *metrics) collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.requests, m.latency, m.fields}
 }
-
-func (m *metrics) observeNeo4j(what string, d time.Duration) {
-	m.neo4j.WithLabelValues(what).Observe(d.Seconds())
-}
-
-func (m *metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.handler.ServeHTTP(w, r) }
 
 // rootFields are the names (not aliases) of the fields an operation selects
 // at its root, through fragments. Validation has checked them against the

@@ -18,7 +18,9 @@ import (
 	"time"
 
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/internal/admission"
+	"github.com/ilgraph/ilgraph/internal/apitest"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/gen"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
@@ -66,11 +68,8 @@ func TestFloodOfAggregates(t *testing.T) {
 		}
 	}
 	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: quietLogger(), Admitter: adm})
-	routes := map[string]http.Handler{}
-	for _, p := range jsonapi.Patterns {
-		routes[p] = api
-	}
-	h := resolvers.NewHandler(core, resolvers.Options{Logger: quietLogger(), RequestTimeout: timeout, Routes: routes, Admitter: adm, Ready: db.Ping})
+	h := apitest.New(core, apitest.Options{GraphQL: resolvers.Options{Logger: quietLogger(), Admitter: adm},
+		Shell: httpapi.Options{RequestTimeout: timeout, Routes: apitest.JSONAPI(nil, api), Ready: db.Ping}})
 	db.SetQueryHook(h.ObserveQuery)
 	srv := httptest.NewServer(h)
 	defer srv.Close()

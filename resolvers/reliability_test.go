@@ -11,13 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/internal/admission"
 	"github.com/ilgraph/ilgraph/resolvers"
 )
 
 func TestCORS(t *testing.T) {
 	a := mustAPI(t)
-	srv := httptest.NewServer(newHandler(a.db, resolvers.Options{Logger: quietLogger(), CORSOrigins: []string{"https://dash.example"}}))
+	srv := httptest.NewServer(newHandler(a.db, resolvers.Options{Logger: quietLogger()}, httpapi.Options{CORSOrigins: []string{"https://dash.example"}}))
 	defer srv.Close()
 	for _, tt := range []struct {
 		origin, want string
@@ -50,7 +51,7 @@ func TestCORS(t *testing.T) {
 
 func TestRequestTimeoutAndDrawingCap(t *testing.T) {
 	a := mustAPI(t)
-	srv := httptest.NewServer(newHandler(a.db, resolvers.Options{Logger: quietLogger(), RequestTimeout: time.Millisecond}))
+	srv := httptest.NewServer(newHandler(a.db, resolvers.Options{Logger: quietLogger()}, httpapi.Options{RequestTimeout: time.Millisecond}))
 	defer srv.Close()
 	slow := &api{t: t, url: srv.URL, client: srv.Client()}
 	errs := slow.do(`{ cooccurrence(from: COMPONENT, to: SYMPTOM) { edges { count } } stats { cases } }`, nil, nil)
@@ -76,7 +77,7 @@ func TestBoundedLoad(t *testing.T) {
 	for cl := range adm.Limits {
 		adm.Limits[cl].Queue = 64
 	}
-	adm.Wait = resolvers.DefaultRequestTimeout
+	adm.Wait = httpapi.DefaultRequestTimeout
 	srv := httptest.NewServer(newHandler(a.db, resolvers.Options{Logger: quietLogger(), Admission: adm}))
 	defer srv.Close()
 	a.url = srv.URL

@@ -2,9 +2,7 @@ package resolvers
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -17,37 +15,26 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
-	"github.com/ilgraph/ilgraph/explorer"
+	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/internal/admission"
 )
 
-// Options are the API server's limits and settings.
+// Options are the GraphQL door's limits and settings.
 type Options struct {
-	MaxBodyBytes   int64         // request body limit (default 1 MiB)
-	MaxDepth       int           // query depth limit (default 12)
-	MaxComplexity  int           // query complexity limit (default 20000)
-	MaxTokens      int           // tokens in a document (default 10000)
-	MaxFields      int           // field selections in a document, fragments not expanded (default 500)
-	MaxAliases     int           // aliases in a document (default 100)
-	MaxDirectives  int           // directives in a document (default 100)
-	MaxErrors      int           // errors in a response, then one "too many errors" (default 100)
-	RequestTimeout time.Duration // per-request timeout (default 15s)
-	Logger         *slog.Logger  // default slog.Default()
-	// CORSOrigins are the browser origins allowed to call the API; none by
-	// default (browsers then refuse cross-origin calls).
-	CORSOrigins []string
-	// Ready reports whether the backing store answers (/readyz); nil: always
-	// ready.
-	Ready func(context.Context) error
-	// Routes are other front doors (the JSON API, MCP, the explorer) served
-	// on the same mux, behind the same request ids, logging, metrics and
-	// CORS: pattern → handler, as http.ServeMux takes them.
-	Routes map[string]http.Handler
+	MaxDepth      int          // query depth limit (default 12)
+	MaxComplexity int          // query complexity limit (default 20000)
+	MaxTokens     int          // tokens in a document (default 10000)
+	MaxFields     int          // field selections in a document, fragments not expanded (default 500)
+	MaxAliases    int          // aliases in a document (default 100)
+	MaxDirectives int          // directives in a document (default 100)
+	MaxErrors     int          // errors in a response, then one "too many errors" (default 100)
+	Logger        *slog.Logger // default slog.Default()
 	// MetricOperations are the operation names /metrics labels requests by;
 	// any other name counts as "other", so clients cannot grow the number of
 	// series. nil: DefaultMetricOperations; empty: none.
@@ -56,48 +43,39 @@ type Options struct {
 	// that selects them is refused, as a request error with code
 	// INTROSPECTION_DISABLED, before anything runs.
 	Introspection *bool
-	// IDE serves the GraphQL IDE at /ide (nil: on); off, /ide answers 404.
-	IDE *bool
 	// Admission bounds the requests running at once per cost class, with
 	// a short queue each (internal/admission); zero settings take
 	// admission.Default. Beyond it a request answers 503, OVERLOADED.
 	Admission admission.Config
 	// Admitter is the controller to take slots from, shared with the other
 	// front doors (the JSON API, MCP) so that a class's bound holds across
-	// them; nil: one made from Admission. NewHandler sets its hooks (the
-	// metrics, the request log, StoreDown).
+	// them; nil: one made from Admission (Handler.Admitter). The HTTP shell
+	// (httpapi.Options.Admitter) sets its hooks: the metrics, the request
+	// log, StoreDown.
 	Admitter *admission.Controller
 	// NoAdmission turns the bound off.
 	NoAdmission bool
-	// StoreDown reports whether the store is known unreachable now, so that
-	// requests fail at once (graph.DB.Down, with graph.Config.FailFast).
-	// Such requests skip admission: they cost nothing, and would otherwise
-	// queue behind requests that are still finding out, and answer
-	// OVERLOADED instead of UNAVAILABLE. nil: never.
-	StoreDown func() bool
 }
 
 // on reads an optional setting that defaults to on.
 func on(b *bool) bool { return b == nil || *b }
 
-// The server's default limits: the zero Options get them, and ilgraph
+// The door's default limits: the zero Options get them, and ilgraph
 // serve's flags default to them.
 const (
-	DefaultMaxBodyBytes   = 1 << 20
-	DefaultMaxDepth       = 12
-	DefaultMaxComplexity  = 20000
-	DefaultRequestTimeout = 15 * time.Second
-	DefaultMaxTokens      = 10000
-	DefaultMaxFields      = 500
-	DefaultMaxAliases     = 100
-	DefaultMaxDirectives  = 100
-	DefaultMaxErrors      = 100
+	DefaultMaxDepth      = 12
+	DefaultMaxComplexity = 20000
+	DefaultMaxTokens     = 10000
+	DefaultMaxFields     = 500
+	DefaultMaxAliases    = 100
+	DefaultMaxDirectives = 100
+	DefaultMaxErrors     = 100
 )
 
+// Pattern is the path the GraphQL API is served at (POST and GET).
+const Pattern = "/graphql"
+
 func (o *Options) defaults() {
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
 	if o.MaxDepth <= 0 {
 		o.MaxDepth = DefaultMaxDepth
 	}
@@ -119,9 +97,6 @@ func (o *Options) defaults() {
 	if o.MaxErrors <= 0 {
 		o.MaxErrors = DefaultMaxErrors
 	}
-	if o.RequestTimeout <= 0 {
-		o.RequestTimeout = DefaultRequestTimeout
-	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -130,19 +105,82 @@ func (o *Options) defaults() {
 	}
 }
 
-// Handler is the whole HTTP API. ObserveQuery takes the store's timings
-// for /metrics (graph.DB.SetQueryHook).
+// Handler is the GraphQL API, to mount at Pattern in the HTTP shell
+// (httpapi): gqlgen's executor with the document limits, APQ, admission
+// by cost class, the error presenter and the per-operation metrics.
 type Handler struct {
-	http.Handler
+	next    http.Handler
 	metrics *metrics
+	admit   *admission.Controller
 }
 
-// ObserveQuery records one store query's duration.
-func (h *Handler) ObserveQuery(name string, d time.Duration) { h.metrics.observeNeo4j(name, d) }
+// Collectors are the door's metrics, for the shell's /metrics
+// (httpapi.Options.Collectors).
+func (h *Handler) Collectors() []prometheus.Collector { return h.metrics.collectors() }
 
-// NewHandler returns the whole HTTP API over the application core:
-// /graphql (POST and GET), the GraphQL IDE at /ide, /healthz, /readyz,
-// /metrics, and opt.Routes.
+// Admitter is the admission controller the door takes slots from
+// (Options.Admitter, or the one made from Options.Admission); nil with
+// NoAdmission.
+func (h *Handler) Admitter() *admission.Controller { return h.admit }
+
+// ServeHTTP answers one GraphQL request and counts it in the metrics.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.observed(w, r, h.next.ServeHTTP)
+}
+
+// Fail answers err with status as a GraphQL request error, nothing having
+// run (httpapi.Door.Fail: a body over the shell's limit).
+func (h *Handler) Fail(w http.ResponseWriter, r *http.Request, status int, err *ilgraph.Error) {
+	h.observed(w, r, func(w http.ResponseWriter, r *http.Request) {
+		gerr := gqlerror.Errorf("%s", err.Message)
+		gerr.Extensions = map[string]any{"code": strings.ToUpper(err.Code)}
+		body, _ := json.Marshal(struct {
+			Errors gqlerror.List `json:"errors"`
+		}{gqlerror.List{gerr}})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(body)
+	})
+}
+
+// operationKey holds the *operation a request runs, for the metrics.
+type operationKey struct{}
+
+type operation struct {
+	name  string // the client's operation name, "" until one runs
+	field string // the operation's root field label
+}
+
+// observed runs serve and counts the request by operation, root field and
+// status.
+func (h *Handler) observed(w http.ResponseWriter, r *http.Request, serve http.HandlerFunc) {
+	start := time.Now()
+	op := &operation{}
+	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	serve(sw, r.WithContext(context.WithValue(r.Context(), operationKey{}, op)))
+	h.metrics.observeRequest(op.name, op.field, sw.status, time.Since(start))
+}
+
+// setOperation names the operation a request runs, for the metrics and
+// the request log.
+func setOperation(ctx context.Context, name, field string) {
+	if op, ok := ctx.Value(operationKey{}).(*operation); ok {
+		op.name, op.field = name, field
+	}
+	httpapi.SetOperation(ctx, name)
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// NewHandler returns the GraphQL API over the application core.
 func NewHandler(core *explore.Service, opt Options) *Handler {
 	opt.defaults()
 	metrics := newMetrics(opt.MetricOperations)
@@ -158,11 +196,6 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 		if admit == nil {
 			admit = admission.New(opt.Admission)
 		}
-		metrics.watchAdmission(admit)
-		admit.Observe(admission.Hooks{
-			Refused:    func(cl admission.Class, reason string) { metrics.refused.WithLabelValues(cl.String(), reason).Inc() },
-			Classified: func(ctx context.Context, cl admission.Class) { setClass(ctx, cl.String()) },
-		}, opt.StoreDown)
 	}
 	// GET and POST, as GraphQL over HTTP says, and admission: graphqlhttp.go
 	srv.AddTransport(graphQLHTTP{admission: admit, metrics: metrics, maxErrors: opt.MaxErrors})
@@ -196,11 +229,7 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 	})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		gerr := graphql.DefaultErrorPresenter(ctx, err)
-		var ie *ilgraph.Error
-		if !errors.As(err, &ie) && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
-			ie = ilgraph.WrapError(ilgraph.ETIMEOUT, err, "the request took longer than its time limit")
-		}
-		if ie != nil {
+		if ie := httpapi.Coded(err); ie != nil {
 			// The client reads the code and the short message; the cause
 			// (addresses, advice, the driver's message) goes to the log,
 			// with the request id to find it by.
@@ -210,16 +239,16 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 			}
 			gerr.Extensions["code"] = strings.ToUpper(ie.Code)
 			if ie.Code == ilgraph.EINTERNAL {
-				opt.Logger.ErrorContext(ctx, "internal error", "err", ie.Error(), "request_id", requestID(ctx))
+				opt.Logger.ErrorContext(ctx, "internal error", "err", ie.Error(), "request_id", httpapi.RequestID(ctx))
 				gerr.Message = "internal error"
 			} else if ie.Err != nil {
-				opt.Logger.WarnContext(ctx, "request failed", "code", ie.Code, "err", ie.Error(), "request_id", requestID(ctx))
+				opt.Logger.WarnContext(ctx, "request failed", "code", ie.Code, "err", ie.Error(), "request_id", httpapi.RequestID(ctx))
 			}
 		} else if gerr.Extensions == nil || gerr.Extensions["code"] == nil {
 			// Parse and validation errors carry gqlgen's own codes; anything
 			// else is ours and unexpected.
 			if _, isGQL := err.(*gqlerror.Error); !isGQL {
-				opt.Logger.ErrorContext(ctx, "unexpected error", "err", err, "request_id", requestID(ctx))
+				opt.Logger.ErrorContext(ctx, "unexpected error", "err", err, "request_id", httpapi.RequestID(ctx))
 				gerr.Message = "internal error"
 				gerr.Extensions = map[string]any{"code": "INTERNAL"}
 			}
@@ -227,146 +256,10 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 		return gerr
 	})
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
-		opt.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()), "request_id", requestID(ctx))
+		opt.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()), "request_id", httpapi.RequestID(ctx))
 		return ilgraph.Errorf(ilgraph.EINTERNAL, "internal error")
 	})
-
-	mux := http.NewServeMux()
-	gql := WithLoaders(core, limitBody(opt.MaxBodyBytes, srv))
-	mux.Handle("/graphql", gql)
-	if on(opt.IDE) {
-		// GraphiQL and everything it loads, from the binary (explorer.IDEHandler).
-		ide := explorer.IDEHandler()
-		mux.Handle("GET /ide", ide)
-		mux.Handle("GET /ide/assets/", ide)
-	}
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintln(w, "ok")
-	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if opt.Ready == nil {
-			fmt.Fprintln(w, "ready")
-			return
-		}
-		if err := opt.Ready(ctx); err != nil {
-			opt.Logger.WarnContext(ctx, "not ready", "err", err.Error(), "request_id", requestID(ctx))
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintln(w, "not ready:", ilgraph.ErrorMessage(err))
-			return
-		}
-		fmt.Fprintln(w, "ready")
-	})
-	mux.Handle("GET /metrics", metrics)
-	for pattern, h := range opt.Routes {
-		mux.Handle(pattern, h)
-	}
-	return &Handler{Handler: withRequest(opt, metrics, withCORS(opt.CORSOrigins, mux)), metrics: metrics}
-}
-
-// withCORS answers browsers from the allowed origins, and only them.
-func withCORS(origins []string, next http.Handler) http.Handler {
-	allowed := map[string]bool{}
-	for _, o := range origins {
-		allowed[o] = true
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		origin := r.Header.Get("Origin")
-		if origin != "" && allowed[origin] {
-			h := w.Header()
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Add("Vary", "Origin")
-			// Scripts may read the JSON API's validators and the request id.
-			h.Set("Access-Control-Expose-Headers", "ETag, X-Request-Id, Retry-After")
-			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-				// If-None-Match for the JSON API's ETags; Mcp-Protocol-Version,
-				// which MCP clients send on every call after the first, and
-				// Accept, which they set to JSON and event streams.
-				h.Set("Access-Control-Allow-Headers", "Content-Type, X-Request-Id, If-None-Match, Accept, Mcp-Protocol-Version")
-				h.Set("Access-Control-Max-Age", "600")
-				w.WriteHeader(http.StatusNoContent)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// withRequest gives each request an id (X-Request-Id, kept from the client
-// when sane), a timeout, a log line and metrics.
-func withRequest(opt Options, m *metrics, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		id := r.Header.Get("X-Request-Id")
-		if id == "" || len(id) > 64 || strings.ContainsAny(id, " \t\r\n\"") {
-			var b [8]byte
-			rand.Read(b[:])
-			id = hex.EncodeToString(b[:])
-		}
-		w.Header().Set("X-Request-Id", id)
-		info := &requestInfo{id: id}
-		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), requestKey{}, info), opt.RequestTimeout)
-		defer cancel()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, r.WithContext(ctx))
-		elapsed := time.Since(start)
-		if r.URL.Path == "/graphql" {
-			m.observeRequest(info.op, info.field, sw.status, elapsed)
-		}
-		opt.Logger.LogAttrs(ctx, slog.LevelInfo, "request",
-			slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.String("operation", info.operation()), slog.String("class", info.class), slog.Int("status", sw.status),
-			slog.Float64("ms", float64(elapsed.Microseconds())/1000))
-	})
-}
-
-type requestKey struct{}
-
-type requestInfo struct {
-	id    string
-	class string // the operation's cost class, "" until classified
-	op    string // the client's operation name, "" until one runs
-	field string // the operation's root field label
-}
-
-func (i *requestInfo) operation() string {
-	if i.op == "" {
-		return "-"
-	}
-	return i.op
-}
-
-func requestID(ctx context.Context) string {
-	if i, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
-		return i.id
-	}
-	return ""
-}
-
-func setClass(ctx context.Context, class string) {
-	if i, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
-		i.class = class
-	}
-}
-
-func setOperation(ctx context.Context, name, field string) {
-	if i, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
-		i.op, i.field = name, field
-	}
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
-	w.ResponseWriter.WriteHeader(code)
+	return &Handler{next: WithLoaders(core, srv), metrics: metrics, admit: admit}
 }
 
 // setComplexity makes list fields cost their page size times their children,
@@ -494,20 +387,6 @@ func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, seen
 		deepest = max(deepest, d)
 	}
 	return deepest
-}
-
-// limitBody refuses bodies over limit with 413 and a GraphQL-shaped error.
-func limitBody(limit int64, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > limit {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusRequestEntityTooLarge)
-			fmt.Fprintf(w, `{"errors":[{"message":"request body is larger than %d bytes","extensions":{"code":"LIMIT"}}]}`, limit)
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, limit)
-		next.ServeHTTP(w, r)
-	})
 }
 
 // warningJSON is one warning as extensions.warnings lists it.

@@ -18,6 +18,8 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/httpapi"
+	"github.com/ilgraph/ilgraph/internal/apitest"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/gen"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
@@ -186,7 +188,7 @@ func TestServingAcrossNeo4jKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	h := resolvers.NewHandler(newCore(db), resolvers.Options{Logger: quietLogger(), Ready: db.Ping, StoreDown: db.Down})
+	h := apitest.New(newCore(db), apitest.Options{GraphQL: resolvers.Options{Logger: quietLogger()}, Shell: httpapi.Options{Ready: db.Ping, StoreDown: db.Down}})
 	db.SetQueryHook(h.ObserveQuery)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -319,7 +321,7 @@ func TestServingAcrossNeo4jKill(t *testing.T) {
 			} else if a.code == "TIMEOUT" {
 				timedOut++
 			}
-			if a.code != "" && a.code != "UNAVAILABLE" && a.code != "TIMEOUT" && a.code != "OVERLOADED" || took > resolvers.DefaultRequestTimeout+time.Second {
+			if a.code != "" && a.code != "UNAVAILABLE" && a.code != "TIMEOUT" && a.code != "OVERLOADED" || took > httpapi.DefaultRequestTimeout+time.Second {
 				t.Errorf("a request made while Neo4j started answered HTTP %d code %q (%s)", a.status, a.code, at(a))
 			}
 		case a.end.Before(killing) || a.start.After(recovered):

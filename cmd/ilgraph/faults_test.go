@@ -32,6 +32,8 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/httpapi"
+	"github.com/ilgraph/ilgraph/internal/apitest"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/gen"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
@@ -161,7 +163,7 @@ func TestAPIAcrossNeo4jRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	h := resolvers.NewHandler(newCore(db), resolvers.Options{Logger: quietLogger(), Ready: db.Ping})
+	h := apitest.New(newCore(db), apitest.Options{GraphQL: resolvers.Options{Logger: quietLogger()}, Shell: httpapi.Options{Ready: db.Ping}})
 	db.SetQueryHook(h.ObserveQuery)
 	srv := httptest.NewServer(h)
 	defer srv.Close()

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ilgraph/ilgraph/internal/apitest"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/resolvers"
@@ -110,7 +111,7 @@ func TestImportEndToEnd(t *testing.T) {
 		t.Fatalf("load: exit %d: %s", code, stderr.String())
 	}
 
-	srv := httptest.NewServer(resolvers.NewHandler(newCore(db), resolvers.Options{Logger: quietLogger()}))
+	srv := httptest.NewServer(apitest.New(newCore(db), apitest.Options{GraphQL: resolvers.Options{Logger: quietLogger()}}))
 	defer srv.Close()
 	query := func(q string, data any) {
 		t.Helper()

@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/mcpserver"
-	"github.com/ilgraph/ilgraph/resolvers"
 )
 
 // stdin is what ilgraph mcp reads its client from (tests replace it).
@@ -25,7 +25,7 @@ Runs the MCP server on stdin and stdout, for desktop assistants that start
 it as a subprocess (see docs/mcp.md). It reads the Neo4j that NEO4J_URI
 names; logs go to stderr. The same tools are served over Streamable HTTP at
 /mcp by ilgraph serve.`, stderr)
-	timeout := fs.Duration("timeout", resolvers.DefaultRequestTimeout, "per-call timeout")
+	timeout := fs.Duration("timeout", httpapi.DefaultRequestTimeout, "per-call timeout")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

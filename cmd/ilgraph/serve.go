@@ -18,6 +18,7 @@ import (
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/explorer"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/internal/admission"
 	"github.com/ilgraph/ilgraph/jsonapi"
 	"github.com/ilgraph/ilgraph/mcpserver"
@@ -26,6 +27,49 @@ import (
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseServeFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	logger := f.logger(stderr)
+	if f.memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(f.memLimit << 20)
+	}
+	db, err := openStore(ctx, f)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ln, err := listen(f)
+	if err != nil {
+		return err
+	}
+	h := newAPI(newServingCore(ctx, db, logger), db, f, logger)
+	return serve(ctx, f, ln, h, stdout, logger)
+}
+
+// serveFlags are ilgraph serve's settings, parsed and checked.
+type serveFlags struct {
+	addr, pprofAddr string
+	grace           time.Duration
+	logJSON         bool
+	memLimit        int64
+	// The shell's and the doors' settings.
+	timeout                   time.Duration
+	maxBody                   int64
+	cors                      []string
+	gql                       resolvers.Options
+	ide, explorer, mcpAnyHost bool
+	admission                 admission.Config
+	// The rate limit's.
+	rate ratelimit.Options
+	// The store's.
+	store graph.Config
+}
+
+// parseServeFlags reads ilgraph serve's flags; a bad one is errUsage, said
+// on stderr.
+func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs := newFlagSet("serve", `Usage: ilgraph serve [--addr HOST:PORT] [flags]
 
 Serves the explorer (the web page for analysts) at /; the GraphQL API: POST
@@ -45,8 +89,8 @@ Introspection and the IDE are on by default, since the server listens on
 loopback by default. In production turn both off (--ide=false
 --introspection=false), or keep introspection for tools that read the schema.`, stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
-	timeout := fs.Duration("timeout", resolvers.DefaultRequestTimeout, "per-request timeout")
-	maxBody := fs.Int64("max-body", resolvers.DefaultMaxBodyBytes, "request body limit in bytes")
+	timeout := fs.Duration("timeout", httpapi.DefaultRequestTimeout, "per-request timeout")
+	maxBody := fs.Int64("max-body", httpapi.DefaultMaxBodyBytes, "request body limit in bytes")
 	maxDepth := fs.Int("max-depth", resolvers.DefaultMaxDepth, "query depth limit")
 	maxComplexity := fs.Int("max-complexity", resolvers.DefaultMaxComplexity, "query complexity limit")
 	maxTokens := fs.Int("max-tokens", resolvers.DefaultMaxTokens, "tokens in a query document")
@@ -84,25 +128,16 @@ loopback by default. In production turn both off (--ide=false
 	pprofAddr := fs.String("pprof-addr", "", "serve Go's profiler (net/http/pprof) on this address, apart from the API (empty: off)")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 	proxies, err := ratelimit.ParsePrefixes(*trusted)
 	if err != nil {
 		fmt.Fprintf(stderr, "ilgraph serve: --trusted-proxies: %v\n", err)
-		return errUsage
+		return nil, errUsage
 	}
 	if *rateLimit < 0 || *rateBurst < 0 {
 		fmt.Fprintln(stderr, "ilgraph serve: --rate-limit and --rate-burst must not be negative")
-		return errUsage
-	}
-	var logger *slog.Logger
-	if *logJSON {
-		logger = slog.New(slog.NewJSONHandler(stderr, nil))
-	} else {
-		logger = slog.New(slog.NewTextHandler(stderr, nil))
-	}
-	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(*memLimit << 20)
+		return nil, errUsage
 	}
 	adm := admission.Config{Wait: *queueWait}
 	for cl := range adm.Limits {
@@ -112,8 +147,12 @@ loopback by default. In production turn both off (--ide=false
 		}
 		if *inFlight[cl] <= 0 {
 			fmt.Fprintf(stderr, "ilgraph serve: --max-%s must be at least 1\n", admission.Class(cl))
-			return errUsage
+			return nil, errUsage
 		}
+	}
+	ops := splitList(*metricOps)
+	if ops == nil {
+		ops = []string{} // none allowed, rather than the default list
 	}
 	cfg := graph.ConfigFromEnv()
 	cfg.RetryTime = *retry
@@ -124,61 +163,116 @@ loopback by default. In production turn both off (--ide=false
 	cfg.AcquireTimeout = *acquire
 	cfg.FailFast = *failFast
 	cfg.ConnectTimeout = *connectTimeout
-	db, err := graph.Open(ctx, cfg)
+	return &serveFlags{
+		addr: *addr, pprofAddr: *pprofAddr, grace: *grace, logJSON: *logJSON, memLimit: *memLimit,
+		timeout: *timeout, maxBody: *maxBody, cors: splitList(*cors),
+		gql: resolvers.Options{
+			MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
+			MaxTokens: *maxTokens, MaxFields: *maxFields, MaxAliases: *maxAliases, MaxDirectives: *maxDirectives, MaxErrors: *maxErrors,
+			MetricOperations: ops, Introspection: introspection,
+		},
+		ide: *ide, explorer: *explorerOn, mcpAnyHost: *mcpAnyHost,
+		admission: adm,
+		rate: ratelimit.Options{Rate: *rateLimit, Burst: *rateBurst, TrustedProxies: proxies,
+			LimitLoopback: *rateLoopback, Exempt: exempt},
+		store: cfg,
+	}, nil
+}
+
+func (f *serveFlags) logger(stderr io.Writer) *slog.Logger {
+	if f.logJSON {
+		return slog.New(slog.NewJSONHandler(stderr, nil))
+	}
+	return slog.New(slog.NewTextHandler(stderr, nil))
+}
+
+// openStore connects to Neo4j and brings its schema up to date.
+func openStore(ctx context.Context, f *serveFlags) (*graph.DB, error) {
+	db, err := graph.Open(ctx, f.store)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer db.Close()
 	if err := db.Migrate(ctx); err != nil {
-		return err
+		db.Close()
+		return nil, err
 	}
-	if *pprofAddr != "" {
-		pl, err := net.Listen("tcp", *pprofAddr)
+	return db, nil
+}
+
+// newAPI builds the front doors over the core and mounts them in the HTTP
+// shell: GraphQL, the JSON API, MCP, the IDE and the explorer, sharing one
+// admission controller, so that a class's bound holds whichever door the
+// requests come in by.
+func newAPI(core *explore.Service, db *graph.DB, f *serveFlags, logger *slog.Logger) *httpapi.Handler {
+	admitter := admission.New(f.admission)
+	gqlOpt := f.gql
+	gqlOpt.Logger, gqlOpt.Admitter = logger, admitter
+	gql := resolvers.NewHandler(core, gqlOpt)
+	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: logger, Admitter: admitter})
+	routes := map[string]httpapi.Door{
+		resolvers.Pattern: {Handler: gql, Fail: gql.Fail},
+		"/mcp": {Handler: mcpserver.NewHandler(core, mcpserver.Options{Logger: logger, Timeout: f.timeout, Version: buildVersion(), AllowAnyHost: f.mcpAnyHost, Admitter: admitter}),
+			Fail: mcpserver.Fail},
+	}
+	for _, p := range jsonapi.Patterns {
+		routes[p] = httpapi.Door{Handler: api, Fail: jsonapi.Fail}
+	}
+	if f.ide {
+		// GraphiQL and everything it loads, from the binary.
+		ide := explorer.IDEHandler()
+		routes["GET /ide"] = httpapi.Door{Handler: ide}
+		routes["GET /ide/assets/"] = httpapi.Door{Handler: ide}
+	}
+	if f.explorer {
+		// Every path the other front doors leave: the explorer's screens
+		// (/, /graph, /case/…, /topic/…, /live, /dashboard) and /assets/.
+		routes["/"] = httpapi.Door{Handler: explorer.Handler()}
+	}
+	h := httpapi.New(httpapi.Options{
+		MaxBodyBytes: f.maxBody, RequestTimeout: f.timeout, Logger: logger, CORSOrigins: f.cors,
+		Ready: db.Ping, StoreDown: db.Down, Admitter: admitter, Collectors: gql.Collectors(),
+		Routes: routes,
+	})
+	db.SetQueryHook(h.ObserveQuery)
+	return h
+}
+
+// listen opens f.addr, and serves the profiler on f.pprofAddr.
+func listen(f *serveFlags) (net.Listener, error) {
+	if f.pprofAddr != "" {
+		pl, err := net.Listen("tcp", f.pprofAddr)
 		if err != nil {
-			return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", *pprofAddr)
+			return nil, ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", f.pprofAddr)
 		}
 		mux := http.NewServeMux()
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 		go http.Serve(pl, mux) //nolint:errcheck // a profiling aid
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
-		return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", *addr)
+		return nil, ilgraph.WrapError(ilgraph.EINVALID, err, "cannot listen on %s", f.addr)
 	}
-	ops := splitList(*metricOps)
-	if ops == nil {
-		ops = []string{} // none allowed, rather than the default list
-	}
-	core := newServingCore(ctx, db, logger)
-	// One controller for every front door, so that a class's bound holds
-	// whichever door the requests come in by.
-	admitter := admission.New(adm)
-	h := resolvers.NewHandler(core, resolvers.Options{
-		MaxBodyBytes: *maxBody, MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
-		RequestTimeout: *timeout, Logger: logger, CORSOrigins: splitList(*cors), Ready: db.Ping,
-		MetricOperations: ops, Introspection: introspection, IDE: ide,
-		Routes:    frontDoors(core, admitter, logger, *maxBody, *timeout, *mcpAnyHost, *explorerOn),
-		MaxTokens: *maxTokens, MaxFields: *maxFields, MaxAliases: *maxAliases, MaxDirectives: *maxDirectives, MaxErrors: *maxErrors,
-		StoreDown: db.Down,
-		Admitter:  admitter,
-	})
-	db.SetQueryHook(h.ObserveQuery)
-	limiter := ratelimit.New(ratelimit.Options{Rate: *rateLimit, Burst: *rateBurst, TrustedProxies: proxies,
-		LimitLoopback: *rateLoopback, Exempt: exempt})
+	return ln, nil
+}
+
+// serve answers on ln until ctx is done, behind the per-client rate
+// limit, then lets the requests in flight finish.
+func serve(ctx context.Context, f *serveFlags, ln net.Listener, h http.Handler, stdout io.Writer, logger *slog.Logger) error {
+	limiter := ratelimit.New(f.rate)
 	srv := &http.Server{Handler: limiter.Middleware(h), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
 	var notes []string
-	if *explorerOn {
+	if f.explorer {
 		notes = append(notes, fmt.Sprintf("explorer at http://%s/", ln.Addr()))
 	}
-	if *ide {
+	if f.ide {
 		notes = append(notes, fmt.Sprintf("IDE at http://%s/ide", ln.Addr()))
 	}
 	if len(notes) == 0 {
 		notes = append(notes, "no explorer, no IDE")
 	}
 	fmt.Fprintf(stdout, "ilgraph: serving GraphQL on http://%s/graphql (%s), the JSON API on http://%s/cases, MCP on http://%s/mcp, Neo4j at %s\n",
-		ln.Addr(), strings.Join(notes, ", "), ln.Addr(), ln.Addr(), cfg.URI)
+		ln.Addr(), strings.Join(notes, ", "), ln.Addr(), ln.Addr(), f.store.URI)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -186,32 +280,14 @@ loopback by default. In production turn both off (--ide=false
 		return err
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down: waiting for requests in flight", "grace", grace.String())
-	sctx, cancel := context.WithTimeout(context.Background(), *grace)
+	logger.Info("shutting down: waiting for requests in flight", "grace", f.grace.String())
+	sctx, cancel := context.WithTimeout(context.Background(), f.grace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	logger.Info("stopped")
 	return nil
-}
-
-// frontDoors are the doors served beside GraphQL, on the same mux: the JSON
-// API and MCP over Streamable HTTP, with the server's limits.
-func frontDoors(core *explore.Service, admitter *admission.Controller, logger *slog.Logger, maxBody int64, timeout time.Duration, mcpAnyHost, withExplorer bool) map[string]http.Handler {
-	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: logger, MaxBodyBytes: maxBody, Admitter: admitter})
-	routes := map[string]http.Handler{
-		"/mcp": mcpserver.NewHandler(core, mcpserver.Options{Logger: logger, Timeout: timeout, MaxBodyBytes: maxBody, Version: buildVersion(), AllowAnyHost: mcpAnyHost, Admitter: admitter}),
-	}
-	for _, p := range jsonapi.Patterns {
-		routes[p] = api
-	}
-	if withExplorer {
-		// Every path the other front doors leave: the explorer's screens
-		// (/, /graph, /case/…, /topic/…, /live, /dashboard) and /assets/.
-		routes["/"] = explorer.Handler()
-	}
-	return routes
 }
 
 // exempt spares from the rate limit the probes of load balancers and

@@ -1,0 +1,270 @@
+// Package httpapi is the HTTP shell every front door is served in: one mux
+// on which ilgraph serve mounts the doors (GraphQL, the JSON API, MCP, the
+// explorer and the GraphQL IDE) beside /healthz, /readyz and /metrics, and
+// around all of them, written once, the request id, the request log, CORS,
+// the per-request timeout and the request-body limit.
+//
+// The shell knows no door: each is a Door, a handler with the function that
+// writes an error in the door's own body format. The shell puts the limit
+// and the deadline on the request; a door maps what comes of them (an
+// over-long body, a context error) to its own answer, through Coded and
+// http.MaxBytesError, with the same codes whichever door it is.
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/internal/admission"
+)
+
+// The shell's default limits: the zero Options get them, and ilgraph
+// serve's flags default to them.
+const (
+	DefaultMaxBodyBytes   = 1 << 20
+	DefaultRequestTimeout = 15 * time.Second
+)
+
+// Options are the shell's settings.
+type Options struct {
+	MaxBodyBytes   int64         // request body limit (default 1 MiB)
+	RequestTimeout time.Duration // per-request timeout (default 15s)
+	Logger         *slog.Logger  // default slog.Default()
+	// CORSOrigins are the browser origins allowed to call the API; none by
+	// default (browsers then refuse cross-origin calls).
+	CORSOrigins []string
+	// Ready reports whether the backing store answers (/readyz); nil: always
+	// ready.
+	Ready func(context.Context) error
+	// Routes are the front doors: pattern → door, as http.ServeMux takes
+	// patterns.
+	Routes map[string]Door
+	// Admitter is the admission controller the doors share: /metrics
+	// exports its requests running and queued and its refusals, and the
+	// request log names each request's cost class. nil: none.
+	Admitter *admission.Controller
+	// StoreDown reports whether the store is known unreachable now, so that
+	// requests fail at once (graph.DB.Down, with graph.Config.FailFast).
+	// Such requests skip admission: they cost nothing, and would otherwise
+	// queue behind requests that are still finding out, and answer
+	// OVERLOADED instead of UNAVAILABLE. nil: never.
+	StoreDown func() bool
+	// Collectors are the doors' own metrics (resolvers.Handler.Collectors),
+	// served on /metrics with the shell's.
+	Collectors []prometheus.Collector
+}
+
+// Door is one front door.
+type Door struct {
+	http.Handler
+	// Fail writes err with status in the door's error format. The shell
+	// calls it for a request whose declared body is over the limit (413,
+	// code LIMIT) before the door sees it; nil: the shell only bounds the
+	// body's reading (a door that reads no bodies, such as the explorer).
+	Fail func(w http.ResponseWriter, r *http.Request, status int, err *ilgraph.Error)
+}
+
+func (o *Options) defaults() {
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// Handler is the whole HTTP API. ObserveQuery takes the store's timings
+// for /metrics (graph.DB.SetQueryHook).
+type Handler struct {
+	http.Handler
+	metrics *metrics
+}
+
+// ObserveQuery records one store query's duration.
+func (h *Handler) ObserveQuery(name string, d time.Duration) { h.metrics.observeNeo4j(name, d) }
+
+// New returns the shell around opt.Routes, with /healthz, /readyz and
+// /metrics.
+func New(opt Options) *Handler {
+	opt.defaults()
+	m := newMetrics(opt.Collectors)
+	if opt.Admitter != nil {
+		m.watchAdmission(opt.Admitter)
+		opt.Admitter.Observe(admission.Hooks{
+			Refused:    func(cl admission.Class, reason string) { m.refused.WithLabelValues(cl.String(), reason).Inc() },
+			Classified: func(ctx context.Context, cl admission.Class) { setClass(ctx, cl.String()) },
+		}, opt.StoreDown)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if opt.Ready == nil {
+			fmt.Fprintln(w, "ready")
+			return
+		}
+		if err := opt.Ready(ctx); err != nil {
+			opt.Logger.WarnContext(ctx, "not ready", "err", err.Error(), "request_id", RequestID(ctx))
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "not ready:", ilgraph.ErrorMessage(err))
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	mux.Handle("GET /metrics", m)
+	for pattern, d := range opt.Routes {
+		mux.Handle(pattern, limitBody(opt.MaxBodyBytes, d))
+	}
+	return &Handler{Handler: withRequest(opt, withCORS(opt.CORSOrigins, mux)), metrics: m}
+}
+
+// limitBody bounds the body a door may read to limit bytes, and refuses,
+// in the door's format, a request that declares a larger one.
+func limitBody(limit int64, d Door) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > limit && d.Fail != nil {
+			d.Fail(w, r, http.StatusRequestEntityTooLarge, ilgraph.Errorf(ilgraph.ELIMIT, "request body is larger than %d bytes", limit))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		d.ServeHTTP(w, r)
+	})
+}
+
+// Coded is err as the coded error a door answers with: the first
+// *ilgraph.Error in its chain; for a context error (the shell's deadline
+// passed, or the client went away) one with code ETIMEOUT; nil for any
+// other error, which a door treats as internal.
+func Coded(err error) *ilgraph.Error {
+	var ie *ilgraph.Error
+	if errors.As(err, &ie) {
+		return ie
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return ilgraph.WrapError(ilgraph.ETIMEOUT, err, "the request took longer than its time limit")
+	}
+	return nil
+}
+
+// withCORS answers browsers from the allowed origins, and only them.
+func withCORS(origins []string, next http.Handler) http.Handler {
+	allowed := map[string]bool{}
+	for _, o := range origins {
+		allowed[o] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && allowed[origin] {
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
+			// Scripts may read the JSON API's validators and the request id.
+			h.Set("Access-Control-Expose-Headers", "ETag, X-Request-Id, Retry-After")
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+				// If-None-Match for the JSON API's ETags; Mcp-Protocol-Version,
+				// which MCP clients send on every call after the first, and
+				// Accept, which they set to JSON and event streams.
+				h.Set("Access-Control-Allow-Headers", "Content-Type, X-Request-Id, If-None-Match, Accept, Mcp-Protocol-Version")
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// withRequest gives each request an id (X-Request-Id, kept from the client
+// when sane), a timeout and a log line.
+func withRequest(opt Options, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if id == "" || len(id) > 64 || strings.ContainsAny(id, " \t\r\n\"") {
+			var b [8]byte
+			rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		w.Header().Set("X-Request-Id", id)
+		info := &requestInfo{id: id}
+		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), requestKey{}, info), opt.RequestTimeout)
+		defer cancel()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r.WithContext(ctx))
+		elapsed := time.Since(start)
+		opt.Logger.LogAttrs(ctx, slog.LevelInfo, "request",
+			slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.String("operation", info.operation()), slog.String("class", info.class), slog.Int("status", sw.status),
+			slog.Float64("ms", float64(elapsed.Microseconds())/1000))
+	})
+}
+
+type requestKey struct{}
+
+// requestInfo is what the request log says of a request besides its HTTP
+// line, filled in by the doors as it runs.
+type requestInfo struct {
+	id    string
+	class string // the operation's cost class, "" until classified
+	op    string // the client's operation name, "" until one runs
+}
+
+func (i *requestInfo) operation() string {
+	if i.op == "" {
+		return "-"
+	}
+	return i.op
+}
+
+// RequestID is the id of the request ctx belongs to ("" outside the shell),
+// for a door's log lines.
+func RequestID(ctx context.Context) string {
+	if i, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
+		return i.id
+	}
+	return ""
+}
+
+// SetOperation names the operation the request runs (a GraphQL operation
+// name), for the request log.
+func SetOperation(ctx context.Context, name string) {
+	if i, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
+		i.op = name
+	}
+}
+
+func setClass(ctx context.Context, class string) {
+	if i, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
+		i.class = class
+	}
+}
+
+// statusWriter keeps the status a handler answered with.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}

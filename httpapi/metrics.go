@@ -1,0 +1,72 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/ilgraph/ilgraph/internal/admission"
+)
+
+var buckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// metrics are the shell's Prometheus metrics — the store's timings, the
+// admission controller's, the Go runtime's and the process's — and the
+// doors' own, in a registry of their own (not the global default one, so
+// that two handlers in one process — tests — do not collide). Every label
+// is bounded: query by the fixed names the graph package gives its
+// transactions, class and reason by the admission package.
+type metrics struct {
+	neo4j   *prometheus.HistogramVec
+	refused *prometheus.CounterVec
+	reg     *prometheus.Registry
+	handler http.Handler
+}
+
+func newMetrics(doors []prometheus.Collector) *metrics {
+	m := &metrics{
+		neo4j: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "ilgraph_neo4j_duration_seconds",
+			Help:    "Time spent in Neo4j transactions by query.",
+			Buckets: buckets,
+		}, []string{"query"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ilgraph_admission_refused_total",
+			Help: "Requests (GraphQL, the JSON API, MCP) refused for overload (503) by cost class and reason (queue_full, wait, deadline).",
+		}, []string{"class", "reason"}),
+	}
+	reg := prometheus.NewRegistry()
+	m.reg = reg
+	reg.MustRegister(m.neo4j, m.refused,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(doors...)
+	// promhttp gathers into memory, then writes without holding any lock.
+	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	return m
+}
+
+// watchAdmission exports the requests running and queued per cost class.
+func (m *metrics) watchAdmission(c *admission.Controller) {
+	for cl := admission.Class(0); cl < admission.NumClasses; cl++ {
+		m.refused.WithLabelValues(cl.String(), "queue_full")
+		m.reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "ilgraph_admission_running", Help: "Requests running (every front door), by cost class.",
+				ConstLabels: prometheus.Labels{"class": cl.String()},
+			}, func() float64 { return float64(c.Running(cl)) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "ilgraph_admission_queued", Help: "Requests waiting for a slot (every front door), by cost class.",
+				ConstLabels: prometheus.Labels{"class": cl.String()},
+			}, func() float64 { return float64(c.Queued(cl)) }))
+	}
+}
+
+func (m *metrics) observeNeo4j(what string, d time.Duration) {
+	m.neo4j.WithLabelValues(what).Observe(d.Seconds())
+}
+
+func (m *metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.handler.ServeHTTP(w, r) }

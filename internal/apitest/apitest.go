@@ -1,0 +1,66 @@
+// Package apitest mounts the front doors in the HTTP shell for tests, as
+// ilgraph serve does (cmd/ilgraph/serve.go, newAPI): GraphQL at /graphql,
+// the GraphQL IDE at /ide, and whichever other doors a test builds.
+package apitest
+
+import (
+	"maps"
+	"net/http"
+
+	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/explorer"
+	"github.com/ilgraph/ilgraph/httpapi"
+	"github.com/ilgraph/ilgraph/jsonapi"
+	"github.com/ilgraph/ilgraph/mcpserver"
+	"github.com/ilgraph/ilgraph/resolvers"
+)
+
+// Options are the doors' and the shell's settings.
+type Options struct {
+	GraphQL resolvers.Options
+	// Shell's Routes are the other doors, mounted beside GraphQL and the
+	// IDE (JSONAPI, MCP); its Logger defaults to GraphQL's, its Admitter to
+	// the GraphQL door's.
+	Shell httpapi.Options
+	NoIDE bool // no GraphQL IDE at /ide (ilgraph serve --ide=false)
+}
+
+// New returns the shell with the doors over core.
+func New(core *explore.Service, opt Options) *httpapi.Handler {
+	gql := resolvers.NewHandler(core, opt.GraphQL)
+	routes := map[string]httpapi.Door{resolvers.Pattern: {Handler: gql, Fail: gql.Fail}}
+	if !opt.NoIDE {
+		ide := explorer.IDEHandler()
+		routes["GET /ide"] = httpapi.Door{Handler: ide}
+		routes["GET /ide/assets/"] = httpapi.Door{Handler: ide}
+	}
+	maps.Copy(routes, opt.Shell.Routes)
+	s := opt.Shell
+	s.Routes = routes
+	if s.Logger == nil {
+		s.Logger = opt.GraphQL.Logger
+	}
+	if s.Admitter == nil {
+		s.Admitter = gql.Admitter()
+	}
+	s.Collectors = append(s.Collectors, gql.Collectors()...)
+	return httpapi.New(s)
+}
+
+// JSONAPI adds the JSON API handler api to routes (made when nil) at its
+// patterns, with its error body.
+func JSONAPI(routes map[string]httpapi.Door, api http.Handler) map[string]httpapi.Door {
+	if routes == nil {
+		routes = map[string]httpapi.Door{}
+	}
+	for _, p := range jsonapi.Patterns {
+		routes[p] = httpapi.Door{Handler: api, Fail: jsonapi.Fail}
+	}
+	return routes
+}
+
+// MCP is the MCP handler h as a door, with its error body.
+func MCP(h http.Handler) httpapi.Door { return httpapi.Door{Handler: h, Fail: mcpserver.Fail} }
+
+// Door is a handler that reads no bodies (the explorer) as a door.
+func Door(h http.Handler) httpapi.Door { return httpapi.Door{Handler: h} }
