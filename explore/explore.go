@@ -86,7 +86,7 @@ type Suggester interface {
 // method returns ok false, at once, when it is not (being rebuilt after a
 // load), and the core then asks the store. Its answers equal the store's
 // (results, order, counts). The similarity package's Service implements it
-// with its index; New uses it when the similarity ranker it is given does.
+// with its index; a core uses one only when given it (WithReadModel).
 type ReadModel interface {
 	// ListCases returns a page of the selection and its size; the cases
 	// hold only the TagsOnly fields.
@@ -131,11 +131,14 @@ type Option func(*Service)
 // WithSuggester lets the core answer questions asked in free text.
 func WithSuggester(sg Suggester) Option { return func(s *Service) { s.suggester = sg } }
 
-// New returns the core over a store and a similarity ranker (also its read
-// model when it implements ReadModel).
+// WithReadModel lets the core answer case lists and aggregates over filters
+// without text from memory (rm), asking the store only while rm is not
+// current.
+func WithReadModel(rm ReadModel) Option { return func(s *Service) { s.rm = rm } }
+
+// New returns the core over a store and a similarity ranker.
 func New(store Store, sim Similarity, opts ...Option) *Service {
 	s := &Service{store: store, sim: sim}
-	s.rm, _ = sim.(ReadModel)
 	for _, o := range opts {
 		o(s)
 	}

@@ -89,7 +89,7 @@ func mustSite(t *testing.T) *site {
 // newSite serves the explorer and the API over db, as ilgraph serve does.
 func newSite(t testing.TB, db *graph.DB, sim *similarity.Service) *site {
 	t.Helper()
-	core := explore.New(db, sim, explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+	core := explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
 	// The explorer shares the mux with the JSON API, as in ilgraph serve.
 	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	routes := apitest.JSONAPI(map[string]httpapi.Door{"/": apitest.Door(explorer.Handler())}, api)
@@ -98,7 +98,8 @@ func newSite(t testing.TB, db *graph.DB, sim *similarity.Service) *site {
 		Shell:   httpapi.Options{Ready: db.Ping, Routes: routes},
 	})
 	// The same API without a suggestion engine, as a server without one runs.
-	plain := apitest.New(explore.New(db, similarity.NewService(db)), apitest.Options{
+	plainSim := similarity.NewService(db)
+	plain := apitest.New(explore.New(db, plainSim, explore.WithReadModel(plainSim)), apitest.Options{
 		GraphQL: resolvers.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
 		Shell:   httpapi.Options{Routes: map[string]httpapi.Door{"/": apitest.Door(explorer.Handler())}},
 	})

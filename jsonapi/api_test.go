@@ -31,7 +31,6 @@ import (
 	"github.com/ilgraph/ilgraph/jsonapi"
 	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/resolvers"
-	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/suggest"
 )
 
@@ -80,7 +79,7 @@ func mustServer(t *testing.T) *server {
 	if _, err := loader.Load(context.Background(), db, []string{seeds}, loader.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	core := explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+	core := apitest.Core(db)
 	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: quiet()})
 	h := apitest.New(core, apitest.Options{GraphQL: resolvers.Options{Logger: quiet()},
 		Shell: httpapi.Options{Routes: apitest.JSONAPI(nil, api), CORSOrigins: []string{"https://tools.example"}}})

@@ -12,7 +12,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/internal/admission"
 	"github.com/ilgraph/ilgraph/internal/apitest"
@@ -20,8 +19,6 @@ import (
 	"github.com/ilgraph/ilgraph/jsonapi"
 	"github.com/ilgraph/ilgraph/mcpserver"
 	"github.com/ilgraph/ilgraph/resolvers"
-	"github.com/ilgraph/ilgraph/similarity"
-	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // TestAdmissionAcrossFrontDoors: GraphQL, the JSON API and MCP over HTTP
@@ -33,7 +30,7 @@ import (
 func TestAdmissionAcrossFrontDoors(t *testing.T) {
 	db := neo4jtest.MustOpenSeeds(t)
 	ctx := context.Background()
-	core := explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+	core := apitest.Core(db)
 	var cfg admission.Config
 	cfg.Limits[admission.Aggregate] = admission.Limit{InFlight: 1, Queue: -1}
 	adm := admission.New(cfg)

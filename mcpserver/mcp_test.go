@@ -17,7 +17,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/internal/apitest"
 	"github.com/ilgraph/ilgraph/internal/corpus"
@@ -26,8 +25,6 @@ import (
 	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/mcpserver"
 	"github.com/ilgraph/ilgraph/resolvers"
-	"github.com/ilgraph/ilgraph/similarity"
-	"github.com/ilgraph/ilgraph/suggest"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -48,7 +45,7 @@ func mustFixture(t *testing.T) *fixture {
 	if _, err := loader.Load(context.Background(), db, []string{corpus.Seeds(t)}, loader.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	core := explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+	core := apitest.Core(db)
 	opt := mcpserver.Options{Logger: quiet(), Timeout: 10 * time.Second}
 	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: quiet()})
 	routes := apitest.JSONAPI(map[string]httpapi.Door{"/mcp": apitest.MCP(mcpserver.NewHandler(core, opt))}, api)

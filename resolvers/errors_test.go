@@ -50,7 +50,8 @@ func TestUnavailableHidesInternals(t *testing.T) {
 	}
 	defer db.Close()
 	var logs syncBuffer
-	h := apitest.New(explore.New(db, similarity.NewService(db)), apitest.Options{
+	sim := similarity.NewService(db)
+	h := apitest.New(explore.New(db, sim, explore.WithReadModel(sim)), apitest.Options{
 		GraphQL: resolvers.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))}, Shell: httpapi.Options{Ready: db.Ping}})
 	srv := httptest.NewServer(h)
 	defer srv.Close()

@@ -1,13 +1,10 @@
 package resolvers_test
 
 import (
-	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/internal/apitest"
 	"github.com/ilgraph/ilgraph/resolvers"
-	"github.com/ilgraph/ilgraph/similarity"
-	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // newHandler wires the API over db in the HTTP shell as ilgraph serve
@@ -21,7 +18,7 @@ func newHandlerWith(db *graph.DB, opt apitest.Options, shell ...httpapi.Options)
 		opt.Shell = shell[0]
 	}
 	opt.Shell.Ready = db.Ping
-	h := apitest.New(explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{}))), opt)
+	h := apitest.New(apitest.Core(db), opt)
 	db.SetQueryHook(h.ObserveQuery)
 	return h
 }

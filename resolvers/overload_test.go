@@ -57,7 +57,7 @@ func TestFloodOfAggregates(t *testing.T) {
 	// serve mounts it: half the flood and half the lookups come in by it.
 	adm := admission.New(admission.Config{})
 	sim := similarity.NewService(db)
-	core := explore.New(db, sim, explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+	core := explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
 	// ilgraph serve builds its read model (the similarity index, which
 	// answers co-occurrence, stats and facets without text) when it starts;
 	// so does this server, unless ILGRAPH_FLOOD_COLD is set: then every

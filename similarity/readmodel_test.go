@@ -17,10 +17,6 @@ import (
 	"github.com/ilgraph/ilgraph/similarity"
 )
 
-// rankerOnly hides the service's read model: a core over it asks Neo4j
-// every question.
-type rankerOnly struct{ explore.Similarity }
-
 // TestReadModelEqualsCypher asks the core every question the read model
 // answers twice — once from the read model, once from Neo4j's Cypher —
 // over the seeds and a generated corpus, and wants identical answers:
@@ -41,8 +37,8 @@ func TestReadModelEqualsCypher(t *testing.T) {
 	if _, err := svc.Index(ctx); err != nil {
 		t.Fatal(err)
 	}
-	mem := explore.New(db, svc)
-	cypher := explore.New(db, rankerOnly{svc})
+	mem := explore.New(db, svc, explore.WithReadModel(svc))
+	cypher := explore.New(db, svc)
 	if _, ok, _ := svc.FacetCounts(ctx, ilgraph.CaseFilter{}); !ok {
 		t.Fatal("the read model is not current after building the index")
 	}

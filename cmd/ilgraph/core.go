@@ -17,7 +17,11 @@ import (
 // The similarity service's index is also the core's read model of cases ×
 // terms (case lists, facets, statistics, co-occurrence, same root cause).
 func newCore(db *graph.DB) *explore.Service {
-	return explore.New(db, similarity.NewService(db), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+	return coreOver(db, similarity.NewService(db))
+}
+
+func coreOver(db *graph.DB, sim *similarity.Service) *explore.Service {
+	return explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
 }
 
 // newServingCore is newCore for a server: it starts building the index at
@@ -35,7 +39,7 @@ func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger) *exp
 		}
 		logger.Info("similarity index built", "cases", ix.Len(), "seconds", math.Round(time.Since(start).Seconds()*10)/10)
 	}()
-	return explore.New(db, sim, explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+	return coreOver(db, sim)
 }
 
 // openCore connects to the Neo4j the environment names and returns the core

@@ -9,10 +9,13 @@ import (
 
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/explorer"
+	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/jsonapi"
 	"github.com/ilgraph/ilgraph/mcpserver"
 	"github.com/ilgraph/ilgraph/resolvers"
+	"github.com/ilgraph/ilgraph/similarity"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // Options are the doors' and the shell's settings.
@@ -64,3 +67,11 @@ func MCP(h http.Handler) httpapi.Door { return httpapi.Door{Handler: h, Fail: mc
 
 // Door is a handler that reads no bodies (the explorer) as a door.
 func Door(h http.Handler) httpapi.Door { return httpapi.Door{Handler: h} }
+
+// Core returns the core over db as ilgraph serve wires it
+// (cmd/ilgraph/core.go): the similarity service as ranker and read model,
+// and the suggestion engine.
+func Core(db *graph.DB) *explore.Service {
+	sim := similarity.NewService(db)
+	return explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+}
