@@ -2,9 +2,18 @@ package explore
 
 import (
 	"context"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/suggest"
+)
+
+// Suggestion limits: the suggested terms of each kind a front door lists
+// when the question names no number, and the most.
+const (
+	DefaultSuggestPerKind = 5
+	MaxSuggestPerKind     = 50
 )
 
 // Suggest returns the vocabulary terms free text points to, per kind, each
@@ -14,10 +23,16 @@ func (s *Service) Suggest(ctx context.Context, text, lang string) (*suggest.Resu
 	if s.suggester == nil {
 		return nil, ilgraph.Errorf(ilgraph.EUNAVAILABLE, "suggestions are not available on this server")
 	}
+	if strings.TrimSpace(text) == "" {
+		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldSuggestText, "is empty: give what you see, in English or Korean")
+	}
+	if n := utf8.RuneCountInString(text); n > suggest.MaxTextChars {
+		return nil, ilgraph.FieldErrorf(ilgraph.ELIMIT, ilgraph.FieldSuggestText, "may be at most %d characters, not %d", suggest.MaxTextChars, n)
+	}
 	switch lang {
 	case "", "en", "ko":
 	default:
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "lang must be en or ko, not %q", ilgraph.Clip(lang, 20))
+		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldLang, "must be en or ko (or left out, to detect the language), not %q", ilgraph.Clip(lang, 20))
 	}
 	return s.suggester.Suggest(ctx, text, lang)
 }
@@ -57,7 +72,7 @@ func (s *Service) SimilarToText(ctx context.Context, text, lang string, q Simila
 	}
 	p := ProfileFromSuggestions(res)
 	if len(p.Features()) == 0 {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "the text points to no vocabulary term: describe components, symptoms or causes")
+		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldSuggestText, "points to no vocabulary term: describe components, symptoms or causes")
 	}
 	pm, err := s.SimilarToProfile(ctx, p, q)
 	if err != nil {
