@@ -2447,6 +2447,8 @@ return a NOT_FOUND error. Term values in filters and profiles that are not
 ids are resolved when one term fits (a label, an organization's name, another
 letter case) or kept and matching nothing; either way the response's
 extensions.warnings says so (see docs/api.md).
+An argument left out takes the server's default, the same in every front
+door (docs/api.md lists them); an error about an argument names it.
 """
 schema {
   query: Query
@@ -2461,7 +2463,7 @@ type Query {
   counts. after is the endCursor of the previous page; a cursor past the end of
   the list (it shrank since) is an INVALID error, not an empty page.
   """
-  cases(filter: CaseFilter, sort: CaseSort = DATE_DESC, first: Int = 20, after: String): CaseConnection!
+  cases(filter: CaseFilter, sort: CaseSort, first: Int, after: String): CaseConnection!
 
   """
   Cases that share a feature with a given case. With term, the cases that have
@@ -2470,13 +2472,13 @@ type Query {
   Example: sharedWith(caseId: "IL-0384", kind: CONTRIBUTING,
   term: "circular-dependency", filter: {rootCauses: ["capacity"]}).
   """
-  sharedWith(caseId: ID!, kind: Kind!, term: ID, filter: CaseFilter, sort: CaseSort = DATE_DESC, first: Int = 20, after: String): CaseConnection!
+  sharedWith(caseId: ID!, kind: Kind!, term: ID, filter: CaseFilter, sort: CaseSort, first: Int, after: String): CaseConnection!
 
   """
   The other cases with the case's root cause, each with what else it shares
   with the case, ordered by how much they share, then newest first.
   """
-  sameRootCause(caseId: ID!, first: Int = 20, after: String): CrossReferenceConnection!
+  sameRootCause(caseId: ID!, first: Int, after: String): CrossReferenceConnection!
 
   "Every term of a kind (all kinds when omitted), with case counts."
   vocabulary(kind: Kind): [Term!]!
@@ -2485,7 +2487,7 @@ type Query {
   term(kind: Kind!, id: ID!): Term
 
   "The nodes within depth hops (1–4) of a case or term, and the relationships among them, ready to draw."
-  neighbourhood(node: NodeInput!, depth: Int = 1, limit: Int = 200): Drawing!
+  neighbourhood(node: NodeInput!, depth: Int, limit: Int): Drawing!
 
   """
   Co-occurrence graph between two kinds (e.g. ROOT_CAUSE → COMPONENT) over the
@@ -2498,10 +2500,10 @@ type Query {
   base filter (e.g. the same filter without the focus term). Pairs whose
   lift rests on fewer than minSupport cases are left out.
   """
-  cooccurrence(from: Kind!, to: Kind!, filter: CaseFilter, minCount: Int = 1, liftBase: LiftBase, base: CaseFilter, minSupport: Int = 1): Drawing!
+  cooccurrence(from: Kind!, to: Kind!, filter: CaseFilter, minCount: Int, liftBase: LiftBase, base: CaseFilter, minSupport: Int): Drawing!
 
   "The shortest connections between two cases through shared features."
-  connections(from: ID!, to: ID!, maxHops: Int = 4, limit: Int = 10): [Path!]!
+  connections(from: ID!, to: ID!, maxHops: Int, limit: Int): [Path!]!
 
   "Corpus statistics over the cases a filter selects."
   stats(filter: CaseFilter): Stats!
@@ -2524,14 +2526,14 @@ type Query {
   organization (see docs/similarity.md), each with why. Cases sharing nothing
   are never listed. Ordered by score, then id.
   """
-  similarCases(caseId: ID!, k: Int = 10, weights: WeightsInput, rarity: Boolean = true, filter: CaseFilter, minScore: Float = 0): [SimilarCase!]!
+  similarCases(caseId: ID!, k: Int, weights: WeightsInput, rarity: Boolean, filter: CaseFilter, minScore: Float): [SimilarCase!]!
 
   """
   The cases most like an incident that is not a stored case — one in
   progress — and what they suggest: their root causes and contributing
   factors weighted by score, and what resolved them.
   """
-  similarToProfile(profile: ProfileInput!, k: Int = 10, weights: WeightsInput, rarity: Boolean = true, filter: CaseFilter, minScore: Float = 0): ProfileMatch!
+  similarToProfile(profile: ProfileInput!, k: Int, weights: WeightsInput, rarity: Boolean, filter: CaseFilter, minScore: Float): ProfileMatch!
 
   """
   Why case b is as similar to case a as it is: the score similarCases(caseId: a)
@@ -2541,7 +2543,7 @@ type Query {
   Computed from the definition (docs/similarity.md). NOT_FOUND names an
   unknown case.
   """
-  explainSimilarity(a: ID!, b: ID!, weights: WeightsInput, rarity: Boolean = true): SimilarityExplanation!
+  explainSimilarity(a: ID!, b: ID!, weights: WeightsInput, rarity: Boolean): SimilarityExplanation!
 
   "The default weights and the rarity formula."
   similarityDefaults: SimilarityDefaults!
@@ -2561,7 +2563,7 @@ type Query {
   cut-off, one root cause at most), and that profile's matches with what they
   suggest checking next.
   """
-  similarToText(text: String!, lang: String, k: Int = 10, weights: WeightsInput, rarity: Boolean = true, filter: CaseFilter, minScore: Float = 0): TextMatch!
+  similarToText(text: String!, lang: String, k: Int, weights: WeightsInput, rarity: Boolean, filter: CaseFilter, minScore: Float): TextMatch!
 }
 
 "Weight per kind and of the text channel; omitted ones keep their defaults (see similarityDefaults)."
@@ -2946,9 +2948,9 @@ type Case {
   """
   tagConfidence: [TagConfidence!]
   "The other cases with this case's root cause (see Query.sameRootCause)."
-  sameRootCause(first: Int = 10): [CrossReference!]!
+  sameRootCause(first: Int): [CrossReference!]!
   "The cases most like this one, with the default weights (see Query.similarCases)."
-  similar(k: Int = 5): [SimilarCase!]!
+  similar(k: Int): [SimilarCase!]!
 }
 
 "One machine-chosen tag and the importer's confidence in it."
@@ -2966,9 +2968,9 @@ type Term {
   ko: String
   description: String
   caseCount: Int!
-  cases(filter: CaseFilter, sort: CaseSort = DATE_DESC, first: Int = 20, after: String): CaseConnection!
+  cases(filter: CaseFilter, sort: CaseSort, first: Int, after: String): CaseConnection!
   "Terms of another kind (or the same) that the term's cases also have, with counts."
-  cooccurring(kind: Kind!, first: Int = 10): [TermCount!]!
+  cooccurring(kind: Kind!, first: Int): [TermCount!]!
 }
 
 type TermCount {
@@ -3026,7 +3028,7 @@ type CaseConnection {
   pageInfo: PageInfo!
   totalCount: Int!
   "Counts of matching cases per term and year, for filter chips: the top terms of each kind by count (top ≤ 1000)."
-  facets(top: Int = 50): Facets!
+  facets(top: Int): Facets!
 }
 
 type Facets {
