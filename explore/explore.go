@@ -14,6 +14,7 @@ package explore
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 
@@ -121,6 +122,7 @@ type Service struct {
 	sim       Similarity
 	rm        ReadModel // nil: every question goes to the store
 	suggester Suggester
+	cutoffs   map[ilgraph.Kind]suggest.Cutoff
 	vocab     vocabCache
 	orgs      orgCache
 }
@@ -131,10 +133,21 @@ type Option func(*Service)
 // WithSuggester lets the core answer questions asked in free text.
 func WithSuggester(sg Suggester) Option { return func(s *Service) { s.suggester = sg } }
 
+// WithSuggestCutoffs sets the cut-offs suggestions are read with (see
+// SuggestCutoffs) instead of suggest.DefaultCutoffs; a vocabulary kind it
+// leaves out keeps its default.
+func WithSuggestCutoffs(c map[ilgraph.Kind]suggest.Cutoff) Option {
+	return func(s *Service) {
+		for k, v := range c {
+			s.cutoffs[k] = v
+		}
+	}
+}
+
 // New returns the core over a store and a similarity ranker (also its read
 // model when it implements ReadModel).
 func New(store Store, sim Similarity, opts ...Option) *Service {
-	s := &Service{store: store, sim: sim}
+	s := &Service{store: store, sim: sim, cutoffs: maps.Clone(suggest.DefaultCutoffs)}
 	s.rm, _ = sim.(ReadModel)
 	for _, o := range opts {
 		o(s)

@@ -156,3 +156,41 @@ func TestErrorsNameTheirFieldByKey(t *testing.T) {
 		})
 	}
 }
+
+// SuggestCutoffs are suggest.DefaultCutoffs unless set, one per vocabulary
+// kind; WithSuggestCutoffs changes the ones it names, and the profile read
+// from suggestions follows them.
+func TestSuggestCutoffs(t *testing.T) {
+	def := explore.New(nil, nil)
+	got := def.SuggestCutoffs()
+	if len(got) != len(ilgraph.VocabKinds) {
+		t.Fatalf("%d cut-offs, want %d", len(got), len(ilgraph.VocabKinds))
+	}
+	for i, k := range ilgraph.VocabKinds {
+		if c := suggest.DefaultCutoffs[k]; got[i] != (explore.SuggestCutoff{Kind: k, Min: c.Min, Max: c.Max}) {
+			t.Errorf("cut-off %d: %+v, want %s %+v", i, got[i], k, c)
+		}
+	}
+	res := &suggest.Result{ByKind: map[ilgraph.Kind][]suggest.Suggestion{
+		ilgraph.KindComponent: {{Kind: ilgraph.KindComponent, ID: "a", Confidence: 0.9}, {Kind: ilgraph.KindComponent, ID: "b", Confidence: 0.2}},
+	}}
+	if p := def.ProfileFromSuggestions(res); strings.Join(p.Components, ",") != "a" {
+		t.Errorf("default cut-offs: components %v, want [a]", p.Components)
+	}
+	loose := explore.New(nil, nil, explore.WithSuggestCutoffs(map[ilgraph.Kind]suggest.Cutoff{ilgraph.KindComponent: {Min: 0.1, Max: 3}}))
+	for _, c := range loose.SuggestCutoffs() {
+		want := suggest.DefaultCutoffs[c.Kind]
+		if c.Kind == ilgraph.KindComponent {
+			want = suggest.Cutoff{Min: 0.1, Max: 3}
+		}
+		if c.Min != want.Min || c.Max != want.Max {
+			t.Errorf("%s: %+v, want %+v", c.Kind, c, want)
+		}
+	}
+	if p := loose.ProfileFromSuggestions(res); strings.Join(p.Components, ",") != "a,b" {
+		t.Errorf("looser cut-offs: components %v, want [a b]", p.Components)
+	}
+	if suggest.DefaultCutoffs[ilgraph.KindComponent] == (suggest.Cutoff{Min: 0.1, Max: 3}) {
+		t.Error("WithSuggestCutoffs changed suggest.DefaultCutoffs")
+	}
+}

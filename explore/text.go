@@ -45,16 +45,37 @@ type TextMatch struct {
 	Match       *ProfileMatch
 }
 
+// SuggestCutoff says which suggestions of a kind count: at most Max terms
+// with a confidence of at least Min.
+type SuggestCutoff struct {
+	Kind ilgraph.Kind
+	Min  float64
+	Max  int
+}
+
+// SuggestCutoffs returns the cut-off of every vocabulary kind (in
+// ilgraph.VocabKinds order) that reads suggestions as an incident's terms:
+// the profile of SimilarToText and ProfileFromSuggestions, and the
+// suggested filters a front door shows. They are suggest.DefaultCutoffs,
+// the ones the evaluation measures, unless WithSuggestCutoffs set others.
+func (s *Service) SuggestCutoffs() []SuggestCutoff {
+	out := make([]SuggestCutoff, 0, len(ilgraph.VocabKinds))
+	for _, k := range ilgraph.VocabKinds {
+		c := s.cutoffs[k]
+		out = append(out, SuggestCutoff{Kind: k, Min: c.Min, Max: c.Max})
+	}
+	return out
+}
+
 // ProfileFromSuggestions keeps, of each kind, the suggestions above the
-// kind's cut-off (suggest.DefaultCutoffs, the ones the evaluation measures);
-// one root cause at most.
-func ProfileFromSuggestions(r *suggest.Result) Profile {
+// kind's cut-off (SuggestCutoffs); one root cause at most.
+func (s *Service) ProfileFromSuggestions(r *suggest.Result) Profile {
 	var p Profile
 	for _, info := range ilgraph.Kinds {
 		if !info.Vocab {
 			continue
 		}
-		ids := r.Predicted(info.Kind, suggest.DefaultCutoffs[info.Kind])
+		ids := r.Predicted(info.Kind, s.cutoffs[info.Kind])
 		if info.One && len(ids) > 1 {
 			ids = ids[:1]
 		}
@@ -70,7 +91,7 @@ func (s *Service) SimilarToText(ctx context.Context, text, lang string, q Simila
 	if err != nil {
 		return nil, err
 	}
-	p := ProfileFromSuggestions(res)
+	p := s.ProfileFromSuggestions(res)
 	if len(p.Features()) == 0 {
 		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldSuggestText, "points to no vocabulary term: describe components, symptoms or causes")
 	}

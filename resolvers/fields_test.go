@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
 )
 
@@ -58,7 +59,8 @@ func TestErrorsNameTheGraphQLArgument(t *testing.T) {
 }
 
 // TestDefaultsAreTheCores: an argument left out takes the core's default —
-// the same-root-cause page, k — on the query root and on a case alike.
+// the same-root-cause page, k — on the query root and on a case alike; and
+// suggestCutoffs are the core's cut-offs.
 func TestDefaultsAreTheCores(t *testing.T) {
 	a := mustAPI(t)
 	// A case with more same-root-cause cases than a default page.
@@ -109,5 +111,23 @@ func TestDefaultsAreTheCores(t *testing.T) {
 	}
 	if n := len(got.SimilarCases); n != explore.DefaultSimilarK {
 		t.Errorf("similarCases without k: %d cases, want the core's default %d", n, explore.DefaultSimilarK)
+	}
+
+	var cut struct {
+		SuggestCutoffs []struct {
+			Kind ilgraph.Kind
+			Min  float64
+			Max  int
+		}
+	}
+	a.must(`{ suggestCutoffs { kind min max } }`, nil, &cut)
+	want := explore.New(a.db, nil).SuggestCutoffs()
+	if len(cut.SuggestCutoffs) != len(want) {
+		t.Fatalf("suggestCutoffs: %+v, want %+v", cut.SuggestCutoffs, want)
+	}
+	for i, c := range cut.SuggestCutoffs {
+		if w := want[i]; ilgraph.Kind(strings.ToLower(string(c.Kind))) != w.Kind || c.Min != w.Min || c.Max != w.Max {
+			t.Errorf("suggestCutoffs[%d] = %+v, want %+v", i, c, w)
+		}
 	}
 }

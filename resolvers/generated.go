@@ -295,6 +295,7 @@ type ComplexityRoot struct {
 		SimilarityDefaults func(childComplexity int) int
 		Stats              func(childComplexity int, filter *CaseFilter) int
 		Suggest            func(childComplexity int, text string, lang *string) int
+		SuggestCutoffs     func(childComplexity int) int
 		Term               func(childComplexity int, kind ilgraph.Kind, id string) int
 		Vocabulary         func(childComplexity int, kind *ilgraph.Kind) int
 	}
@@ -368,6 +369,12 @@ type ComplexityRoot struct {
 		TimeToResolveByFactor    func(childComplexity int) int
 		TimeToResolveByRootCause func(childComplexity int) int
 		TopCauseComponentPairs   func(childComplexity int) int
+	}
+
+	SuggestCutoff struct {
+		Kind func(childComplexity int) int
+		Max  func(childComplexity int) int
+		Min  func(childComplexity int) int
 	}
 
 	SuggestedTerm struct {
@@ -594,6 +601,7 @@ type QueryResolver interface {
 	SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.ProfileMatch, error)
 	ExplainSimilarity(ctx context.Context, a string, b string, weights *WeightsInput, rarity *bool) (*explore.Explanation, error)
 	SimilarityDefaults(ctx context.Context) (*explore.Defaults, error)
+	SuggestCutoffs(ctx context.Context) ([]explore.SuggestCutoff, error)
 	Suggest(ctx context.Context, text string, lang *string) (*suggest.Result, error)
 	SimilarToText(ctx context.Context, text string, lang *string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.TextMatch, error)
 }
@@ -1708,6 +1716,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Suggest(childComplexity, args["text"].(string), args["lang"].(*string)), true
+	case "Query.suggestCutoffs":
+		if e.ComplexityRoot.Query.SuggestCutoffs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.SuggestCutoffs(childComplexity), true
 	case "Query.term":
 		if e.ComplexityRoot.Query.Term == nil {
 			break
@@ -2003,6 +2017,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Stats.TopCauseComponentPairs(childComplexity), true
+
+	case "SuggestCutoff.kind":
+		if e.ComplexityRoot.SuggestCutoff.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestCutoff.Kind(childComplexity), true
+	case "SuggestCutoff.max":
+		if e.ComplexityRoot.SuggestCutoff.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestCutoff.Max(childComplexity), true
+	case "SuggestCutoff.min":
+		if e.ComplexityRoot.SuggestCutoff.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestCutoff.Min(childComplexity), true
 
 	case "SuggestedTerm.confidence":
 		if e.ComplexityRoot.SuggestedTerm.Confidence == nil {
@@ -2547,6 +2580,14 @@ type Query {
 
   "The default weights and the rarity formula."
   similarityDefaults: SimilarityDefaults!
+
+  """
+  The cut-offs that read suggestions as an incident's terms, per vocabulary
+  kind: at most max terms with a confidence of at least min. similarToText
+  builds its profile with them (as MCP's match_incident does), and the
+  explorer shows the suggestions above them as suggested filters.
+  """
+  suggestCutoffs: [SuggestCutoff!]!
 
   """
   The vocabulary terms that free text points to — what an on-call engineer
@@ -3157,6 +3198,13 @@ type Stats {
   timeToResolve: Distribution!
   timeToResolveByRootCause: [TermDistribution!]!
   timeToResolveByFactor: [TermDistribution!]!
+}
+
+"Which suggestions of a kind count as the incident's terms: at most max, each of confidence ≥ min."
+type SuggestCutoff {
+  kind: Kind!
+  min: Float!
+  max: Int!
 }
 
 "Terms suggested for a text, per kind, by confidence descending."
@@ -3786,6 +3834,18 @@ func (ec *executionContext) childFields_Stats(ctx context.Context, field graphql
 		return ec.fieldContext_Stats_timeToResolveByFactor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Stats", field.Name)
+}
+
+func (ec *executionContext) childFields_SuggestCutoff(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_SuggestCutoff_kind(ctx, field)
+	case "min":
+		return ec.fieldContext_SuggestCutoff_min(ctx, field)
+	case "max":
+		return ec.fieldContext_SuggestCutoff_max(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SuggestCutoff", field.Name)
 }
 
 func (ec *executionContext) childFields_SuggestedTerm(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9336,6 +9396,38 @@ func (ec *executionContext) fieldContext_Query_similarityDefaults(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_suggestCutoffs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_suggestCutoffs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().SuggestCutoffs(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.SuggestCutoff) graphql.Marshaler {
+			return ec.marshalNSuggestCutoff2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSuggestCutoffᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_suggestCutoffs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SuggestCutoff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_suggest(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10726,6 +10818,75 @@ func (ec *executionContext) fieldContext_Stats_timeToResolveByFactor(_ context.C
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SuggestCutoff_kind(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestCutoff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestCutoff_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
+			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestCutoff_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuggestCutoff", field, false, false, "Kind")
+}
+
+func (ec *executionContext) _SuggestCutoff_min(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestCutoff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestCutoff_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestCutoff_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuggestCutoff", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SuggestCutoff_max(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestCutoff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestCutoff_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestCutoff_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuggestCutoff", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SuggestedTerm_kind(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
@@ -15222,6 +15383,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_similarityDefaults(ctx, field)
 				})
+		case "suggestCutoffs":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_suggestCutoffs(ctx, field)
+				})
 		case "suggest":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -15734,6 +15901,49 @@ func (ec *executionContext) _Stats(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Stats_timeToResolveByFactor(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var suggestCutoffImplementors = []string{"SuggestCutoff"}
+
+func (ec *executionContext) _SuggestCutoff(ctx context.Context, sel ast.SelectionSet, obj *explore.SuggestCutoff) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, suggestCutoffImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SuggestCutoff")
+		case "kind":
+			out.Values[i] = ec._SuggestCutoff_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "min":
+			out.Values[i] = ec._SuggestCutoff_min(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._SuggestCutoff_max(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -17486,6 +17696,26 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	for i := range v {
 		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
 	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSuggestCutoff2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSuggestCutoff(ctx context.Context, sel ast.SelectionSet, v explore.SuggestCutoff) graphql.Marshaler {
+	return ec._SuggestCutoff(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSuggestCutoff2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSuggestCutoffᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.SuggestCutoff) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSuggestCutoff2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSuggestCutoff(ctx, sel, v[i])
+	})
 
 	for _, e := range ret {
 		if e == graphql.Null {

@@ -557,6 +557,11 @@ func (r *queryResolver) SimilarityDefaults(ctx context.Context) (*explore.Defaul
 	return &d, nil
 }
 
+// SuggestCutoffs is the resolver for the suggestCutoffs field.
+func (r *queryResolver) SuggestCutoffs(ctx context.Context) ([]explore.SuggestCutoff, error) {
+	return r.Core.SuggestCutoffs(), nil
+}
+
 // Suggest is the resolver for the suggest field.
 func (r *queryResolver) Suggest(ctx context.Context, text string, lang *string) (*suggest.Result, error) {
 	return r.Core.Suggest(ctx, text, deref(lang))
