@@ -17,25 +17,81 @@ const (
 	ELIMIT       = "limit"
 )
 
+// Field keys name the input an error is about without speaking any front
+// door's protocol: the core sets one on an *Error (FieldErrorf), and each
+// front door (GraphQL, the JSON API, MCP, the command line) names it as its
+// users write it — first or limit, minScore or min_score — with one map
+// from key to name (see MessageIn). A door without a name for a key shows
+// the key.
+const (
+	FieldPageSize        = "page.size"        // how many items a page of a list holds
+	FieldPageCursor      = "page.cursor"      // where a page of a list starts
+	FieldSort            = "sort"             // a case list's order
+	FieldText            = "filter.text"      // a case list's full-text query
+	FieldKind            = "kind"             // a kind of term
+	FieldSimilarK        = "similar.k"        // how many similar cases
+	FieldSimilarMinScore = "similar.minScore" // the lowest score a similar case may have
+	FieldProfile         = "profile"          // the features of an incident that is not a stored case
+	FieldSuggestText     = "suggest.text"     // the free text terms are suggested for
+	FieldLang            = "lang"             // the language of a free text
+	FieldFacetTop        = "facets.top"       // how many terms of each kind a facet list holds
+	FieldCooccurringSize = "cooccurring.size" // how many co-occurring terms of a kind
+	FieldBreakdownTop    = "breakdown.top"    // how many terms of a kind a breakdown keeps
+	FieldLiftBase        = "cooccurrence.liftBase"
+	FieldLiftBaseFilter  = "cooccurrence.base"
+	FieldMinCount        = "cooccurrence.minCount"
+	FieldMinSupport      = "cooccurrence.minSupport"
+)
+
+// FieldKeys lists every field key, for the front doors' tests of their
+// names.
+var FieldKeys = []string{FieldPageSize, FieldPageCursor, FieldSort, FieldText, FieldKind, FieldSimilarK,
+	FieldSimilarMinScore, FieldProfile, FieldSuggestText, FieldLang, FieldFacetTop, FieldCooccurringSize,
+	FieldBreakdownTop, FieldLiftBase, FieldLiftBaseFilter, FieldMinCount, FieldMinSupport}
+
 // Error is an application error with a code and a message safe to show a user.
 type Error struct {
-	Code    string
+	Code string
+	// Field is the key (Field…) of the input at fault, or "". When set,
+	// Message says what is wrong with that input without naming it, as the
+	// rest of a sentence that starts with its name: "must be from 1 to 100,
+	// not 500".
+	Field   string
 	Message string
 	Err     error // the underlying cause, if any; never shown to users
 }
 
 func (e *Error) Error() string {
 	if e.Err != nil {
-		return fmt.Sprintf("ilgraph %s: %s: %v", e.Code, e.Message, e.Err)
+		return fmt.Sprintf("ilgraph %s: %s: %v", e.Code, e.MessageIn(nil), e.Err)
 	}
-	return fmt.Sprintf("ilgraph %s: %s", e.Code, e.Message)
+	return fmt.Sprintf("ilgraph %s: %s", e.Code, e.MessageIn(nil))
 }
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// MessageIn returns the message a user reads: with a field, "NAME MESSAGE",
+// NAME being names[e.Field] (the key itself when names has none).
+func (e *Error) MessageIn(names map[string]string) string {
+	if e.Field == "" {
+		return e.Message
+	}
+	name, ok := names[e.Field]
+	if !ok {
+		name = e.Field
+	}
+	return name + " " + e.Message
+}
+
 // Errorf returns an *Error with the given code and formatted message.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// FieldErrorf returns an *Error about an input field (a Field… key); the
+// message must not name the field (see Error.Field).
+func FieldErrorf(code, field, format string, args ...any) *Error {
+	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
 // WrapError returns an *Error with code and message that keeps err as its cause.
@@ -56,13 +112,18 @@ func ErrorCode(err error) string {
 }
 
 // ErrorMessage returns the user-facing message of err: the message of the
-// first *Error in its chain, or a generic text that hides internals.
-func ErrorMessage(err error) string {
+// first *Error in its chain, its field named by its key, or a generic text
+// that hides internals.
+func ErrorMessage(err error) string { return ErrorMessageIn(err, nil) }
+
+// ErrorMessageIn is ErrorMessage with the field named as names says (see
+// Error.MessageIn): what a front door shows.
+func ErrorMessageIn(err error, names map[string]string) string {
 	var e *Error
 	if err == nil {
 		return ""
 	} else if errors.As(err, &e) {
-		return e.Message
+		return e.MessageIn(names)
 	}
 	return "internal error"
 }

@@ -98,7 +98,7 @@ func (s *Service) Breakdown(ctx context.Context, q BreakdownQuery) (*Breakdown, 
 		return nil, ilgraph.Errorf(ilgraph.EINVALID, "breakdown: rows and columns are both %s; choose two different dimensions", q.Rows)
 	}
 	if q.Top != nil && *q.Top < 1 {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "breakdown: top must be at least 1")
+		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldBreakdownTop, "must be at least 1, not %d", *q.Top)
 	}
 	if err := q.Filter.Validate(); err != nil {
 		return nil, err

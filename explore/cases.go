@@ -65,7 +65,7 @@ func (s *Service) RawJSON(ctx context.Context, ids []string) ([]string, error) {
 
 // Cases lists the cases a filter selects, sorted and paginated.
 func (s *Service) Cases(ctx context.Context, q CaseQuery) (*CaseList, error) {
-	offset, limit, err := q.Page.bounds()
+	offset, limit, err := q.Page.bounds(DefaultPageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -73,10 +73,10 @@ func (s *Service) Cases(ctx context.Context, q CaseQuery) (*CaseList, error) {
 		q.Sort = ilgraph.SortDateDesc
 	}
 	if !q.Sort.Valid() {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown sort %q", ilgraph.Clip(string(q.Sort), 40))
+		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldSort, "%q is not a case order", ilgraph.Clip(string(q.Sort), 40))
 	}
 	if q.Sort == ilgraph.SortRelevance && !q.Filter.HasText() {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "sort RELEVANCE needs filter.text")
+		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldText, "is needed to rank by relevance: give some words to search for")
 	}
 	if err := q.Filter.Validate(); err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func (s *Service) wholeCases(ctx context.Context, refs []*ilgraph.Case) ([]*ilgr
 // filter.
 func (s *Service) TermCases(ctx context.Context, key ilgraph.TermKey, q CaseQuery) (*CaseList, error) {
 	if !key.Kind.Valid() {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", ilgraph.Clip(string(key.Kind), 40))
+		return nil, unknownKind(key.Kind)
 	}
 	f := q.Filter
 	f.Tags = make(map[ilgraph.Kind]ilgraph.TermMatch, len(q.Filter.Tags)+1)
@@ -194,7 +194,7 @@ const (
 // (by count, then id) and the cases per year.
 func (s *Service) Facets(ctx context.Context, f ilgraph.CaseFilter, top int) (*ilgraph.Facets, error) {
 	if top < 1 || top > MaxFacetTop {
-		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "facets: top must be 1 to %d, not %d", MaxFacetTop, top)
+		return nil, ilgraph.FieldErrorf(ilgraph.ELIMIT, ilgraph.FieldFacetTop, "must be from 1 to %d, not %d", MaxFacetTop, top)
 	}
 	fs, err := s.facetCounts(ctx, f)
 	if err != nil {

@@ -30,11 +30,15 @@ type CrossReferenceList struct {
 // Cursor is the cursor of the i-th reference of the page.
 func (l *CrossReferenceList) Cursor(i int) string { return EncodeCursor(l.Offset + i) }
 
+// DefaultSameRootCause is the size of a page of same-root-cause cases that
+// names none: what a case page lists beside the case.
+const DefaultSameRootCause = 10
+
 // SameRootCause lists the other cases with a case's root cause, ordered by
-// how much else they share with it, then newest first. ENOTFOUND for an
-// unknown case.
+// how much else they share with it, then newest first, DefaultSameRootCause
+// of them when the page names no size. ENOTFOUND for an unknown case.
 func (s *Service) SameRootCause(ctx context.Context, caseID string, p Page) (*CrossReferenceList, error) {
-	offset, limit, err := p.bounds()
+	offset, limit, err := p.bounds(DefaultSameRootCause)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ package explore
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 
@@ -121,6 +122,7 @@ type Service struct {
 	sim       Similarity
 	rm        ReadModel // nil: every question goes to the store
 	suggester Suggester
+	cutoffs   map[ilgraph.Kind]suggest.Cutoff
 	vocab     vocabCache
 	orgs      orgCache
 }
@@ -136,9 +138,20 @@ func WithSuggester(sg Suggester) Option { return func(s *Service) { s.suggester 
 // current.
 func WithReadModel(rm ReadModel) Option { return func(s *Service) { s.rm = rm } }
 
+// WithSuggestCutoffs sets the cut-offs suggestions are read with (see
+// SuggestCutoffs) instead of suggest.DefaultCutoffs; a vocabulary kind it
+// leaves out keeps its default.
+func WithSuggestCutoffs(c map[ilgraph.Kind]suggest.Cutoff) Option {
+	return func(s *Service) {
+		for k, v := range c {
+			s.cutoffs[k] = v
+		}
+	}
+}
+
 // New returns the core over a store and a similarity ranker.
 func New(store Store, sim Similarity, opts ...Option) *Service {
-	s := &Service{store: store, sim: sim}
+	s := &Service{store: store, sim: sim, cutoffs: maps.Clone(suggest.DefaultCutoffs)}
 	for _, o := range opts {
 		o(s)
 	}

@@ -8,35 +8,38 @@ import (
 	"github.com/ilgraph/ilgraph"
 )
 
-// Page sizes of every list.
+// Page sizes of every list: the size of a page that names none (of the
+// same-root-cause list, DefaultSameRootCause), and the largest.
 const (
 	DefaultPageSize = 20
 	MaxPageSize     = 100
 )
 
-// Page asks for a slice of a list: at most First items (DefaultPageSize when
-// nil) after the item whose cursor is After (from the start when empty).
+// Page asks for a slice of a list: at most First items (the list's default
+// when nil: DefaultPageSize, or DefaultSameRootCause) after the item whose
+// cursor is After (from the start when empty).
 type Page struct {
 	First *int
 	After string
 }
 
-// bounds turns a page into an offset and a limit.
-func (p Page) bounds() (offset, limit int, err error) {
-	limit = DefaultPageSize
+// bounds turns a page into an offset and a limit, def items when the page
+// names no size.
+func (p Page) bounds(def int) (offset, limit int, err error) {
+	limit = def
 	if p.First != nil {
 		limit = *p.First
 	}
 	if limit < 0 {
-		return 0, 0, ilgraph.Errorf(ilgraph.EINVALID, "first must not be negative")
+		return 0, 0, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldPageSize, "must be from 0 to %d, not %d", MaxPageSize, limit)
 	}
 	if limit > MaxPageSize {
-		return 0, 0, ilgraph.Errorf(ilgraph.ELIMIT, "first may be at most %d, not %d", MaxPageSize, limit)
+		return 0, 0, ilgraph.FieldErrorf(ilgraph.ELIMIT, ilgraph.FieldPageSize, "must be from 0 to %d, not %d", MaxPageSize, limit)
 	}
 	if p.After != "" {
 		n, ok := DecodeCursor(p.After)
 		if !ok {
-			return 0, 0, ilgraph.Errorf(ilgraph.EINVALID, "after: %q is not a cursor this API gave out", ilgraph.Clip(p.After, 60))
+			return 0, 0, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldPageCursor, "%q is not a cursor this API gave out", ilgraph.Clip(p.After, 60))
 		}
 		offset = n + 1
 	}
@@ -51,7 +54,7 @@ func pastTheEnd(offset, total int) error {
 	if offset <= total {
 		return nil
 	}
-	return ilgraph.Errorf(ilgraph.EINVALID, "after: the cursor points past the end of the list (%d items); the list has changed since the cursor was given out: start again from the first page", total)
+	return ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldPageCursor, "points past the end of the list (%d items); the list has changed since the cursor was given out: start again from the beginning", total)
 }
 
 // EncodeCursor returns the opaque cursor of the item at offset.

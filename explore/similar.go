@@ -9,6 +9,8 @@ import (
 
 // Similarity limits and defaults.
 const (
+	// DefaultSimilarK is how many similar cases a question that names no
+	// number gets, in every front door.
 	DefaultSimilarK = 10
 	MaxSimilarK     = 100
 	// MaxDiffering bounds the differing features listed per match.
@@ -20,7 +22,7 @@ const (
 // the default, ilgraph.DefaultRarity), a minimum score and a filter on the
 // candidates.
 type SimilarityQuery struct {
-	K        int // 1 to MaxSimilarK (DefaultSimilarK is the front doors' default)
+	K        int // 1 to MaxSimilarK (a front door sends DefaultSimilarK when its caller names none)
 	Weights  ilgraph.Weights
 	Rarity   *bool
 	MinScore float64
@@ -33,7 +35,7 @@ func (q SimilarityQuery) options() (ilgraph.SimilarityOptions, error) {
 		opt.Rarity = *q.Rarity
 	}
 	if opt.K < 1 || opt.K > MaxSimilarK {
-		return opt, ilgraph.Errorf(ilgraph.ELIMIT, "k must be 1 to %d, not %d", MaxSimilarK, opt.K)
+		return opt, ilgraph.FieldErrorf(ilgraph.ELIMIT, ilgraph.FieldSimilarK, "must be from 1 to %d, not %d", MaxSimilarK, opt.K)
 	}
 	if err := opt.Filter.Validate(); err != nil {
 		return opt, err
@@ -43,7 +45,7 @@ func (q SimilarityQuery) options() (ilgraph.SimilarityOptions, error) {
 		return opt, err
 	}
 	if q.MinScore < 0 || q.MinScore > 1 {
-		return opt, ilgraph.Errorf(ilgraph.EINVALID, "minScore must be from 0 to 1")
+		return opt, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldSimilarMinScore, "must be from 0 to 1, not %g", q.MinScore)
 	}
 	return opt, nil
 }
@@ -205,10 +207,10 @@ func (s *Service) SimilarToProfile(ctx context.Context, p Profile, q SimilarityQ
 		features = p.Features()
 	}
 	if len(features) == 0 {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "profile: give at least one feature")
+		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldProfile, "must have at least one feature")
 	}
 	if len(features) > ilgraph.MaxFilterTerms {
-		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "profile: more than %d features", ilgraph.MaxFilterTerms)
+		return nil, ilgraph.FieldErrorf(ilgraph.ELIMIT, ilgraph.FieldProfile, "may have at most %d features, not %d", ilgraph.MaxFilterTerms, len(features))
 	}
 	ms, err := s.sim.SimilarToProfile(ctx, features, opt)
 	if err != nil {

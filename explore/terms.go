@@ -15,7 +15,7 @@ func (s *Service) Vocabulary(ctx context.Context, kinds ...ilgraph.Kind) ([]ilgr
 	out := []ilgraph.Term{}
 	for _, k := range kinds {
 		if !k.Valid() {
-			return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", ilgraph.Clip(string(k), 40))
+			return nil, unknownKind(k)
 		}
 		ts, err := s.store.Terms(ctx, k)
 		if err != nil {
@@ -89,7 +89,7 @@ func (s *Service) orgTerms(ctx context.Context, keys []ilgraph.TermKey) ([]ilgra
 // Term returns one term, or ENOTFOUND.
 func (s *Service) Term(ctx context.Context, key ilgraph.TermKey) (*ilgraph.Term, error) {
 	if !key.Kind.Valid() {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", ilgraph.Clip(string(key.Kind), 40))
+		return nil, unknownKind(key.Kind)
 	}
 	if key.Kind == ilgraph.KindOrg {
 		ts, err := s.store.TermsByKey(ctx, []ilgraph.TermKey{key})
@@ -149,14 +149,18 @@ func byTermKey[V any](ctx context.Context, s *Service, keys []ilgraph.TermKey, f
 	return out, nil
 }
 
-// MaxCooccurring bounds the co-occurring terms listed for one term.
-const MaxCooccurring = MaxPageSize
+// Co-occurring terms listed for one term, per kind: how many when the
+// question names no number, and the most.
+const (
+	DefaultCooccurring = 10
+	MaxCooccurring     = MaxPageSize
+)
 
 // Cooccurring returns, among the cases with a term, how many have each term
 // of kind other, by count descending (at most first of them).
 func (s *Service) Cooccurring(ctx context.Context, key ilgraph.TermKey, other ilgraph.Kind, first int) ([]ilgraph.TermCount, error) {
 	if first < 0 || first > MaxCooccurring {
-		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "first must be 0 to %d", MaxCooccurring)
+		return nil, ilgraph.FieldErrorf(ilgraph.ELIMIT, ilgraph.FieldCooccurringSize, "must be from 0 to %d, not %d", MaxCooccurring, first)
 	}
 	// The read model counts the same thing in memory (the facets of the
 	// cases with the term), instead of a scan of those cases in the graph
@@ -191,6 +195,7 @@ const (
 	DefaultMaxHops            = 4
 	DefaultConnections        = 10
 	DefaultMinCount           = 1
+	DefaultMinSupport         = 1
 )
 
 // Neighbourhood draws the nodes within depth hops of a case (kind
@@ -235,22 +240,25 @@ func (s *Service) Cooccurrence(ctx context.Context, q CooccurrenceQuery) (*ilgra
 	switch q.LiftBase {
 	case "", LiftSelection, LiftBaseFilter:
 		if q.LiftBase == LiftBaseFilter && q.Base == nil {
-			return nil, ilgraph.Errorf(ilgraph.EINVALID, "liftBase BASE needs a base filter")
+			return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldLiftBaseFilter, "is needed to measure lift over a base filter (BASE)")
 		}
 		if q.LiftBase == LiftSelection && q.Base != nil {
-			return nil, ilgraph.Errorf(ilgraph.EINVALID, "liftBase SELECTION measures lift over the selection: leave out base, or set liftBase to BASE")
+			return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldLiftBaseFilter, "is not used when lift is measured over the selection (SELECTION): leave it out, or measure lift over it (BASE)")
 		}
 		sq.Base = q.Base
 	case LiftCorpus:
 		if q.Base != nil {
-			return nil, ilgraph.Errorf(ilgraph.EINVALID, "liftBase CORPUS measures lift over every case: leave out base, or set liftBase to BASE")
+			return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldLiftBaseFilter, "is not used when lift is measured over every case (CORPUS): leave it out, or measure lift over it (BASE)")
 		}
 		sq.Base = &ilgraph.CaseFilter{}
 	default:
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "unknown liftBase %q (want SELECTION, CORPUS or BASE)", ilgraph.Clip(string(q.LiftBase), 40))
+		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldLiftBase, "%q is not SELECTION, CORPUS or BASE", ilgraph.Clip(string(q.LiftBase), 40))
 	}
-	if q.MinCount < 0 || q.MinSupport < 0 {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "minCount and minSupport must not be negative")
+	if q.MinCount < 0 {
+		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldMinCount, "must not be negative, not %d", q.MinCount)
+	}
+	if q.MinSupport < 0 {
+		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldMinSupport, "must not be negative, not %d", q.MinSupport)
 	}
 	if err := sq.Filter.Validate(); err != nil {
 		return nil, err
@@ -282,7 +290,7 @@ func (s *Service) cooccurrenceFromReadModel(ctx context.Context, rm ReadModel, q
 	from, to := q.From, q.To
 	for _, k := range []ilgraph.Kind{from, to} {
 		if !k.Valid() {
-			return nil, false, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", k)
+			return nil, false, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", k) // as the store says it
 		}
 	}
 	if q.Base != nil {
@@ -344,4 +352,8 @@ func (s *Service) cooccurrenceFromReadModel(ctx context.Context, rm ReadModel, q
 // shared features.
 func (s *Service) Connections(ctx context.Context, from, to string, maxHops, limit int) ([]ilgraph.Path, error) {
 	return s.store.Connections(ctx, from, to, maxHops, limit)
+}
+
+func unknownKind(k ilgraph.Kind) error {
+	return ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldKind, "%q is not a kind of term", ilgraph.Clip(string(k), 40))
 }

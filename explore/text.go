@@ -2,9 +2,18 @@ package explore
 
 import (
 	"context"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/suggest"
+)
+
+// Suggestion limits: the suggested terms of each kind a front door lists
+// when the question names no number, and the most.
+const (
+	DefaultSuggestPerKind = 5
+	MaxSuggestPerKind     = 50
 )
 
 // Suggest returns the vocabulary terms free text points to, per kind, each
@@ -14,10 +23,16 @@ func (s *Service) Suggest(ctx context.Context, text, lang string) (*suggest.Resu
 	if s.suggester == nil {
 		return nil, ilgraph.Errorf(ilgraph.EUNAVAILABLE, "suggestions are not available on this server")
 	}
+	if strings.TrimSpace(text) == "" {
+		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldSuggestText, "is empty: give what you see, in English or Korean")
+	}
+	if n := utf8.RuneCountInString(text); n > suggest.MaxTextChars {
+		return nil, ilgraph.FieldErrorf(ilgraph.ELIMIT, ilgraph.FieldSuggestText, "may be at most %d characters, not %d", suggest.MaxTextChars, n)
+	}
 	switch lang {
 	case "", "en", "ko":
 	default:
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "lang must be en or ko, not %q", ilgraph.Clip(lang, 20))
+		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldLang, "must be en or ko (or left out, to detect the language), not %q", ilgraph.Clip(lang, 20))
 	}
 	return s.suggester.Suggest(ctx, text, lang)
 }
@@ -30,16 +45,37 @@ type TextMatch struct {
 	Match       *ProfileMatch
 }
 
+// SuggestCutoff says which suggestions of a kind count: at most Max terms
+// with a confidence of at least Min.
+type SuggestCutoff struct {
+	Kind ilgraph.Kind
+	Min  float64
+	Max  int
+}
+
+// SuggestCutoffs returns the cut-off of every vocabulary kind (in
+// ilgraph.VocabKinds order) that reads suggestions as an incident's terms:
+// the profile of SimilarToText and ProfileFromSuggestions, and the
+// suggested filters a front door shows. They are suggest.DefaultCutoffs,
+// the ones the evaluation measures, unless WithSuggestCutoffs set others.
+func (s *Service) SuggestCutoffs() []SuggestCutoff {
+	out := make([]SuggestCutoff, 0, len(ilgraph.VocabKinds))
+	for _, k := range ilgraph.VocabKinds {
+		c := s.cutoffs[k]
+		out = append(out, SuggestCutoff{Kind: k, Min: c.Min, Max: c.Max})
+	}
+	return out
+}
+
 // ProfileFromSuggestions keeps, of each kind, the suggestions above the
-// kind's cut-off (suggest.DefaultCutoffs, the ones the evaluation measures);
-// one root cause at most.
-func ProfileFromSuggestions(r *suggest.Result) Profile {
+// kind's cut-off (SuggestCutoffs); one root cause at most.
+func (s *Service) ProfileFromSuggestions(r *suggest.Result) Profile {
 	var p Profile
 	for _, info := range ilgraph.Kinds {
 		if !info.Vocab {
 			continue
 		}
-		ids := r.Predicted(info.Kind, suggest.DefaultCutoffs[info.Kind])
+		ids := r.Predicted(info.Kind, s.cutoffs[info.Kind])
 		if info.One && len(ids) > 1 {
 			ids = ids[:1]
 		}
@@ -55,9 +91,9 @@ func (s *Service) SimilarToText(ctx context.Context, text, lang string, q Simila
 	if err != nil {
 		return nil, err
 	}
-	p := ProfileFromSuggestions(res)
+	p := s.ProfileFromSuggestions(res)
 	if len(p.Features()) == 0 {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "the text points to no vocabulary term: describe components, symptoms or causes")
+		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldSuggestText, "points to no vocabulary term: describe components, symptoms or causes")
 	}
 	pm, err := s.SimilarToProfile(ctx, p, q)
 	if err != nil {

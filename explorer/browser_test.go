@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -75,7 +76,19 @@ type site struct {
 	url       string
 	down      atomic.Bool
 	noSuggest atomic.Bool // serve the API without a suggestion engine
+	cutoffs   atomic.Bool // serve the API with the cut-offs of tightCutoffs
 }
+
+// tightCutoffs are suggestion cut-offs a server may be given in place of
+// suggest.DefaultCutoffs: the single best term of each kind, whatever its
+// confidence.
+var tightCutoffs = func() map[ilgraph.Kind]suggest.Cutoff {
+	c := map[ilgraph.Kind]suggest.Cutoff{}
+	for _, k := range ilgraph.VocabKinds {
+		c[k] = suggest.Cutoff{Min: 0, Max: 1}
+	}
+	return c
+}()
 
 func mustSite(t *testing.T) *site {
 	t.Helper()
@@ -89,14 +102,18 @@ func mustSite(t *testing.T) *site {
 // newSite serves the explorer and the API over db, as ilgraph serve does.
 func newSite(t testing.TB, db *graph.DB, sim *similarity.Service) *site {
 	t.Helper()
-	core := explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
-	// The explorer shares the mux with the JSON API, as in ilgraph serve.
-	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	routes := apitest.JSONAPI(map[string]httpapi.Door{"/": apitest.Door(explorer.Handler())}, api)
-	h := apitest.New(core, apitest.Options{
-		GraphQL: resolvers.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
-		Shell:   httpapi.Options{Ready: db.Ping, Routes: routes},
-	})
+	engine := suggest.NewService(db, suggest.Options{})
+	serve := func(core *explore.Service) http.Handler {
+		// The explorer shares the mux with the JSON API, as in ilgraph serve.
+		api := jsonapi.NewHandler(core, jsonapi.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		routes := apitest.JSONAPI(map[string]httpapi.Door{"/": apitest.Door(explorer.Handler())}, api)
+		return apitest.New(core, apitest.Options{
+			GraphQL: resolvers.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+			Shell:   httpapi.Options{Ready: db.Ping, Routes: routes},
+		})
+	}
+	h := serve(explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(engine)))
+	tight := serve(explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(engine), explore.WithSuggestCutoffs(tightCutoffs)))
 	// The same API without a suggestion engine, as a server without one runs.
 	plainSim := similarity.NewService(db)
 	plain := apitest.New(explore.New(db, plainSim, explore.WithReadModel(plainSim)), apitest.Options{
@@ -111,6 +128,10 @@ func newSite(t testing.TB, db *graph.DB, sim *similarity.Service) *site {
 		}
 		if s.noSuggest.Load() {
 			plain.ServeHTTP(w, r)
+			return
+		}
+		if s.cutoffs.Load() {
+			tight.ServeHTTP(w, r)
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -139,6 +160,49 @@ func (s *site) api(query string, vars map[string]any, out any) {
 	if err := json.Unmarshal(env.Data, out); err != nil {
 		s.t.Fatal(err)
 	}
+}
+
+// suggestedFilters asks the API, as a client, for the terms it suggests for
+// text and for its cut-offs, and returns the terms above them ("kind:id", in
+// the cut-offs' order of kinds, each kind by confidence): the suggested
+// filters the cases page must show for a search of text.
+func (s *site) suggestedFilters(text string) []string {
+	s.t.Helper()
+	type suggested struct {
+		Confidence float64
+		Term       struct{ ID string }
+	}
+	var got struct {
+		Suggest        map[string][]suggested
+		SuggestCutoffs []struct {
+			Kind ilgraph.Kind
+			Min  float64
+			Max  int
+		}
+	}
+	const st = "{ confidence term { id } }"
+	s.api(`query($q: String!) { suggest(text: $q) { rootCauses `+st+` components `+st+` symptoms `+st+` contributing `+st+` domains `+st+` mechanisms `+st+` }
+		suggestCutoffs { kind min max } }`, map[string]any{"q": text}, &got)
+	fields := map[ilgraph.Kind]string{ilgraph.KindRootCause: "rootCauses", ilgraph.KindComponent: "components", ilgraph.KindSymptom: "symptoms",
+		ilgraph.KindContributing: "contributing", ilgraph.KindDomain: "domains", ilgraph.KindMechanism: "mechanisms"}
+	if len(got.SuggestCutoffs) != len(ilgraph.VocabKinds) {
+		s.t.Fatalf("suggestCutoffs has %d kinds, want one per vocabulary kind (%d)", len(got.SuggestCutoffs), len(ilgraph.VocabKinds))
+	}
+	var out []string
+	for _, c := range got.SuggestCutoffs {
+		field, ok := fields[ilgraph.Kind(strings.ToLower(string(c.Kind)))]
+		if !ok {
+			s.t.Fatalf("suggestCutoffs: kind %q", c.Kind)
+		}
+		n := 0
+		for _, x := range got.Suggest[field] {
+			if x.Confidence >= c.Min && n < c.Max {
+				out = append(out, strings.ToLower(string(c.Kind))+":"+x.Term.ID)
+				n++
+			}
+		}
+	}
+	return out
 }
 
 // browser is one headless Chromium tab with what it saw: console errors,
@@ -281,6 +345,16 @@ func (b *browser) settle() string {
 		b.t.Fatalf("waiting for the screen: %v", err)
 	}
 	return st
+}
+
+// suggestedFilters waits for the cases page's suggested filters and
+// returns them ("kind:id", in the order shown), none after 5 s without any.
+func (b *browser) suggestedFilters() []string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelectorAll(".suggest li").length > 0`, chromedp.WithPollingTimeout(5*time.Second))) //nolint:errcheck // none is an answer
+	return eval[[]string](b, `[...document.querySelectorAll(".suggest li button")].map((e) => e.dataset.term)`)
 }
 
 func (b *browser) location() string { return eval[string](b, `location.pathname + location.search`) }
@@ -496,24 +570,8 @@ func TestExplorerInBrowser(t *testing.T) {
 					Snippets []struct{ Highlights []struct{ Start int } }
 				}
 			}
-			Suggest map[string][]struct{ Confidence float64 }
 		}
-		const st = "{ confidence }"
-		s.api(`query($q: String!) { cases(filter: {text: $q}) { totalCount edges { snippets { highlights { start } } } }
-			suggest(text: $q) { rootCauses `+st+` components `+st+` symptoms `+st+` contributing `+st+` domains `+st+` mechanisms `+st+` } }`, map[string]any{"q": q}, &want)
-		fields := map[string]ilgraph.Kind{"rootCauses": ilgraph.KindRootCause, "components": ilgraph.KindComponent, "symptoms": ilgraph.KindSymptom,
-			"contributing": ilgraph.KindContributing, "domains": ilgraph.KindDomain, "mechanisms": ilgraph.KindMechanism}
-		wantChips := 0
-		for field, k := range fields {
-			c := suggest.DefaultCutoffs[k]
-			n := 0
-			for _, x := range want.Suggest[field] {
-				if x.Confidence >= c.Min && n < c.Max {
-					n++
-				}
-			}
-			wantChips += n
-		}
+		s.api(`query($q: String!) { cases(filter: {text: $q}) { totalCount edges { snippets { highlights { start } } } } }`, map[string]any{"q": q}, &want)
 		b.open(s.url + "/?q=" + strings.ReplaceAll(q, " ", "+"))
 		if got := eval[string](b, `document.getElementById("result-count").textContent`); want.Cases.TotalCount == 0 || !strings.Contains(got, fmt.Sprint(want.Cases.TotalCount)) {
 			t.Errorf("count %q, API %d", got, want.Cases.TotalCount)
@@ -521,23 +579,41 @@ func TestExplorerInBrowser(t *testing.T) {
 		if n := eval[int](b, `document.querySelectorAll(".case-list mark").length`); n == 0 {
 			t.Error("no highlighted snippets")
 		}
-		ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-		defer cancel()
-		got, err := chromedp.Run(ctx, chromedp.Poll[int](`document.querySelectorAll(".suggest li").length`, chromedp.WithPollingTimeout(15*time.Second)))
-		if wantChips > 0 && (err != nil || got != wantChips) {
-			t.Errorf("%d suggested filters (%v), the API's above the cut-offs: %d", got, err, wantChips)
+		wantChips := s.suggestedFilters(q)
+		if len(wantChips) == 0 {
+			t.Fatalf("the API suggests nothing above its cut-offs for %q: the check below proves nothing", q)
 		}
-		if wantChips > 0 {
-			b.do(chromedp.Click(chromedp.CSS(".suggest li button")))
-			b.settle()
-			if n := eval[int](b, `document.querySelectorAll(".chips .chip").length`); n != 2 {
-				t.Errorf("after a suggested filter: %d chips, want 2", n)
-			}
+		if got := b.suggestedFilters(); !slices.Equal(got, wantChips) {
+			t.Errorf("suggested filters %q, the API's above its cut-offs: %q", got, wantChips)
+		}
+		b.do(chromedp.Click(chromedp.CSS(".suggest li button")))
+		b.settle()
+		if n := eval[int](b, `document.querySelectorAll(".chips .chip").length`); n != 2 {
+			t.Errorf("after a suggested filter: %d chips, want 2", n)
 		}
 		if junk := eval[[]string](b, junkText); len(junk) > 0 {
 			t.Errorf("text nodes that are program values, not data: %q", junk)
 		}
 		b.screenshot("cases-search")
+		if errs := b.takeErrors(); len(errs) > 0 {
+			t.Errorf("console errors: %q", errs)
+		}
+	})
+
+	t.Run("the suggested filters follow the cut-offs the server serves", func(t *testing.T) {
+		b.t, s.t = t, t
+		const q = "database overloaded"
+		usual := s.suggestedFilters(q)
+		s.cutoffs.Store(true)
+		defer s.cutoffs.Store(false)
+		tight := s.suggestedFilters(q)
+		if slices.Equal(tight, usual) {
+			t.Fatalf("the same suggested filters under the default cut-offs and under tightCutoffs (%q): the check below proves nothing", tight)
+		}
+		b.open(s.url + "/?q=" + strings.ReplaceAll(q, " ", "+"))
+		if got := b.suggestedFilters(); !slices.Equal(got, tight) {
+			t.Errorf("suggested filters %q, want the ones above the served cut-offs %q (under the default cut-offs: %q)", got, tight, usual)
+		}
 		if errs := b.takeErrors(); len(errs) > 0 {
 			t.Errorf("console errors: %q", errs)
 		}

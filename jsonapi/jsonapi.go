@@ -18,14 +18,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/internal/admission"
 	"github.com/ilgraph/ilgraph/internal/view"
-	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // OpenAPI is the API's OpenAPI 3.1 document, written by hand: it is the
@@ -77,6 +75,22 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// fieldNames are the JSON API's names of the core's field keys
+// (ilgraph.Field…): an error about an input names the query parameter the
+// client sent.
+var fieldNames = map[string]string{
+	ilgraph.FieldPageSize:        "limit",
+	ilgraph.FieldPageCursor:      "cursor",
+	ilgraph.FieldSort:            "sort",
+	ilgraph.FieldText:            "q",
+	ilgraph.FieldKind:            "kind",
+	ilgraph.FieldSimilarK:        "k",
+	ilgraph.FieldSimilarMinScore: "min_score",
+	ilgraph.FieldSuggestText:     "q",
+	ilgraph.FieldLang:            "lang",
+	ilgraph.FieldCooccurringSize: "cooccurring",
 }
 
 // routes are the endpoints that ask the core, each run in a slot of its
@@ -135,10 +149,10 @@ func (a *api) similar(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := explore.SimilarityQuery{
-		K:        p.intIn("k", explore.DefaultSimilarK, 1, explore.MaxSimilarK),
+		K:        intOr(p.optInt("k"), explore.DefaultSimilarK),
 		Weights:  p.weights("weights"),
 		Rarity:   p.optBoolean("rarity"),
-		MinScore: p.floatIn("min_score", 0, 0, 1),
+		MinScore: p.float("min_score", 0),
 	}
 	if p.err != nil {
 		a.fail(w, r, p.err)
@@ -160,7 +174,7 @@ func (a *api) sameRootCause(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	page := p.page(10)
+	page := p.page()
 	if p.err != nil {
 		a.fail(w, r, p.err)
 		return
@@ -198,7 +212,7 @@ func (a *api) cases(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := p.filter()
-	q := explore.CaseQuery{Filter: f.CaseFilter(), Sort: p.sort("sort", f.Text != ""), Page: p.page(explore.DefaultPageSize)}
+	q := explore.CaseQuery{Filter: f.CaseFilter(), Sort: p.sort("sort"), Page: p.page()}
 	if p.err != nil {
 		a.fail(w, r, p.err)
 		return
@@ -220,8 +234,8 @@ func (a *api) topic(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	cases := p.intIn("limit", view.DefaultTopicCases, 0, explore.MaxPageSize)
-	co := p.intIn("cooccurring", view.DefaultTopicCooccurring, 0, explore.MaxCooccurring)
+	cases := intOr(p.optInt("limit"), view.DefaultTopicCases)
+	co := intOr(p.optInt("cooccurring"), view.DefaultTopicCooccurring)
 	if p.err != nil {
 		a.fail(w, r, p.err)
 		return
@@ -267,12 +281,6 @@ func (a *api) vocab(w http.ResponseWriter, r *http.Request) {
 	a.writeTagged(w, r, body)
 }
 
-// Suggestion limits: terms per kind.
-const (
-	DefaultSuggestLimit = 5
-	MaxSuggestLimit     = 50
-)
-
 func (a *api) suggest(w http.ResponseWriter, r *http.Request) {
 	p, err := query(r, "q", "lang", "limit", "min_confidence")
 	if err != nil {
@@ -281,16 +289,10 @@ func (a *api) suggest(w http.ResponseWriter, r *http.Request) {
 	}
 	text := p.str("q")
 	lang := p.str("lang")
-	limit := p.intIn("limit", DefaultSuggestLimit, 1, MaxSuggestLimit)
+	// The terms listed per kind are the JSON API's and MCP's choice (the
+	// core suggests them all), so their bounds are checked here.
+	limit := p.intIn("limit", explore.DefaultSuggestPerKind, 1, explore.MaxSuggestPerKind)
 	min := p.floatIn("min_confidence", 0, 0, 1)
-	if strings.TrimSpace(text) == "" {
-		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "q: give the text to suggest terms for (what you see, in English or Korean)"))
-	} else if n := utf8.RuneCountInString(text); n > suggest.MaxTextChars {
-		p.setErr(ilgraph.Errorf(ilgraph.ELIMIT, "q: at most %d characters, not %d", suggest.MaxTextChars, n))
-	}
-	if lang != "" && lang != "en" && lang != "ko" {
-		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "lang: %q is not en or ko (leave it out to detect the language)", ilgraph.Clip(lang, 20)))
-	}
 	if p.err != nil {
 		a.fail(w, r, p.err)
 		return
@@ -359,7 +361,7 @@ func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
 	ie := httpapi.Coded(err)
 	code, msg := ilgraph.ErrorCode(err), ilgraph.ErrorMessage(err)
 	if ie != nil {
-		code, msg = ie.Code, ie.Message
+		code, msg = ie.Code, ie.MessageIn(fieldNames)
 	}
 	if code == ilgraph.EINTERNAL {
 		a.opt.Logger.ErrorContext(r.Context(), "internal error", "err", err, "path", r.URL.Path)

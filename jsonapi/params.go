@@ -98,26 +98,57 @@ func (p *params) list(name string) []string {
 	return out
 }
 
-// intIn returns a whole number from lo to hi, def when absent. Values out
-// of range are a LIMIT error that states the range.
+// intIn returns a whole number from lo to hi, def when absent: for
+// parameters the core does not bound. Values out of range are a LIMIT
+// error that states the range.
 func (p *params) intIn(name string, def, lo, hi int) int {
+	n := p.optInt(name)
+	if n == nil {
+		return def
+	}
+	if *n < lo || *n > hi {
+		p.setErr(ilgraph.Errorf(ilgraph.ELIMIT, "%s must be from %d to %d, not %d", name, lo, hi, *n))
+		return def
+	}
+	return *n
+}
+
+// optInt returns a whole number, nil when absent; the core checks its
+// range.
+func (p *params) optInt(name string) *int {
 	s := p.str(name)
 	if s == "" {
-		return def
+		return nil
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
 		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not a whole number", name, ilgraph.Clip(s, 40)))
-		return def
+		return nil
 	}
-	if n < lo || n > hi {
-		p.setErr(ilgraph.Errorf(ilgraph.ELIMIT, "%s must be from %d to %d, not %d", name, lo, hi, n))
-		return def
-	}
-	return n
+	return &n
 }
 
+// intOr returns *n, or def when n is nil.
+func intOr(n *int, def int) int {
+	if n == nil {
+		return def
+	}
+	return *n
+}
+
+// floatIn returns a number from lo to hi, def when absent: for parameters
+// the core does not bound.
 func (p *params) floatIn(name string, def, lo, hi float64) float64 {
+	f := p.float(name, def)
+	if f < lo || f > hi {
+		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s must be from %g to %g, not %g", name, lo, hi, f))
+		return def
+	}
+	return f
+}
+
+// float returns a number, def when absent; the core checks its range.
+func (p *params) float(name string, def float64) float64 {
 	s := p.str(name)
 	if s == "" {
 		return def
@@ -125,10 +156,6 @@ func (p *params) floatIn(name string, def, lo, hi float64) float64 {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not a number", name, ilgraph.Clip(s, 40)))
-		return def
-	}
-	if f < lo || f > hi {
-		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s must be from %g to %g, not %g", name, lo, hi, f))
 		return def
 	}
 	return f
@@ -181,21 +208,15 @@ func (p *params) date(name string) string {
 	return s
 }
 
-// page reads limit and cursor.
-func (p *params) page(def int) explore.Page {
-	n := p.intIn("limit", def, 0, explore.MaxPageSize)
-	c := p.str("cursor")
-	if c != "" {
-		if _, ok := explore.DecodeCursor(c); !ok {
-			p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "cursor: %q is not a cursor this API gave out", ilgraph.Clip(c, 60)))
-		}
-	}
-	return explore.Page{First: &n, After: c}
+// page reads limit and cursor; the core applies the list's default size
+// and checks both.
+func (p *params) page() explore.Page {
+	return explore.Page{First: p.optInt("limit"), After: p.str("cursor")}
 }
 
 // sort reads a case order: date_desc (default), date_asc, id_asc, id_desc,
-// relevance (needs q).
-func (p *params) sort(name string, hasText bool) ilgraph.CaseSort {
+// relevance (the core refuses it without q).
+func (p *params) sort(name string) ilgraph.CaseSort {
 	s := p.str(name)
 	if s == "" {
 		return ilgraph.SortDateDesc
@@ -205,13 +226,13 @@ func (p *params) sort(name string, hasText bool) ilgraph.CaseSort {
 		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: %q is not one of date_desc, date_asc, id_asc, id_desc, relevance", name, ilgraph.Clip(s, 40)))
 		return ilgraph.SortDateDesc
 	}
-	if cs == ilgraph.SortRelevance && !hasText {
-		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "%s: relevance needs q", name))
-	}
 	return cs
 }
 
-// filter reads the case-selecting parameters.
+// filter reads the case-selecting parameters. It checks the length of q
+// and the order of from and to itself because the core's errors about a
+// filter (ilgraph.CaseFilter.Validate) carry no field key yet, and name
+// GraphQL's input fields (filter.text, dateFrom).
 func (p *params) filter() view.Filter {
 	f := view.Filter{Terms: map[ilgraph.Kind][]string{}, Severities: p.list("severity"),
 		From: p.date("from"), To: p.date("to"), Text: strings.TrimSpace(p.str("q"))}

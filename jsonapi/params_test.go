@@ -27,12 +27,12 @@ func FuzzParams(f *testing.F) {
 		p, err := query(r, all...)
 		if err == nil {
 			fl := p.filter()
-			p.sort("sort", fl.Text != "")
-			p.page(20)
-			p.intIn("k", 10, 1, 100)
+			p.sort("sort")
+			p.page()
+			p.optInt("k")
 			p.weights("weights")
 			p.boolean("rarity")
-			p.floatIn("min_score", 0, 0, 1)
+			p.float("min_score", 0)
 			if p.err == nil {
 				cf := fl.CaseFilter()
 				if err := cf.Validate(); err != nil {

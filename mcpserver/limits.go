@@ -1,6 +1,11 @@
 package mcpserver
 
 import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ilgraph/ilgraph"
@@ -29,10 +34,16 @@ func enum(ks []ilgraph.Kind) []any {
 	return out
 }
 
+// defaults are a tool's defaults of its numeric arguments, by name: the
+// core's (explore.Default…), except where a tool chooses its own.
+type defaults map[string]int
+
 // limit adds the API's limits to an inferred input schema, by argument
 // name, so that a client sees them and the SDK refuses values beyond them
-// before a tool runs.
-func limit(s *jsonschema.Schema) {
+// before a tool runs; and the tool's defaults. Both are the core's
+// constants, and each argument's description says them: "(0 to 100,
+// default 20)".
+func limit(s *jsonschema.Schema, defs defaults) {
 	f := func(v float64) *float64 { return &v }
 	for name, p := range s.Properties {
 		switch name {
@@ -43,7 +54,7 @@ func limit(s *jsonschema.Schema) {
 		case "lang":
 			p.Enum = []any{"en", "ko"}
 		case "per_kind":
-			p.Minimum, p.Maximum = f(1), f(50)
+			p.Minimum, p.Maximum = f(1), f(explore.MaxSuggestPerKind)
 		case "min_confidence":
 			p.Minimum, p.Maximum = f(0), f(1)
 		case "id", "root_cause", "org", "cursor":
@@ -78,6 +89,22 @@ func limit(s *jsonschema.Schema) {
 			if name == "kinds" {
 				p.Items.Enum = kinds
 			}
+		}
+		var says []string
+		if p.Minimum != nil && p.Maximum != nil && p.Type != "object" {
+			says = append(says, fmt.Sprintf("%g to %g", *p.Minimum, *p.Maximum))
+		}
+		if d, ok := defs[name]; ok {
+			p.Default = json.RawMessage(strconv.Itoa(d))
+			says = append(says, fmt.Sprintf("default %d", d))
+		}
+		if len(says) > 0 {
+			p.Description += " (" + strings.Join(says, ", ") + ")"
+		}
+	}
+	for name := range defs {
+		if s.Properties[name] == nil {
+			panic(fmt.Sprintf("mcpserver: a default for %s, which the tool does not take", name))
 		}
 	}
 }

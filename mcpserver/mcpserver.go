@@ -337,7 +337,23 @@ func (t *tools) asToolError(ctx context.Context, name string, err error) error {
 		t.opt.Logger.ErrorContext(ctx, "internal error in MCP tool", "tool", name, "err", err)
 		return errorf(code, "internal error")
 	}
-	return errorf(code, "%s", ilgraph.ErrorMessage(err))
+	return errorf(code, "%s", ilgraph.ErrorMessageIn(err, fieldNames))
+}
+
+// fieldNames are the tools' names of the core's field keys (ilgraph.Field…):
+// an error about an argument names it as the call did.
+var fieldNames = map[string]string{
+	ilgraph.FieldPageSize:        "limit",
+	ilgraph.FieldPageCursor:      "cursor",
+	ilgraph.FieldSort:            "sort",
+	ilgraph.FieldText:            "query",
+	ilgraph.FieldKind:            "kind",
+	ilgraph.FieldSimilarK:        "k",
+	ilgraph.FieldSimilarMinScore: "min_score",
+	ilgraph.FieldProfile:         "the incident's terms",
+	ilgraph.FieldSuggestText:     "text",
+	ilgraph.FieldLang:            "lang",
+	ilgraph.FieldCooccurringSize: "cooccurring",
 }
 
 // readOnly are the annotations of every tool: nothing is ever written, and
@@ -355,14 +371,14 @@ func readOnly(title string) *mcp.ToolAnnotations {
 // TypeScript SDK, and the clients built on it, refuse: every tool, for the
 // whole tools/list). The handler runs under the timeout and renders its
 // output as short text.
-func addTool[In, Out any](t *tools, s *mcp.Server, name, title, desc string, run func(context.Context, In) (*Out, string, error)) {
+func addTool[In, Out any](t *tools, s *mcp.Server, name, title, desc string, run func(context.Context, In) (*Out, string, error), defs defaults) {
 	admission.ClassOf("mcp " + name) // every tool has a cost class
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: input schema of %s: %v", name, err))
 	}
 	noNulls(in)
-	limit(in)
+	limit(in, defs)
 	out, err := jsonschema.For[Out](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: output schema of %s: %v", name, err))

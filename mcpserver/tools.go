@@ -49,7 +49,7 @@ func (f Filters) terms() map[ilgraph.Kind][]string {
 type SearchArgs struct {
 	Query string `json:"query" jsonschema:"free text, English or Korean, matched against titles and summaries"`
 	Filters
-	Limit  *int   `json:"limit,omitempty" jsonschema:"how many cases (0 to 100, default 10)"`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"how many cases"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
 }
 
@@ -57,7 +57,7 @@ type SearchArgs struct {
 type ListArgs struct {
 	Filters
 	Sort   string `json:"sort,omitempty" jsonschema:"date_desc (default), date_asc, id_asc or id_desc"`
-	Limit  *int   `json:"limit,omitempty" jsonschema:"how many cases (0 to 100, default 20)"`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"how many cases"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
 }
 
@@ -76,8 +76,8 @@ type Incident struct {
 type TopicArgs struct {
 	Kind        string `json:"kind" jsonschema:"the term's kind"`
 	ID          string `json:"id" jsonschema:"term id (for org, the organization slug)"`
-	Limit       *int   `json:"limit,omitempty" jsonschema:"how many of its newest cases (0 to 100, default 10)"`
-	Cooccurring *int   `json:"cooccurring,omitempty" jsonschema:"how many co-occurring terms of each kind (0 to 100, default 10)"`
+	Limit       *int   `json:"limit,omitempty" jsonschema:"how many of its newest cases"`
+	Cooccurring *int   `json:"cooccurring,omitempty" jsonschema:"how many co-occurring terms of each kind"`
 }
 
 // VocabArgs are vocab's arguments.
@@ -88,10 +88,10 @@ type VocabArgs struct {
 // Ranking are the similarity settings similar_incidents and match_incident
 // share.
 type Ranking struct {
-	K        *int               `json:"k,omitempty" jsonschema:"how many similar cases (1 to 100, default 10)"`
+	K        *int               `json:"k,omitempty" jsonschema:"how many similar cases"`
 	Weights  map[string]float64 `json:"weights,omitempty" jsonschema:"weight per kind and for the text channel, e.g. {\"root_cause\": 3, \"text\": 0}; kinds left out keep the server's defaults (GraphQL similarityDefaults)"`
 	Rarity   *bool              `json:"rarity,omitempty" jsonschema:"weigh rare features more (the server's default when left out)"`
-	MinScore float64            `json:"min_score,omitempty" jsonschema:"leave out matches scoring less (0 to 1)"`
+	MinScore float64            `json:"min_score,omitempty" jsonschema:"leave out matches scoring less"`
 }
 
 func (r Ranking) query() explore.SimilarityQuery {
@@ -136,14 +136,14 @@ type MatchResult struct {
 type SuggestArgs struct {
 	Text          string  `json:"text" jsonschema:"what is seen, in English or Korean (up to 10,000 characters)"`
 	Lang          string  `json:"lang,omitempty" jsonschema:"en or ko; left out, detected"`
-	PerKind       *int    `json:"per_kind,omitempty" jsonschema:"at most this many terms per kind (1 to 50, default 5)"`
-	MinConfidence float64 `json:"min_confidence,omitempty" jsonschema:"leave out terms less confident (0 to 1)"`
+	PerKind       *int    `json:"per_kind,omitempty" jsonschema:"at most this many terms per kind"`
+	MinConfidence float64 `json:"min_confidence,omitempty" jsonschema:"leave out terms less confident"`
 }
 
 // SameRootCauseArgs are same_root_cause's arguments.
 type SameRootCauseArgs struct {
 	ID     string `json:"id" jsonschema:"case id, e.g. IL-0282"`
-	Limit  *int   `json:"limit,omitempty" jsonschema:"how many (0 to 100, default 10)"`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"how many"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
 }
 
@@ -151,41 +151,41 @@ type SameRootCauseArgs struct {
 type NeighbourhoodArgs struct {
 	Kind  string `json:"kind" jsonschema:"case, or a term's kind"`
 	ID    string `json:"id" jsonschema:"case id or term id"`
-	Depth *int   `json:"depth,omitempty" jsonschema:"hops from the node (1 to 4, default 1)"`
-	Nodes *int   `json:"nodes,omitempty" jsonschema:"at most this many nodes (1 to 2000, default 200)"`
+	Depth *int   `json:"depth,omitempty" jsonschema:"hops from the node"`
+	Nodes *int   `json:"nodes,omitempty" jsonschema:"at most this many nodes"`
 }
 
 func (t *tools) register(s *mcp.Server) {
 	addTool(t, s, "search_incidents", "Search incidents",
 		"Full-text search of incident post-mortems (titles and summaries, English and Korean), best match first, optionally narrowed by terms and dates. Returns a page of case summaries, the total and a cursor for more.",
-		t.search)
+		t.search, defaults{"limit": searchPageSize})
 	addTool(t, s, "get_incident", "Get an incident",
 		"One incident post-mortem by id (e.g. IL-0282), in the incident library's JSON format: summary, trigger, detection, symptoms, remediation, action items, lessons, timeline, tags, sources.",
-		t.getIncident)
+		t.getIncident, nil)
 	addTool(t, s, "list_incidents", "List incidents",
 		"Incident post-mortems selected by vocabulary terms (root cause, components, symptoms, contributing factors, domains, organizations) and dates, newest first by default. Returns a page of case summaries, the total and a cursor for more.",
-		t.list)
+		t.list, defaults{"limit": explore.DefaultPageSize})
 	addTool(t, s, "get_topic", "Get a topic",
 		"One vocabulary term or organization: its label and description, how many cases have it, the terms of each kind its cases also have, and its newest cases.",
-		t.topic)
+		t.topic, defaults{"limit": view.DefaultTopicCases, "cooccurring": view.DefaultTopicCooccurring})
 	addTool(t, s, "vocab", "Vocabulary",
 		"The controlled vocabulary by kind ("+kindNames(ilgraph.VocabKinds, "and")+") and the organizations (org), each term with its id, labels and case count. Use the ids in the other tools.",
-		t.vocab)
+		t.vocab, nil)
 	addTool(t, s, "similar_incidents", "Similar incidents",
 		"The incidents most like a given one (weighted Jaccard similarity over the terms of each kind, "+kindNames(ilgraph.AllKinds, "and")+", and the likeness of their texts), each with its score and the features that explain it.",
-		t.similar)
+		t.similar, defaults{"k": explore.DefaultSimilarK})
 	addTool(t, s, "match_incident", "Match an incident in progress",
 		"Describe an incident that is not in the library (one in progress) by what is seen (text, English or Korean) and/or the term ids known so far; returns the most similar past incidents, the root causes and contributing factors to check next (weighted by match scores), what resolved those incidents, and the terms read from the text.",
-		t.match)
+		t.match, defaults{"k": explore.DefaultSimilarK})
 	addTool(t, s, "suggest_terms", "Suggest vocabulary terms",
 		"The vocabulary terms a free text points to (English or Korean), per kind, each with a confidence and its evidence: the words that matched a label or alias, and the similar cases that carry the term. Use it to turn a description into term ids for the other tools.",
-		t.suggestTerms)
+		t.suggestTerms, defaults{"per_kind": explore.DefaultSuggestPerKind})
 	addTool(t, s, "same_root_cause", "Same root cause",
 		"The other incidents with a case's root cause, ordered by how much else they share with it, each with the library's label such as \"same root cause · shared database\".",
-		t.sameRootCause)
+		t.sameRootCause, defaults{"limit": explore.DefaultSameRootCause})
 	addTool(t, s, "graph_neighbourhood", "Graph neighbourhood",
 		"The nodes within a few hops of a case or a term in the incident graph (cases, and terms of each kind: "+kindNames(ilgraph.AllKinds, "and")+") and the relationships among them.",
-		t.neighbourhood)
+		t.neighbourhood, defaults{"depth": explore.DefaultNeighbourhoodDepth, "nodes": explore.DefaultNeighbourhoodLimit})
 }
 
 func intOr(p *int, def int) int {
@@ -213,16 +213,21 @@ func resolved(w *explore.Warnings) ([]view.Warning, error) {
 	return ws, nil
 }
 
-func (t *tools) page(ctx context.Context, f Filters, text string, sort ilgraph.CaseSort, limit *int, def int, cursor string) (*view.CasePage, string, error) {
-	if err := checkCursor(cursor); err != nil {
-		return nil, "", err
-	}
+// searchPageSize is how many cases search_incidents answers when the call
+// names no limit: the best matches a model reads first, fewer than a list's
+// page (explore.DefaultPageSize).
+const searchPageSize = 10
+
+// page answers a page of cases; a nil limit takes the core's page size.
+func (t *tools) page(ctx context.Context, f Filters, text string, sort ilgraph.CaseSort, limit *int, cursor string) (*view.CasePage, string, error) {
+	// The core's error about dates in a filter names GraphQL's fields
+	// (ilgraph.CaseFilter.Validate has no field keys yet): say it in the
+	// tool's words first.
 	if f.From != "" && f.To != "" && f.From > f.To {
 		return nil, "", errorf(ilgraph.EINVALID, "from %s is after to %s", f.From, f.To)
 	}
-	n := intOr(limit, def)
 	ctx, warnings := explore.WithWarnings(ctx)
-	l, err := t.core.Cases(ctx, explore.CaseQuery{Filter: f.view(text).CaseFilter(), Sort: sort, Page: explore.Page{First: &n, After: cursor}})
+	l, err := t.core.Cases(ctx, explore.CaseQuery{Filter: f.view(text).CaseFilter(), Sort: sort, Page: explore.Page{First: limit, After: cursor}})
 	if err != nil {
 		return nil, "", err
 	}
@@ -234,10 +239,12 @@ func (t *tools) page(ctx context.Context, f Filters, text string, sort ilgraph.C
 }
 
 func (t *tools) search(ctx context.Context, a SearchArgs) (*view.CasePage, string, error) {
-	if strings.TrimSpace(a.Query) == "" {
-		return nil, "", errorf(ilgraph.EINVALID, "query: give some words to search for (list_incidents lists without them)")
+	limit := a.Limit
+	if limit == nil {
+		n := searchPageSize
+		limit = &n
 	}
-	return t.page(ctx, a.Filters, a.Query, ilgraph.SortRelevance, a.Limit, 10, a.Cursor)
+	return t.page(ctx, a.Filters, a.Query, ilgraph.SortRelevance, limit, a.Cursor)
 }
 
 func (t *tools) list(ctx context.Context, a ListArgs) (*view.CasePage, string, error) {
@@ -248,7 +255,7 @@ func (t *tools) list(ctx context.Context, a ListArgs) (*view.CasePage, string, e
 			return nil, "", errorf(ilgraph.EINVALID, "sort: %q is not one of date_desc, date_asc, id_asc, id_desc (search_incidents ranks by relevance)", ilgraph.Clip(a.Sort, 40))
 		}
 	}
-	return t.page(ctx, a.Filters, "", sort, a.Limit, explore.DefaultPageSize, a.Cursor)
+	return t.page(ctx, a.Filters, "", sort, a.Limit, a.Cursor)
 }
 
 func (t *tools) getIncident(ctx context.Context, a IDArgs) (*Incident, string, error) {
@@ -368,10 +375,7 @@ func withRead(p, read explore.Profile) explore.Profile {
 }
 
 func (t *tools) suggestTerms(ctx context.Context, a SuggestArgs) (*view.Suggestions, string, error) {
-	if strings.TrimSpace(a.Text) == "" {
-		return nil, "", errorf(ilgraph.EINVALID, "text: give what you see, in English or Korean")
-	}
-	v, err := view.Suggest(ctx, t.core, a.Text, a.Lang, intOr(a.PerKind, 5), a.MinConfidence)
+	v, err := view.Suggest(ctx, t.core, a.Text, a.Lang, intOr(a.PerKind, explore.DefaultSuggestPerKind), a.MinConfidence)
 	if err != nil {
 		return nil, "", err
 	}
@@ -383,11 +387,7 @@ func (t *tools) sameRootCause(ctx context.Context, a SameRootCauseArgs) (*view.C
 	if err != nil {
 		return nil, "", err
 	}
-	if err := checkCursor(a.Cursor); err != nil {
-		return nil, "", err
-	}
-	n := intOr(a.Limit, 10)
-	l, err := t.core.SameRootCause(ctx, c.ID, explore.Page{First: &n, After: a.Cursor})
+	l, err := t.core.SameRootCause(ctx, c.ID, explore.Page{First: a.Limit, After: a.Cursor})
 	if err != nil {
 		return nil, "", err
 	}
@@ -413,14 +413,4 @@ func (t *tools) neighbourhood(ctx context.Context, a NeighbourhoodArgs) (*view.D
 	}
 	v := view.Draw(d)
 	return v, renderDrawing(kind, a.ID, v), nil
-}
-
-func checkCursor(c string) error {
-	if c == "" {
-		return nil
-	}
-	if _, ok := explore.DecodeCursor(c); !ok {
-		return errorf(ilgraph.EINVALID, "cursor: %q is not a cursor this server gave out (use next_cursor)", ilgraph.Clip(c, 60))
-	}
-	return nil
 }

@@ -295,6 +295,7 @@ type ComplexityRoot struct {
 		SimilarityDefaults func(childComplexity int) int
 		Stats              func(childComplexity int, filter *CaseFilter) int
 		Suggest            func(childComplexity int, text string, lang *string) int
+		SuggestCutoffs     func(childComplexity int) int
 		Term               func(childComplexity int, kind ilgraph.Kind, id string) int
 		Vocabulary         func(childComplexity int, kind *ilgraph.Kind) int
 	}
@@ -368,6 +369,12 @@ type ComplexityRoot struct {
 		TimeToResolveByFactor    func(childComplexity int) int
 		TimeToResolveByRootCause func(childComplexity int) int
 		TopCauseComponentPairs   func(childComplexity int) int
+	}
+
+	SuggestCutoff struct {
+		Kind func(childComplexity int) int
+		Max  func(childComplexity int) int
+		Min  func(childComplexity int) int
 	}
 
 	SuggestedTerm struct {
@@ -594,6 +601,7 @@ type QueryResolver interface {
 	SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.ProfileMatch, error)
 	ExplainSimilarity(ctx context.Context, a string, b string, weights *WeightsInput, rarity *bool) (*explore.Explanation, error)
 	SimilarityDefaults(ctx context.Context) (*explore.Defaults, error)
+	SuggestCutoffs(ctx context.Context) ([]explore.SuggestCutoff, error)
 	Suggest(ctx context.Context, text string, lang *string) (*suggest.Result, error)
 	SimilarToText(ctx context.Context, text string, lang *string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.TextMatch, error)
 }
@@ -1708,6 +1716,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Suggest(childComplexity, args["text"].(string), args["lang"].(*string)), true
+	case "Query.suggestCutoffs":
+		if e.ComplexityRoot.Query.SuggestCutoffs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.SuggestCutoffs(childComplexity), true
 	case "Query.term":
 		if e.ComplexityRoot.Query.Term == nil {
 			break
@@ -2003,6 +2017,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Stats.TopCauseComponentPairs(childComplexity), true
+
+	case "SuggestCutoff.kind":
+		if e.ComplexityRoot.SuggestCutoff.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestCutoff.Kind(childComplexity), true
+	case "SuggestCutoff.max":
+		if e.ComplexityRoot.SuggestCutoff.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestCutoff.Max(childComplexity), true
+	case "SuggestCutoff.min":
+		if e.ComplexityRoot.SuggestCutoff.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestCutoff.Min(childComplexity), true
 
 	case "SuggestedTerm.confidence":
 		if e.ComplexityRoot.SuggestedTerm.Confidence == nil {
@@ -2447,6 +2480,8 @@ return a NOT_FOUND error. Term values in filters and profiles that are not
 ids are resolved when one term fits (a label, an organization's name, another
 letter case) or kept and matching nothing; either way the response's
 extensions.warnings says so (see docs/api.md).
+An argument left out takes the server's default, the same in every front
+door (docs/api.md lists them); an error about an argument names it.
 """
 schema {
   query: Query
@@ -2461,7 +2496,7 @@ type Query {
   counts. after is the endCursor of the previous page; a cursor past the end of
   the list (it shrank since) is an INVALID error, not an empty page.
   """
-  cases(filter: CaseFilter, sort: CaseSort = DATE_DESC, first: Int = 20, after: String): CaseConnection!
+  cases(filter: CaseFilter, sort: CaseSort, first: Int, after: String): CaseConnection!
 
   """
   Cases that share a feature with a given case. With term, the cases that have
@@ -2470,13 +2505,13 @@ type Query {
   Example: sharedWith(caseId: "IL-0384", kind: CONTRIBUTING,
   term: "circular-dependency", filter: {rootCauses: ["capacity"]}).
   """
-  sharedWith(caseId: ID!, kind: Kind!, term: ID, filter: CaseFilter, sort: CaseSort = DATE_DESC, first: Int = 20, after: String): CaseConnection!
+  sharedWith(caseId: ID!, kind: Kind!, term: ID, filter: CaseFilter, sort: CaseSort, first: Int, after: String): CaseConnection!
 
   """
   The other cases with the case's root cause, each with what else it shares
   with the case, ordered by how much they share, then newest first.
   """
-  sameRootCause(caseId: ID!, first: Int = 20, after: String): CrossReferenceConnection!
+  sameRootCause(caseId: ID!, first: Int, after: String): CrossReferenceConnection!
 
   "Every term of a kind (all kinds when omitted), with case counts."
   vocabulary(kind: Kind): [Term!]!
@@ -2485,7 +2520,7 @@ type Query {
   term(kind: Kind!, id: ID!): Term
 
   "The nodes within depth hops (1–4) of a case or term, and the relationships among them, ready to draw."
-  neighbourhood(node: NodeInput!, depth: Int = 1, limit: Int = 200): Drawing!
+  neighbourhood(node: NodeInput!, depth: Int, limit: Int): Drawing!
 
   """
   Co-occurrence graph between two kinds (e.g. ROOT_CAUSE → COMPONENT) over the
@@ -2498,10 +2533,10 @@ type Query {
   base filter (e.g. the same filter without the focus term). Pairs whose
   lift rests on fewer than minSupport cases are left out.
   """
-  cooccurrence(from: Kind!, to: Kind!, filter: CaseFilter, minCount: Int = 1, liftBase: LiftBase, base: CaseFilter, minSupport: Int = 1): Drawing!
+  cooccurrence(from: Kind!, to: Kind!, filter: CaseFilter, minCount: Int, liftBase: LiftBase, base: CaseFilter, minSupport: Int): Drawing!
 
   "The shortest connections between two cases through shared features."
-  connections(from: ID!, to: ID!, maxHops: Int = 4, limit: Int = 10): [Path!]!
+  connections(from: ID!, to: ID!, maxHops: Int, limit: Int): [Path!]!
 
   "Corpus statistics over the cases a filter selects."
   stats(filter: CaseFilter): Stats!
@@ -2524,14 +2559,14 @@ type Query {
   organization (see docs/similarity.md), each with why. Cases sharing nothing
   are never listed. Ordered by score, then id.
   """
-  similarCases(caseId: ID!, k: Int = 10, weights: WeightsInput, rarity: Boolean = true, filter: CaseFilter, minScore: Float = 0): [SimilarCase!]!
+  similarCases(caseId: ID!, k: Int, weights: WeightsInput, rarity: Boolean, filter: CaseFilter, minScore: Float): [SimilarCase!]!
 
   """
   The cases most like an incident that is not a stored case — one in
   progress — and what they suggest: their root causes and contributing
   factors weighted by score, and what resolved them.
   """
-  similarToProfile(profile: ProfileInput!, k: Int = 10, weights: WeightsInput, rarity: Boolean = true, filter: CaseFilter, minScore: Float = 0): ProfileMatch!
+  similarToProfile(profile: ProfileInput!, k: Int, weights: WeightsInput, rarity: Boolean, filter: CaseFilter, minScore: Float): ProfileMatch!
 
   """
   Why case b is as similar to case a as it is: the score similarCases(caseId: a)
@@ -2541,10 +2576,18 @@ type Query {
   Computed from the definition (docs/similarity.md). NOT_FOUND names an
   unknown case.
   """
-  explainSimilarity(a: ID!, b: ID!, weights: WeightsInput, rarity: Boolean = true): SimilarityExplanation!
+  explainSimilarity(a: ID!, b: ID!, weights: WeightsInput, rarity: Boolean): SimilarityExplanation!
 
   "The default weights and the rarity formula."
   similarityDefaults: SimilarityDefaults!
+
+  """
+  The cut-offs that read suggestions as an incident's terms, per vocabulary
+  kind: at most max terms with a confidence of at least min. similarToText
+  builds its profile with them (as MCP's match_incident does), and the
+  explorer shows the suggestions above them as suggested filters.
+  """
+  suggestCutoffs: [SuggestCutoff!]!
 
   """
   The vocabulary terms that free text points to — what an on-call engineer
@@ -2561,7 +2604,7 @@ type Query {
   cut-off, one root cause at most), and that profile's matches with what they
   suggest checking next.
   """
-  similarToText(text: String!, lang: String, k: Int = 10, weights: WeightsInput, rarity: Boolean = true, filter: CaseFilter, minScore: Float = 0): TextMatch!
+  similarToText(text: String!, lang: String, k: Int, weights: WeightsInput, rarity: Boolean, filter: CaseFilter, minScore: Float): TextMatch!
 }
 
 "Weight per kind and of the text channel; omitted ones keep their defaults (see similarityDefaults)."
@@ -2946,9 +2989,9 @@ type Case {
   """
   tagConfidence: [TagConfidence!]
   "The other cases with this case's root cause (see Query.sameRootCause)."
-  sameRootCause(first: Int = 10): [CrossReference!]!
+  sameRootCause(first: Int): [CrossReference!]!
   "The cases most like this one, with the default weights (see Query.similarCases)."
-  similar(k: Int = 5): [SimilarCase!]!
+  similar(k: Int): [SimilarCase!]!
 }
 
 "One machine-chosen tag and the importer's confidence in it."
@@ -2966,9 +3009,9 @@ type Term {
   ko: String
   description: String
   caseCount: Int!
-  cases(filter: CaseFilter, sort: CaseSort = DATE_DESC, first: Int = 20, after: String): CaseConnection!
+  cases(filter: CaseFilter, sort: CaseSort, first: Int, after: String): CaseConnection!
   "Terms of another kind (or the same) that the term's cases also have, with counts."
-  cooccurring(kind: Kind!, first: Int = 10): [TermCount!]!
+  cooccurring(kind: Kind!, first: Int): [TermCount!]!
 }
 
 type TermCount {
@@ -3026,7 +3069,7 @@ type CaseConnection {
   pageInfo: PageInfo!
   totalCount: Int!
   "Counts of matching cases per term and year, for filter chips: the top terms of each kind by count (top ≤ 1000)."
-  facets(top: Int = 50): Facets!
+  facets(top: Int): Facets!
 }
 
 type Facets {
@@ -3155,6 +3198,13 @@ type Stats {
   timeToResolve: Distribution!
   timeToResolveByRootCause: [TermDistribution!]!
   timeToResolveByFactor: [TermDistribution!]!
+}
+
+"Which suggestions of a kind count as the incident's terms: at most max, each of confidence ≥ min."
+type SuggestCutoff {
+  kind: Kind!
+  min: Float!
+  max: Int!
 }
 
 "Terms suggested for a text, per kind, by confidence descending."
@@ -3784,6 +3834,18 @@ func (ec *executionContext) childFields_Stats(ctx context.Context, field graphql
 		return ec.fieldContext_Stats_timeToResolveByFactor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Stats", field.Name)
+}
+
+func (ec *executionContext) childFields_SuggestCutoff(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_SuggestCutoff_kind(ctx, field)
+	case "min":
+		return ec.fieldContext_SuggestCutoff_min(ctx, field)
+	case "max":
+		return ec.fieldContext_SuggestCutoff_max(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SuggestCutoff", field.Name)
 }
 
 func (ec *executionContext) childFields_SuggestedTerm(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9334,6 +9396,38 @@ func (ec *executionContext) fieldContext_Query_similarityDefaults(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_suggestCutoffs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_suggestCutoffs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().SuggestCutoffs(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.SuggestCutoff) graphql.Marshaler {
+			return ec.marshalNSuggestCutoff2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSuggestCutoffᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_suggestCutoffs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SuggestCutoff(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_suggest(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10724,6 +10818,75 @@ func (ec *executionContext) fieldContext_Stats_timeToResolveByFactor(_ context.C
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SuggestCutoff_kind(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestCutoff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestCutoff_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
+			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestCutoff_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuggestCutoff", field, false, false, "Kind")
+}
+
+func (ec *executionContext) _SuggestCutoff_min(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestCutoff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestCutoff_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestCutoff_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuggestCutoff", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SuggestCutoff_max(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestCutoff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestCutoff_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestCutoff_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuggestCutoff", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SuggestedTerm_kind(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
@@ -15220,6 +15383,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_similarityDefaults(ctx, field)
 				})
+		case "suggestCutoffs":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_suggestCutoffs(ctx, field)
+				})
 		case "suggest":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -15732,6 +15901,49 @@ func (ec *executionContext) _Stats(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Stats_timeToResolveByFactor(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var suggestCutoffImplementors = []string{"SuggestCutoff"}
+
+func (ec *executionContext) _SuggestCutoff(ctx context.Context, sel ast.SelectionSet, obj *explore.SuggestCutoff) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, suggestCutoffImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SuggestCutoff")
+		case "kind":
+			out.Values[i] = ec._SuggestCutoff_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "min":
+			out.Values[i] = ec._SuggestCutoff_min(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._SuggestCutoff_max(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -17484,6 +17696,26 @@ func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel
 	for i := range v {
 		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
 	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSuggestCutoff2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSuggestCutoff(ctx context.Context, sel ast.SelectionSet, v explore.SuggestCutoff) graphql.Marshaler {
+	return ec._SuggestCutoff(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSuggestCutoff2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSuggestCutoffᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.SuggestCutoff) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSuggestCutoff2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSuggestCutoff(ctx, sel, v[i])
+	})
 
 	for _, e := range ret {
 		if e == graphql.Null {

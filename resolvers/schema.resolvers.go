@@ -155,7 +155,7 @@ func (r *caseResolver) SameRootCause(ctx context.Context, obj *ilgraph.Case, fir
 
 // Similar is the resolver for the similar field.
 func (r *caseResolver) Similar(ctx context.Context, obj *ilgraph.Case, k *int) ([]explore.SimilarCase, error) {
-	return r.Core.Similar(ctx, obj.ID, explore.SimilarityQuery{K: intOr(k, 5)})
+	return r.Core.Similar(ctx, obj.ID, explore.SimilarityQuery{K: intOr(k, explore.DefaultSimilarK)})
 }
 
 // Edges is the resolver for the edges field.
@@ -500,7 +500,7 @@ func (r *queryResolver) Neighbourhood(ctx context.Context, node NodeInput, depth
 // Cooccurrence is the resolver for the cooccurrence field.
 func (r *queryResolver) Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int, liftBase *explore.LiftBase, base *CaseFilter, minSupport *int) (*ilgraph.Drawing, error) {
 	q := explore.CooccurrenceQuery{From: from, To: to, Filter: toFilter(filter),
-		MinCount: intOr(minCount, explore.DefaultMinCount), MinSupport: intOr(minSupport, 1)}
+		MinCount: intOr(minCount, explore.DefaultMinCount), MinSupport: intOr(minSupport, explore.DefaultMinSupport)}
 	if liftBase != nil {
 		q.LiftBase = *liftBase
 	}
@@ -555,6 +555,11 @@ func (r *queryResolver) ExplainSimilarity(ctx context.Context, a string, b strin
 func (r *queryResolver) SimilarityDefaults(ctx context.Context) (*explore.Defaults, error) {
 	d := r.Core.SimilarityDefaults()
 	return &d, nil
+}
+
+// SuggestCutoffs is the resolver for the suggestCutoffs field.
+func (r *queryResolver) SuggestCutoffs(ctx context.Context) ([]explore.SuggestCutoff, error) {
+	return r.Core.SuggestCutoffs(), nil
 }
 
 // Suggest is the resolver for the suggest field.
@@ -701,7 +706,7 @@ func (r *termResolver) Cases(ctx context.Context, obj *ilgraph.Term, filter *Cas
 
 // Cooccurring is the resolver for the cooccurring field.
 func (r *termResolver) Cooccurring(ctx context.Context, obj *ilgraph.Term, kind ilgraph.Kind, first *int) ([]ilgraph.TermCount, error) {
-	return r.Core.Cooccurring(ctx, ilgraph.TermKey{Kind: obj.Kind, ID: obj.ID}, kind, intOr(first, 10))
+	return r.Core.Cooccurring(ctx, ilgraph.TermKey{Kind: obj.Kind, ID: obj.ID}, kind, intOr(first, explore.DefaultCooccurring))
 }
 
 // Term is the resolver for the term field.

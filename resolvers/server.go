@@ -233,7 +233,7 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 			// The client reads the code and the short message; the cause
 			// (addresses, advice, the driver's message) goes to the log,
 			// with the request id to find it by.
-			gerr.Message = ie.Message
+			gerr.Message = errorMessage(ie)
 			if gerr.Extensions == nil {
 				gerr.Extensions = map[string]any{}
 			}
@@ -279,22 +279,24 @@ func setComplexity(c *ComplexityRoot) {
 		return pageCost(child, first, explore.DefaultPageSize)
 	}
 	c.Query.SameRootCause = func(child int, _ string, first *int, _ *string) int {
-		return pageCost(child, first, explore.DefaultPageSize)
+		return pageCost(child, first, explore.DefaultSameRootCause)
 	}
 	c.Term.Cases = func(child int, _ *CaseFilter, _ *ilgraph.CaseSort, first *int, _ *string) int {
 		return pageCost(child, first, explore.DefaultPageSize)
 	}
-	c.Case.SameRootCause = func(child int, first *int) int { return pageCost(child, first, 10) }
+	c.Case.SameRootCause = func(child int, first *int) int { return pageCost(child, first, explore.DefaultSameRootCause) }
 	c.Case.Related = func(child int) int { return 1 + 10*max(child, 1) }
 	c.Case.Recurrences = func(child int) int { return 1 + 10*max(child, 1) }
-	c.Term.Cooccurring = func(child int, _ ilgraph.Kind, first *int) int { return pageCost(child, first, 10) }
+	c.Term.Cooccurring = func(child int, _ ilgraph.Kind, first *int) int {
+		return pageCost(child, first, explore.DefaultCooccurring)
+	}
 	c.Query.SimilarCases = func(child int, _ string, k *int, _ *WeightsInput, _ *bool, _ *CaseFilter, _ *float64) int {
-		return pageCost(child, k, 10)
+		return pageCost(child, k, explore.DefaultSimilarK)
 	}
 	c.Query.SimilarToProfile = func(child int, _ ProfileInput, k *int, _ *WeightsInput, _ *bool, _ *CaseFilter, _ *float64) int {
-		return pageCost(child, k, 10)
+		return pageCost(child, k, explore.DefaultSimilarK)
 	}
-	c.Case.Similar = func(child int, k *int) int { return pageCost(child, k, 5) }
+	c.Case.Similar = func(child int, k *int) int { return pageCost(child, k, explore.DefaultSimilarK) }
 }
 
 // noIntrospection refuses operations that select __schema or __type, which

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/suggest"
 )
 
@@ -187,7 +188,8 @@ func TestSimilarToText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := explore.ProfileFromSuggestions(res); fmt.Sprint(prof) != fmt.Sprint(want) {
+	// The server's rule with the server's cut-offs (the defaults).
+	if want := explore.New(a.db, similarity.NewService(a.db)).ProfileFromSuggestions(res); fmt.Sprint(prof) != fmt.Sprint(want) {
 		t.Errorf("profile %+v\nthe engine's %+v", prof, want)
 	}
 	if len(prof.Mechanisms) == 0 {

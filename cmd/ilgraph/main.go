@@ -102,15 +102,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 var errUsage = errors.New("usage")
 
 // message is what a user sees for err: the whole text for input problems,
-// the coded message (and its cause) otherwise.
+// the coded message (and its cause) otherwise, a field named by its flag.
 func message(err error) string {
 	var e *ilgraph.Error
 	if errors.As(err, &e) && e.Err != nil && e.Code != ilgraph.EINTERNAL {
-		return e.Message + ": " + e.Err.Error()
+		return e.MessageIn(flagNames) + ": " + e.Err.Error()
 	} else if errors.As(err, &e) && !isProblems(err) {
-		return e.Message
+		return e.MessageIn(flagNames)
 	}
 	return err.Error()
+}
+
+// flagNames are the command line's names of the core's field keys
+// (ilgraph.Field…) that its flags set.
+var flagNames = map[string]string{
+	ilgraph.FieldSimilarK:        "--k",
+	ilgraph.FieldSimilarMinScore: "--min-score",
+	ilgraph.FieldProfile:         "the profile flags",
 }
 
 // newFlagSet returns a flag set whose --help prints the command's usage.

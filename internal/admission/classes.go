@@ -19,6 +19,7 @@ var Classes = map[string]Class{
 	"Query.term":               Lookup,
 	"Query.vocabulary":         Lookup,
 	"Query.similarityDefaults": Lookup,
+	"Query.suggestCutoffs":     Lookup,
 	"Query.cases":              List,
 	"Query.sharedWith":         List,
 	"Query.sameRootCause":      List,

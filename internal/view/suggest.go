@@ -83,7 +83,7 @@ func suggested(s suggest.Suggestion, label string) SuggestedTerm {
 }
 
 // Predicted reads a text as an incident profile, with the core's rule
-// (explore.ProfileFromSuggestions: the suggestions above the measured
+// (explore.Service.ProfileFromSuggestions: the suggestions above the core's
 // cut-offs, one root cause at most), and returns the profile and its terms
 // with their labels and confidences, per kind.
 func Predicted(ctx context.Context, core *explore.Service, text string) (explore.Profile, map[ilgraph.Kind][]SuggestedTerm, error) {
@@ -91,7 +91,7 @@ func Predicted(ctx context.Context, core *explore.Service, text string) (explore
 	if err != nil {
 		return explore.Profile{}, nil, err
 	}
-	p := explore.ProfileFromSuggestions(res)
+	p := core.ProfileFromSuggestions(res)
 	var keys []ilgraph.TermKey
 	for _, f := range p.Features() {
 		keys = append(keys, ilgraph.TermKey(f))

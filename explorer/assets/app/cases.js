@@ -1,5 +1,5 @@
 // Cases: search, filters with facet counts, chips, sort and cursor paging.
-import { h, fill, query, ask, warningsBox, KINDS, L, text, termSpan, link, go, vocabulary, caseLink, fmtNumber } from "./lib.js";
+import { h, fill, query, ask, warningsBox, KINDS, kindByAPI, L, text, termSpan, link, go, vocabulary, caseLink, fmtNumber } from "./lib.js";
 import { parseFilter, filterParams, apiFilter, chips, clone } from "./filter.js";
 
 const SORTS = ["DATE_DESC", "DATE_ASC", "ID_ASC", "ID_DESC", "RELEVANCE"];
@@ -27,16 +27,15 @@ const CASES = `query Cases($filter: CaseFilter, $sort: CaseSort, $first: Int, $a
 }`;
 
 // Suggested filters: the vocabulary terms the search text points to
-// (suggest), above the cut-offs the suggestion engine was calibrated and
-// evaluated with (suggest.DefaultCutoffs, docs/suggest.md; a Go test keeps
-// CUTOFFS equal to them): the best root cause, then per kind at most Max
-// terms of confidence ≥ Min. A server without suggest (the query does not
-// validate) hides the row, and it is not asked again.
+// (suggest), above the cut-offs the server reads suggestions with
+// (suggestCutoffs, asked in the same request; docs/suggest.md): per kind at
+// most max terms of confidence ≥ min. A server without suggest (the query
+// does not validate) hides the row, and it is not asked again.
 let suggestSupported = true;
 const ST = "{ kind confidence term { kind id en ko } }";
 const SUGGEST = `query Suggest($text: String!) { suggest(text: $text) {
-  rootCauses ${ST} components ${ST} symptoms ${ST} contributing ${ST} domains ${ST} mechanisms ${ST} } }`;
-export const CUTOFFS = { rootCauses: [0, 1], components: [0.6, 5], symptoms: [0.4, 4], contributing: [0.4, 5], domains: [0.6, 2], mechanisms: [0.3, 5] };
+  rootCauses ${ST} components ${ST} symptoms ${ST} contributing ${ST} domains ${ST} mechanisms ${ST} }
+  suggestCutoffs { kind min max } }`;
 export async function suggestions(textValue) {
   if (!suggestSupported || !textValue.trim()) return [];
   try {
@@ -45,8 +44,9 @@ export async function suggestions(textValue) {
     if (codes.includes("GRAPHQL_VALIDATION_FAILED")) suggestSupported = false;
     const out = [];
     const sg = (r.data && r.data.suggest) || {};
-    for (const [field, [min, max]] of Object.entries(CUTOFFS)) {
-      out.push(...(sg[field] || []).filter((x) => x.confidence >= min).slice(0, max));
+    for (const c of (r.data && r.data.suggestCutoffs) || []) {
+      const k = kindByAPI(c.kind);
+      if (k) out.push(...(sg[k.facet] || []).filter((x) => x.confidence >= c.min).slice(0, c.max));
     }
     return out;
   } catch (e) {
@@ -141,7 +141,7 @@ export async function render(ctx) {
         const t = sg.term;
         const k = KINDS.find((x) => x.api === (sg.kind || t.kind));
         if (!k || st.f.terms[k.param].includes(t.id)) continue;
-        items.push(h("li", {}, h("button", { type: "button", class: "chip add", title: L(`confidence ${sg.confidence.toFixed(2)}`, `확신도 ${sg.confidence.toFixed(2)}`), onclick: () => {
+        items.push(h("li", {}, h("button", { type: "button", class: "chip add", "data-term": `${k.url}:${t.id}`, title: L(`confidence ${sg.confidence.toFixed(2)}`, `확신도 ${sg.confidence.toFixed(2)}`), onclick: () => {
           const f = clone(st.f);
           f.terms[k.param].push(t.id);
           nav(fresh(f));

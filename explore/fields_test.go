@@ -1,0 +1,196 @@
+package explore_test
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/suggest"
+)
+
+// engineSuggester runs the suggestion engine in process as the core's
+// Suggester.
+type engineSuggester struct{ e *suggest.Engine }
+
+func (s engineSuggester) Suggest(_ context.Context, text, lang string) (*suggest.Result, error) {
+	return s.e.Suggest(text, lang, "")
+}
+
+// protocolWords are the names front doors give inputs (GraphQL's
+// arguments, the JSON API's parameters, MCP's arguments): a message of the
+// core names none of them, so that each door can name the input its own way.
+var protocolWords = regexp.MustCompile(`\b(first|after|limit|k|minScore|min_score|lang|top|liftBase|minCount|minSupport|query|q)\b|filter\.`)
+
+// TestErrorsNameTheirFieldByKey: every error about an input carries the
+// input's field key, its code, and a message that speaks no front door's
+// names.
+func TestErrorsNameTheirFieldByKey(t *testing.T) {
+	f := mustCore(t)
+	cases := make([]ilgraph.Case, len(f.cases))
+	for i, c := range f.cases {
+		cases[i] = *c
+	}
+	engine, err := suggest.New(f.vocab, cases, suggest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	core := explore.New(nil, nil, explore.WithSuggester(engineSuggester{engine}))
+	ctx := context.Background()
+	id := f.cases[0].ID
+	p := explore.Profile{Components: f.cases[0].Components}
+	for _, tc := range []struct {
+		name  string
+		ask   func() error
+		code  string
+		field string
+	}{
+		{"page over the maximum", func() error {
+			_, err := f.core.Cases(ctx, explore.CaseQuery{Page: explore.Page{First: ptr(explore.MaxPageSize + 1)}})
+			return err
+		}, ilgraph.ELIMIT, ilgraph.FieldPageSize},
+		{"negative page", func() error {
+			_, err := f.core.Cases(ctx, explore.CaseQuery{Page: explore.Page{First: ptr(-1)}})
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldPageSize},
+		{"same root cause page over the maximum", func() error {
+			_, err := f.core.SameRootCause(ctx, id, explore.Page{First: ptr(explore.MaxPageSize + 1)})
+			return err
+		}, ilgraph.ELIMIT, ilgraph.FieldPageSize},
+		{"a cursor never given out", func() error {
+			_, err := f.core.Cases(ctx, explore.CaseQuery{Page: explore.Page{After: "bm9wZQ"}})
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldPageCursor},
+		{"a cursor past the end", func() error {
+			_, err := f.core.Cases(ctx, explore.CaseQuery{Page: explore.Page{After: explore.EncodeCursor(len(f.cases) + 5)}})
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldPageCursor},
+		{"unknown sort", func() error {
+			_, err := f.core.Cases(ctx, explore.CaseQuery{Sort: "SIDEWAYS"})
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldSort},
+		{"relevance without text", func() error {
+			_, err := f.core.Cases(ctx, explore.CaseQuery{Sort: ilgraph.SortRelevance})
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldText},
+		{"k zero", func() error {
+			_, err := f.core.Similar(ctx, id, explore.SimilarityQuery{})
+			return err
+		}, ilgraph.ELIMIT, ilgraph.FieldSimilarK},
+		{"k over the maximum", func() error {
+			_, err := f.core.SimilarToProfile(ctx, p, explore.SimilarityQuery{K: explore.MaxSimilarK + 1})
+			return err
+		}, ilgraph.ELIMIT, ilgraph.FieldSimilarK},
+		{"min score over one", func() error {
+			_, err := f.core.Similar(ctx, id, explore.SimilarityQuery{K: 5, MinScore: 2})
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldSimilarMinScore},
+		{"empty profile", func() error {
+			_, err := f.core.SimilarToProfile(ctx, explore.Profile{}, explore.SimilarityQuery{K: 5})
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldProfile},
+		{"unknown kind", func() error {
+			_, err := f.core.Vocabulary(ctx, "planet")
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldKind},
+		{"facets top zero", func() error {
+			_, err := f.core.Facets(ctx, ilgraph.CaseFilter{}, 0)
+			return err
+		}, ilgraph.ELIMIT, ilgraph.FieldFacetTop},
+		{"co-occurring over the maximum", func() error {
+			_, err := f.core.Cooccurring(ctx, ilgraph.TermKey{Kind: ilgraph.KindRootCause, ID: f.cases[0].RootCause}, ilgraph.KindComponent, explore.MaxCooccurring+1)
+			return err
+		}, ilgraph.ELIMIT, ilgraph.FieldCooccurringSize},
+		{"breakdown top zero", func() error {
+			_, err := f.core.Breakdown(ctx, explore.BreakdownQuery{Rows: explore.DimYear, Columns: explore.DimRootCause, Top: ptr(0)})
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldBreakdownTop},
+		{"lift over a base without one", func() error {
+			_, err := f.core.Cooccurrence(ctx, explore.CooccurrenceQuery{From: ilgraph.KindRootCause, To: ilgraph.KindComponent, LiftBase: explore.LiftBaseFilter})
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldLiftBaseFilter},
+		{"lift over the corpus with a base", func() error {
+			_, err := f.core.Cooccurrence(ctx, explore.CooccurrenceQuery{From: ilgraph.KindRootCause, To: ilgraph.KindComponent, LiftBase: explore.LiftCorpus, Base: &ilgraph.CaseFilter{}})
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldLiftBaseFilter},
+		{"unknown lift base", func() error {
+			_, err := f.core.Cooccurrence(ctx, explore.CooccurrenceQuery{From: ilgraph.KindRootCause, To: ilgraph.KindComponent, LiftBase: "SIDEWAYS"})
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldLiftBase},
+		{"negative minimum count", func() error {
+			_, err := f.core.Cooccurrence(ctx, explore.CooccurrenceQuery{From: ilgraph.KindRootCause, To: ilgraph.KindComponent, MinCount: -1})
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldMinCount},
+		{"negative minimum support", func() error {
+			_, err := f.core.Cooccurrence(ctx, explore.CooccurrenceQuery{From: ilgraph.KindRootCause, To: ilgraph.KindComponent, MinSupport: -1})
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldMinSupport},
+		{"empty text", func() error {
+			_, err := core.Suggest(ctx, " \n ", "")
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldSuggestText},
+		{"text too long", func() error {
+			_, err := core.Suggest(ctx, strings.Repeat("disk ", suggest.MaxTextChars/5+1), "")
+			return err
+		}, ilgraph.ELIMIT, ilgraph.FieldSuggestText},
+		{"unknown language", func() error {
+			_, err := core.Suggest(ctx, "disk full", "fr")
+			return err
+		}, ilgraph.EINVALID, ilgraph.FieldLang},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.ask()
+			var e *ilgraph.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v, want an *ilgraph.Error", err)
+			}
+			if e.Code != tc.code || e.Field != tc.field {
+				t.Errorf("error %v: code %q, field %q; want %q, %q", err, e.Code, e.Field, tc.code, tc.field)
+			}
+			if w := protocolWords.FindString(e.Message); w != "" || e.Message == "" {
+				t.Errorf("message %q names %q, a front door's name for an input", e.Message, w)
+			}
+		})
+	}
+}
+
+// SuggestCutoffs are suggest.DefaultCutoffs unless set, one per vocabulary
+// kind; WithSuggestCutoffs changes the ones it names, and the profile read
+// from suggestions follows them.
+func TestSuggestCutoffs(t *testing.T) {
+	def := explore.New(nil, nil)
+	got := def.SuggestCutoffs()
+	if len(got) != len(ilgraph.VocabKinds) {
+		t.Fatalf("%d cut-offs, want %d", len(got), len(ilgraph.VocabKinds))
+	}
+	for i, k := range ilgraph.VocabKinds {
+		if c := suggest.DefaultCutoffs[k]; got[i] != (explore.SuggestCutoff{Kind: k, Min: c.Min, Max: c.Max}) {
+			t.Errorf("cut-off %d: %+v, want %s %+v", i, got[i], k, c)
+		}
+	}
+	res := &suggest.Result{ByKind: map[ilgraph.Kind][]suggest.Suggestion{
+		ilgraph.KindComponent: {{Kind: ilgraph.KindComponent, ID: "a", Confidence: 0.9}, {Kind: ilgraph.KindComponent, ID: "b", Confidence: 0.2}},
+	}}
+	if p := def.ProfileFromSuggestions(res); strings.Join(p.Components, ",") != "a" {
+		t.Errorf("default cut-offs: components %v, want [a]", p.Components)
+	}
+	loose := explore.New(nil, nil, explore.WithSuggestCutoffs(map[ilgraph.Kind]suggest.Cutoff{ilgraph.KindComponent: {Min: 0.1, Max: 3}}))
+	for _, c := range loose.SuggestCutoffs() {
+		want := suggest.DefaultCutoffs[c.Kind]
+		if c.Kind == ilgraph.KindComponent {
+			want = suggest.Cutoff{Min: 0.1, Max: 3}
+		}
+		if c.Min != want.Min || c.Max != want.Max {
+			t.Errorf("%s: %+v, want %+v", c.Kind, c, want)
+		}
+	}
+	if p := loose.ProfileFromSuggestions(res); strings.Join(p.Components, ",") != "a,b" {
+		t.Errorf("looser cut-offs: components %v, want [a b]", p.Components)
+	}
+	if suggest.DefaultCutoffs[ilgraph.KindComponent] == (suggest.Cutoff{Min: 0.1, Max: 3}) {
+		t.Error("WithSuggestCutoffs changed suggest.DefaultCutoffs")
+	}
+}
