@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ilgraph/ilgraph/internal/nodetest"
 )
 
 // redoclyDir holds Redocly's CLI at the version its package-lock.json pins,
@@ -45,8 +47,6 @@ type redoclyReport struct {
 // npm and installs the pinned package (npm ci) when node_modules is missing;
 // under CI=true a missing node or npm is a failure, elsewhere a skip.
 func TestOpenAPIDocumentPassesRedocly(t *testing.T) {
-	node := needTool(t, "node")
-	npm := needTool(t, "npm")
 	var pkg struct {
 		Dependencies map[string]string `json:"dependencies"`
 	}
@@ -54,16 +54,7 @@ func TestOpenAPIDocumentPassesRedocly(t *testing.T) {
 	if err != nil || json.Unmarshal(raw, &pkg) != nil || pkg.Dependencies["@redocly/cli"] == "" {
 		t.Fatalf("%s/package.json does not pin @redocly/cli: %v", redoclyDir, err)
 	}
-	cli := filepath.Join(redoclyDir, "node_modules", "@redocly", "cli")
-	if _, err := os.Stat(filepath.Join(cli, "package.json")); err != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-		cmd.Dir = redoclyDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", redoclyDir, err, out)
-		}
-	}
+	node := nodetest.Node(t, "the OpenAPI lint with Redocly", redoclyDir, "@redocly/cli")
 
 	s := mustServer(t)
 	r := s.get("/openapi.json")
@@ -141,19 +132,4 @@ func lintWithRedocly(t *testing.T, node, file string) redoclyReport {
 		t.Fatalf("redocly lint %s: exit %v with %d errors\n%s", file, err, rep.Totals.Errors, clip(stderr.Bytes()))
 	}
 	return rep
-}
-
-// needTool finds a program on PATH. Under CI=true its absence fails the
-// test: CI must never pass by skipping.
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err == nil {
-		return path
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is required (CI=true): %v", name, err)
-	}
-	t.Skipf("%s is not installed; the OpenAPI lint with Redocly needs Node.js and npm", name)
-	return ""
 }

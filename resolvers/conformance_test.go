@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/ilgraph/ilgraph/internal/apitest"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
+	"github.com/ilgraph/ilgraph/internal/nodetest"
 	"github.com/ilgraph/ilgraph/resolvers"
 )
 
@@ -92,18 +91,7 @@ func TestGraphQLOverHTTPConformance(t *testing.T) {
 // auditTools returns node, with the audits' pinned packages installed.
 func auditTools(t *testing.T) string {
 	t.Helper()
-	node := needTool(t, "node")
-	npm := needTool(t, "npm")
-	if _, err := os.Stat(filepath.Join(auditDir, "node_modules", "graphql-http", "package.json")); err != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-		cmd.Dir = auditDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", auditDir, err, out)
-		}
-	}
-	return node
+	return nodetest.Node(t, "the GraphQL over HTTP audits", auditDir, "graphql-http", "graphql")
 }
 
 // TestStandardIntrospection: graphql-js's own introspection query (every
@@ -145,21 +133,6 @@ func TestStandardIntrospection(t *testing.T) {
 		t.Errorf("standard introspection: HTTP %d, errors %v, %d types, Query fields %v; want 200, no errors, Query fields %v",
 			got.Status, got.Errors, got.Types, got.QueryFields, want)
 	}
-}
-
-// needTool finds a program on PATH. Under CI=true its absence fails the
-// test: CI must never pass by skipping.
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err == nil {
-		return path
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is required (CI=true): %v", name, err)
-	}
-	t.Skipf("%s is not installed; the GraphQL over HTTP audits need Node.js and npm", name)
-	return ""
 }
 
 func oneLine(s string, n int) string {

@@ -23,6 +23,7 @@ import (
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
+	"github.com/ilgraph/ilgraph/internal/nodetest"
 	"github.com/ilgraph/ilgraph/internal/view"
 )
 
@@ -44,9 +45,7 @@ const mcpClientsDir = "testdata/mcp-clients"
 // Node.js and npm and installs the pinned packages (npm ci) when
 // node_modules is missing; under CI=true a missing node or npm fails it.
 func TestMCPWithTheTypeScriptSDKAndTheInspector(t *testing.T) {
-	node := needTool(t, "node")
-	npm := needTool(t, "npm")
-	npmCI(t, npm)
+	node := nodetest.Node(t, "the MCP client tests", mcpClientsDir, "@modelcontextprotocol/sdk", "@modelcontextprotocol/inspector", "ajv")
 
 	neo4jtest.MustOpen(t)
 	ctx := context.Background()
@@ -106,39 +105,6 @@ func TestMCPWithTheTypeScriptSDKAndTheInspector(t *testing.T) {
 	t.Run("MCP Inspector CLI", func(t *testing.T) {
 		checkInspector(t, node, base+"/mcp", bin, env, want, seeds.c.ID)
 	})
-}
-
-// needTool finds a program on PATH. Under CI=true its absence fails the
-// test: CI must never pass by skipping.
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err == nil {
-		return path
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is required (CI=true): %v", name, err)
-	}
-	t.Skipf("%s is not installed; the MCP client tests need Node.js and npm", name)
-	return ""
-}
-
-// npmCI installs the pinned packages when they are missing.
-func npmCI(t *testing.T, npm string) {
-	t.Helper()
-	for _, pkg := range []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/inspector", "ajv"} {
-		if _, err := os.Stat(filepath.Join(mcpClientsDir, "node_modules", pkg, "package.json")); err == nil {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-		cmd.Dir = mcpClientsDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", mcpClientsDir, err, out)
-		}
-		return
-	}
 }
 
 // buildBinary builds ilgraph, as a user runs it.
