@@ -8,7 +8,12 @@ import (
 // Error codes. They are mapped once, at the edge, to GraphQL extensions.code
 // and to process exit codes.
 const (
-	ECONFLICT    = "conflict"
+	ECONFLICT = "conflict"
+	// EUNAUTHORIZED: the request carries no valid credentials (HTTP 401).
+	EUNAUTHORIZED = "unauthorized"
+	// EFORBIDDEN: the credentials are valid but their role may not do this
+	// (HTTP 403).
+	EFORBIDDEN   = "forbidden"
 	EINTERNAL    = "internal"
 	EINVALID     = "invalid"
 	ENOTFOUND    = "not_found"

@@ -379,6 +379,10 @@ func Status(code string) int {
 		return http.StatusNotFound
 	case ilgraph.ECONFLICT:
 		return http.StatusConflict
+	case ilgraph.EUNAUTHORIZED:
+		return http.StatusUnauthorized
+	case ilgraph.EFORBIDDEN:
+		return http.StatusForbidden
 	case ilgraph.EUNAVAILABLE:
 		return http.StatusServiceUnavailable
 	case ilgraph.ETIMEOUT:
