@@ -86,3 +86,10 @@ func Require(ctx context.Context, r Role) error {
 		return Errorf(EFORBIDDEN, "this needs the %s role; the token %q has the %s role", r, p.Name, p.Role)
 	}
 }
+
+// Authenticator turns a bearer token into the principal it stands for. It
+// answers EUNAUTHORIZED for a token that is unknown, expired or revoked,
+// saying no more than that.
+type Authenticator interface {
+	Authenticate(ctx context.Context, token string) (Principal, error)
+}
