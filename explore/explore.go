@@ -125,6 +125,8 @@ type Service struct {
 	cutoffs   map[ilgraph.Kind]suggest.Cutoff
 	vocab     vocabCache
 	orgs      orgCache
+	private   bool         // every read needs a viewer (WithPrivate)
+	tokens    TokenManager // nil: no token management (WithTokens)
 }
 
 // Option configures a Service.
@@ -155,6 +157,7 @@ func New(store Store, sim Similarity, opts ...Option) *Service {
 	for _, o := range opts {
 		o(s)
 	}
+	s.guard()
 	return s
 }
 
@@ -182,6 +185,9 @@ type vocabCache struct {
 // VocabularySnapshot returns every vocabulary term with its case count, as
 // read at most VocabularyTTL ago.
 func (s *Service) VocabularySnapshot(ctx context.Context) (map[ilgraph.TermKey]ilgraph.TermInfo, error) {
+	if err := s.mayRead(ctx); err != nil {
+		return nil, err
+	}
 	c := &s.vocab
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -207,6 +213,9 @@ type orgCache struct {
 // organizations returns every organization, as read at most VocabularyTTL
 // ago.
 func (s *Service) organizations(ctx context.Context) ([]ilgraph.Term, error) {
+	if err := s.mayRead(ctx); err != nil {
+		return nil, err
+	}
 	c := &s.orgs
 	c.mu.Lock()
 	defer c.mu.Unlock()

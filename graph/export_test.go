@@ -30,3 +30,19 @@ func SlowCount(ctx context.Context, db *DB, n int) (int64, error) {
 		return c, err
 	})
 }
+
+// PropertiesOf returns the properties of every node with the label.
+func PropertiesOf(ctx context.Context, db *DB, label string) ([]map[string]any, error) {
+	return read(ctx, db, "properties", func(tx neo4j.ManagedTransaction) ([]map[string]any, error) {
+		recs, err := collect(ctx, tx, "MATCH (n) WHERE $label IN labels(n) RETURN properties(n) AS p", map[string]any{"label": label})
+		if err != nil {
+			return nil, err
+		}
+		var out []map[string]any
+		for _, r := range recs {
+			p, _ := r.Get("p")
+			out = append(out, p.(map[string]any))
+		}
+		return out, nil
+	})
+}

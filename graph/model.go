@@ -63,6 +63,10 @@ func schema() []string {
 	for _, m := range kinds {
 		qs = append(qs, fmt.Sprintf("CREATE CONSTRAINT %s_id IF NOT EXISTS FOR (n:%s) REQUIRE n.id IS UNIQUE", lower(m.Label), m.Label))
 	}
+	// API tokens (token.go): looked up by id, unique by name.
+	qs = append(qs,
+		"CREATE CONSTRAINT api_token_id IF NOT EXISTS FOR (n:ApiToken) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT api_token_name IF NOT EXISTS FOR (n:ApiToken) REQUIRE n.name IS UNIQUE")
 	qs = append(qs,
 		"CREATE INDEX case_date IF NOT EXISTS FOR (n:Case) ON (n.date)",
 		"CREATE INDEX case_year IF NOT EXISTS FOR (n:Case) ON (n.year)",

@@ -62,6 +62,23 @@ type Options struct {
 	// Collectors are the doors' own metrics (resolvers.Handler.Collectors),
 	// served on /metrics with the shell's.
 	Collectors []prometheus.Collector
+
+	// Credentials are the kinds of credential requests may carry (Bearer,
+	// an explorer session), asked in order; the first one present is
+	// checked, and one that is not valid answers 401 on every route but
+	// /healthz and /readyz, private or not. A request with a valid one has
+	// its principal in the context (ilgraph.PrincipalFrom). None: every
+	// request is anonymous.
+	Credentials []Credential
+	// Private makes every route but /healthz, /readyz and Open doors need
+	// a principal with the viewer role (401 before the door sees the
+	// request).
+	Private bool
+	// MetricsRole is the role /metrics needs (RoleNone: open).
+	MetricsRole ilgraph.Role
+	// AuthFailures limits failed authentication attempts per client
+	// (ratelimit.Failures); nil: no limit.
+	AuthFailures FailureLimiter
 }
 
 // Door is one front door.
@@ -72,6 +89,10 @@ type Door struct {
 	// code LIMIT) before the door sees it; nil: the shell only bounds the
 	// body's reading (a door that reads no bodies, such as the explorer).
 	Fail func(w http.ResponseWriter, r *http.Request, status int, err *ilgraph.Error)
+	// Open serves the door without a principal even when the shell is
+	// private: the explorer's sign-in screen and what it loads. A
+	// credential the request carries is still checked.
+	Open bool
 }
 
 func (o *Options) defaults() {
@@ -129,9 +150,14 @@ func New(opt Options) *Handler {
 		}
 		fmt.Fprintln(w, "ready")
 	})
-	mux.Handle("GET /metrics", m)
+	a := &authn{creds: opt.Credentials, failures: opt.AuthFailures, m: m}
+	mux.Handle("GET /metrics", a.guard(opt.MetricsRole, nil, m))
 	for pattern, d := range opt.Routes {
-		mux.Handle(pattern, limitBody(opt.MaxBodyBytes, d))
+		need := ilgraph.RoleNone
+		if opt.Private && !d.Open {
+			need = ilgraph.RoleViewer
+		}
+		mux.Handle(pattern, a.guard(need, d.Fail, limitBody(opt.MaxBodyBytes, d)))
 	}
 	return &Handler{Handler: withRequest(opt, withCORS(opt.CORSOrigins, mux)), metrics: m}
 }
@@ -177,13 +203,16 @@ func withCORS(origins []string, next http.Handler) http.Handler {
 			h.Set("Access-Control-Allow-Origin", origin)
 			h.Add("Vary", "Origin")
 			// Scripts may read the JSON API's validators and the request id.
-			h.Set("Access-Control-Expose-Headers", "ETag, X-Request-Id, Retry-After")
+			h.Set("Access-Control-Expose-Headers", "ETag, X-Request-Id, Retry-After, WWW-Authenticate")
 			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
 				// If-None-Match for the JSON API's ETags; Mcp-Protocol-Version,
 				// which MCP clients send on every call after the first, and
 				// Accept, which they set to JSON and event streams.
-				h.Set("Access-Control-Allow-Headers", "Content-Type, X-Request-Id, If-None-Match, Accept, Mcp-Protocol-Version")
+				// Authorization, for bearer tokens. Never
+				// Access-Control-Allow-Credentials: cookies (the explorer's
+				// session) are for the explorer's own origin only.
+				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id, If-None-Match, Accept, Mcp-Protocol-Version")
 				h.Set("Access-Control-Max-Age", "600")
 				w.WriteHeader(http.StatusNoContent)
 				return
@@ -211,10 +240,15 @@ func withRequest(opt Options, next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r.WithContext(ctx))
 		elapsed := time.Since(start)
-		opt.Logger.LogAttrs(ctx, slog.LevelInfo, "request",
-			slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		// The path only (no query string, no headers): credentials never
+		// reach the log; the principal is named by its token's name.
+		attrs := []slog.Attr{slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.String("operation", info.operation()), slog.String("class", info.class), slog.Int("status", sw.status),
-			slog.Float64("ms", float64(elapsed.Microseconds())/1000))
+			slog.Float64("ms", float64(elapsed.Microseconds())/1000)}
+		if info.principal != "" {
+			attrs = append(attrs, slog.String("principal", info.principal))
+		}
+		opt.Logger.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 	})
 }
 
@@ -226,6 +260,8 @@ type requestInfo struct {
 	id    string
 	class string // the operation's cost class, "" until classified
 	op    string // the client's operation name, "" until one runs
+	// principal is the name of the request's principal ("" anonymous).
+	principal string
 }
 
 func (i *requestInfo) operation() string {

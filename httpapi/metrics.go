@@ -22,8 +22,13 @@ var buckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
 type metrics struct {
 	neo4j   *prometheus.HistogramVec
 	refused *prometheus.CounterVec
-	reg     *prometheus.Registry
-	handler http.Handler
+	// authFailures counts refused authentications by reason:
+	// invalid_token (a credential that did not authenticate),
+	// missing_token (none, where one is needed), rate_limited (a client
+	// blocked after too many failures).
+	authFailures *prometheus.CounterVec
+	reg          *prometheus.Registry
+	handler      http.Handler
 }
 
 func newMetrics(doors []prometheus.Collector) *metrics {
@@ -37,10 +42,17 @@ func newMetrics(doors []prometheus.Collector) *metrics {
 			Name: "ilgraph_admission_refused_total",
 			Help: "Requests (GraphQL, the JSON API, MCP) refused for overload (503) by cost class and reason (queue_full, wait, deadline).",
 		}, []string{"class", "reason"}),
+		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ilgraph_auth_failures_total",
+			Help: "Requests refused for authentication (401, or 429 for a client with too many failures) by reason: invalid_token, missing_token, rate_limited.",
+		}, []string{"reason"}),
+	}
+	for _, reason := range []string{"invalid_token", "missing_token", "rate_limited"} {
+		m.authFailures.WithLabelValues(reason)
 	}
 	reg := prometheus.NewRegistry()
 	m.reg = reg
-	reg.MustRegister(m.neo4j, m.refused,
+	reg.MustRegister(m.neo4j, m.refused, m.authFailures,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	reg.MustRegister(doors...)

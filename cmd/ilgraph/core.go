@@ -20,14 +20,15 @@ func newCore(db *graph.DB) *explore.Service {
 	return coreOver(db, similarity.NewService(db))
 }
 
-func coreOver(db *graph.DB, sim *similarity.Service) *explore.Service {
-	return explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+func coreOver(db *graph.DB, sim *similarity.Service, opts ...explore.Option) *explore.Service {
+	opts = append([]explore.Option{explore.WithReadModel(sim), explore.WithSuggester(suggest.NewService(db, suggest.Options{}))}, opts...)
+	return explore.New(db, sim, opts...)
 }
 
 // newServingCore is newCore for a server: it starts building the index at
 // once, so the first requests find it ready (until it is, the core asks
 // Neo4j), and logs when that first build is done and how long it took.
-func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger) *explore.Service {
+func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger, opts ...explore.Option) *explore.Service {
 	sim := similarity.NewService(db)
 	start := time.Now()
 	_, _ = sim.Current(ctx) // a failure shows again on the first request
@@ -39,7 +40,7 @@ func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger) *exp
 		}
 		logger.Info("similarity index built", "cases", ix.Len(), "seconds", math.Round(time.Since(start).Seconds()*10)/10)
 	}()
-	return coreOver(db, sim)
+	return coreOver(db, sim, opts...)
 }
 
 // openCore connects to the Neo4j the environment names and returns the core

@@ -28,6 +28,7 @@ Commands:
   import  turn postmortems.app files or plain descriptions into machine-tagged cases
   gen     write a synthetic corpus for benchmarks
   eval    measure suggested terms on a corpus (no database)
+  token   create, list and revoke API tokens
   help    show this text (or: ilgraph <command> --help)
 
 Neo4j is reached through NEO4J_URI (default bolt://127.0.0.1:7687), NEO4J_USER,
@@ -74,6 +75,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runGen(ctx, args[1:], stdout, stderr)
 	case "eval":
 		err = runEval(ctx, args[1:], stdout, stderr)
+	case "token":
+		err = runToken(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

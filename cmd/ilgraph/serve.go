@@ -11,6 +11,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/ilgraph/ilgraph/mcpserver"
 	"github.com/ilgraph/ilgraph/ratelimit"
 	"github.com/ilgraph/ilgraph/resolvers"
+	"github.com/ilgraph/ilgraph/token"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -44,7 +46,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	h := newAPI(newServingCore(ctx, db, logger), db, f, logger)
+	tokens := token.New(db, token.Options{Logger: logger})
+	h := newAPI(newServingCore(ctx, db, logger, f.coreOptions(tokens)...), db, tokens, f, logger)
 	return serve(ctx, f, ln, h, stdout, logger)
 }
 
@@ -65,6 +68,27 @@ type serveFlags struct {
 	rate ratelimit.Options
 	// The store's.
 	store graph.Config
+	// Authentication: a private corpus, the role /metrics needs, failed
+	// attempts allowed per client and minute.
+	private      bool
+	metricsRole  ilgraph.Role
+	authFailures float64
+}
+
+// coreOptions are the core's options for f: it manages tokens, and every
+// read needs a viewer when the corpus is private.
+func (f *serveFlags) coreOptions(tokens *token.Service) []explore.Option {
+	opts := []explore.Option{explore.WithTokens(tokens)}
+	if f.private {
+		opts = append(opts, explore.WithPrivate())
+	}
+	return opts
+}
+
+// envPrivate is ILGRAPH_PRIVATE as --private's default.
+func envPrivate() bool {
+	v, _ := strconv.ParseBool(os.Getenv("ILGRAPH_PRIVATE"))
+	return v
 }
 
 // parseServeFlags reads ilgraph serve's flags; a bad one is errUsage, said
@@ -84,6 +108,12 @@ Every client address may make --rate-limit requests a second (bursts of
 --rate-limit-loopback; the explorer's static files (/assets/) do not count.
 Behind a proxy, name it in --trusted-proxies so that
 its X-Forwarded-For is believed; no other client's is.
+
+Requests may carry an API token (ilgraph token create) as Authorization:
+Bearer <token>; one that is not valid answers 401. With --private (or
+ILGRAPH_PRIVATE=true) every read needs a token with the viewer role or
+above, on every door, the explorer, the IDE, /openapi.json and /metrics;
+/healthz and /readyz stay open (docs/operations.md).
 
 Introspection and the IDE are on by default, since the server listens on
 loopback by default. In production turn both off (--ide=false
@@ -126,6 +156,9 @@ loopback by default. In production turn both off (--ide=false
 	connectTimeout := fs.Duration("neo4j-connect-timeout", 2*time.Second, "longest time to open one Neo4j connection (a starting Neo4j may accept and not answer)")
 	failFast := fs.Duration("neo4j-fail-fast", time.Second, "after a request finds Neo4j unreachable, answer UNAVAILABLE at once for this long instead of retrying each request (0: always retry)")
 	pprofAddr := fs.String("pprof-addr", "", "serve Go's profiler (net/http/pprof) on this address, apart from the API (empty: off)")
+	private := fs.Bool("private", envPrivate(), "a private corpus: every read needs a token with the viewer role or above (default: ILGRAPH_PRIVATE)")
+	metricsRole := fs.String("metrics-role", "", "the role /metrics needs: public, viewer, reviewer, editor or admin (default: viewer with --private, public without)")
+	authFailures := fs.Float64("auth-failures", 10, "failed authentications each client address may make a minute (bursts of as many) before its credentials are refused with 429 (0: no limit); loopback counts too")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
@@ -149,6 +182,23 @@ loopback by default. In production turn both off (--ide=false
 			fmt.Fprintf(stderr, "ilgraph serve: --max-%s must be at least 1\n", admission.Class(cl))
 			return nil, errUsage
 		}
+	}
+	mrole := ilgraph.RoleNone
+	switch *metricsRole {
+	case "public":
+	case "":
+		if *private {
+			mrole = ilgraph.RoleViewer
+		}
+	default:
+		if mrole, err = ilgraph.ParseRole(*metricsRole); err != nil {
+			fmt.Fprintf(stderr, "ilgraph serve: --metrics-role: want public, viewer, reviewer, editor or admin, not %q\n", *metricsRole)
+			return nil, errUsage
+		}
+	}
+	if *authFailures < 0 {
+		fmt.Fprintln(stderr, "ilgraph serve: --auth-failures must not be negative")
+		return nil, errUsage
 	}
 	ops := splitList(*metricOps)
 	if ops == nil {
@@ -175,7 +225,8 @@ loopback by default. In production turn both off (--ide=false
 		admission: adm,
 		rate: ratelimit.Options{Rate: *rateLimit, Burst: *rateBurst, TrustedProxies: proxies,
 			LimitLoopback: *rateLoopback, Exempt: exempt},
-		store: cfg,
+		store:   cfg,
+		private: *private, metricsRole: mrole, authFailures: *authFailures,
 	}, nil
 }
 
@@ -203,7 +254,7 @@ func openStore(ctx context.Context, f *serveFlags) (*graph.DB, error) {
 // shell: GraphQL, the JSON API, MCP, the IDE and the explorer, sharing one
 // admission controller, so that a class's bound holds whichever door the
 // requests come in by.
-func newAPI(core *explore.Service, db *graph.DB, f *serveFlags, logger *slog.Logger) *httpapi.Handler {
+func newAPI(core *explore.Service, db *graph.DB, tokens ilgraph.Authenticator, f *serveFlags, logger *slog.Logger) *httpapi.Handler {
 	admitter := admission.New(f.admission)
 	gqlOpt := f.gql
 	gqlOpt.Logger, gqlOpt.Admitter = logger, admitter
@@ -231,7 +282,11 @@ func newAPI(core *explore.Service, db *graph.DB, f *serveFlags, logger *slog.Log
 	h := httpapi.New(httpapi.Options{
 		MaxBodyBytes: f.maxBody, RequestTimeout: f.timeout, Logger: logger, CORSOrigins: f.cors,
 		Ready: db.Ping, StoreDown: db.Down, Admitter: admitter, Collectors: gql.Collectors(),
-		Routes: routes,
+		Routes:      routes,
+		Credentials: []httpapi.Credential{httpapi.Bearer(tokens)},
+		Private:     f.private, MetricsRole: f.metricsRole,
+		AuthFailures: ratelimit.NewFailures(ratelimit.Options{Rate: f.authFailures / 60, Burst: max(1, int(f.authFailures)),
+			TrustedProxies: f.rate.TrustedProxies, LimitLoopback: true}),
 	})
 	db.SetQueryHook(h.ObserveQuery)
 	return h
