@@ -181,4 +181,3 @@ func TestTokenManagementNeedsAdmin(t *testing.T) {
 		}
 	}
 }
-

@@ -408,4 +408,3 @@ func rootFields(t *testing.T, base, tok string) []string {
 	}
 	return slices.Compact(out)
 }
-
