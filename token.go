@@ -13,11 +13,6 @@ type Token struct {
 	Revoked  time.Time // zero: not revoked
 }
 
-// Active reports whether t may be used at now: not revoked, not expired.
-func (t Token) Active(now time.Time) bool {
-	return t.Revoked.IsZero() && (t.Expires.IsZero() || now.Before(t.Expires))
-}
-
 // Status is "active", "expired" or "revoked" at now.
 func (t Token) Status(now time.Time) string {
 	switch {
