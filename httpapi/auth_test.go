@@ -237,3 +237,17 @@ func TestCORSAuthorization(t *testing.T) {
 		}
 	}
 }
+
+// TestDoorsOwn401Challenges: a 401 a door answers on its own (the core
+// refusing an anonymous write) carries the bearer challenge too.
+func TestDoorsOwn401Challenges(t *testing.T) {
+	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.DiscardHandler), Routes: map[string]httpapi.Door{
+		"/write": {Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			failJSON(w, r, http.StatusUnauthorized, ilgraph.Require(r.Context(), ilgraph.RoleEditor).(*ilgraph.Error))
+		}), Fail: failJSON},
+	}})
+	w := (call{path: "/write"}).do(h)
+	if w.Code != 401 || w.Header().Get("WWW-Authenticate") != `Bearer realm="ilgraph"` || !strings.Contains(w.Body.String(), "editor role") {
+		t.Errorf("%d %q %q", w.Code, w.Header().Get("WWW-Authenticate"), w.Body.String())
+	}
+}
