@@ -43,12 +43,17 @@ func Bearer(a ilgraph.Authenticator) Credential { return bearer{a} }
 
 type bearer struct{ a ilgraph.Authenticator }
 
-func (bearer) Present(r *http.Request) bool { return r.Header.Get("Authorization") != "" }
+// Present is true for an Authorization header of the Bearer scheme only:
+// another scheme (the Basic credentials of a proxy's own sign-in, passed
+// on) is not ilgraph's to check, and the request is anonymous.
+func (bearer) Present(r *http.Request) bool {
+	scheme, _, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	return strings.EqualFold(scheme, "Bearer")
+}
 
 func (b bearer) Principal(r *http.Request) (ilgraph.Principal, error) {
-	scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	tok = strings.TrimSpace(tok)
-	if !strings.EqualFold(scheme, "Bearer") || tok == "" {
+	_, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if tok = strings.TrimSpace(tok); tok == "" {
 		return ilgraph.Principal{}, ilgraph.Errorf(ilgraph.EUNAUTHORIZED, "the Authorization header must be Bearer <token>")
 	}
 	return b.a.Authenticate(r.Context(), tok)

@@ -113,7 +113,8 @@ func TestAuthentication(t *testing.T) {
 			{call{path: "/door", cookie: "good"}, 200, "session/reviewer", ""},
 			{call{path: "/door", auth: "Bearer " + viewerTok, cookie: "good"}, 200, "v/viewer", ""}, // the first present wins
 			{call{path: "/door", auth: "Bearer nope"}, 401, `"unauthorized"`, `Bearer realm="ilgraph", error="invalid_token"`},
-			{call{path: "/door", auth: "Basic dXNlcjpwYXNz"}, 401, `"unauthorized"`, `Bearer realm="ilgraph", error="invalid_token"`},
+			{call{path: "/door", auth: "Bearer"}, 401, `"unauthorized"`, `Bearer realm="ilgraph", error="invalid_token"`},
+			{call{path: "/door", auth: "Basic dXNlcjpwYXNz"}, anon, anonBody, anonChallenge}, // not ours: anonymous
 			{call{path: "/signin", auth: "Bearer nope"}, 401, `"unauthorized"`, `Bearer realm="ilgraph", error="invalid_token"`},
 			{call{path: "/door", cookie: "stale"}, 401, `"unauthorized"`, `Bearer realm="ilgraph", error="invalid_token"`},
 			{call{path: "/healthz", auth: "Bearer nope"}, 200, "ok\n", ""},
