@@ -2,7 +2,8 @@
 // on which ilgraph serve mounts the doors (GraphQL, the JSON API, MCP, the
 // explorer and the GraphQL IDE) beside /healthz, /readyz and /metrics, and
 // around all of them, written once, the request id, the request log, CORS,
-// the per-request timeout and the request-body limit.
+// authentication (auth.go), the per-request timeout and the request-body
+// limit.
 //
 // The shell knows no door: each is a Door, a handler with the function that
 // writes an error in the door's own body format. The shell puts the limit
