@@ -255,9 +255,6 @@ func Connect(cfg Config) (*DB, error) {
 // Close releases the driver.
 func (db *DB) Close() error { return db.driver.Close(context.Background()) }
 
-// URI returns the address the DB connects to.
-func (db *DB) URI() string { return db.cfg.URI }
-
 // Ping checks that Neo4j answers and the credentials work.
 func (db *DB) Ping(ctx context.Context) error {
 	if err := db.driver.VerifyConnectivity(ctx); err != nil {

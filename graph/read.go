@@ -2,8 +2,6 @@ package graph
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -273,119 +271,6 @@ func (db *DB) ExistingCaseIDs(ctx context.Context, ids []string) (map[string]boo
 	})
 }
 
-// Counts is how many nodes carry each label and how many relationships have
-// each type.
-type Counts struct {
-	Nodes         map[string]int64
-	Relationships map[string]int64
-}
-
-// TotalNodes sums the node counts.
-func (c Counts) TotalNodes() int64 { return sum(c.Nodes) }
-
-// TotalRelationships sums the relationship counts.
-func (c Counts) TotalRelationships() int64 { return sum(c.Relationships) }
-
-func sum(m map[string]int64) int64 {
-	var t int64
-	for _, v := range m {
-		t += v
-	}
-	return t
-}
-
-// Count counts nodes per label and relationships per type.
-func (db *DB) Count(ctx context.Context) (Counts, error) {
-	return read(ctx, db, "counting", func(tx neo4j.ManagedTransaction) (Counts, error) {
-		c := Counts{Nodes: map[string]int64{}, Relationships: map[string]int64{}}
-		recs, err := collect(ctx, tx, "MATCH (n) UNWIND labels(n) AS label RETURN label, count(*) AS n", nil)
-		if err != nil {
-			return c, err
-		}
-		for _, r := range recs {
-			c.Nodes[str(r, "label")] = integer(r, "n")
-		}
-		recs, err = collect(ctx, tx, "MATCH ()-[r]->() RETURN type(r) AS type, count(*) AS n", nil)
-		if err != nil {
-			return c, err
-		}
-		for _, r := range recs {
-			c.Relationships[str(r, "type")] = integer(r, "n")
-		}
-		return c, nil
-	})
-}
-
-// Checksum is a digest of every node (labels and properties) and every
-// relationship (type, endpoints' labels and ids, properties), independent of
-// internal ids and order: equal checksums mean the graph holds the same data.
-// It reads the whole graph, so it is for tests and checks, not serving.
-func (db *DB) Checksum(ctx context.Context) (string, error) {
-	return read(ctx, db, "checksumming", func(tx neo4j.ManagedTransaction) (string, error) {
-		var lines []string
-		recs, err := collect(ctx, tx, "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props", nil)
-		if err != nil {
-			return "", err
-		}
-		for _, r := range recs {
-			l, _ := r.Get("labels")
-			p, _ := r.Get("props")
-			lines = append(lines, canonical("N", l, p))
-		}
-		recs, err = collect(ctx, tx, "MATCH (a)-[r]->(b) RETURN type(r) AS type, labels(a) AS al, a.id AS a, labels(b) AS bl, b.id AS b, properties(r) AS props", nil)
-		if err != nil {
-			return "", err
-		}
-		for _, r := range recs {
-			var parts []any
-			for _, k := range []string{"type", "al", "a", "bl", "b", "props"} {
-				v, _ := r.Get(k)
-				parts = append(parts, v)
-			}
-			lines = append(lines, canonical("R", parts...))
-		}
-		sort.Strings(lines)
-		h := sha256.New()
-		for _, l := range lines {
-			h.Write([]byte(l))
-			h.Write([]byte{'\n'})
-		}
-		return hex.EncodeToString(h.Sum(nil)), nil
-	})
-}
-
-// canonical writes values as JSON with map keys sorted (encoding/json sorts
-// them); Neo4j temporal values are written through their String method.
-func canonical(tag string, vs ...any) string {
-	for i, v := range vs {
-		vs[i] = plain(v)
-	}
-	b, _ := json.Marshal(vs)
-	return tag + string(b)
-}
-
-func plain(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = plain(e)
-		}
-		return m
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = plain(e)
-		}
-		return out
-	case dbtype.Date:
-		return "date:" + x.String()
-	case fmt.Stringer:
-		return fmt.Sprintf("%T:%s", x, x.String())
-	}
-	return v
-}
-
 // RecurrencesOf returns, for each id, the ids of the cases that are
 // recurrences of it (ordered by date, then id), in one round trip.
 func (db *DB) RecurrencesOf(ctx context.Context, ids []string) ([][]string, error) {
@@ -394,26 +279,6 @@ MATCH (:Case {id: id})<-[:RECURRENCE_OF]-(r:Case)
 WITH id, r ORDER BY r.date, r.id
 RETURN id, collect(r.id) AS rs`, map[string]any{"ids": ids}, ids,
 		func(r *neo4j.Record) (string, []string, error) { return str(r, "id"), strs(r, "rs"), nil })
-}
-
-// CaseWithTerms reads a case with the labels of its terms in one query: the
-// floor the benchmark compares the API's case page with.
-func (db *DB) CaseWithTerms(ctx context.Context, id string) (map[string]any, error) {
-	var cols []string
-	for _, m := range kinds {
-		cols = append(cols, fmt.Sprintf("[(n)-[:%s]->(t:%s) | t {.id, .en}] AS %s", m.Rel, m.Label, m.Kind))
-	}
-	q := "MATCH (n:Case {id: $id}) RETURN n {.id, .date, .title_en, .org} AS n, " + strings.Join(cols, ", ")
-	return read(ctx, db, "reading a case page", func(tx neo4j.ManagedTransaction) (map[string]any, error) {
-		recs, err := collect(ctx, tx, q, map[string]any{"id": id})
-		if err != nil {
-			return nil, err
-		}
-		if len(recs) == 0 {
-			return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", id)
-		}
-		return recs[0].AsMap(), nil
-	})
 }
 
 // RawJSON returns each case's JSON as loaded, in one round trip, in order

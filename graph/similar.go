@@ -24,25 +24,6 @@ func (db *DB) CorpusVersion(ctx context.Context) (int64, error) {
 	})
 }
 
-// StoredSimilarK returns how many similar cases per case the last write-back
-// stored (-1 when none was made).
-func (db *DB) StoredSimilarK(ctx context.Context) (int, error) {
-	return read(ctx, db, "reading the corpus version", func(tx neo4j.ManagedTransaction) (int, error) {
-		recs, err := collect(ctx, tx, "MATCH (m:IlgraphMeta {id: 'corpus'}) RETURN coalesce(m.similar_k, -1) AS k", nil)
-		if err != nil || len(recs) == 0 {
-			return -1, err
-		}
-		return int(integer(recs[0], "k")), nil
-	})
-}
-
-// SetStoredSimilarK records the k of the write-back just made.
-func (db *DB) SetStoredSimilarK(ctx context.Context, k int) (Counters, error) {
-	return write(ctx, db, "recording the similarity write-back", func(tx neo4j.ManagedTransaction) (Counters, error) {
-		return exec(ctx, tx, "MERGE (m:IlgraphMeta {id: 'corpus'}) SET m.similar_k = $k", map[string]any{"k": int64(k)})
-	})
-}
-
 // BumpCorpusVersion records that the cases changed. The driver retries a
 // transaction whose commit it could not confirm, so the bump carries a
 // token made once per call: a retry of a bump that did commit finds its
@@ -207,39 +188,4 @@ SET r.score = row.score, r.rank = row.rank`, map[string]any{"rows": rows})
 		total.Add(c)
 	}
 	return total, nil
-}
-
-// SimilarByCypher computes the top k cases most similar to a case with
-// plain Cypher, scanning every case that shares a feature with it: the
-// weighted Jaccard index without rarity weighting. It is the baseline the
-// similarity index is measured against, not what the API serves.
-func (db *DB) SimilarByCypher(ctx context.Context, id string, w ilgraph.Weights, k int) ([]ilgraph.Match, error) {
-	weights := map[string]any{}
-	var rels []string
-	for _, m := range kinds {
-		weights[m.Rel] = w[m.Kind]
-		rels = append(rels, m.Rel)
-	}
-	rel := strings.Join(rels, "|")
-	q := fmt.Sprintf(`MATCH (a:Case {id: $id})
-CALL (a) { MATCH (a)-[r:%[1]s]->() RETURN sum($w[type(r)]) AS wa }
-MATCH (a)-[r1:%[1]s]->(f)<-[r2:%[1]s]-(b:Case)
-WHERE b <> a AND type(r1) = type(r2)
-WITH a, wa, b, sum($w[type(r1)]) AS shared
-CALL (b) { MATCH (b)-[r:%[1]s]->() RETURN sum($w[type(r)]) AS wb }
-WITH b, round(shared / (wa + wb - shared), 9) AS score
-WHERE score > 0
-RETURN b.id AS id, score ORDER BY score DESC, id ASC LIMIT $k`, rel)
-	return read(ctx, db, "similarity by Cypher", func(tx neo4j.ManagedTransaction) ([]ilgraph.Match, error) {
-		recs, err := collect(ctx, tx, q, map[string]any{"id": id, "w": weights, "k": int64(k)})
-		if err != nil {
-			return nil, err
-		}
-		out := make([]ilgraph.Match, len(recs))
-		for i, r := range recs {
-			s, _, _ := neo4j.GetRecordValue[float64](r, "score")
-			out[i] = ilgraph.Match{ID: str(r, "id"), Score: ilgraph.RoundScore(s)}
-		}
-		return out, nil
-	})
 }

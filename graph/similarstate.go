@@ -223,19 +223,3 @@ REMOVE a.similar_n, a.similar_kth`+del, map[string]any{"rows": rows})
 	total.Add(c)
 	return total, err
 }
-
-// SimilarLinks returns every stored similarity link, for checks.
-func (db *DB) SimilarLinks(ctx context.Context) ([]ilgraph.SimilarLink, error) {
-	return read(ctx, db, "reading similarity links", func(tx neo4j.ManagedTransaction) ([]ilgraph.SimilarLink, error) {
-		recs, err := collect(ctx, tx, "MATCH (a:Case)-[r:SIMILAR_TO]->(b:Case) RETURN a.id AS a, b.id AS b, r.score AS s, r.rank AS k ORDER BY a, k", nil)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]ilgraph.SimilarLink, len(recs))
-		for i, r := range recs {
-			s, _, _ := neo4j.GetRecordValue[float64](r, "s")
-			out[i] = ilgraph.SimilarLink{From: str(r, "a"), To: str(r, "b"), Score: s, Rank: int(integer(r, "k"))}
-		}
-		return out, nil
-	})
-}

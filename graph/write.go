@@ -340,39 +340,6 @@ func (db *DB) Reset(ctx context.Context) error {
 	return nil
 }
 
-// WriteCaseNaive writes one case the naive way: its own transaction, one
-// statement per node and per relationship, no batching, no change
-// detection. It exists only as the baseline the loader is benchmarked
-// against; the loader never uses it.
-func (db *DB) WriteCaseNaive(ctx context.Context, c *ilgraph.Case) error {
-	_, err := write(ctx, db, "naive write", func(tx neo4j.ManagedTransaction) (struct{}, error) {
-		if _, err := exec(ctx, tx, "MERGE (n:Case {id: $id}) SET n = $props", map[string]any{"id": c.ID, "props": caseProps(c)}); err != nil {
-			return struct{}{}, err
-		}
-		if _, err := exec(ctx, tx, "MERGE (o:Organization {id: $slug}) SET o.name = $name WITH o MATCH (n:Case {id: $id}) MERGE (n)-[:AT_ORG]->(o)",
-			map[string]any{"slug": c.OrgSlug, "name": c.Org, "id": c.ID}); err != nil {
-			return struct{}{}, err
-		}
-		for _, k := range ilgraph.VocabKinds {
-			m, _ := modelOf(k)
-			for i, t := range c.Tags(k) {
-				q := fmt.Sprintf("MATCH (n:Case {id: $id}), (t:%s {id: $t}) MERGE (n)-[r:%s]->(t) SET r.rank = $i", m.Label, m.Rel)
-				if _, err := exec(ctx, tx, q, map[string]any{"id": c.ID, "t": t, "i": int64(i)}); err != nil {
-					return struct{}{}, err
-				}
-			}
-		}
-		for i, r := range c.Related {
-			if _, err := exec(ctx, tx, "MATCH (n:Case {id: $id}), (t:Case {id: $t}) MERGE (n)-[r:RELATED_TO]->(t) SET r.rank = $i",
-				map[string]any{"id": c.ID, "t": r, "i": int64(i)}); err != nil {
-				return struct{}{}, err
-			}
-		}
-		return struct{}{}, nil
-	})
-	return err
-}
-
 // DeleteCases removes cases by id (and their relationships).
 func (db *DB) DeleteCases(ctx context.Context, ids []string) error {
 	_, err := write(ctx, db, "deleting cases", func(tx neo4j.ManagedTransaction) (Counters, error) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/gen"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
@@ -58,7 +59,7 @@ func BenchmarkSimilarTop10(b *testing.B) {
 	for _, id := range queries {
 		want := ix.Similar(ix.Features(id), id, opt)
 		start := time.Now()
-		got, err := db.SimilarByCypher(ctx, id, opt.Weights, 10)
+		got, err := graph.NewBench(db).SimilarByCypher(ctx, id, opt.Weights, 10)
 		cypher += time.Since(start)
 		if err != nil {
 			b.Fatal(err)

@@ -199,7 +199,7 @@ func TestServiceFollowsLoads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		byCypher, err := db.SimilarByCypher(ctx, c.ID, tagsOnly.Weights, 10)
+		byCypher, err := graph.NewBench(db).SimilarByCypher(ctx, c.ID, tagsOnly.Weights, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,19 +252,19 @@ func TestWriteBack(t *testing.T) {
 	for _, c := range cases {
 		want += len(brute.Similar(c, 3, ilgraph.DefaultWeights(), ilgraph.DefaultRarity, nil))
 	}
-	counts, err := db.Count(ctx)
+	counts, err := graph.NewBench(db).Count(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if counts.Relationships["SIMILAR_TO"] != int64(want) || rep.Links != want {
 		t.Errorf("SIMILAR_TO: %d in the graph, %d reported, want %d", counts.Relationships["SIMILAR_TO"], rep.Links, want)
 	}
-	before, _ := db.Checksum(ctx)
+	before, _ := graph.NewBench(db).Checksum(ctx)
 	rep, err = loadAndWriteBack(ctx, db, seeds, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, _ := db.Checksum(ctx)
+	after, _ := graph.NewBench(db).Checksum(ctx)
 	if before != after || rep.Links != 0 {
 		t.Errorf("an unchanged load rewrote similarity links (%d)", rep.Links)
 	}

@@ -79,7 +79,7 @@ func currentTopK(t *testing.T, db *graph.DB, k int) []ilgraph.SimilarLink {
 
 func stored(t *testing.T, db *graph.DB) []ilgraph.SimilarLink {
 	t.Helper()
-	got, err := db.SimilarLinks(context.Background())
+	got, err := graph.NewBench(db).SimilarLinks(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,6 +152,7 @@ func run(n, reqs, naiveN int, bin, outDir string) error {
 		return err
 	}
 	defer db.Close()
+	bench := graph.NewBench(db)
 	if queriesOnly && soakFor > 0 {
 		return soak(ctx, db, n, bin, outDir)
 	}
@@ -182,7 +183,7 @@ func run(n, reqs, naiveN int, bin, outDir string) error {
 	}
 	res.Loader.Seconds = time.Since(start).Seconds()
 	res.Loader.PeakRSSMB = rss
-	counts, err := db.Count(ctx)
+	counts, err := bench.Count(ctx)
 	if err != nil {
 		return err
 	}
@@ -199,7 +200,7 @@ func run(n, reqs, naiveN int, bin, outDir string) error {
 	start = time.Now()
 	var ids []string
 	for _, c := range naive {
-		if err := db.WriteCaseNaive(ctx, c); err != nil {
+		if err := bench.WriteCaseNaive(ctx, c); err != nil {
 			return err
 		}
 		ids = append(ids, c.ID)
@@ -289,7 +290,8 @@ func measureQueries(ctx context.Context, db *graph.DB, res *Result, n, reqs int,
 		return err
 	}
 	defer stopPeer()
-	args, err := sampleArgs(ctx, db, n)
+	st := store{db, graph.NewBench(db)}
+	args, err := sampleArgs(ctx, st.Bench, n)
 	if err != nil {
 		return err
 	}
@@ -326,7 +328,7 @@ func measureQueries(ctx context.Context, db *graph.DB, res *Result, n, reqs int,
 			if noFloor {
 				continue
 			}
-			if err := q.floor(ctx, db, i); err != nil {
+			if err := q.floor(ctx, st, i); err != nil {
 				return fmt.Errorf("%s (floor): %w", q.name, err)
 			}
 		}
@@ -345,7 +347,7 @@ func measureQueries(ctx context.Context, db *graph.DB, res *Result, n, reqs int,
 				r.RPSRatioVsPeer = r.RPS / r.PeerRPS
 			}
 			if !noFloor {
-				lat, _, rps = hammer(reqs, c, func(i int) error { return q.floor(ctx, db, i) })
+				lat, _, rps = hammer(reqs, c, func(i int) error { return q.floor(ctx, st, i) })
 				r.CypherP50Ms, r.CypherP99Ms, r.CypherRPS = pct(lat, 0.5), pct(lat, 0.99), rps
 				r.P50RatioVsCypher = r.P50Ms / r.CypherP50Ms
 				r.RPSRatioVsCypher = r.RPS / r.CypherRPS
@@ -461,7 +463,14 @@ type query struct {
 	name    string
 	graphql func(c *http.Client, base string, i int) error
 	peer    func(c *http.Client, url string, i int) error
-	floor   func(ctx context.Context, db *graph.DB, i int) error
+	floor   func(ctx context.Context, db store, i int) error
+}
+
+// store is what the floors ask: the serving store, for the aggregates it
+// answers itself, and the benchmark's own Cypher beside it.
+type store struct {
+	*graph.DB
+	*graph.Bench
 }
 
 // args are the spreads requests draw their arguments from, sampled from
@@ -477,7 +486,7 @@ type args struct {
 
 func (a *args) id(i int) string { return a.ids[(i*7919)%len(a.ids)] }
 
-func sampleArgs(ctx context.Context, db *graph.DB, n int) (*args, error) {
+func sampleArgs(ctx context.Context, db *graph.Bench, n int) (*args, error) {
 	a := &args{}
 	for i := 0; i < 500; i++ {
 		a.ids = append(a.ids, gen.ID(1+(i*7919)%n))
@@ -548,7 +557,7 @@ func queries(a *args) []query {
 	api := func(c *http.Client, base, q string, vars map[string]any) error {
 		return post(c, base+"/graphql", q, vars)
 	}
-	rows := func(ctx context.Context, db *graph.DB, floor string, params map[string]any) error {
+	rows := func(ctx context.Context, db store, floor string, params map[string]any) error {
 		_, err := db.BenchFloor(ctx, floor, params)
 		return err
 	}
@@ -583,7 +592,7 @@ func queries(a *args) []query {
 			peer: func(c *http.Client, url string, i int) error {
 				return post(c, url, `query CaseById($id: ID!) { cases(where: {id: {eq: $id}}) { id date title_en org rootCause { id en } components { id en } symptoms { id en } factors { id en } domains { id en } } }`, map[string]any{"id": a.id(i)})
 			},
-			floor: func(ctx context.Context, db *graph.DB, i int) error {
+			floor: func(ctx context.Context, db store, i int) error {
 				_, err := db.CaseWithTerms(ctx, a.id(i))
 				return err
 			}},
@@ -596,7 +605,7 @@ func queries(a *args) []query {
 				f := a.factors[(i*13)%len(a.factors)]
 				return post(c, url, `query Mission($id: ID!, $f: ID!) { cases(where: {rootCause: {some: {id: {eq: "capacity"}}}, factors: {some: {id: {eq: $f}}}, NOT: {id: {eq: $id}}}, sort: [{date: DESC}], limit: 20) { id date title_en } }`, map[string]any{"id": f[0], "f": f[1]})
 			},
-			floor: func(ctx context.Context, db *graph.DB, i int) error {
+			floor: func(ctx context.Context, db store, i int) error {
 				f := a.factors[(i*13)%len(a.factors)]
 				return rows(ctx, db, "mission_shared_factor", map[string]any{"id": f[0], "f": f[1]})
 			}},
@@ -607,7 +616,7 @@ func queries(a *args) []query {
 			peer: func(c *http.Client, url string, i int) error {
 				return post(c, url, `query Newest($to: Date) { cases(where: {date: {lte: $to}}, sort: [{date: DESC}], limit: 50) { id date rootCause { id en } components { id en } symptoms { id en } } }`, map[string]any{"to": day(i)})
 			},
-			floor: func(ctx context.Context, db *graph.DB, i int) error {
+			floor: func(ctx context.Context, db store, i int) error {
 				return rows(ctx, db, "newest_50_with_tags", map[string]any{"to": day(i)})
 			}},
 		{name: "filtered_page_ids",
@@ -619,7 +628,7 @@ func queries(a *args) []query {
 				rc, comp, from := page(i)
 				return post(c, url, `query Page($rc: ID!, $comp: ID!, $from: Date) { cases(where: {rootCause: {some: {id: {eq: $rc}}}, components: {some: {id: {eq: $comp}}}, date: {gte: $from}}, sort: [{date: DESC}], limit: 20) { id date } }`, map[string]any{"rc": rc, "comp": comp, "from": from})
 			},
-			floor: func(ctx context.Context, db *graph.DB, i int) error {
+			floor: func(ctx context.Context, db store, i int) error {
 				rc, comp, from := page(i)
 				return rows(ctx, db, "filtered_page_ids", map[string]any{"rc": rc, "comp": comp, "from": from})
 			}},
@@ -632,7 +641,7 @@ func queries(a *args) []query {
 				t := term(i)
 				return post(c, url, fmt.Sprintf(`query Topic($id: ID!) { cases(where: {%s: {some: {id: {eq: $id}}}}, sort: [{date: DESC}], limit: 20) { id date title_en } }`, peerField[t.Kind]), map[string]any{"id": t.ID})
 			},
-			floor: func(ctx context.Context, db *graph.DB, i int) error {
+			floor: func(ctx context.Context, db store, i int) error {
 				t := term(i)
 				return rows(ctx, db, "topic_page:"+string(t.Kind), map[string]any{"id": t.ID})
 			}},
@@ -643,7 +652,7 @@ func queries(a *args) []query {
 			peer: func(c *http.Client, url string, i int) error {
 				return post(c, url, `query Shared($id: ID!) { cases(where: {factors: {some: {cases: {some: {id: {eq: $id}}}}}, NOT: {id: {eq: $id}}}, sort: [{date: DESC}], limit: 20) { id date } }`, map[string]any{"id": a.id(i)})
 			},
-			floor: func(ctx context.Context, db *graph.DB, i int) error {
+			floor: func(ctx context.Context, db store, i int) error {
 				return rows(ctx, db, "shared_any_factor", map[string]any{"id": a.id(i)})
 			}},
 		{name: "page_100_all_tags",
@@ -653,7 +662,7 @@ func queries(a *args) []query {
 			peer: func(c *http.Client, url string, i int) error {
 				return post(c, url, `query Page100($to: Date) { cases(where: {date: {lte: $to}}, sort: [{date: DESC}], limit: 100) { id date organization { id name } rootCause { id en } components { id en } symptoms { id en } factors { id en } domains { id en } } }`, map[string]any{"to": day(i)})
 			},
-			floor: func(ctx context.Context, db *graph.DB, i int) error {
+			floor: func(ctx context.Context, db store, i int) error {
 				return rows(ctx, db, "page_100_all_tags", map[string]any{"to": day(i)})
 			}},
 		// Dashboards: the peer cannot express these aggregates. Every third
@@ -665,7 +674,7 @@ func queries(a *args) []query {
 				vars, _ := filterVars(i)
 				return api(c, base, `query Facets($filter: CaseFilter) { cases(filter: $filter, first: 0) { totalCount facets { rootCauses { term { id } count } components { term { id } count } symptoms { term { id } count } contributing { term { id } count } domains { term { id } count } orgs { term { id } count } years { year count } } } }`, vars)
 			},
-			floor: func(ctx context.Context, db *graph.DB, i int) error {
+			floor: func(ctx context.Context, db store, i int) error {
 				_, f := filterVars(i)
 				_, err := db.Facets(ctx, f)
 				return err
@@ -675,7 +684,7 @@ func queries(a *args) []query {
 				vars, _ := filterVars(i)
 				return api(c, base, `query Cooc($filter: CaseFilter) { cooccurrence(from: ROOT_CAUSE, to: COMPONENT, filter: $filter) { nodes { key label count } edges { source target count lift } } }`, vars)
 			},
-			floor: func(ctx context.Context, db *graph.DB, i int) error {
+			floor: func(ctx context.Context, db store, i int) error {
 				_, f := filterVars(i)
 				_, err := db.Cooccurrence(ctx, ilgraph.CooccurrenceQuery{From: ilgraph.KindRootCause, To: ilgraph.KindComponent, Filter: f, MinCount: 1})
 				return err
@@ -685,7 +694,7 @@ func queries(a *args) []query {
 				vars, _ := filterVars(i)
 				return api(c, base, `query Stats($filter: CaseFilter) { stats(filter: $filter) { cases organizations perYear { year count } perRootCause { term { id } count } perOrganization { term { id } count } topCauseComponentPairs { a { id } b { id } count } timeToResolve { median p90 } timeToResolveByRootCause { term { id } distribution { median } } timeToResolveByFactor { term { id } distribution { median } } } }`, vars)
 			},
-			floor: func(ctx context.Context, db *graph.DB, i int) error {
+			floor: func(ctx context.Context, db store, i int) error {
 				_, f := filterVars(i)
 				_, err := db.Stats(ctx, f)
 				return err
@@ -694,7 +703,7 @@ func queries(a *args) []query {
 			graphql: func(c *http.Client, base string, i int) error {
 				return api(c, base, `query Same($id: ID!) { sameRootCause(caseId: $id, first: 20) { totalCount nodes { case { id date title { en } } reason sharedCount } } }`, map[string]any{"id": a.id(i)})
 			},
-			floor: func(ctx context.Context, db *graph.DB, i int) error {
+			floor: func(ctx context.Context, db store, i int) error {
 				_, _, err := db.SameRootCause(ctx, a.id(i), 0, 20)
 				return err
 			}},
@@ -702,7 +711,7 @@ func queries(a *args) []query {
 			graphql: func(c *http.Client, base string, i int) error {
 				return api(c, base, `query Similar($id: ID!) { similarCases(caseId: $id, k: 10) { case { id } score shared { kind term { id } contribution } } }`, map[string]any{"id": a.id(i)})
 			},
-			floor: func(ctx context.Context, db *graph.DB, i int) error {
+			floor: func(ctx context.Context, db store, i int) error {
 				_, err := db.SimilarByCypher(ctx, a.id(i), ilgraph.DefaultWeights(), 10)
 				return err
 			}},

@@ -99,7 +99,7 @@ func soak(ctx context.Context, db *graph.DB, n int, bin, outDir string) error {
 	if err := waitReady(base); err != nil {
 		return err
 	}
-	a, err := sampleArgs(ctx, db, n)
+	a, err := sampleArgs(ctx, graph.NewBench(db), n)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/internal/admission"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/jsonapi"
@@ -275,7 +276,7 @@ func TestAuthMatrix(t *testing.T) {
 	}
 	creds = append(creds, credential{name: "expired", token: expired}, credential{name: "revoked", token: revoked},
 		credential{name: "malformed", token: "not-a-token"})
-	before, err := db.Checksum(ctx)
+	before, err := graph.NewBench(db).Checksum(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +319,7 @@ func TestAuthMatrix(t *testing.T) {
 			})
 			for i, c := range cols {
 				if op.need > ilgraph.RoleNone && c.valid && c.role >= need && (i == 0 || !cols[i-1].valid || cols[i-1].role < need) {
-					if sum, err := db.Checksum(ctx); err != nil || sum != before {
+					if sum, err := graph.NewBench(db).Checksum(ctx); err != nil || sum != before {
 						t.Errorf("%s %s: the graph changed under refused requests (%v)", mode, name, err)
 					}
 				}
@@ -376,7 +377,7 @@ func TestAuthMatrix(t *testing.T) {
 	// When every operation reads, nothing may have changed; a write's
 	// successes change the graph (its own tests check what they do), and
 	// the matrix checked it unchanged after each write's refusals.
-	after, err := db.Checksum(ctx)
+	after, err := graph.NewBench(db).Checksum(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

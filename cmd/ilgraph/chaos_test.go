@@ -44,7 +44,7 @@ func assertExactly(t *testing.T, db *graph.DB, cases []*ilgraph.Case, vocab stri
 	t.Helper()
 	ctx := context.Background()
 	wantNodes, wantRels := corpus.Counts(cases, corpus.Vocab(t, vocab))
-	counts, err := db.Count(ctx)
+	counts, err := graph.NewBench(db).Count(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

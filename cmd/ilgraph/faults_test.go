@@ -123,7 +123,7 @@ func TestLoadAcrossNeo4jStop(t *testing.T) {
 	var cases []*ilgraph.Case
 	loader.ParseFile(path, func(p loader.Parsed) error { cases = append(cases, p.Case); return nil })
 	wantNodes, wantRels := corpus.Counts(cases, corpus.Vocab(t, paths[0]))
-	counts, err := db2.Count(ctx)
+	counts, err := graph.NewBench(db2).Count(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

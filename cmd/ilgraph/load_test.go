@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 )
@@ -40,7 +41,7 @@ func TestLoadWritesSimilarCases(t *testing.T) {
 	}
 	similar := func() int64 {
 		t.Helper()
-		c, err := db.Count(ctx)
+		c, err := graph.NewBench(db).Count(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +49,7 @@ func TestLoadWritesSimilarCases(t *testing.T) {
 	}
 	checksum := func() string {
 		t.Helper()
-		s, err := db.Checksum(ctx)
+		s, err := graph.NewBench(db).Checksum(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,14 +106,14 @@ func TestLoadTaggingWarnings(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errb)
 		}
 	}
-	if c, err := db.Count(ctx); err != nil || c.Nodes["Case"] != 0 {
+	if c, err := graph.NewBench(db).Count(ctx); err != nil || c.Nodes["Case"] != 0 {
 		t.Fatalf("a strict or checking load wrote cases: %v %v", c.Nodes, err)
 	}
 	code, out, errb = load(dir)
 	if code != exitOK || !strings.Contains(errb, "1 tagging warning(s); list them with: ilgraph load --check") || strings.Contains(errb, "warning: ") {
 		t.Errorf("load: exit %d, stdout %q, stderr %q", code, out, errb)
 	}
-	if c, err := db.Count(ctx); err != nil || c.Nodes["Case"] != 1 {
+	if c, err := graph.NewBench(db).Count(ctx); err != nil || c.Nodes["Case"] != 1 {
 		t.Errorf("a load with warnings did not write the case: %v %v", c.Nodes, err)
 	}
 }
