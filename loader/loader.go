@@ -22,6 +22,27 @@ import (
 // VocabFileName is the name of a vocabulary file inside a loaded folder.
 const VocabFileName = "vocab.json"
 
+// Store is what a load asks of the graph (graph.DB is one). A check
+// (Options.CheckOnly) asks only Vocabulary and ExistingCaseIDs; the rest
+// write, in the order Load's phases say.
+type Store interface {
+	// Vocabulary is the graph's vocabulary, for a load without a vocabulary file.
+	Vocabulary(ctx context.Context) (*ilgraph.Vocabulary, error)
+	// ExistingCaseIDs says which of ids are cases in the graph (link targets).
+	ExistingCaseIDs(ctx context.Context, ids []string) (map[string]bool, error)
+	// Migrate creates the constraints and indexes the writes rely on.
+	Migrate(ctx context.Context) error
+	WriteVocabulary(ctx context.Context, v *ilgraph.Vocabulary) (graph.Counters, error)
+	// CaseHashes returns the stored hash of each case of ids the graph has.
+	CaseHashes(ctx context.Context, ids []string) (map[string]string, error)
+	WriteCases(ctx context.Context, cases []*ilgraph.Case) (graph.Counters, error)
+	LinkCases(ctx context.Context, links []graph.Links) (graph.Counters, error)
+	DeleteOrphanOrganizations(ctx context.Context) (graph.Counters, error)
+	BumpCorpusVersion(ctx context.Context) (graph.Counters, error)
+}
+
+var _ Store = (*graph.DB)(nil)
+
 // Options control a load.
 type Options struct {
 	// SkipInvalid loads the valid cases and reports the invalid ones, instead
@@ -108,14 +129,16 @@ type seenCase struct {
 // db. A folder is searched recursively for *.json, *.jsonl and *.ndjson files;
 // a file named vocab.json is the vocabulary. A file named on the command line
 // is read whatever its extension. Without a vocabulary file the vocabulary
-// already in the graph is used.
+// already in the graph is used. A check (Options.CheckOnly) may run with a
+// nil db: the vocabulary must then be among the files, and links must point
+// at cases among them.
 //
 // Every case is validated before anything is written. With any problem, and
 // without SkipInvalid, Load writes nothing and returns the Problems.
 //
 // A load runs in phases: discover the inputs, validate every case, plan what
 // to write, write it, and finish (tidy up and record the change).
-func Load(ctx context.Context, db *graph.DB, paths []string, opt Options) (*Report, error) {
+func Load(ctx context.Context, db Store, paths []string, opt Options) (*Report, error) {
 	start := time.Now()
 	opt = opt.withDefaults()
 	in, err := discover(ctx, db, paths)
@@ -168,7 +191,7 @@ type inputs struct {
 // discover finds the case files and the vocabulary file at paths and reads
 // the vocabulary: from its file when there is one, else from the graph
 // (which must have one).
-func discover(ctx context.Context, db *graph.DB, paths []string) (*inputs, error) {
+func discover(ctx context.Context, db Store, paths []string) (*inputs, error) {
 	vocabPath, files, err := findInputs(paths)
 	if err != nil {
 		return nil, err
@@ -211,7 +234,7 @@ type validation struct {
 // against the vocabulary and checks its tagging rules, then the cases
 // against each other (duplicate ids) and against the graph (link targets).
 // Problems are sorted by place.
-func validate(ctx context.Context, db *graph.DB, in *inputs, opt Options) (*validation, error) {
+func validate(ctx context.Context, db Store, in *inputs, opt Options) (*validation, error) {
 	v := &validation{bad: map[caseKey]bool{}, fingerprints: map[string]fingerprint{}, parseProbs: map[string]map[string]bool{}}
 	index := in.vocab.Index()
 	now := opt.Now()
@@ -316,7 +339,7 @@ var (
 // case exists. A file that changes while it is being written stops the load
 // before any of its changed bytes are parsed; the cases written until then
 // are the validated ones.
-func write(ctx context.Context, db *graph.DB, p *loadPlan, opt Options, rep *Report) error {
+func write(ctx context.Context, db Store, p *loadPlan, opt Options, rep *Report) error {
 	for _, f := range p.files {
 		if err := verifyFile(f, p.fingerprints[f]); err != nil {
 			return err
@@ -380,7 +403,7 @@ func write(ctx context.Context, db *graph.DB, p *loadPlan, opt Options, rep *Rep
 // caseWriter writes cases in batches, counting them in rep as new, changed
 // or unchanged, and keeps the links of the written ones for the end.
 type caseWriter struct {
-	db    *graph.DB
+	db    Store
 	rep   *Report
 	bar   *progress
 	batch []*ilgraph.Case
@@ -431,7 +454,7 @@ func (w *caseWriter) flush(ctx context.Context) error {
 // belongs to any more and bumps the corpus version when a case changed, so
 // that what is derived from the cases (similarity indexes, the stored
 // similar cases) can tell it is stale; see Report.CasesChanged.
-func finish(ctx context.Context, db *graph.DB, rep *Report) error {
+func finish(ctx context.Context, db Store, rep *Report) error {
 	cnt, err := db.DeleteOrphanOrganizations(ctx)
 	if err != nil {
 		return err
@@ -477,7 +500,7 @@ func checkDuplicates(cases []seenCase, bad map[caseKey]bool) Problems {
 // checkLinks checks that every related and recurrence_of target is a valid
 // case of this load or a case already in the graph. A case whose target is
 // left out becomes invalid too, until nothing changes.
-func checkLinks(ctx context.Context, db *graph.DB, cases []seenCase, bad map[caseKey]bool) (Problems, error) {
+func checkLinks(ctx context.Context, db Store, cases []seenCase, bad map[caseKey]bool) (Problems, error) {
 	inLoad := map[string]caseKey{}
 	var unknown []string
 	for _, c := range cases {

@@ -47,24 +47,25 @@ recompute, which runs again when the corpus has drifted from them
 		fmt.Fprintln(stderr, "ilgraph load: name at least one file or folder (e.g. ilgraph load seeds/)")
 		return errUsage
 	}
+	var store loader.Store // stays nil for a check without a database
 	db, err := graph.Open(ctx, graph.ConfigFromEnv())
 	switch {
 	case err != nil && *check && ilgraph.ErrorCode(err) == ilgraph.EUNAVAILABLE:
 		// A check needs no database: without one, the vocabulary must be
 		// among the files and links must point at cases among them.
 		fmt.Fprintln(stderr, "ilgraph load: no database reachable: checking the files on their own (links must point at cases among them)")
-		db = nil
 	case err != nil:
 		return err
 	default:
 		defer db.Close()
+		store = db
 	}
 	opt := loader.Options{SkipInvalid: *skip || *check, BatchSize: *batch, CheckOnly: *check, Strict: *strict}
 	if !*quiet {
 		opt.Progress = os.Stderr
 	}
 	start := time.Now()
-	rep, err := loader.Load(ctx, db, fs.Args(), opt)
+	rep, err := loader.Load(ctx, store, fs.Args(), opt)
 	if err != nil {
 		return err
 	}

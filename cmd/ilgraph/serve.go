@@ -250,11 +250,20 @@ func openStore(ctx context.Context, f *serveFlags) (*graph.DB, error) {
 	return db, nil
 }
 
+// probedStore is what the HTTP shell asks of the store beside the core:
+// whether it answers (/readyz), whether it is known down (requests then fail
+// at once), and its query timings for /metrics. graph.DB is one.
+type probedStore interface {
+	Ping(ctx context.Context) error
+	Down() bool
+	SetQueryHook(fn func(name string, d time.Duration))
+}
+
 // newAPI builds the front doors over the core and mounts them in the HTTP
 // shell: GraphQL, the JSON API, MCP, the IDE and the explorer, sharing one
 // admission controller, so that a class's bound holds whichever door the
 // requests come in by.
-func newAPI(core *explore.Service, db *graph.DB, tokens ilgraph.Authenticator, f *serveFlags, logger *slog.Logger) *httpapi.Handler {
+func newAPI(core *explore.Service, db probedStore, tokens ilgraph.Authenticator, f *serveFlags, logger *slog.Logger) *httpapi.Handler {
 	admitter := admission.New(f.admission)
 	gqlOpt := f.gql
 	gqlOpt.Logger, gqlOpt.Admitter = logger, admitter
