@@ -63,15 +63,19 @@ func TestEndToEnd(t *testing.T) {
 		if code := run(ctx, []string{"similar", "IL-0384", "--k", "3", "--json"}, &out, &errb); code != exitOK {
 			t.Fatalf("exit %d: %s", code, errb.String())
 		}
-		var got []struct {
-			ID     string  `json:"id"`
-			Score  float64 `json:"score"`
-			Shared []struct {
-				Kind, ID     string
-				Contribution float64
-			} `json:"shared"`
+		var list struct {
+			Matches []struct {
+				Case   struct{ ID string } `json:"case"`
+				Score  float64             `json:"score"`
+				Shared []struct {
+					Kind, ID     string
+					Contribution float64
+				} `json:"shared"`
+			} `json:"matches"`
 		}
-		if err := json.Unmarshal(out.Bytes(), &got); err != nil || len(got) != 3 || got[0].Score <= 0 || len(got[0].Shared) == 0 {
+		err := json.Unmarshal(out.Bytes(), &list)
+		got := list.Matches
+		if err != nil || len(got) != 3 || got[0].Score <= 0 || len(got[0].Shared) == 0 {
 			t.Errorf("similar --json: %v %s", err, out.String())
 		}
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/internal/view"
 )
 
 func runSimilar(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -84,7 +85,11 @@ text channel; omitted ones keep their default weights (`+ilgraph.DefaultWeights(
 			return err
 		}
 		if *asJSON {
-			return writeJSON(stdout, explanationOf(e))
+			v, err := view.Explain(ctx, core, e)
+			if err != nil {
+				return err
+			}
+			return writeJSON(stdout, v)
 		}
 		return writeExplanation(stdout, e)
 	case profile:
@@ -93,7 +98,11 @@ text channel; omitted ones keep their default weights (`+ilgraph.DefaultWeights(
 			return err
 		}
 		if *asJSON {
-			return writeJSON(stdout, profileJSON(pm))
+			v, err := view.Profile(ctx, core, pm)
+			if err != nil {
+				return err
+			}
+			return writeJSON(stdout, v)
 		}
 		return writeProfile(stdout, pm)
 	}
@@ -102,7 +111,11 @@ text channel; omitted ones keep their default weights (`+ilgraph.DefaultWeights(
 		return err
 	}
 	if *asJSON {
-		return writeJSON(stdout, matchesJSON(matches))
+		v, err := view.Similar(ctx, core, id, matches)
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, v)
 	}
 	return writeMatches(stdout, matches)
 }
@@ -118,64 +131,12 @@ func list(s string) []string {
 	return out
 }
 
+// writeJSON prints v indented. The answers are in the JSON shapes the JSON
+// API and MCP give the same question (internal/view).
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-type sharedJSON struct {
-	Kind         string  `json:"kind"`
-	ID           string  `json:"id"`
-	Weight       float64 `json:"weight"`
-	Contribution float64 `json:"contribution"`
-}
-
-type differingJSON struct {
-	Kind   string  `json:"kind"`
-	ID     string  `json:"id"`
-	Weight float64 `json:"weight"`
-	// Side is "a" (or "query") when the first case (or the profile) has the
-	// feature, "b" (or "match") when the other one has it.
-	Side string `json:"side"`
-}
-
-// textJSON is the text channel's part of a score.
-type textJSON struct {
-	Weight       float64  `json:"weight"`
-	Cosine       float64  `json:"cosine"`
-	Contribution float64  `json:"contribution"`
-	Words        []string `json:"words"`
-}
-
-func textOf(p *ilgraph.TextPart) *textJSON {
-	if p == nil {
-		return nil
-	}
-	return &textJSON{Weight: p.Weight, Cosine: p.Cosine, Contribution: p.Contribution, Words: p.Words}
-}
-
-type matchJSON struct {
-	ID     string       `json:"id"`
-	Score  float64      `json:"score"`
-	Shared []sharedJSON `json:"shared"`
-	Text   *textJSON    `json:"text,omitempty"`
-}
-
-func sharedOf(cs []ilgraph.Contribution) []sharedJSON {
-	out := []sharedJSON{}
-	for _, s := range cs {
-		out = append(out, sharedJSON{Kind: string(s.Kind), ID: s.ID, Weight: s.Weight, Contribution: s.Contribution})
-	}
-	return out
-}
-
-func matchesJSON(ms []explore.SimilarCase) []matchJSON {
-	out := []matchJSON{}
-	for _, m := range ms {
-		out = append(out, matchJSON{ID: m.Case.ID, Score: m.Score, Shared: sharedOf(m.Shared), Text: textOf(m.Text)})
-	}
-	return out
 }
 
 func writeMatches(w io.Writer, ms []explore.SimilarCase) error {
@@ -192,33 +153,6 @@ func writeMatches(w io.Writer, ms []explore.SimilarCase) error {
 		fmt.Fprintf(tw, "%d\t%s\t%.4f\t%s\n", i+1, m.Case.ID, m.Score, strings.Join(parts, ", "))
 	}
 	return tw.Flush()
-}
-
-type explanationJSON struct {
-	A         string             `json:"a"`
-	B         string             `json:"b"`
-	Score     float64            `json:"score"`
-	Weights   map[string]float64 `json:"weights"`
-	Rarity    bool               `json:"rarity"`
-	Shared    []sharedJSON       `json:"shared"`
-	Text      *textJSON          `json:"text,omitempty"`
-	Differing []differingJSON    `json:"differing"`
-}
-
-func explanationOf(e *explore.Explanation) explanationJSON {
-	out := explanationJSON{A: e.A.ID, B: e.B.ID, Score: e.Score, Weights: map[string]float64{}, Rarity: e.Rarity,
-		Shared: sharedOf(e.Shared), Text: textOf(e.Text), Differing: []differingJSON{}}
-	for k, v := range e.Weights {
-		out.Weights[string(k)] = v
-	}
-	for _, d := range e.Differing {
-		side := "b"
-		if d.InQuery {
-			side = "a"
-		}
-		out.Differing = append(out.Differing, differingJSON{Kind: string(d.Kind), ID: d.ID, Weight: d.Weight, Side: side})
-	}
-	return out
 }
 
 func writeExplanation(w io.Writer, e *explore.Explanation) error {
@@ -256,50 +190,6 @@ func writeExplanation(w io.Writer, e *explore.Explanation) error {
 		}
 	}
 	return tw.Flush()
-}
-
-type weightedJSON struct {
-	ID      string  `json:"id"`
-	Weight  float64 `json:"weight"`
-	Matches int     `json:"matches"`
-}
-
-type remedyJSON struct {
-	ID          string   `json:"id"`
-	Score       float64  `json:"score"`
-	Remediation []string `json:"remediation"`
-	ActionItems []string `json:"action_items"`
-}
-
-type profileOut struct {
-	Matches      []matchJSON    `json:"matches"`
-	RootCauses   []weightedJSON `json:"root_causes"`
-	Contributing []weightedJSON `json:"contributing"`
-	Remedies     []remedyJSON   `json:"remedies"`
-}
-
-func weightedOf(ws []explore.WeightedTerm) []weightedJSON {
-	out := []weightedJSON{}
-	for _, x := range ws {
-		out = append(out, weightedJSON{ID: x.Key.ID, Weight: x.Weight, Matches: x.Matches})
-	}
-	return out
-}
-
-func english(ts []ilgraph.Text) []string {
-	out := []string{}
-	for _, t := range ts {
-		out = append(out, t.En)
-	}
-	return out
-}
-
-func profileJSON(pm *explore.ProfileMatch) profileOut {
-	out := profileOut{Matches: matchesJSON(pm.Matches), RootCauses: weightedOf(pm.RootCauses), Contributing: weightedOf(pm.Contributing), Remedies: []remedyJSON{}}
-	for _, r := range pm.Remedies {
-		out.Remedies = append(out.Remedies, remedyJSON{ID: r.Case.ID, Score: r.Score, Remediation: english(r.Remediation), ActionItems: english(r.ActionItems)})
-	}
-	return out
 }
 
 func writeProfile(w io.Writer, pm *explore.ProfileMatch) error {

@@ -61,6 +61,14 @@ func TestSimilarExplainAndProfile(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
+		// The text part is the shared part of kind text, as in the JSON API.
+		for i, s := range got.Shared {
+			if s.Kind == string(ilgraph.WeightText) {
+				got.Text = &struct{ Contribution float64 }{s.Contribution}
+				got.Shared = append(got.Shared[:i:i], got.Shared[i+1:]...)
+				break
+			}
+		}
 		w := ilgraph.DefaultWeights()
 		w[ilgraph.KindComponent] = 4
 		weight := func(f ilgraph.Feature) float64 {
@@ -80,13 +88,13 @@ func TestSimilarExplainAndProfile(t *testing.T) {
 			if b[f] {
 				inter += weight(f)
 			} else {
-				wantDiff = append(wantDiff, f.String()+"/a")
+				wantDiff = append(wantDiff, f.String()+"/query")
 			}
 		}
 		for f := range b {
 			if !a[f] {
 				union += weight(f)
-				wantDiff = append(wantDiff, f.String()+"/b")
+				wantDiff = append(wantDiff, f.String()+"/match")
 			}
 		}
 		// The text part, by the definition of the text vectors.
@@ -145,14 +153,16 @@ func TestSimilarExplainAndProfile(t *testing.T) {
 		}
 		var got struct {
 			Matches []struct {
-				ID    string
+				Case  struct{ ID string }
 				Score float64
 			}
 			RootCauses []struct {
 				ID     string
 				Weight float64
 			} `json:"root_causes"`
-			Remedies []struct{ ID string }
+			Remedies []struct {
+				ID string `json:"case_id"`
+			}
 		}
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatalf("%v: %s", err, out)
@@ -165,8 +175,8 @@ func TestSimilarExplainAndProfile(t *testing.T) {
 		}
 		causes := map[string]float64{}
 		for i, m := range got.Matches {
-			if m.ID != want[i].ID || math.Abs(m.Score-want[i].Score) > 1e-9 {
-				t.Errorf("match %d: %s %v, want %s %v", i, m.ID, m.Score, want[i].ID, want[i].Score)
+			if m.Case.ID != want[i].ID || math.Abs(m.Score-want[i].Score) > 1e-9 {
+				t.Errorf("match %d: %s %v, want %s %v", i, m.Case.ID, m.Score, want[i].ID, want[i].Score)
 			}
 			causes[byID[want[i].ID].RootCause] += want[i].Score
 		}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/internal/view"
 )
 
 func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -65,98 +66,14 @@ AND; a list flag takes comma-separated values and matches any of them.`, stderr)
 		return err
 	}
 	if *asJSON {
-		return writeJSON(stdout, statsJSON(st))
+		v, err := view.StatsOf(ctx, core, st)
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, v)
 	}
 	writeStats(stdout, st, *md)
 	return nil
-}
-
-type countJSON struct {
-	ID    string `json:"id"`
-	Count int    `json:"count"`
-}
-
-type yearJSON struct {
-	Year  int `json:"year"`
-	Count int `json:"count"`
-}
-
-type pairJSON struct {
-	RootCause string `json:"root_cause"`
-	Component string `json:"component"`
-	Count     int    `json:"count"`
-}
-
-// distributionJSON is a time-to-resolve distribution in minutes: cases in
-// the group, how many of them give a resolution time (measured), and
-// quantiles over those (null when none does).
-type distributionJSON struct {
-	Cases    int      `json:"cases"`
-	Measured int      `json:"measured"`
-	Min      *int     `json:"min_minutes"`
-	P25      *int     `json:"p25_minutes"`
-	Median   *int     `json:"median_minutes"`
-	P75      *int     `json:"p75_minutes"`
-	P90      *int     `json:"p90_minutes"`
-	Max      *int     `json:"max_minutes"`
-	Mean     *float64 `json:"mean_minutes"`
-}
-
-type groupJSON struct {
-	ID string `json:"id"`
-	distributionJSON
-}
-
-type statsOut struct {
-	Cases                    int              `json:"cases"`
-	Organizations            int              `json:"organizations"`
-	Bilingual                int              `json:"bilingual"`
-	Reviewed                 int              `json:"reviewed"`
-	PerYear                  []yearJSON       `json:"per_year"`
-	PerRootCause             []countJSON      `json:"per_root_cause"`
-	PerOrganization          []countJSON      `json:"per_organization"`
-	PerDomain                []countJSON      `json:"per_domain"`
-	TopCauseComponentPairs   []pairJSON       `json:"top_cause_component_pairs"`
-	TimeToResolve            distributionJSON `json:"time_to_resolve"`
-	TimeToResolveByRootCause []groupJSON      `json:"time_to_resolve_by_root_cause"`
-	TimeToResolveByFactor    []groupJSON      `json:"time_to_resolve_by_factor"`
-}
-
-func distributionOf(d ilgraph.Distribution) distributionJSON {
-	out := distributionJSON{Cases: d.Cases, Measured: d.Measured}
-	if d.Measured > 0 {
-		out.Min, out.P25, out.Median, out.P75, out.P90, out.Max = &d.Min, &d.P25, &d.Median, &d.P75, &d.P90, &d.Max
-		out.Mean = &d.Mean
-	}
-	return out
-}
-
-func statsJSON(st *ilgraph.Stats) statsOut {
-	out := statsOut{Cases: st.Cases, Organizations: st.Organizations, Bilingual: st.Bilingual, Reviewed: st.Reviewed,
-		PerYear: []yearJSON{}, PerRootCause: []countJSON{}, PerOrganization: []countJSON{}, PerDomain: []countJSON{}, TopCauseComponentPairs: []pairJSON{}, TimeToResolve: distributionOf(st.ResolveAll),
-		TimeToResolveByRootCause: []groupJSON{}, TimeToResolveByFactor: []groupJSON{}}
-	for _, y := range st.PerYear {
-		out.PerYear = append(out.PerYear, yearJSON{y.Year, y.Count})
-	}
-	for _, t := range st.PerRootCause {
-		out.PerRootCause = append(out.PerRootCause, countJSON{t.ID, t.Count})
-	}
-	for _, t := range st.PerOrg {
-		out.PerOrganization = append(out.PerOrganization, countJSON{t.ID, t.Count})
-	}
-	for _, t := range st.PerDomain {
-		out.PerDomain = append(out.PerDomain, countJSON{t.ID, t.Count})
-	}
-	for _, p := range st.TopPairs {
-		out.TopCauseComponentPairs = append(out.TopCauseComponentPairs, pairJSON{p.A.ID, p.B.ID, p.Count})
-	}
-	for _, g := range st.ResolveByCause {
-		out.TimeToResolveByRootCause = append(out.TimeToResolveByRootCause, groupJSON{g.Term.ID, distributionOf(g.Distribution)})
-	}
-	for _, g := range st.ResolveByFactor {
-		out.TimeToResolveByFactor = append(out.TimeToResolveByFactor, groupJSON{g.Term.ID, distributionOf(g.Distribution)})
-	}
-	return out
 }
 
 func writeStats(w io.Writer, st *ilgraph.Stats, md bool) {

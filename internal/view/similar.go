@@ -74,27 +74,69 @@ func matches(ctx context.Context, core *explore.Service, scs []explore.SimilarCa
 	if err != nil {
 		return nil, err
 	}
-	feature := func(f ilgraph.Feature) Feature {
-		return Feature{Kind: f.Kind, ID: f.ID, Label: labels[ilgraph.TermKey(f)]}
-	}
 	out := make([]Match, len(scs))
 	for i, sc := range scs {
-		m := Match{Case: Summary(sc.Case), Score: sc.Score, Shared: []SharedFeature{}, Differing: []DifferingFeature{}}
-		for _, c := range sc.Shared {
-			f := feature(c.Feature)
-			m.Shared = append(m.Shared, SharedFeature{Kind: f.Kind, ID: f.ID, Label: f.Label, Weight: c.Weight, Contribution: c.Contribution})
+		out[i] = Match{Case: Summary(sc.Case), Score: sc.Score, Shared: shared(sc.Shared, sc.Text, labels), Differing: differing(sc.Differing, labels)}
+	}
+	return out, nil
+}
+
+// shared converts a score's shared features and its text part (nil when
+// the channel was off), labelled.
+func shared(cs []ilgraph.Contribution, text *ilgraph.TextPart, labels map[ilgraph.TermKey]string) []SharedFeature {
+	out := []SharedFeature{}
+	for _, c := range cs {
+		out = append(out, SharedFeature{Kind: c.Kind, ID: c.ID, Label: labels[ilgraph.TermKey(c.Feature)], Weight: c.Weight, Contribution: c.Contribution})
+	}
+	if text != nil {
+		out = withText(out, text)
+	}
+	return out
+}
+
+// differing converts the features only one side has, labelled.
+func differing(ds []ilgraph.Difference, labels map[ilgraph.TermKey]string) []DifferingFeature {
+	out := []DifferingFeature{}
+	for _, d := range ds {
+		side := "match"
+		if d.InQuery {
+			side = "query"
 		}
-		if sc.Text != nil {
-			m.Shared = withText(m.Shared, sc.Text)
-		}
-		for _, d := range sc.Differing {
-			side := "match"
-			if d.InQuery {
-				side = "query"
-			}
-			m.Differing = append(m.Differing, DifferingFeature{Feature: feature(d.Feature), Weight: d.Weight, Side: side})
-		}
-		out[i] = m
+		out = append(out, DifferingFeature{Feature: Feature{Kind: d.Kind, ID: d.ID, Label: labels[ilgraph.TermKey(d.Feature)]}, Weight: d.Weight, Side: side})
+	}
+	return out
+}
+
+// Explanation is why case B scores what it does against case A: every
+// shared feature and the text part (adding up to the score) and every
+// feature only one of them has, under the weights given.
+type Explanation struct {
+	A         string             `json:"a" jsonschema:"the case explained against (the query)"`
+	B         string             `json:"b" jsonschema:"the case whose score is explained (the match)"`
+	Score     float64            `json:"score"`
+	Weights   map[string]float64 `json:"weights" jsonschema:"the weight of every kind and of text, defaults filled in"`
+	Rarity    bool               `json:"rarity"`
+	Shared    []SharedFeature    `json:"shared" jsonschema:"every shared feature and the text part, by contribution; they add up to the score"`
+	Differing []DifferingFeature `json:"differing" jsonschema:"every feature only one side has (query: A, match: B), by weight"`
+}
+
+// Explain converts an explanation of a pair.
+func Explain(ctx context.Context, core *explore.Service, e *explore.Explanation) (*Explanation, error) {
+	var keys []ilgraph.TermKey
+	for _, c := range e.Shared {
+		keys = append(keys, ilgraph.TermKey(c.Feature))
+	}
+	for _, d := range e.Differing {
+		keys = append(keys, ilgraph.TermKey(d.Feature))
+	}
+	labels, err := labelsOf(ctx, core, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := &Explanation{A: e.A.ID, B: e.B.ID, Score: e.Score, Weights: map[string]float64{}, Rarity: e.Rarity,
+		Shared: shared(e.Shared, e.Text, labels), Differing: differing(e.Differing, labels)}
+	for k, v := range e.Weights {
+		out.Weights[string(k)] = v
 	}
 	return out, nil
 }
