@@ -29,66 +29,86 @@ type fieldProblem struct{ field, msg string }
 // fields, formats, sizes and tags. Checks that need the other cases
 // (duplicate ids, links) are done by the Loader. now bounds dates from above.
 func ValidateCase(c *ilgraph.Case, vocab map[ilgraph.Kind]map[string]bool, now time.Time) []fieldProblem {
-	var ps []fieldProblem
-	add := func(field, format string, args ...any) {
-		ps = append(ps, fieldProblem{field, fmt.Sprintf(format, args...)})
-	}
+	var ps caseProblems
+	ps.identity(c, now)
+	ps.sizes(c)
+	ps.tags(c, vocab)
+	ps.tagConfidence(c)
+	ps.sources(c)
+	ps.links(c)
+	return ps
+}
 
+// caseProblems collects the problems of one case, in the order the checks
+// find them.
+type caseProblems []fieldProblem
+
+func (ps *caseProblems) add(field, format string, args ...any) {
+	*ps = append(*ps, fieldProblem{field, fmt.Sprintf(format, args...)})
+}
+
+// identity checks what names and dates the case: its id, organization,
+// date, update time and severity, and the texts every case must have.
+func (ps *caseProblems) identity(c *ilgraph.Case, now time.Time) {
 	switch {
 	case c.ID == "":
-		add("id", "required")
+		ps.add("id", "required")
 	case !ilgraph.CaseIDPattern.MatchString(c.ID):
-		add("id", "%q is not a case id: want an upper-case prefix, a dash and 4 to 9 digits, as IL-0384", clip(c.ID))
+		ps.add("id", "%q is not a case id: want an upper-case prefix, a dash and 4 to 9 digits, as IL-0384", clip(c.ID))
 	}
 	if strings.TrimSpace(c.Org) == "" {
-		add("org", "required")
+		ps.add("org", "required")
 	}
 	switch {
 	case c.OrgSlug == "":
-		add("org_slug", "required")
+		ps.add("org_slug", "required")
 	case !ilgraph.SlugPattern.MatchString(c.OrgSlug):
-		add("org_slug", "%q is not a slug: want lower-case letters and digits joined by single dashes", clip(c.OrgSlug))
+		ps.add("org_slug", "%q is not a slug: want lower-case letters and digits joined by single dashes", clip(c.OrgSlug))
 	}
 	if c.Date == "" {
-		add("date", "required")
+		ps.add("date", "required")
 	} else if d, err := time.Parse(ilgraph.DateLayout, c.Date); err != nil {
-		add("date", "%q is not a real calendar date in the form YYYY-MM-DD", clip(c.Date))
+		ps.add("date", "%q is not a real calendar date in the form YYYY-MM-DD", clip(c.Date))
 	} else if d.Before(earliestDate) {
-		add("date", "%s is before %s", c.Date, earliestDate.Format(ilgraph.DateLayout))
+		ps.add("date", "%s is before %s", c.Date, earliestDate.Format(ilgraph.DateLayout))
 	} else if d.After(now.AddDate(0, 0, 1)) {
-		add("date", "%s is in the future", c.Date)
+		ps.add("date", "%s is in the future", c.Date)
 	}
 	if c.UpdatedAt != "" {
 		if _, err := time.Parse(time.RFC3339Nano, c.UpdatedAt); err != nil {
-			add("updated_at", "%q is not an RFC 3339 time", clip(c.UpdatedAt))
+			ps.add("updated_at", "%q is not an RFC 3339 time", clip(c.UpdatedAt))
 		}
 	}
 	if c.Severity != "" && !slices.Contains(ilgraph.Severities, c.Severity) {
-		add("severity", "%q is not one of %s", clip(c.Severity), strings.Join(ilgraph.Severities, ", "))
+		ps.add("severity", "%q is not one of %s", clip(c.Severity), strings.Join(ilgraph.Severities, ", "))
 	}
 	if strings.TrimSpace(c.Title.En) == "" {
-		add("title.en", "required")
+		ps.add("title.en", "required")
 	}
 	if strings.TrimSpace(c.Summary.En) == "" {
-		add("summary.en", "required")
+		ps.add("summary.en", "required")
 	}
+}
 
+// sizes checks the texts, the remediation and action items, the short
+// strings and the durations: within their limits, and in their forms.
+func (ps *caseProblems) sizes(c *ilgraph.Case) {
 	texts := map[string]ilgraph.Text{
 		"title": c.Title, "summary": c.Summary, "trigger": c.Trigger, "detection": c.Detection,
 		"symptoms_text": c.SymptomsText, "lessons": c.Lessons,
 	}
 	for _, name := range sortedKeys(texts) {
-		checkText(add, name, texts[name])
+		checkText(ps.add, name, texts[name])
 	}
 	for name, items := range map[string][]ilgraph.Item{"remediation": c.Remediation, "action_items": c.ActionItems} {
 		if len(items) > MaxListLen {
-			add(name, "%d entries, more than the limit of %d", len(items), MaxListLen)
+			ps.add(name, "%d entries, more than the limit of %d", len(items), MaxListLen)
 		}
 		for i, it := range items {
 			if strings.TrimSpace(it.Text.En) == "" && strings.TrimSpace(it.Text.Ko) == "" {
-				add(fmt.Sprintf("%s[%d].text", name, i), "empty")
+				ps.add(fmt.Sprintf("%s[%d].text", name, i), "empty")
 			}
-			checkText(add, fmt.Sprintf("%s[%d].text", name, i), it.Text)
+			checkText(ps.add, fmt.Sprintf("%s[%d].text", name, i), it.Text)
 		}
 	}
 	shorts := map[string]string{
@@ -98,7 +118,7 @@ func ValidateCase(c *ilgraph.Case, vocab map[ilgraph.Kind]map[string]bool, now t
 	}
 	for _, name := range sortedKeys(shorts) {
 		if n := utf8.RuneCountInString(shorts[name]); n > MaxStringLen {
-			add(name, "%d characters, more than the limit of %d", n, MaxStringLen)
+			ps.add(name, "%d characters, more than the limit of %d", n, MaxStringLen)
 		}
 	}
 	for name, d := range map[string]string{"timeline.detected_after": c.Timeline.DetectedAfter, "timeline.resolved_after": c.Timeline.ResolvedAfter} {
@@ -106,12 +126,17 @@ func ValidateCase(c *ilgraph.Case, vocab map[ilgraph.Kind]map[string]bool, now t
 			continue
 		}
 		if _, err := ilgraph.ParseDuration(d); err != nil {
-			add(name, "%v", err)
+			ps.add(name, "%v", err)
 		}
 	}
+}
 
+// tags checks the tags of every vocabulary kind: a root cause is required,
+// and each tag is a term of the vocabulary, listed once, in lists within
+// the limit.
+func (ps *caseProblems) tags(c *ilgraph.Case, vocab map[ilgraph.Kind]map[string]bool) {
 	if c.RootCause == "" {
-		add("root_cause", "required")
+		ps.add("root_cause", "required")
 	}
 	for _, k := range ilgraph.VocabKinds {
 		field := string(k)
@@ -120,7 +145,7 @@ func ValidateCase(c *ilgraph.Case, vocab map[ilgraph.Kind]map[string]bool, now t
 		}
 		tags := c.Tags(k)
 		if len(tags) > MaxListLen {
-			add(field, "%d entries, more than the limit of %d", len(tags), MaxListLen)
+			ps.add(field, "%d entries, more than the limit of %d", len(tags), MaxListLen)
 			continue
 		}
 		seen := map[string]bool{}
@@ -131,69 +156,84 @@ func ValidateCase(c *ilgraph.Case, vocab map[ilgraph.Kind]map[string]bool, now t
 			}
 			switch {
 			case seen[t]:
-				add(f, "%q is listed twice", clip(t))
+				ps.add(f, "%q is listed twice", clip(t))
 			case !vocab[k][t]:
-				add(f, "%q is not a %s in the vocabulary%s", clip(t), k.Label(), suggest(t, vocab[k]))
+				ps.add(f, "%q is not a %s in the vocabulary%s", clip(t), k.Label(), suggest(t, vocab[k]))
 			}
 			seen[t] = true
 		}
 	}
+}
 
-	if tc := c.TagConfidence; tc != nil {
-		for _, k := range ilgraph.VocabKinds {
-			field := "tag_confidence." + string(k)
-			if k == ilgraph.KindComponent || k == ilgraph.KindSymptom {
-				field += "s"
-			}
-			conf := tc.Of(k)
-			for _, id := range sortedKeys(conf) {
-				switch x := conf[id]; {
-				case !slices.Contains(c.Tags(k), id):
-					add(field+"."+clip(id), "%q is not one of the case's %s tags", clip(id), k.Label())
-				case x < 0 || x > 1:
-					add(field+"."+id, "%v is not a confidence between 0 and 1", x)
-				}
+// tagConfidence checks that every confidence is of one of the case's tags
+// and between 0 and 1.
+func (ps *caseProblems) tagConfidence(c *ilgraph.Case) {
+	tc := c.TagConfidence
+	if tc == nil {
+		return
+	}
+	for _, k := range ilgraph.VocabKinds {
+		field := "tag_confidence." + string(k)
+		if k == ilgraph.KindComponent || k == ilgraph.KindSymptom {
+			field += "s"
+		}
+		conf := tc.Of(k)
+		for _, id := range sortedKeys(conf) {
+			switch x := conf[id]; {
+			case !slices.Contains(c.Tags(k), id):
+				ps.add(field+"."+clip(id), "%q is not one of the case's %s tags", clip(id), k.Label())
+			case x < 0 || x > 1:
+				ps.add(field+"."+id, "%v is not a confidence between 0 and 1", x)
 			}
 		}
 	}
+}
+
+// sources checks the sources' URLs and archived copies.
+func (ps *caseProblems) sources(c *ilgraph.Case) {
 	if len(c.Sources) > MaxListLen {
-		add("sources", "%d entries, more than the limit of %d", len(c.Sources), MaxListLen)
+		ps.add("sources", "%d entries, more than the limit of %d", len(c.Sources), MaxListLen)
 	}
 	for i, s := range c.Sources {
 		if err := checkURL(s.URL); err != nil {
-			add(fmt.Sprintf("sources[%d].url", i), "%v", err)
+			ps.add(fmt.Sprintf("sources[%d].url", i), "%v", err)
 		}
 		if s.Archived != "" {
 			if err := checkURL(s.Archived); err != nil {
-				add(fmt.Sprintf("sources[%d].archived", i), "%v", err)
+				ps.add(fmt.Sprintf("sources[%d].archived", i), "%v", err)
 			}
 		}
 	}
+}
+
+// links checks the related cases and the case this one recurs: case ids,
+// not the case itself, each listed once. Whether they exist is the
+// Loader's check.
+func (ps *caseProblems) links(c *ilgraph.Case) {
 	if len(c.Related) > MaxListLen {
-		add("related", "%d entries, more than the limit of %d", len(c.Related), MaxListLen)
+		ps.add("related", "%d entries, more than the limit of %d", len(c.Related), MaxListLen)
 	}
 	seen := map[string]bool{}
 	for i, r := range c.Related {
 		f := fmt.Sprintf("related[%d]", i)
 		switch {
 		case !ilgraph.CaseIDPattern.MatchString(r):
-			add(f, "%q is not a case id", clip(r))
+			ps.add(f, "%q is not a case id", clip(r))
 		case r == c.ID:
-			add(f, "a case cannot be related to itself")
+			ps.add(f, "a case cannot be related to itself")
 		case seen[r]:
-			add(f, "%q is listed twice", r)
+			ps.add(f, "%q is listed twice", r)
 		}
 		seen[r] = true
 	}
 	if c.RecurrenceOf != "" {
 		switch {
 		case !ilgraph.CaseIDPattern.MatchString(c.RecurrenceOf):
-			add("recurrence_of", "%q is not a case id", clip(c.RecurrenceOf))
+			ps.add("recurrence_of", "%q is not a case id", clip(c.RecurrenceOf))
 		case c.RecurrenceOf == c.ID:
-			add("recurrence_of", "a case cannot be a recurrence of itself")
+			ps.add("recurrence_of", "a case cannot be a recurrence of itself")
 		}
 	}
-	return ps
 }
 
 func checkText(add func(string, string, ...any), name string, t ilgraph.Text) {
