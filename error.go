@@ -29,30 +29,85 @@ const (
 // from key to name (see MessageIn). A door without a name for a key shows
 // the key.
 const (
-	FieldPageSize        = "page.size"        // how many items a page of a list holds
-	FieldPageCursor      = "page.cursor"      // where a page of a list starts
-	FieldSort            = "sort"             // a case list's order
-	FieldText            = "filter.text"      // a case list's full-text query
-	FieldKind            = "kind"             // a kind of term
-	FieldSimilarK        = "similar.k"        // how many similar cases
-	FieldSimilarMinScore = "similar.minScore" // the lowest score a similar case may have
-	FieldProfile         = "profile"          // the features of an incident that is not a stored case
-	FieldSuggestText     = "suggest.text"     // the free text terms are suggested for
-	FieldLang            = "lang"             // the language of a free text
-	FieldFacetTop        = "facets.top"       // how many terms of each kind a facet list holds
-	FieldCooccurringSize = "cooccurring.size" // how many co-occurring terms of a kind
-	FieldBreakdownTop    = "breakdown.top"    // how many terms of a kind a breakdown keeps
-	FieldLiftBase        = "cooccurrence.liftBase"
-	FieldLiftBaseFilter  = "cooccurrence.base"
-	FieldMinCount        = "cooccurrence.minCount"
-	FieldMinSupport      = "cooccurrence.minSupport"
+	FieldPageSize           = "page.size"        // how many items a page of a list holds
+	FieldPageCursor         = "page.cursor"      // where a page of a list starts
+	FieldSort               = "sort"             // a case list's order
+	FieldText               = "filter.text"      // a case list's full-text query
+	FieldKind               = "kind"             // a kind of term
+	FieldSimilarK           = "similar.k"        // how many similar cases
+	FieldSimilarMinScore    = "similar.minScore" // the lowest score a similar case may have
+	FieldProfile            = "profile"          // the features of an incident that is not a stored case
+	FieldSuggestText        = "suggest.text"     // the free text terms are suggested for
+	FieldLang               = "lang"             // the language of a free text
+	FieldFacetTop           = "facets.top"       // how many terms of each kind a facet list holds
+	FieldCooccurringSize    = "cooccurring.size" // how many co-occurring terms of a kind
+	FieldBreakdownTop       = "breakdown.top"    // how many terms of a kind a breakdown keeps
+	FieldLiftBase           = "cooccurrence.liftBase"
+	FieldLiftBaseFilter     = "cooccurrence.base"
+	FieldMinCount           = "cooccurrence.minCount"
+	FieldMinSupport         = "cooccurrence.minSupport"
+	FieldNeighbourhoodDepth = "neighbourhood.depth" // how many hops a neighbourhood reaches
+	FieldNeighbourhoodNodes = "neighbourhood.nodes" // how many nodes a neighbourhood may draw
+	FieldConnectionHops     = "connections.maxHops" // how long a connection between two cases may be
+	FieldConnectionCount    = "connections.limit"   // how many connections
+	// A case filter's parts; the key of its terms of a kind is
+	// FieldFilterTerms's, and of a profile's, FieldProfileTerms's.
+	FieldFilter            = "filter" // the filter as a whole
+	FieldFilterExcludeOrgs = "filter.excludeOrgs"
+	FieldFilterDateFrom    = "filter.dateFrom"
+	FieldFilterDateTo      = "filter.dateTo"
+	FieldFilterTextMode    = "filter.textMode"
+	FieldFilterTextFields  = "filter.textFields"
 )
+
+// Term list matches: the key of a filter's any-of or all-of list of a kind
+// (FieldFilterTerms).
+const (
+	MatchAnyOf = "anyOf"
+	MatchAllOf = "allOf"
+)
+
+// FieldFilterTerms is the key of a filter's terms of kind k: "filter." and
+// the kind's Field (filter.components), and with match (MatchAnyOf,
+// MatchAllOf) the key of one of its lists (filter.components.anyOf). A kind
+// a case has one of (KindInfo.One) has one list, keyed without match.
+func FieldFilterTerms(k Kind, match string) string {
+	info, _ := k.Info()
+	key := "filter." + info.Field
+	if match != "" && !info.One {
+		key += "." + match
+	}
+	return key
+}
+
+// FieldProfileTerms is the key of a profile's terms of kind k: "profile."
+// and the kind's ProfileField (profile.rootCause).
+func FieldProfileTerms(k Kind) string {
+	info, _ := k.Info()
+	return "profile." + info.ProfileField
+}
 
 // FieldKeys lists every field key, for the front doors' tests of their
 // names.
-var FieldKeys = []string{FieldPageSize, FieldPageCursor, FieldSort, FieldText, FieldKind, FieldSimilarK,
+var FieldKeys = append([]string{FieldPageSize, FieldPageCursor, FieldSort, FieldText, FieldKind, FieldSimilarK,
 	FieldSimilarMinScore, FieldProfile, FieldSuggestText, FieldLang, FieldFacetTop, FieldCooccurringSize,
-	FieldBreakdownTop, FieldLiftBase, FieldLiftBaseFilter, FieldMinCount, FieldMinSupport}
+	FieldBreakdownTop, FieldLiftBase, FieldLiftBaseFilter, FieldMinCount, FieldMinSupport,
+	FieldNeighbourhoodDepth, FieldNeighbourhoodNodes, FieldConnectionHops, FieldConnectionCount,
+	FieldFilter, FieldFilterExcludeOrgs, FieldFilterDateFrom, FieldFilterDateTo, FieldFilterTextMode, FieldFilterTextFields},
+	kindFieldKeys()...)
+
+// kindFieldKeys are the keys of every kind's terms in a filter and a
+// profile, from the kind table.
+func kindFieldKeys() []string {
+	var out []string
+	for _, info := range Kinds {
+		out = append(out, FieldFilterTerms(info.Kind, ""), FieldProfileTerms(info.Kind))
+		if !info.One {
+			out = append(out, FieldFilterTerms(info.Kind, MatchAnyOf), FieldFilterTerms(info.Kind, MatchAllOf))
+		}
+	}
+	return out
+}
 
 // Error is an application error with a code and a message safe to show a user.
 type Error struct {
@@ -81,11 +136,16 @@ func (e *Error) MessageIn(names map[string]string) string {
 	if e.Field == "" {
 		return e.Message
 	}
-	name, ok := names[e.Field]
-	if !ok {
-		name = e.Field
+	return FieldName(e.Field, names) + " " + e.Message
+}
+
+// FieldName is a field key as a front door names it: names[key], or the key
+// itself when names has none.
+func FieldName(key string, names map[string]string) string {
+	if name, ok := names[key]; ok {
+		return name
 	}
-	return name + " " + e.Message
+	return key
 }
 
 // Errorf returns an *Error with the given code and formatted message.

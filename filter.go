@@ -77,46 +77,50 @@ const (
 	MaxTextWords   = 32
 )
 
-// Validate checks the filter's values and returns an EINVALID error naming
-// the field at fault.
+// Validate checks the filter's values and returns an EINVALID error that
+// carries the key of the field at fault (FieldFilter…, FieldFilterTerms,
+// FieldText), which each front door names its own way.
 func (f *CaseFilter) Validate() error {
 	for k, m := range f.Tags {
 		if !k.Valid() {
-			return Errorf(EINVALID, "filter: unknown kind %q", k)
+			return FieldErrorf(EINVALID, FieldFilter, "names %q, which is not a kind of term", Clip(string(k), 40))
 		}
 		if len(m.AnyOf)+len(m.AllOf) > MaxFilterTerms {
-			return Errorf(EINVALID, "filter.%s: more than %d terms", k, MaxFilterTerms)
+			return FieldErrorf(EINVALID, FieldFilterTerms(k, ""), "has more than %d terms", MaxFilterTerms)
 		}
 	}
-	for name, d := range map[string]string{"dateFrom": f.DateFrom, "dateTo": f.DateTo} {
-		if d == "" {
+	for _, d := range []struct{ key, date string }{{FieldFilterDateFrom, f.DateFrom}, {FieldFilterDateTo, f.DateTo}} {
+		if d.date == "" {
 			continue
 		}
-		if _, err := time.Parse(DateLayout, d); err != nil {
-			return Errorf(EINVALID, "filter.%s: %q is not a date in the form YYYY-MM-DD", name, Clip(d, 60))
+		if _, err := time.Parse(DateLayout, d.date); err != nil {
+			return FieldErrorf(EINVALID, d.key, "%q is not a date in the form YYYY-MM-DD", Clip(d.date, 60))
 		}
 	}
 	if f.DateFrom != "" && f.DateTo != "" && f.DateFrom > f.DateTo {
-		return Errorf(EINVALID, "filter: dateFrom %s is after dateTo %s", f.DateFrom, f.DateTo)
+		return FieldErrorf(EINVALID, FieldFilterDateFrom, "%s is later than the end of the range (%s)", f.DateFrom, f.DateTo)
 	}
 	if utf8.RuneCountInString(f.Text) > MaxTextQuery {
-		return Errorf(EINVALID, "filter.text: longer than %d characters", MaxTextQuery)
+		return FieldErrorf(EINVALID, FieldText, "is longer than %d characters", MaxTextQuery)
 	}
 	if len(strings.Fields(f.Text)) > MaxTextWords {
-		return Errorf(EINVALID, "filter.text: more than %d words", MaxTextWords)
+		return FieldErrorf(EINVALID, FieldText, "has more than %d words", MaxTextWords)
 	}
 	switch f.TextMode {
 	case "", TextAll, TextAny, TextPhrase:
 	default:
-		return Errorf(EINVALID, "filter.textMode: unknown mode %q", Clip(string(f.TextMode), 60))
+		return FieldErrorf(EINVALID, FieldFilterTextMode, "%q is not a text mode", Clip(string(f.TextMode), 60))
 	}
 	switch f.TextFields {
 	case "", TextInAll, TextInTitles:
 	default:
-		return Errorf(EINVALID, "filter.textFields: unknown field set %q", Clip(string(f.TextFields), 60))
+		return FieldErrorf(EINVALID, FieldFilterTextFields, "%q is not a set of text fields", Clip(string(f.TextFields), 60))
 	}
-	if len(f.ExcludeOrgs) > MaxFilterTerms || len(f.Severities) > MaxFilterTerms || len(f.ExcludeIDs) > 10*MaxFilterTerms || len(f.IDs) > 10*MaxFilterTerms {
-		return Errorf(EINVALID, "filter: too many values in a list")
+	if len(f.ExcludeOrgs) > MaxFilterTerms {
+		return FieldErrorf(EINVALID, FieldFilterExcludeOrgs, "has more than %d terms", MaxFilterTerms)
+	}
+	if len(f.Severities) > MaxFilterTerms || len(f.ExcludeIDs) > 10*MaxFilterTerms || len(f.IDs) > 10*MaxFilterTerms {
+		return FieldErrorf(EINVALID, FieldFilter, "has too many values in a list")
 	}
 	return nil
 }

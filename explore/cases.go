@@ -166,11 +166,19 @@ func (s *Service) wholeCases(ctx context.Context, refs []*ilgraph.Case) ([]*ilgr
 	return out, nil
 }
 
+// DefaultTopicCases is the size of a page of a term's cases (a topic page)
+// that names none, whichever door asks.
+const DefaultTopicCases = 10
+
 // TermCases lists the cases tagged with a term (a topic page), within q's
-// filter.
+// filter: DefaultTopicCases of them unless q's page says.
 func (s *Service) TermCases(ctx context.Context, key ilgraph.TermKey, q CaseQuery) (*CaseList, error) {
 	if !key.Kind.Valid() {
 		return nil, unknownKind(key.Kind)
+	}
+	if q.Page.First == nil {
+		n := DefaultTopicCases
+		q.Page.First = &n
 	}
 	f := q.Filter
 	f.Tags = make(map[ilgraph.Kind]ilgraph.TermMatch, len(q.Filter.Tags)+1)

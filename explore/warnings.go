@@ -16,7 +16,7 @@ import (
 // resolved to its id (Resolved), or one it could not resolve and kept as
 // given (Resolved empty), which then matches nothing.
 type Warning struct {
-	Field       string   // where the value was, e.g. filter.rootCauses, filter.components.anyOf, profile.org
+	Field       string   // the key of the value's field (ilgraph.FieldFilterTerms, FieldProfileTerms, …), which each front door names its own way
 	Value       string   // the value as given
 	Message     string   // what happened, for people
 	Resolved    string   // the id used instead of Value; empty when Value was kept
@@ -304,8 +304,9 @@ func editDistance(a, b string, limit int) int {
 // label (English or Korean), an organization's name or an id in another
 // letter case becomes the id it names when only one term matches; anything
 // else stays as given (and matches nothing). It returns the resolved filter
-// and a warning for every value that was not an exact id. Field names start
-// with prefix ("filter").
+// and a warning for every value that was not an exact id. Its Field is the
+// value's field key (ilgraph.FieldFilterTerms, FieldFilterExcludeOrgs),
+// with prefix in place of "filter".
 func (s *Service) ResolveFilter(ctx context.Context, f ilgraph.CaseFilter, prefix string) (ilgraph.CaseFilter, []Warning, error) {
 	kinds := map[ilgraph.Kind]bool{}
 	for k, m := range f.Tags {
@@ -324,6 +325,7 @@ func (s *Service) ResolveFilter(ctx context.Context, f ilgraph.CaseFilter, prefi
 		return f, nil, err
 	}
 	var ws []Warning
+	key := func(k string) string { return prefix + strings.TrimPrefix(k, ilgraph.FieldFilter) }
 	list := func(field string, k ilgraph.Kind, vals []string) []string {
 		if len(vals) == 0 {
 			return vals
@@ -345,25 +347,20 @@ func (s *Service) ResolveFilter(ctx context.Context, f ilgraph.CaseFilter, prefi
 		if !ok {
 			continue
 		}
-		info, _ := k.Info()
-		field := prefix + "." + info.Field
-		if info.One {
-			out.Tags[k] = ilgraph.TermMatch{AnyOf: list(field, k, m.AnyOf), AllOf: list(field, k, m.AllOf)}
-		} else {
-			out.Tags[k] = ilgraph.TermMatch{AnyOf: list(field+".anyOf", k, m.AnyOf), AllOf: list(field+".allOf", k, m.AllOf)}
-		}
+		out.Tags[k] = ilgraph.TermMatch{AnyOf: list(key(ilgraph.FieldFilterTerms(k, ilgraph.MatchAnyOf)), k, m.AnyOf),
+			AllOf: list(key(ilgraph.FieldFilterTerms(k, ilgraph.MatchAllOf)), k, m.AllOf)}
 	}
 	for k, m := range f.Tags { // kinds the front doors do not know: as given
 		if _, ok := out.Tags[k]; !ok {
 			out.Tags[k] = m
 		}
 	}
-	out.ExcludeOrgs = list(prefix+".excludeOrgs", ilgraph.KindOrg, f.ExcludeOrgs)
+	out.ExcludeOrgs = list(key(ilgraph.FieldFilterExcludeOrgs), ilgraph.KindOrg, f.ExcludeOrgs)
 	return out, ws, nil
 }
 
 // ResolveProfile resolves a profile's term ids the way ResolveFilter does;
-// field names start with "profile".
+// a warning's Field is the value's key, ilgraph.FieldProfileTerms.
 func (s *Service) ResolveProfile(ctx context.Context, p Profile) (Profile, []Warning, error) {
 	kinds := map[ilgraph.Kind]bool{}
 	for _, f := range p.Features() {
@@ -388,7 +385,7 @@ func (s *Service) ResolveProfile(ctx context.Context, p Profile) (Profile, []War
 			if v == "" {
 				continue
 			}
-			id, w := ix.resolve("profile."+info.ProfileField, info.Kind, v)
+			id, w := ix.resolve(ilgraph.FieldProfileTerms(info.Kind), info.Kind, v)
 			if w != nil {
 				ws = append(ws, *w)
 			}

@@ -63,10 +63,10 @@ func (db *DB) Neighbourhood(ctx context.Context, kind, id string, depth, limit i
 		return nil, err
 	}
 	if depth < 1 || depth > 4 {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "depth must be 1 to 4, not %d", depth)
+		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldNeighbourhoodDepth, "must be from 1 to 4, not %d", depth)
 	}
 	if limit < 1 || limit > ilgraph.MaxDrawingNodes {
-		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "limit must be 1 to %d, not %d", ilgraph.MaxDrawingNodes, limit)
+		return nil, ilgraph.FieldErrorf(ilgraph.ELIMIT, ilgraph.FieldNeighbourhoodNodes, "must be from 1 to %d, not %d", ilgraph.MaxDrawingNodes, limit)
 	}
 	rels := allRels(true)
 	hop := fmt.Sprintf(`UNWIND $frontier AS eid
@@ -272,10 +272,10 @@ func keys(m map[string]bool) []string {
 // not counted: they are not shared features.
 func (db *DB) Connections(ctx context.Context, from, to string, maxHops, limit int) ([]ilgraph.Path, error) {
 	if maxHops < 2 || maxHops > 8 {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "maxHops must be 2 to 8, not %d", maxHops)
+		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldConnectionHops, "must be from 2 to 8, not %d", maxHops)
 	}
 	if limit < 1 || limit > 100 {
-		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "limit must be 1 to 100, not %d", limit)
+		return nil, ilgraph.FieldErrorf(ilgraph.ELIMIT, ilgraph.FieldConnectionCount, "must be from 1 to 100, not %d", limit)
 	}
 	if from == to {
 		return nil, ilgraph.Errorf(ilgraph.EINVALID, "from and to are the same case")

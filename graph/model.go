@@ -52,7 +52,7 @@ func modelOf(k ilgraph.Kind) (kindModel, error) {
 			return m, nil
 		}
 	}
-	return kindModel{}, ilgraph.Errorf(ilgraph.EINVALID, "unknown kind %q", k)
+	return kindModel{}, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldKind, "%q is not a kind of term", ilgraph.Clip(string(k), 40))
 }
 
 // schema is every constraint and index the API's lookups use. All are

@@ -24,7 +24,7 @@ func orderBy(s ilgraph.CaseSort) (string, error) {
 	case ilgraph.SortRelevance:
 		return "score DESC, n.date DESC, n.id ASC", nil
 	}
-	return "", ilgraph.Errorf(ilgraph.EINVALID, "unknown sort %q", s)
+	return "", ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldSort, "%q is not a case order", ilgraph.Clip(string(s), 40))
 }
 
 // ListCases returns the cases f selects, sorted, from offset, at most limit,

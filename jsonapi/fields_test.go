@@ -11,7 +11,6 @@ import (
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/internal/corpus"
-	"github.com/ilgraph/ilgraph/internal/view"
 	"github.com/ilgraph/ilgraph/suggest"
 )
 
@@ -133,8 +132,8 @@ func TestOpenAPIStatesTheCoresLimits(t *testing.T) {
 		{"/cases/{id}/same-root-cause", "limit", f(explore.DefaultSameRootCause), f(0), f(explore.MaxPageSize)},
 		{"/cases/{id}/similar", "k", f(explore.DefaultSimilarK), f(1), f(explore.MaxSimilarK)},
 		{"/cases/{id}/similar", "min_score", f(0), f(0), f(1)},
-		{"/topics/{kind}/{id}", "limit", f(view.DefaultTopicCases), f(0), f(explore.MaxPageSize)},
-		{"/topics/{kind}/{id}", "cooccurring", f(view.DefaultTopicCooccurring), f(0), f(explore.MaxCooccurring)},
+		{"/topics/{kind}/{id}", "limit", f(explore.DefaultTopicCases), f(0), f(explore.MaxPageSize)},
+		{"/topics/{kind}/{id}", "cooccurring", f(explore.DefaultCooccurring), f(0), f(explore.MaxCooccurring)},
 		{"/suggest", "limit", f(explore.DefaultSuggestPerKind), f(1), f(explore.MaxSuggestPerKind)},
 	} {
 		sc := param(tc.path, tc.name)

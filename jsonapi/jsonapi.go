@@ -80,7 +80,7 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 // fieldNames are the JSON API's names of the core's field keys
 // (ilgraph.Field…): an error about an input names the query parameter the
 // client sent.
-var fieldNames = map[string]string{
+var fieldNames = withKindParams(map[string]string{
 	ilgraph.FieldPageSize:        "limit",
 	ilgraph.FieldPageCursor:      "cursor",
 	ilgraph.FieldSort:            "sort",
@@ -91,6 +91,19 @@ var fieldNames = map[string]string{
 	ilgraph.FieldSuggestText:     "q",
 	ilgraph.FieldLang:            "lang",
 	ilgraph.FieldCooccurringSize: "cooccurring",
+	ilgraph.FieldFilterDateFrom:  "from",
+	ilgraph.FieldFilterDateTo:    "to",
+})
+
+// withKindParams adds the names of every kind's terms in a filter: the
+// parameter is the kind (root_cause, component, …), one list per kind.
+func withKindParams(names map[string]string) map[string]string {
+	for _, info := range ilgraph.Kinds {
+		for _, m := range []string{"", ilgraph.MatchAnyOf, ilgraph.MatchAllOf} {
+			names[ilgraph.FieldFilterTerms(info.Kind, m)] = string(info.Kind)
+		}
+	}
+	return names
 }
 
 // routes are the endpoints that ask the core, each run in a slot of its
@@ -234,8 +247,8 @@ func (a *api) topic(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	cases := intOr(p.optInt("limit"), view.DefaultTopicCases)
-	co := intOr(p.optInt("cooccurring"), view.DefaultTopicCooccurring)
+	cases := intOr(p.optInt("limit"), explore.DefaultTopicCases)
+	co := intOr(p.optInt("cooccurring"), explore.DefaultCooccurring)
 	if p.err != nil {
 		a.fail(w, r, p.err)
 		return

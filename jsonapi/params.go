@@ -230,9 +230,8 @@ func (p *params) sort(name string) ilgraph.CaseSort {
 }
 
 // filter reads the case-selecting parameters. It checks the length of q
-// and the order of from and to itself because the core's errors about a
-// filter (ilgraph.CaseFilter.Validate) carry no field key yet, and name
-// GraphQL's input fields (filter.text, dateFrom).
+// (LIMIT, where the core says INVALID) and the order of from and to (naming
+// both parameters, where the core's error names the first) itself.
 func (p *params) filter() view.Filter {
 	f := view.Filter{Terms: map[ilgraph.Kind][]string{}, Severities: p.list("severity"),
 		From: p.date("from"), To: p.date("to"), Text: strings.TrimSpace(p.str("q"))}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/ilgraph/ilgraph/explore"
-	"github.com/ilgraph/ilgraph/internal/view"
 )
 
 // TestErrorsNameTheArgument: a bad page size, cursor, k or minimum score
@@ -90,8 +89,8 @@ func TestDefaultsAreTheCores(t *testing.T) {
 		{"same_root_cause", "limit", explore.DefaultSameRootCause},
 		{"similar_incidents", "k", explore.DefaultSimilarK},
 		{"match_incident", "k", explore.DefaultSimilarK},
-		{"get_topic", "limit", view.DefaultTopicCases},
-		{"get_topic", "cooccurring", view.DefaultTopicCooccurring},
+		{"get_topic", "limit", explore.DefaultTopicCases},
+		{"get_topic", "cooccurring", explore.DefaultCooccurring},
 		{"suggest_terms", "per_kind", explore.DefaultSuggestPerKind},
 		{"graph_neighbourhood", "depth", explore.DefaultNeighbourhoodDepth},
 		{"graph_neighbourhood", "nodes", explore.DefaultNeighbourhoodLimit},

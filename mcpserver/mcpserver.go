@@ -21,10 +21,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -342,18 +344,55 @@ func (t *tools) asToolError(ctx context.Context, name string, err error) error {
 
 // fieldNames are the tools' names of the core's field keys (ilgraph.Field…):
 // an error about an argument names it as the call did.
-var fieldNames = map[string]string{
-	ilgraph.FieldPageSize:        "limit",
-	ilgraph.FieldPageCursor:      "cursor",
-	ilgraph.FieldSort:            "sort",
-	ilgraph.FieldText:            "query",
-	ilgraph.FieldKind:            "kind",
-	ilgraph.FieldSimilarK:        "k",
-	ilgraph.FieldSimilarMinScore: "min_score",
-	ilgraph.FieldProfile:         "the incident's terms",
-	ilgraph.FieldSuggestText:     "text",
-	ilgraph.FieldLang:            "lang",
-	ilgraph.FieldCooccurringSize: "cooccurring",
+var fieldNames = withKindArgs(map[string]string{
+	ilgraph.FieldPageSize:           "limit",
+	ilgraph.FieldPageCursor:         "cursor",
+	ilgraph.FieldSort:               "sort",
+	ilgraph.FieldText:               "query",
+	ilgraph.FieldKind:               "kind",
+	ilgraph.FieldSimilarK:           "k",
+	ilgraph.FieldSimilarMinScore:    "min_score",
+	ilgraph.FieldProfile:            "the incident's terms",
+	ilgraph.FieldSuggestText:        "text",
+	ilgraph.FieldLang:               "lang",
+	ilgraph.FieldCooccurringSize:    "cooccurring",
+	ilgraph.FieldNeighbourhoodDepth: "depth",
+	ilgraph.FieldNeighbourhoodNodes: "nodes",
+	ilgraph.FieldFilterDateFrom:     "from",
+	ilgraph.FieldFilterDateTo:       "to",
+})
+
+// withKindArgs adds the names of every kind's terms: in a filter, the
+// argument of Filters that terms reads for the kind; in a profile (of
+// match_incident), the kind table's ProfileField in snake_case.
+func withKindArgs(names map[string]string) map[string]string {
+	var f Filters
+	v := reflect.ValueOf(&f).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if v.Field(i).Kind() == reflect.Slice {
+			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+			v.Field(i).Set(reflect.ValueOf([]string{name}))
+		}
+	}
+	for k, arg := range f.terms() {
+		if len(arg) != 1 {
+			continue
+		}
+		for _, m := range []string{"", ilgraph.MatchAnyOf, ilgraph.MatchAllOf} {
+			names[ilgraph.FieldFilterTerms(k, m)] = arg[0]
+		}
+	}
+	for _, info := range ilgraph.Kinds {
+		var b strings.Builder
+		for _, r := range info.ProfileField {
+			if unicode.IsUpper(r) {
+				b.WriteByte('_')
+			}
+			b.WriteRune(unicode.ToLower(r))
+		}
+		names[ilgraph.FieldProfileTerms(info.Kind)] = b.String()
+	}
+	return names
 }
 
 // readOnly are the annotations of every tool: nothing is ever written, and

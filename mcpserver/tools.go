@@ -167,7 +167,7 @@ func (t *tools) register(s *mcp.Server) {
 		t.list, defaults{"limit": explore.DefaultPageSize})
 	addTool(t, s, "get_topic", "Get a topic",
 		"One vocabulary term or organization: its label and description, how many cases have it, the terms of each kind its cases also have, and its newest cases.",
-		t.topic, defaults{"limit": view.DefaultTopicCases, "cooccurring": view.DefaultTopicCooccurring})
+		t.topic, defaults{"limit": explore.DefaultTopicCases, "cooccurring": explore.DefaultCooccurring})
 	addTool(t, s, "vocab", "Vocabulary",
 		"The controlled vocabulary by kind ("+kindNames(ilgraph.VocabKinds, "and")+") and the organizations (org), each term with its id, labels and case count. Use the ids in the other tools.",
 		t.vocab, nil)
@@ -220,9 +220,8 @@ const searchPageSize = 10
 
 // page answers a page of cases; a nil limit takes the core's page size.
 func (t *tools) page(ctx context.Context, f Filters, text string, sort ilgraph.CaseSort, limit *int, cursor string) (*view.CasePage, string, error) {
-	// The core's error about dates in a filter names GraphQL's fields
-	// (ilgraph.CaseFilter.Validate has no field keys yet): say it in the
-	// tool's words first.
+	// Dates out of order: said in the tool's words, naming both arguments
+	// (the core's error names only the first).
 	if f.From != "" && f.To != "" && f.From > f.To {
 		return nil, "", errorf(ilgraph.EINVALID, "from %s is after to %s", f.From, f.To)
 	}
@@ -280,7 +279,7 @@ func (t *tools) topic(ctx context.Context, a TopicArgs) (*view.Topic, string, er
 	if !ok {
 		return nil, "", errorf(ilgraph.EINVALID, "kind: %q is not one of %s", ilgraph.Clip(a.Kind, 40), kindNames(ilgraph.AllKinds, "or"))
 	}
-	tp, err := view.TopicOf(ctx, t.core, ilgraph.TermKey{Kind: k, ID: a.ID}, intOr(a.Limit, view.DefaultTopicCases), intOr(a.Cooccurring, view.DefaultTopicCooccurring))
+	tp, err := view.TopicOf(ctx, t.core, ilgraph.TermKey{Kind: k, ID: a.ID}, intOr(a.Limit, explore.DefaultTopicCases), intOr(a.Cooccurring, explore.DefaultCooccurring))
 	if err != nil {
 		if ilgraph.ErrorCode(err) == ilgraph.ENOTFOUND {
 			return nil, "", errorf(ilgraph.ENOTFOUND, "no %s %q: the vocab tool lists the ids", k.Label(), ilgraph.Clip(a.ID, 60))

@@ -414,7 +414,7 @@ func withWarnings(ctx context.Context, next graphql.OperationHandler) graphql.Re
 		}
 		out := make([]warningJSON, len(list))
 		for i, w := range list {
-			out[i] = warningJSON{Field: w.Field, Value: w.Value, Message: w.Message, Resolved: w.Resolved, Suggestions: append([]string{}, w.Suggestions...)}
+			out[i] = warningJSON{Field: ilgraph.FieldName(w.Field, fieldNames), Value: w.Value, Message: w.Message, Resolved: w.Resolved, Suggestions: append([]string{}, w.Suggestions...)}
 		}
 		if resp.Extensions == nil {
 			resp.Extensions = map[string]any{}

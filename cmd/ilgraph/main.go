@@ -117,11 +117,22 @@ func message(err error) string {
 }
 
 // flagNames are the command line's names of the core's field keys
-// (ilgraph.Field…) that its flags set.
+// (ilgraph.Field…) that its flags set: similar's, and the filter flags of
+// stats.
 var flagNames = map[string]string{
-	ilgraph.FieldSimilarK:        "--k",
-	ilgraph.FieldSimilarMinScore: "--min-score",
-	ilgraph.FieldProfile:         "the profile flags",
+	ilgraph.FieldSimilarK:                                  "--k",
+	ilgraph.FieldSimilarMinScore:                           "--min-score",
+	ilgraph.FieldProfile:                                   "the profile flags",
+	ilgraph.FieldFilterDateFrom:                            "--from",
+	ilgraph.FieldFilterDateTo:                              "--to",
+	ilgraph.FieldText:                                      "--text",
+	ilgraph.FieldFilterExcludeOrgs:                         "--exclude-org",
+	ilgraph.FieldFilterTerms(ilgraph.KindRootCause, ""):    "--root-cause",
+	ilgraph.FieldFilterTerms(ilgraph.KindComponent, ""):    "--component",
+	ilgraph.FieldFilterTerms(ilgraph.KindSymptom, ""):      "--symptom",
+	ilgraph.FieldFilterTerms(ilgraph.KindContributing, ""): "--contributing",
+	ilgraph.FieldFilterTerms(ilgraph.KindDomain, ""):       "--domain",
+	ilgraph.FieldFilterTerms(ilgraph.KindOrg, ""):          "--org",
 }
 
 // newFlagSet returns a flag set whose --help prints the command's usage.

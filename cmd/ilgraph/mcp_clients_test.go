@@ -378,7 +378,7 @@ func mcpCalls(t *testing.T, f *seedFacts, core *explore.Service) []mcpCall {
 			if n := len(withMechanism(m)); v.Term.Kind != "mechanism" || v.Term.ID != m || v.Term.Cases != n {
 				t.Errorf("get_topic mechanism %s: %+v; %d seed cases have it", m, v.Term, n)
 			}
-			tp, err := view.TopicOf(ctx, core, ilgraph.TermKey{Kind: ilgraph.KindMechanism, ID: m}, 3, view.DefaultTopicCooccurring)
+			tp, err := view.TopicOf(ctx, core, ilgraph.TermKey{Kind: ilgraph.KindMechanism, ID: m}, 3, explore.DefaultCooccurring)
 			sameAsCore(t, "get_topic", b, tp, err)
 		}},
 		{Tool: "vocab", Args: map[string]any{"kinds": []string{"mechanism", "org"}}, Check: func(t *testing.T, b []byte) {

@@ -169,7 +169,7 @@ func TestStatsFilters(t *testing.T) {
 		})
 	}
 	var out, errb bytes.Buffer
-	if code := run(ctx, []string{"stats", "--from", "2020-13-01"}, &out, &errb); code != exitInvalid || !strings.Contains(errb.String(), "dateFrom") {
+	if code := run(ctx, []string{"stats", "--from", "2020-13-01"}, &out, &errb); code != exitInvalid || !strings.Contains(errb.String(), "--from") {
 		t.Errorf("bad date: exit %d, %s", code, errb.String())
 	}
 	if code := run(ctx, []string{"stats", "--json", "--markdown"}, &out, &errb); code != exitUsage {

@@ -133,14 +133,10 @@ type Topic struct {
 	NextCursor  string                       `json:"next_cursor,omitempty" jsonschema:"cursor of the next page of the term's cases"`
 }
 
-// Topic limits.
-const (
-	DefaultTopicCases       = 10
-	DefaultTopicCooccurring = 10
-)
-
 // TopicOf answers a topic page: the term (ENOTFOUND when unknown), the top
 // cooccurring terms of every kind and a page of its cases, newest first.
+// The doors' defaults are the core's: explore.DefaultTopicCases and
+// explore.DefaultCooccurring.
 func TopicOf(ctx context.Context, core *explore.Service, key ilgraph.TermKey, cases, cooccurring int) (*Topic, error) {
 	t, err := core.Term(ctx, key)
 	if err != nil {
@@ -208,18 +204,34 @@ func labelsOf(ctx context.Context, core *explore.Service, keys []ilgraph.TermKey
 // Warning says that a term in the request was not an id: resolved to one
 // (Resolved), or kept as given, matching nothing.
 type Warning struct {
-	Field       string   `json:"field" jsonschema:"where the value was"`
+	Field       string   `json:"field" jsonschema:"where the value was: the kind of the terms it was given among (root_cause, component, …, org), or exclude_orgs"`
 	Value       string   `json:"value" jsonschema:"the value as given"`
 	Message     string   `json:"message"`
 	Resolved    string   `json:"resolved,omitempty" jsonschema:"the id used instead; absent when the value was kept"`
 	Suggestions []string `json:"suggestions,omitempty" jsonschema:"ids it may have meant, nearest first"`
 }
 
-// Warnings converts the core's warnings (nil when there are none).
+// Warnings converts the core's warnings (nil when there are none). The JSON
+// API and MCP answer with the same warnings, so a warning names its field
+// the same way through both: by the kind of the terms it was among
+// (root_cause, component, …, org; exclude_orgs), the name the answers give
+// the kind.
 func Warnings(ws []explore.Warning) []Warning {
 	var out []Warning
 	for _, w := range ws {
-		out = append(out, Warning{Field: w.Field, Value: w.Value, Message: w.Message, Resolved: w.Resolved, Suggestions: w.Suggestions})
+		out = append(out, Warning{Field: ilgraph.FieldName(w.Field, warningFields), Value: w.Value, Message: w.Message, Resolved: w.Resolved, Suggestions: w.Suggestions})
 	}
 	return out
 }
+
+// warningFields names the field keys of the core's warnings (see Warnings).
+var warningFields = func() map[string]string {
+	names := map[string]string{ilgraph.FieldFilterExcludeOrgs: "exclude_orgs"}
+	for _, info := range ilgraph.Kinds {
+		for _, m := range []string{"", ilgraph.MatchAnyOf, ilgraph.MatchAllOf} {
+			names[ilgraph.FieldFilterTerms(info.Kind, m)] = string(info.Kind)
+		}
+		names[ilgraph.FieldProfileTerms(info.Kind)] = string(info.Kind)
+	}
+	return names
+}()
