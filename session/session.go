@@ -31,9 +31,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -60,8 +62,14 @@ const (
 const (
 	DefaultLifetime    = 8 * time.Hour
 	DefaultMaxSessions = 10000
-	DefaultRecheck     = time.Minute
+	// DefaultRecheck leaves room, within a minute, for the token store's
+	// own cache (token.CacheTTL, 10 s): a revocation ends its sessions
+	// within a minute.
+	DefaultRecheck = 50 * time.Second
 )
+
+// maxRecheck is the longest Options.Recheck may be.
+const maxRecheck = time.Minute
 
 // maxSignInBody bounds a sign-in request's body: a token is a few dozen
 // bytes.
@@ -76,6 +84,16 @@ type ExpiryAuthenticator interface {
 	AuthenticateExpiry(ctx context.Context, token string) (ilgraph.Principal, time.Time, error)
 }
 
+// FailureLimiter limits failed authentication attempts per client (the
+// HTTP shell's httpapi.FailureLimiter).
+type FailureLimiter interface {
+	// Blocked is how long r's client must wait before it may try again
+	// (0: it may now).
+	Blocked(r *http.Request) time.Duration
+	// Failed counts a failed attempt by r's client.
+	Failed(r *http.Request)
+}
+
 // Options are a Manager's settings.
 type Options struct {
 	// Authenticator checks the tokens browsers sign in with, and re-checks
@@ -88,10 +106,16 @@ type Options struct {
 	// new session pushes out the one that would end first.
 	MaxSessions int
 	// Recheck is the longest a session goes without its token being
-	// checked again (default and most: 1 minute), so that revoking a token
-	// ends its sessions within it. State-changing requests re-check every
-	// time.
+	// checked again (default 50 s, at most 1 minute), so that revoking a
+	// token ends its sessions within it. State-changing requests re-check
+	// every time.
 	Recheck time.Duration
+	// Failures, when set, limits failed sign-ins per client: the shell's
+	// limiter of failed authentications (ratelimit.Failures), so that
+	// guessing tokens through the sign-in costs what guessing them as
+	// bearer tokens does. A blocked client's sign-in answers 429 with
+	// Retry-After; each refused token counts.
+	Failures FailureLimiter
 	// TrustForwardedProto makes a request with X-Forwarded-Proto: https
 	// count as one over TLS (a Secure cookie, an https origin): set it
 	// only behind a TLS-terminating proxy that sets that header itself.
@@ -140,9 +164,10 @@ func New(opt Options) *Manager {
 	if opt.MaxSessions <= 0 {
 		opt.MaxSessions = DefaultMaxSessions
 	}
-	if opt.Recheck <= 0 || opt.Recheck > DefaultRecheck {
+	if opt.Recheck <= 0 {
 		opt.Recheck = DefaultRecheck
 	}
+	opt.Recheck = min(opt.Recheck, maxRecheck)
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
@@ -396,6 +421,15 @@ func (m *Manager) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := strings.TrimSpace(in.Token)
+	if m.opt.Failures != nil {
+		if wait := m.opt.Failures.Blocked(r); wait > 0 {
+			secs := int(math.Ceil(wait.Seconds()))
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			writeError(w, http.StatusTooManyRequests, ilgraph.Errorf("rate_limited",
+				"too many failed sign-ins from this client; retry after %d s", secs))
+			return
+		}
+	}
 	p, until, err := m.authenticate(r.Context(), token)
 	if err == nil && p.Anonymous() {
 		err = ilgraph.Errorf(ilgraph.EUNAUTHORIZED, "the token is not valid")
@@ -405,6 +439,9 @@ func (m *Manager) signIn(w http.ResponseWriter, r *http.Request) {
 			// Say no more than the Authenticator did: unknown, expired and
 			// revoked tokens look alike.
 			err = ilgraph.Errorf(ilgraph.EUNAUTHORIZED, "the token is not valid: it is unknown, expired or revoked")
+			if m.opt.Failures != nil {
+				m.opt.Failures.Failed(r)
+			}
 		}
 		m.fail(w, r, err)
 		return
@@ -510,6 +547,32 @@ func (m *Manager) Middleware(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// Cookie is the session cookie as a credential of the HTTP shell (it has
+// the methods of httpapi.Credential), asked after the bearer token: a
+// request with an Authorization header is judged by that alone.
+type Cookie struct{ m *Manager }
+
+// Credential returns the session cookie as a credential of the HTTP shell.
+func (m *Manager) Credential() Cookie { return Cookie{m} }
+
+// Present reports whether r carries the cookie of a live session (a lookup
+// in memory, no store). A stale cookie — signed out in another tab,
+// expired, from before a restart — is no credential: the request goes on
+// as anonymous rather than being refused.
+func (c Cookie) Present(r *http.Request) bool {
+	_, e := c.m.lookup(r)
+	return e != nil
+}
+
+// Principal is FromRequest's principal: EFORBIDDEN for a state-changing
+// request without the session's CSRF token or from another origin; the
+// anonymous principal for a session that ended meanwhile (its token
+// revoked).
+func (c Cookie) Principal(r *http.Request) (ilgraph.Principal, error) {
+	p, _, err := c.m.FromRequest(r)
+	return p, err
 }
 
 // randomString is 256 random bits, base64url.

@@ -622,3 +622,74 @@ func TestNothingSecretLogged(t *testing.T) {
 		}
 	}
 }
+
+// TestCredential checks the cookie as the HTTP shell asks it: present only
+// for a live session, refused without CSRF, anonymous once revoked.
+func TestCredential(t *testing.T) {
+	f := newFixture(t, session.Options{})
+	cred := f.m.Credential()
+	c, csrf := f.signIn("tok-editor")
+	if cred.Present(req("GET", "/", "", nil)) {
+		t.Error("present without a cookie")
+	}
+	if cred.Present(req("GET", "/", "", &http.Cookie{Name: "ilgraph-session", Value: "stale"})) {
+		t.Error("a stale cookie is present: the browser would be refused instead of anonymous")
+	}
+	if !cred.Present(req("GET", "/", "", c)) {
+		t.Fatal("a live session's cookie is not present")
+	}
+	if p, err := cred.Principal(req("POST", "/graphql", "", c, session.CSRFHeader, csrf)); err != nil || p.Name != "eve" {
+		t.Errorf("with CSRF: %v %v", p, err)
+	}
+	if _, err := cred.Principal(req("POST", "/graphql", "", c)); ilgraph.ErrorCode(err) != ilgraph.EFORBIDDEN {
+		t.Errorf("without CSRF: %v, want EFORBIDDEN", err)
+	}
+	f.toks.revoke("tok-editor")
+	if p, err := cred.Principal(req("POST", "/graphql", "", c, session.CSRFHeader, csrf)); err != nil || !p.Anonymous() {
+		t.Errorf("revoked: %v %v, want anonymous", p, err)
+	}
+	if cred.Present(req("GET", "/", "", c)) {
+		t.Error("the revoked session's cookie is still present")
+	}
+}
+
+// limiter blocks after max failures.
+type limiter struct {
+	mu     sync.Mutex
+	failed int
+	max    int
+}
+
+func (l *limiter) Blocked(*http.Request) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.failed >= l.max {
+		return 1500 * time.Millisecond
+	}
+	return 0
+}
+
+func (l *limiter) Failed(*http.Request) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.failed++
+}
+
+func TestSignInFailuresLimited(t *testing.T) {
+	l := &limiter{max: 3}
+	f := newFixture(t, session.Options{Failures: l})
+	f.signIn("tok-viewer") // a success counts nothing
+	for i := range l.max {
+		if a := f.do(req("POST", session.Pattern, `{"token":"guess"}`, nil)); a.status != 401 {
+			t.Fatalf("guess %d: HTTP %d", i, a.status)
+		}
+	}
+	if l.failed != l.max {
+		t.Errorf("%d failures counted, want %d", l.failed, l.max)
+	}
+	// Blocked: even the right token waits.
+	a := f.do(req("POST", session.Pattern, `{"token":"tok-editor"}`, nil))
+	if a.status != 429 || a.header.Get("Retry-After") != "2" || a.cookie != nil {
+		t.Errorf("blocked: HTTP %d Retry-After %q, want 429 and 2 s", a.status, a.header.Get("Retry-After"))
+	}
+}
