@@ -41,6 +41,7 @@ import (
 	"github.com/ilgraph/ilgraph/jsonapi"
 	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/resolvers"
+	"github.com/ilgraph/ilgraph/session"
 	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/suggest"
 )
@@ -77,6 +78,13 @@ type site struct {
 	down      atomic.Bool
 	noSuggest atomic.Bool // serve the API without a suggestion engine
 	cutoffs   atomic.Bool // serve the API with the cut-offs of tightCutoffs
+	// sessions signs browsers in with the tokens of testTokens, as
+	// ilgraph serve does with its token store.
+	sessions *session.Manager
+	// writes counts the state changes of POST /test/write (testWrite).
+	writes atomic.Int64
+	mu     sync.Mutex
+	seen   []writeSeen // every request to /test/write, as it arrived
 }
 
 // tightCutoffs are suggestion cut-offs a server may be given in place of
@@ -103,10 +111,12 @@ func mustSite(t *testing.T) *site {
 func newSite(t testing.TB, db *graph.DB, sim *similarity.Service) *site {
 	t.Helper()
 	engine := suggest.NewService(db, suggest.Options{})
+	s := &site{t: t, sessions: session.New(session.Options{Authenticator: testTokens, Logger: slog.New(slog.DiscardHandler)})}
 	serve := func(core *explore.Service) http.Handler {
-		// The explorer shares the mux with the JSON API, as in ilgraph serve.
+		// The explorer shares the mux with the JSON API and sign-in, as in
+		// ilgraph serve.
 		api := jsonapi.NewHandler(core, jsonapi.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		routes := apitest.JSONAPI(map[string]httpapi.Door{"/": apitest.Door(explorer.Handler())}, api)
+		routes := apitest.JSONAPI(map[string]httpapi.Door{"/": apitest.Door(explorer.Handler()), session.Pattern: apitest.Door(s.sessions.Handler())}, api)
 		return apitest.New(core, apitest.Options{
 			GraphQL: resolvers.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
 			Shell:   httpapi.Options{Ready: db.Ping, Routes: routes},
@@ -118,10 +128,13 @@ func newSite(t testing.TB, db *graph.DB, sim *similarity.Service) *site {
 	plainSim := similarity.NewService(db)
 	plain := apitest.New(explore.New(db, plainSim, explore.WithReadModel(plainSim)), apitest.Options{
 		GraphQL: resolvers.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
-		Shell:   httpapi.Options{Routes: map[string]httpapi.Door{"/": apitest.Door(explorer.Handler())}},
+		Shell:   httpapi.Options{Routes: map[string]httpapi.Door{"/": apitest.Door(explorer.Handler()), session.Pattern: apitest.Door(s.sessions.Handler())}},
 	})
-	s := &site{t: t}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(s.recordWrites(s.sessions.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/test/write" {
+			s.testWrite(w, r)
+			return
+		}
 		if s.down.Load() && r.URL.Path == "/graphql" {
 			http.Error(w, "down for the test", http.StatusServiceUnavailable)
 			return
@@ -135,7 +148,7 @@ func newSite(t testing.TB, db *graph.DB, sim *similarity.Service) *site {
 			return
 		}
 		h.ServeHTTP(w, r)
-	}))
+	}))))
 	t.Cleanup(srv.Close)
 	s.url = srv.URL
 	return s

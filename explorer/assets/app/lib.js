@@ -15,6 +15,7 @@ export function h(tag, attrs, ...children) {
     else if (k === "style" && typeof v === "object") Object.assign(el.style, v); // CSSOM: allowed by the CSP
     else el.setAttribute(k, v === true ? "" : String(v));
   }
+  if (el.hasAttribute("data-needs-role")) gate(el);
   append(el, children);
   return el;
 }
@@ -65,7 +66,7 @@ export class ApiError extends Error {
 export async function query(doc, variables = {}) {
   let resp;
   try {
-    resp = await fetch("/graphql", {
+    resp = await send("/graphql", {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
       body: JSON.stringify({ query: doc, variables }),
@@ -121,6 +122,87 @@ export function warningsBox(warnings) {
   return h("div", { class: "warnings", role: "status" },
     h("p", {}, L("The API read the filters like this:", "API 가 필터를 이렇게 읽었습니다:")),
     h("ul", {}, warnings.map((w) => h("li", { lang: "en" }, w))));
+}
+
+// ---- the session ----
+
+// The session is who is signed in, as GET /auth/session says (session/):
+// {signedIn, name, role, roles, csrfToken}; anonymous until it has
+// answered. The token a user signs in with is sent to /auth/session once
+// and kept nowhere in the page; the session cookie is HttpOnly, so script
+// never sees it either. available is false on a server without sign-in.
+export const ANONYMOUS = Object.freeze({ signedIn: false, name: "", role: "none", roles: [], csrfToken: "", available: true });
+export const CSRF_HEADER = "X-CSRF-Token";
+export const session = { current: ANONYMOUS };
+
+let sessionLoad = Promise.resolve();
+
+// loadSession asks the server who is signed in.
+export function loadSession() {
+  sessionLoad = (async () => {
+    let s = ANONYMOUS;
+    try {
+      const resp = await fetch("/auth/session", { headers: { Accept: "application/json" }, cache: "no-store" });
+      if (resp.status === 404) s = { ...ANONYMOUS, available: false };
+      else if (resp.ok) s = await resp.json();
+    } catch (e) {
+      /* unreachable: anonymous until the next try */
+    }
+    setSession(s);
+  })();
+  return sessionLoad;
+}
+
+// setSession records s as who is signed in, shows and hides the controls
+// that need a role, and tells the page (event "ilgraph:session").
+export function setSession(s) {
+  session.current = Object.freeze({ ...ANONYMOUS, ...s, roles: Array.isArray(s.roles) ? s.roles.slice() : [] });
+  gateAll(document);
+  window.dispatchEvent(new Event("ilgraph:session"));
+}
+
+// can reports whether the signed-in principal has role (or one above it).
+export const can = (role) => session.current.roles.includes(role);
+
+// Elements marked data-needs-role="editor" (or viewer, reviewer, admin)
+// show only to a principal who has that role: a write control is offered
+// only to whom the server would let use it. This is a courtesy, not a
+// guard: the server refuses the rest, whatever the page shows.
+function gate(el) {
+  el.hidden = !can(el.getAttribute("data-needs-role"));
+}
+function gateAll(root) {
+  if (root.nodeType === 1 && root.hasAttribute("data-needs-role")) gate(root);
+  if (root.querySelectorAll) for (const el of root.querySelectorAll("[data-needs-role]")) gate(el);
+}
+// Marked elements added or re-marked any other way (not through h) are
+// gated as they appear.
+new MutationObserver((records) => {
+  for (const r of records) {
+    if (r.type === "attributes") gateAll(r.target);
+    else for (const n of r.addedNodes) gateAll(n);
+  }
+}).observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-needs-role"] });
+
+// send is fetch for the server's own API. A state-changing request (any
+// method but GET and HEAD) waits for the session and carries its CSRF
+// token; when the server refuses it (403) and the session has changed
+// meanwhile (signed in again in another tab), it is sent once more with
+// the new token.
+export async function send(url, init = {}) {
+  const method = (init.method || "GET").toUpperCase();
+  if (method === "GET" || method === "HEAD") return fetch(url, init);
+  await sessionLoad;
+  const attempt = () => {
+    const headers = new Headers(init.headers || {});
+    if (session.current.csrfToken) headers.set(CSRF_HEADER, session.current.csrfToken);
+    return fetch(url, { ...init, headers, credentials: "same-origin" });
+  };
+  const resp = await attempt();
+  if (resp.status !== 403 || !session.current.signedIn) return resp;
+  const before = session.current.csrfToken;
+  await loadSession();
+  return session.current.csrfToken !== before ? attempt() : resp;
 }
 
 // ---- kinds ----

@@ -8,6 +8,7 @@ import * as casePage from "./case.js";
 import * as topic from "./topic.js";
 import * as live from "./live.js";
 import * as dashboard from "./dashboard.js";
+import * as account from "./account.js";
 
 const routes = [
   // Cases is the home page: /cases belongs to the JSON API on the same
@@ -58,6 +59,7 @@ async function render({ focus = true } = {}) {
   toggle.textContent = state.lang === "ko" ? "English" : "한국어";
   toggle.setAttribute("lang", state.lang === "ko" ? "en" : "ko");
   toggle.title = state.lang === "ko" ? "Show English text" : "Show Korean text where cases have it";
+  account.render();
   let path = url.pathname;
   if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
   let route = null, m = null;
@@ -130,9 +132,15 @@ function showError(e, gen) {
   attempts = down ? attempts + 1 : 0;
   const retry = () => render({ focus: false });
   const msg = h("p", {}, e.message || String(e));
+  // A server that keeps its cases private answers UNAUTHORIZED until one
+  // signs in.
+  const signIn = e instanceof ApiError && e.code === "UNAUTHORIZED" && document.getElementById("sign-in")
+    ? h("p", {}, L("Sign in with a token to see this (the Sign in button at the top).", "보려면 토큰으로 로그인하세요 (위쪽의 로그인 버튼)."))
+    : null;
   const box = h("section", { class: "error", role: "alert" },
     h("h1", {}, down ? L("The API is not answering", "API 가 응답하지 않습니다") : L("Something went wrong", "문제가 생겼습니다")),
     msg,
+    signIn,
     down ? h("p", { class: "countdown" }, L(`Retrying in ${wait} s…`, `${wait}초 뒤 다시 시도합니다…`)) : null,
     h("p", {}, h("button", { type: "button", onclick: retry }, L("Retry now", "지금 다시 시도"))));
   main.replaceChildren(box);
@@ -174,4 +182,5 @@ document.getElementById("lang-toggle").addEventListener("click", () => {
 });
 
 window.addEventListener("popstate", () => render());
+account.start();
 render();
