@@ -40,6 +40,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/ilgraph/ilgraph"
 )
 
@@ -137,6 +139,8 @@ type Manager struct {
 	opt     Options
 	origins map[string]bool
 	mu      sync.Mutex
+	signIns *prometheus.CounterVec
+	held    prometheus.GaugeFunc
 	// sessions are keyed by the SHA-256 of their id: the map's lookup then
 	// depends on the id only through a hash, and the ids themselves are
 	// held nowhere on the server.
@@ -175,10 +179,27 @@ func New(opt Options) *Manager {
 		opt.Now = time.Now
 	}
 	m := &Manager{opt: opt, origins: map[string]bool{}, sessions: map[[32]byte]*entry{}}
+	m.signIns = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ilgraph_session_signins_total",
+		Help: "Explorer sign-ins (POST /auth/session) by result: ok, invalid_token, rate_limited, refused (another origin, a malformed request), error.",
+	}, []string{"result"})
+	for _, r := range []string{"ok", "invalid_token", "rate_limited", "refused", "error"} {
+		m.signIns.WithLabelValues(r)
+	}
+	m.held = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "ilgraph_sessions",
+		Help: "Explorer sessions held by this process (expired ones not yet dropped included).",
+	}, func() float64 { return float64(m.Len()) })
 	for _, o := range opt.Origins {
 		m.origins[strings.TrimSuffix(o, "/")] = true
 	}
 	return m
+}
+
+// Collectors are the manager's metrics, for /metrics (httpapi.Options
+// Collectors): sign-ins by result and the sessions held.
+func (m *Manager) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.signIns, m.held}
 }
 
 // Len is the number of sessions held, expired ones not yet dropped
@@ -405,10 +426,12 @@ func (m *Manager) signIn(w http.ResponseWriter, r *http.Request) {
 	// else (login CSRF); a JSON body also needs a CORS preflight from
 	// another origin, which the shell does not grant with credentials.
 	if err := m.checkOrigin(r); err != nil {
+		m.signIns.WithLabelValues("refused").Inc()
 		writeError(w, http.StatusForbidden, err)
 		return
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		m.signIns.WithLabelValues("refused").Inc()
 		writeError(w, http.StatusUnsupportedMediaType, ilgraph.Errorf(ilgraph.EINVALID, `sign in with a JSON body, {"token": "…"}, as application/json`))
 		return
 	}
@@ -417,6 +440,7 @@ func (m *Manager) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxSignInBody))
 	if err := dec.Decode(&in); err != nil || strings.TrimSpace(in.Token) == "" {
+		m.signIns.WithLabelValues("refused").Inc()
 		writeError(w, http.StatusBadRequest, ilgraph.Errorf(ilgraph.EINVALID, `sign in with a JSON body, {"token": "…"}`))
 		return
 	}
@@ -424,6 +448,7 @@ func (m *Manager) signIn(w http.ResponseWriter, r *http.Request) {
 	if m.opt.Failures != nil {
 		if wait := m.opt.Failures.Blocked(r); wait > 0 {
 			secs := int(math.Ceil(wait.Seconds()))
+			m.signIns.WithLabelValues("rate_limited").Inc()
 			w.Header().Set("Retry-After", strconv.Itoa(secs))
 			writeError(w, http.StatusTooManyRequests, ilgraph.Errorf("rate_limited",
 				"too many failed sign-ins from this client; retry after %d s", secs))
@@ -439,9 +464,12 @@ func (m *Manager) signIn(w http.ResponseWriter, r *http.Request) {
 			// Say no more than the Authenticator did: unknown, expired and
 			// revoked tokens look alike.
 			err = ilgraph.Errorf(ilgraph.EUNAUTHORIZED, "the token is not valid: it is unknown, expired or revoked")
+			m.signIns.WithLabelValues("invalid_token").Inc()
 			if m.opt.Failures != nil {
 				m.opt.Failures.Failed(r)
 			}
+		} else {
+			m.signIns.WithLabelValues("error").Inc()
 		}
 		m.fail(w, r, err)
 		return
@@ -452,6 +480,7 @@ func (m *Manager) signIn(w http.ResponseWriter, r *http.Request) {
 		expires = until
 	}
 	if !expires.After(now) {
+		m.signIns.WithLabelValues("invalid_token").Inc()
 		writeError(w, http.StatusUnauthorized, ilgraph.Errorf(ilgraph.EUNAUTHORIZED, "the token is not valid: it is unknown, expired or revoked"))
 		return
 	}
@@ -472,6 +501,7 @@ func (m *Manager) signIn(w http.ResponseWriter, r *http.Request) {
 		Expires:  expires.UTC(),
 		HttpOnly: true, Secure: m.secure(r), SameSite: http.SameSiteStrictMode,
 	})
+	m.signIns.WithLabelValues("ok").Inc()
 	m.opt.Logger.InfoContext(r.Context(), "signed in", "name", p.Name, "role", p.Role.String())
 	writeJSON(w, http.StatusOK, stateOf(p, e))
 }
@@ -560,8 +590,13 @@ func (m *Manager) Credential() Cookie { return Cookie{m} }
 // Present reports whether r carries the cookie of a live session (a lookup
 // in memory, no store). A stale cookie — signed out in another tab,
 // expired, from before a restart — is no credential: the request goes on
-// as anonymous rather than being refused.
+// as anonymous rather than being refused. Requests to Pattern itself judge
+// the cookie in Handler (a sign-in from a tab that missed another tab's
+// sign-in carries a live cookie but no CSRF token, and must still work).
 func (c Cookie) Present(r *http.Request) bool {
+	if r.URL.Path == Pattern {
+		return false
+	}
 	_, e := c.m.lookup(r)
 	return e != nil
 }

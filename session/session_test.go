@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/session"
 )
@@ -651,6 +653,44 @@ func TestCredential(t *testing.T) {
 	if cred.Present(req("GET", "/", "", c)) {
 		t.Error("the revoked session's cookie is still present")
 	}
+	// The session's own endpoint judges the cookie itself: a sign-in from
+	// a tab that does not know the CSRF token of a live session works.
+	c2, _ := f.signIn("tok-viewer")
+	if cred.Present(req("POST", session.Pattern, "", c2)) {
+		t.Error("the cookie is a credential at /auth/session")
+	}
+	if a := f.do(req("POST", session.Pattern, `{"token":"tok-viewer"}`, c2)); a.status != 200 {
+		t.Errorf("signing in again without the CSRF token: HTTP %d", a.status)
+	}
+}
+
+// metric reads a sample of the manager's metrics: name{result=label}, or
+// name alone for the gauge.
+func metric(t *testing.T, m *session.Manager, name, label string) float64 {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m.Collectors()...)
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fams {
+		if f.GetName() != name {
+			continue
+		}
+		for _, s := range f.GetMetric() {
+			if len(s.GetLabel()) == 0 && label == "" {
+				return s.GetGauge().GetValue()
+			}
+			for _, l := range s.GetLabel() {
+				if l.GetValue() == label {
+					return s.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatalf("no %s{%s}", name, label)
+	return 0
 }
 
 // limiter blocks after max failures.
@@ -691,5 +731,14 @@ func TestSignInFailuresLimited(t *testing.T) {
 	a := f.do(req("POST", session.Pattern, `{"token":"tok-editor"}`, nil))
 	if a.status != 429 || a.header.Get("Retry-After") != "2" || a.cookie != nil {
 		t.Errorf("blocked: HTTP %d Retry-After %q, want 429 and 2 s", a.status, a.header.Get("Retry-After"))
+	}
+	f.do(req("POST", session.Pattern, `{"token":"tok-editor"}`, nil, "Origin", "http://evil.test"))
+	for result, want := range map[string]float64{"ok": 1, "invalid_token": float64(l.max), "rate_limited": 1, "refused": 1, "error": 0} {
+		if got := metric(t, f.m, "ilgraph_session_signins_total", result); got != want {
+			t.Errorf("ilgraph_session_signins_total{result=%q} = %v, want %v", result, got, want)
+		}
+	}
+	if got := metric(t, f.m, "ilgraph_sessions", ""); got != float64(f.m.Len()) || got != 1 {
+		t.Errorf("ilgraph_sessions = %v, want 1", got)
 	}
 }
