@@ -78,9 +78,9 @@ const maxRecheck = time.Minute
 const maxSignInBody = 4 << 10
 
 // ExpiryAuthenticator is an Authenticator that also says when a token
-// expires (the zero time: never). With one, a session and its cookie never
-// outlive the token; with a plain Authenticator, a session ends at the
-// first re-check after its token has expired.
+// expires (the zero time: never), asked at sign-in. With one, a session
+// and its cookie never outlive the token; with a plain Authenticator, a
+// session ends at the first re-check after its token has expired.
 type ExpiryAuthenticator interface {
 	ilgraph.Authenticator
 	AuthenticateExpiry(ctx context.Context, token string) (ilgraph.Principal, time.Time, error)
@@ -272,7 +272,9 @@ func (m *Manager) recheck(ctx context.Context, key [32]byte, e *entry, force boo
 	if !force && now.Sub(e.checked) < m.opt.Recheck {
 		return e, nil
 	}
-	p, until, err := m.authenticate(ctx, e.token)
+	// The expiry is the session's since sign-in; an expired token fails
+	// Authenticate.
+	p, err := m.opt.Authenticator.Authenticate(ctx, e.token)
 	if err == nil && p.Anonymous() {
 		err = ilgraph.Errorf(ilgraph.EUNAUTHORIZED, "the token is not valid")
 	}
@@ -293,9 +295,6 @@ func (m *Manager) recheck(ctx context.Context, key [32]byte, e *entry, force boo
 		return nil, nil
 	}
 	cur.principal, cur.checked = p, now
-	if !until.IsZero() && until.Before(cur.expires) {
-		cur.expires = until
-	}
 	if !now.Before(cur.expires) {
 		delete(m.sessions, key)
 		return nil, nil
@@ -304,8 +303,8 @@ func (m *Manager) recheck(ctx context.Context, key [32]byte, e *entry, force boo
 	return &cp, nil
 }
 
-// authenticate checks token, with its expiry when the Authenticator knows
-// it.
+// authenticate checks token at sign-in, with its expiry when the
+// Authenticator knows it.
 func (m *Manager) authenticate(ctx context.Context, token string) (ilgraph.Principal, time.Time, error) {
 	if ea, ok := m.opt.Authenticator.(ExpiryAuthenticator); ok {
 		return ea.AuthenticateExpiry(ctx, token)
