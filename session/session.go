@@ -33,7 +33,9 @@ import (
 	"log/slog"
 	"math"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -118,10 +120,11 @@ type Options struct {
 	// bearer tokens does. A blocked client's sign-in answers 429 with
 	// Retry-After; each refused token counts.
 	Failures FailureLimiter
-	// TrustForwardedProto makes a request with X-Forwarded-Proto: https
-	// count as one over TLS (a Secure cookie, an https origin): set it
-	// only behind a TLS-terminating proxy that sets that header itself.
-	TrustForwardedProto bool
+	// TrustedProxies are the proxies (serve's --trusted-proxies) whose
+	// X-Forwarded-Proto is believed: a request from one of them with
+	// X-Forwarded-Proto: https counts as one over TLS (a Secure cookie, an
+	// https origin). From anyone else the header is ignored.
+	TrustedProxies []netip.Prefix
 	// Origins are the server's own origins (scheme://host[:port], as
 	// browsers send Origin), when the Host a request arrives with is not
 	// the one browsers use (a proxy that rewrites it). Empty: the
@@ -313,9 +316,40 @@ func (m *Manager) authenticate(ctx context.Context, token string) (ilgraph.Princ
 	return p, time.Time{}, err
 }
 
-// secure reports whether r came over TLS, as far as the server can tell.
+// secure reports whether r came over TLS, as far as the server can tell:
+// directly, or through a trusted proxy that says so. Of a list of values
+// (proxies that append), the last is the one the trusted proxy added.
 func (m *Manager) secure(r *http.Request) bool {
-	return r.TLS != nil || (m.opt.TrustForwardedProto && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https"))
+	if r.TLS != nil {
+		return true
+	}
+	fwd := r.Header.Values("X-Forwarded-Proto")
+	if len(fwd) == 0 || !m.fromTrustedProxy(r) {
+		return false
+	}
+	last := fwd[len(fwd)-1]
+	if i := strings.LastIndexByte(last, ','); i >= 0 {
+		last = last[i+1:]
+	}
+	return strings.EqualFold(strings.TrimSpace(last), "https")
+}
+
+func (m *Manager) fromTrustedProxy(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	addr = addr.Unmap()
+	for _, p := range m.opt.TrustedProxies {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *Manager) cookieName(r *http.Request) string {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -244,21 +245,27 @@ func mustJSON(v any) string {
 }
 
 func TestSecureCookie(t *testing.T) {
+	// httptest requests come from 192.0.2.1.
+	proxy := []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
+	other := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
 	for _, tc := range []struct {
-		name   string
-		trust  bool
-		tls    bool
-		fwd    string
-		secure bool
+		name    string
+		proxies []netip.Prefix
+		tls     bool
+		fwd     []string
+		secure  bool
 	}{
-		{"plain", false, false, "", false},
-		{"tls", false, true, "", true},
-		{"forwarded https, trusted", true, false, "https", true},
-		{"forwarded https, not trusted", false, false, "https", false},
-		{"forwarded http, trusted", true, false, "http", false},
+		{"plain", nil, false, nil, false},
+		{"tls", nil, true, nil, true},
+		{"forwarded https by a trusted proxy", proxy, false, []string{"https"}, true},
+		{"forwarded https, no proxy trusted", nil, false, []string{"https"}, false},
+		{"forwarded https by another than the trusted proxy", other, false, []string{"https"}, false},
+		{"forwarded http by a trusted proxy", proxy, false, []string{"http"}, false},
+		{"the trusted proxy's value is the last", proxy, false, []string{"https, http"}, false},
+		{"the trusted proxy's value is the last header", proxy, false, []string{"http", "https"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, session.Options{TrustForwardedProto: tc.trust})
+			f := newFixture(t, session.Options{TrustedProxies: tc.proxies})
 			origin := own
 			if tc.secure {
 				origin = "https://" + host
@@ -267,8 +274,8 @@ func TestSecureCookie(t *testing.T) {
 			if tc.tls {
 				r.TLS = &tls.ConnectionState{}
 			}
-			if tc.fwd != "" {
-				r.Header.Set("X-Forwarded-Proto", tc.fwd)
+			for _, v := range tc.fwd {
+				r.Header.Add("X-Forwarded-Proto", v)
 			}
 			a := f.do(r)
 			if a.status != 200 {
