@@ -198,6 +198,18 @@ func TestSessionInBrowser(t *testing.T) {
 		t.Errorf("the explorer's write arrived as %+v, want the cookie and the CSRF token", seen)
 	}
 
+	// The IDE, on the same origin, gets the cookie too and sends the CSRF
+	// token with it: signed in, it reads the schema and runs a query.
+	b.do(chromedp.Navigate(s.url + "/ide"))
+	poll(`!!document.querySelector(".graphiql-query-editor .CodeMirror")`)
+	poll(`!!document.querySelector(".graphiql-query-editor .CodeMirror") && !document.querySelector(".graphiql-spinner")`)
+	eval[bool](b, `(() => { document.querySelector(".graphiql-query-editor .CodeMirror").CodeMirror.setValue("{ stats { cases } }"); return true })()`)
+	b.do(chromedp.Click(chromedp.CSS(".graphiql-execute-button")))
+	poll(`(() => { const cm = document.querySelector(".result-window .CodeMirror"); return !!cm && cm.CodeMirror.getValue().includes('"cases"'); })()`)
+	if errs := b.takeErrors(); len(errs) > 0 {
+		t.Errorf("the IDE, signed in: %v", errs)
+	}
+
 	// Another origin: the same host on another port (same-site: the
 	// browser sends the SameSite=Strict cookie along) and, by the name
 	// localhost, another site (it does not).
