@@ -591,12 +591,12 @@ func (m *Manager) clearCookie(w http.ResponseWriter, r *http.Request) {
 // (ilgraph.NewContextWithPrincipal), and refuses (403, in the JSON API's
 // error format) a state-changing request whose session cookie comes
 // without its CSRF token or from another origin. A request with an
-// Authorization header is left to the bearer-token authentication: a
+// Authorization: Bearer header is left to the bearer-token authentication: a
 // browser never adds one by itself, so such a request is no cross-site
 // forgery.
 func (m *Manager) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "" {
+		if scheme, _, _ := strings.Cut(r.Header.Get("Authorization"), " "); strings.EqualFold(scheme, "Bearer") {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -614,7 +614,8 @@ func (m *Manager) Middleware(next http.Handler) http.Handler {
 
 // Cookie is the session cookie as a credential of the HTTP shell (it has
 // the methods of httpapi.Credential), asked after the bearer token: a
-// request with an Authorization header is judged by that alone.
+// request with Authorization: Bearer is judged by that alone (a browser
+// never adds one by itself, so it is no cross-site forgery).
 type Cookie struct{ m *Manager }
 
 // Credential returns the session cookie as a credential of the HTTP shell.
