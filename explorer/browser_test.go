@@ -78,6 +78,7 @@ type site struct {
 	down      atomic.Bool
 	noSuggest atomic.Bool // serve the API without a suggestion engine
 	cutoffs   atomic.Bool // serve the API with the cut-offs of tightCutoffs
+	private   atomic.Bool // serve a private corpus (serve --private)
 	// sessions signs browsers in with the tokens of testTokens, as
 	// ilgraph serve does with its token store.
 	sessions *session.Manager
@@ -116,10 +117,10 @@ func newSite(t testing.TB, db *graph.DB, sim *similarity.Service) *site {
 		// The explorer shares the mux with the JSON API and sign-in, as in
 		// ilgraph serve.
 		api := jsonapi.NewHandler(core, jsonapi.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		routes := apitest.JSONAPI(map[string]httpapi.Door{"/": apitest.Door(explorer.Handler()), session.Pattern: apitest.Door(s.sessions.Handler())}, api)
+		routes := apitest.JSONAPI(s.routes(), api)
 		return apitest.New(core, apitest.Options{
 			GraphQL: resolvers.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
-			Shell:   httpapi.Options{Ready: db.Ping, Routes: routes},
+			Shell:   httpapi.Options{Ready: db.Ping, Routes: routes, Credentials: s.credentials()},
 		})
 	}
 	h := serve(explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(engine)))
@@ -128,11 +129,18 @@ func newSite(t testing.TB, db *graph.DB, sim *similarity.Service) *site {
 	plainSim := similarity.NewService(db)
 	plain := apitest.New(explore.New(db, plainSim, explore.WithReadModel(plainSim)), apitest.Options{
 		GraphQL: resolvers.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
-		Shell:   httpapi.Options{Routes: map[string]httpapi.Door{"/": apitest.Door(explorer.Handler()), session.Pattern: apitest.Door(s.sessions.Handler())}},
+		Shell:   httpapi.Options{Routes: s.routes(), Credentials: s.credentials()},
 	})
-	srv := httptest.NewServer(s.recordWrites(s.sessions.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/test/write" {
-			s.testWrite(w, r)
+	// The same API over a private corpus.
+	privCore := explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(engine), explore.WithPrivate())
+	priv := apitest.New(privCore, apitest.Options{
+		GraphQL: resolvers.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		Shell: httpapi.Options{Ready: db.Ping, Private: true, Credentials: s.credentials(),
+			Routes: apitest.JSONAPI(s.routes(), jsonapi.NewHandler(privCore, jsonapi.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))},
+	})
+	srv := httptest.NewServer(s.recordWrites(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.private.Load() {
+			priv.ServeHTTP(w, r)
 			return
 		}
 		if s.down.Load() && r.URL.Path == "/graphql" {
@@ -148,10 +156,27 @@ func newSite(t testing.TB, db *graph.DB, sim *similarity.Service) *site {
 			return
 		}
 		h.ServeHTTP(w, r)
-	}))))
+	})))
 	t.Cleanup(srv.Close)
 	s.url = srv.URL
 	return s
+}
+
+// routes are the doors beside GraphQL, as ilgraph serve mounts them: the
+// explorer and sign-in (open on a private server), and a stand-in for the
+// write path (/test/write).
+func (s *site) routes() map[string]httpapi.Door {
+	return map[string]httpapi.Door{
+		"/":             {Handler: explorer.Handler(), Open: true},
+		session.Pattern: {Handler: s.sessions.Handler(), Open: true},
+		"/test/write":   apitest.Door(http.HandlerFunc(s.testWrite)),
+	}
+}
+
+// credentials are what the shell authenticates: the session cookie (the
+// test needs no bearer tokens).
+func (s *site) credentials() []httpapi.Credential {
+	return []httpapi.Credential{s.sessions.Credential()}
 }
 
 // api asks the API directly, for the answers the page must show.

@@ -63,8 +63,7 @@ func (s *site) testWrite(w http.ResponseWriter, r *http.Request) {
 }
 
 // recordWrites notes every request to /test/write (but CORS preflights)
-// before the session
-// middleware judges it, and the status it got.
+// before the shell authenticates it, and the status it got.
 func (s *site) recordWrites(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/test/write" || r.Method == http.MethodOptions {
@@ -325,4 +324,26 @@ func TestSessionInBrowser(t *testing.T) {
 		t.Errorf("a viewer's write: HTTP %d, %d writes", st, s.writes.Load())
 	}
 	s.takeSeen()
+
+	// A private corpus: signed out, the page loads and its screen says to
+	// sign in; signed in, the screen shows the cases.
+	b.do(chromedp.Click(chromedp.CSS("#sign-out")))
+	poll(`!!document.getElementById("sign-in")`)
+	s.private.Store(true)
+	defer s.private.Store(false)
+	if st, _ := b.open(s.url + "/"); st != "error" {
+		t.Fatalf("private, signed out: state %s, want the error screen", st)
+	}
+	if msg := eval[string](b, `document.querySelector("#main .error").textContent`); !strings.Contains(msg, "Sign in") {
+		t.Errorf("private, signed out, the screen says %q: want a pointer to signing in", msg)
+	}
+	b.takeErrors() // the 401s
+	signIn("ilg-test-viewer")
+	poll(`!!document.getElementById("account-who")`)
+	if st := b.settle(); st != "ready" {
+		t.Fatalf("private, signed in: state %s %v", st, b.takeErrors())
+	}
+	if n := eval[int](b, `document.querySelectorAll(".case-card").length`); n == 0 {
+		t.Error("private, signed in: no cases listed")
+	}
 }

@@ -587,31 +587,6 @@ func (m *Manager) clearCookie(w http.ResponseWriter, r *http.Request) {
 		HttpOnly: true, Secure: m.secure(r), SameSite: http.SameSiteStrictMode})
 }
 
-// Middleware puts the principal of a request's session into its context
-// (ilgraph.NewContextWithPrincipal), and refuses (403, in the JSON API's
-// error format) a state-changing request whose session cookie comes
-// without its CSRF token or from another origin. A request with an
-// Authorization: Bearer header is left to the bearer-token authentication: a
-// browser never adds one by itself, so such a request is no cross-site
-// forgery.
-func (m *Manager) Middleware(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if scheme, _, _ := strings.Cut(r.Header.Get("Authorization"), " "); strings.EqualFold(scheme, "Bearer") {
-			next.ServeHTTP(w, r)
-			return
-		}
-		p, ok, err := m.FromRequest(r)
-		if err != nil {
-			m.fail(w, r, err)
-			return
-		}
-		if ok {
-			r = r.WithContext(ilgraph.NewContextWithPrincipal(r.Context(), p))
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // Cookie is the session cookie as a credential of the HTTP shell (it has
 // the methods of httpapi.Credential), asked after the bearer token: a
 // request with Authorization: Bearer is judged by that alone (a browser

@@ -580,38 +580,6 @@ func TestBounded(t *testing.T) {
 	}
 }
 
-func TestMiddleware(t *testing.T) {
-	f := newFixture(t, session.Options{})
-	c, csrf := f.signIn("tok-editor")
-	var got ilgraph.Principal
-	var ran bool
-	h := f.m.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ran, got = true, ilgraph.PrincipalFrom(r.Context())
-	}))
-	serve := func(r *http.Request) int {
-		ran, got = false, ilgraph.Principal{}
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		return w.Code
-	}
-	if code := serve(req("POST", "/graphql", "{}", c, session.CSRFHeader, csrf)); code != 200 || !ran || got.Name != "eve" {
-		t.Errorf("with CSRF: HTTP %d ran=%v %v", code, ran, got)
-	}
-	if code := serve(req("POST", "/graphql", "{}", c)); code != 403 || ran {
-		t.Errorf("without CSRF: HTTP %d ran=%v, want 403 and the handler not run", code, ran)
-	}
-	if code := serve(req("POST", "/graphql", "{}", c, session.CSRFHeader, csrf, "Origin", "http://evil.test")); code != 403 || ran {
-		t.Errorf("foreign origin: HTTP %d ran=%v", code, ran)
-	}
-	if code := serve(req("POST", "/graphql", "{}", nil)); code != 200 || !ran || !got.Anonymous() {
-		t.Errorf("no cookie: HTTP %d ran=%v %v, want anonymous", code, ran, got)
-	}
-	// A bearer token is left to its own authentication.
-	if code := serve(req("POST", "/graphql", "{}", c, "Authorization", "Bearer x")); code != 200 || !ran || !got.Anonymous() {
-		t.Errorf("with Authorization: HTTP %d ran=%v %v", code, ran, got)
-	}
-}
-
 // TestNothingSecretLogged signs in, uses and ends a session, and finds none
 // of its secrets in the log.
 func TestNothingSecretLogged(t *testing.T) {

@@ -29,6 +29,9 @@ type operation struct {
 	path   string
 	body   string
 	need   ilgraph.Role
+	// open: served to anyone even on a private server (the explorer's
+	// page and files, which hold no data, and signing in).
+	open bool
 }
 
 // graphqlOps are the GraphQL operations, one per root field of Query (and
@@ -82,15 +85,21 @@ var mcpOps = map[string]map[string]any{
 	"graph_neighbourhood": {"kind": "case", "id": "IL-0384"},
 }
 
-// otherOps are the routes no door's table lists: the explorer, its assets,
-// the IDE and its assets, and /metrics.
-var otherOps = map[string]string{
+// openOps are the routes open even on a private server: the explorer's
+// page and files (what it shows comes from the API) and signing in.
+var openOps = map[string]string{
 	"explorer":       "/",
 	"explorer page":  "/case/IL-0384",
 	"explorer asset": "/assets/app/main.js",
-	"ide":            "/ide",
-	"ide asset":      "/ide/assets/vendor/graphiql/graphiql.min.js",
-	"metrics":        "/metrics",
+	"session":        "/auth/session",
+}
+
+// otherOps are the other routes no door's table lists: the IDE and its
+// assets, and /metrics.
+var otherOps = map[string]string{
+	"ide":       "/ide",
+	"ide asset": "/ide/assets/vendor/graphiql/graphiql.min.js",
+	"metrics":   "/metrics",
 }
 
 func gqlBody(q string) string {
@@ -145,6 +154,9 @@ func matrixOps(t *testing.T, tools, fields []string) map[string]operation {
 	ops["GET /openapi.json"] = operation{door: "json", method: "GET", path: "/openapi.json"}
 	for name, p := range otherOps {
 		ops[name] = operation{door: "plain", method: "GET", path: p}
+	}
+	for name, p := range openOps {
+		ops[name] = operation{door: "plain", method: "GET", path: p, open: true}
 	}
 	var doc struct{ Paths map[string]any }
 	if err := json.Unmarshal(jsonapi.OpenAPI, &doc); err != nil {
@@ -308,7 +320,7 @@ func TestAuthMatrix(t *testing.T) {
 			op := ops[name]
 			writes = writes || op.need > ilgraph.RoleNone
 			need := op.need
-			if private {
+			if private && !op.open {
 				need = max(need, ilgraph.RoleViewer)
 			}
 			// The refused columns first: for a write, the graph is then
@@ -363,12 +375,15 @@ func TestAuthMatrix(t *testing.T) {
 					{{method: "GET", path: "/cases/IL-0384/similar"}, {method: "GET", path: "/cases/IL-9999/similar"}},
 					{{method: "POST", path: "/graphql", body: gqlBody(`{ case(id: "IL-0384") { id } }`)}, {method: "POST", path: "/graphql", body: gqlBody(`{ case(id: "IL-9999") { id } }`)}},
 					{{method: "POST", path: "/mcp", body: toolBody("get_incident", map[string]any{"id": "IL-0384"})}, {method: "POST", path: "/mcp", body: toolBody("get_incident", map[string]any{"id": "IL-9999"})}},
-					{{method: "GET", path: "/case/IL-0384"}, {method: "GET", path: "/case/IL-9999"}},
 				} {
 					a, b := send(t, srv.URL, pair[0], ""), send(t, srv.URL, pair[1], "")
 					if a != b || a.status != 401 {
 						t.Errorf("%s and %s differ or answer: %+v / %+v", pair[0].path, pair[1].path, a, b)
 					}
+				}
+				// The explorer's page is open, and the same for any case.
+				if a, b := send(t, srv.URL, operation{method: "GET", path: "/case/IL-0384"}, ""), send(t, srv.URL, operation{method: "GET", path: "/case/IL-9999"}, ""); a != b || a.status != 200 {
+					t.Errorf("the explorer's case pages differ or are not open: %d / %d", a.status, b.status)
 				}
 			})
 		}

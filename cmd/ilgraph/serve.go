@@ -25,6 +25,7 @@ import (
 	"github.com/ilgraph/ilgraph/mcpserver"
 	"github.com/ilgraph/ilgraph/ratelimit"
 	"github.com/ilgraph/ilgraph/resolvers"
+	"github.com/ilgraph/ilgraph/session"
 	"github.com/ilgraph/ilgraph/token"
 )
 
@@ -73,6 +74,8 @@ type serveFlags struct {
 	private      bool
 	metricsRole  ilgraph.Role
 	authFailures float64
+	// The explorer's sessions.
+	session sessionFlags
 }
 
 // coreOptions are the core's options for f: it manages tokens, and every
@@ -158,6 +161,7 @@ loopback by default. In production turn both off (--ide=false
 	pprofAddr := fs.String("pprof-addr", "", "serve Go's profiler (net/http/pprof) on this address, apart from the API (empty: off)")
 	private := fs.Bool("private", envPrivate(), "a private corpus: every read needs a token with the viewer role or above (default: ILGRAPH_PRIVATE)")
 	metricsRole := fs.String("metrics-role", "", "the role /metrics needs: public, viewer, reviewer, editor or admin (default: viewer with --private, public without)")
+	sessionFlags := addSessionFlags(fs)
 	authFailures := fs.Float64("auth-failures", 10, "failed authentications each client address may make a minute (bursts of as many) before its credentials are refused with 429 (0: no limit); loopback counts too")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
@@ -227,6 +231,7 @@ loopback by default. In production turn both off (--ide=false
 			LimitLoopback: *rateLoopback, Exempt: exempt},
 		store:   cfg,
 		private: *private, metricsRole: mrole, authFailures: *authFailures,
+		session: sessionFlags.parse(),
 	}, nil
 }
 
@@ -283,19 +288,26 @@ func newAPI(core *explore.Service, db probedStore, tokens ilgraph.Authenticator,
 		routes["GET /ide"] = httpapi.Door{Handler: ide}
 		routes["GET /ide/assets/"] = httpapi.Door{Handler: ide}
 	}
+	failures := ratelimit.NewFailures(ratelimit.Options{Rate: f.authFailures / 60, Burst: max(1, int(f.authFailures)),
+		TrustedProxies: f.rate.TrustedProxies, LimitLoopback: true})
+	sessions := f.session.manager(tokens, failures, f.rate.TrustedProxies, logger)
+	// Signing in is open even on a private server, as is the explorer's
+	// page, which holds no data: what it shows comes from the API, which
+	// is not open.
+	routes[session.Pattern] = httpapi.Door{Handler: sessions.Handler(), Fail: jsonapi.Fail, Open: true}
 	if f.explorer {
 		// Every path the other front doors leave: the explorer's screens
 		// (/, /graph, /case/…, /topic/…, /live, /dashboard) and /assets/.
-		routes["/"] = httpapi.Door{Handler: explorer.Handler()}
+		routes["/"] = httpapi.Door{Handler: explorer.Handler(), Open: true}
 	}
 	h := httpapi.New(httpapi.Options{
 		MaxBodyBytes: f.maxBody, RequestTimeout: f.timeout, Logger: logger, CORSOrigins: f.cors,
-		Ready: db.Ping, StoreDown: db.Down, Admitter: admitter, Collectors: gql.Collectors(),
-		Routes:      routes,
-		Credentials: []httpapi.Credential{httpapi.Bearer(tokens)},
+		Ready: db.Ping, StoreDown: db.Down, Admitter: admitter, Collectors: append(gql.Collectors(), sessions.Collectors()...),
+		Routes: routes,
+		// A bearer token first: a request with one is judged by it alone.
+		Credentials: []httpapi.Credential{httpapi.Bearer(tokens), sessions.Credential()},
 		Private:     f.private, MetricsRole: f.metricsRole,
-		AuthFailures: ratelimit.NewFailures(ratelimit.Options{Rate: f.authFailures / 60, Burst: max(1, int(f.authFailures)),
-			TrustedProxies: f.rate.TrustedProxies, LimitLoopback: true}),
+		AuthFailures: failures,
 	})
 	db.SetQueryHook(h.ObserveQuery)
 	return h
