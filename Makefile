@@ -71,7 +71,7 @@ lint:
 
 # The race detector over the packages whose tests need no database (the
 # others run in make test against Neo4j, without it, to keep CI in time).
-RACE_PKGS = . ./analysis/ ./explore/ ./httpapi/ ./importer/ ./internal/admission/ ./internal/storetest/ ./internal/versioned/ ./ratelimit/ ./relevance/ ./seeds/
+RACE_PKGS = . ./analysis/ ./explore/ ./httpapi/ ./importer/ ./internal/admission/ ./internal/storetest/ ./internal/versioned/ ./ratelimit/ ./relevance/ ./seeds/ ./session/
 race:
 	go test -race -count=1 $(RACE_PKGS)
 
