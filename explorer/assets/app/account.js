@@ -8,10 +8,17 @@ const box = document.getElementById("account");
 let open = false; // the sign-in form is shown
 let error = "";
 let busy = false;
+let known = false; // the server has said who is signed in
 
-// render draws the control for the current session and language.
+// render draws the control for the current session and language; nothing
+// until the server has said, so that "Sign in" does not flash for a
+// browser that is signed in.
 export function render() {
   const s = session.current;
+  if (!known) {
+    box.hidden = true;
+    return;
+  }
   box.hidden = !s.available;
   if (!s.available) return fill(box);
   if (s.signedIn) {
@@ -64,7 +71,18 @@ async function signIn(input) {
   if (!resp) error = L("The server cannot be reached.", "서버에 연결할 수 없습니다.");
   else if (resp.status === 401) error = L("That token is not valid: it is unknown, expired or revoked.", "유효하지 않은 토큰입니다: 알 수 없거나 만료되었거나 폐기되었습니다.");
   else if (resp.status === 429) error = L("Too many attempts: wait a moment and try again.", "시도가 너무 많습니다: 잠시 뒤 다시 시도하세요.");
-  else error = L(`Signing in failed (HTTP ${resp.status}).`, `로그인하지 못했습니다 (HTTP ${resp.status}).`);
+  else {
+    // The server's own words (a sign-in from an origin it does not count
+    // as its own, say), in English.
+    let why = "";
+    try {
+      const body = await resp.json();
+      why = (body && body.error && body.error.message) || "";
+    } catch (e) {
+      /* not JSON */
+    }
+    error = L(`Signing in failed (HTTP ${resp.status})`, `로그인하지 못했습니다 (HTTP ${resp.status})`) + (why ? ": " + why : ".");
+  }
   render();
   document.getElementById("signin-token").focus();
 }
@@ -88,7 +106,10 @@ async function signOut() {
   await loadSession(); // show what the server says is the case
 }
 
-window.addEventListener("ilgraph:session", () => render());
+window.addEventListener("ilgraph:session", () => {
+  known = true;
+  render();
+});
 
 // start asks the server who is signed in.
 export function start() {
