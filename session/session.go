@@ -66,6 +66,7 @@ const (
 const (
 	DefaultLifetime    = 8 * time.Hour
 	DefaultMaxSessions = 10000
+	DefaultMaxPerToken = 20
 	// DefaultRecheck leaves room, within a minute, for the token store's
 	// own cache (token.CacheTTL, 10 s): a revocation ends its sessions
 	// within a minute.
@@ -109,6 +110,10 @@ type Options struct {
 	// MaxSessions bounds the sessions held (default 10,000); when full, a
 	// new session pushes out the one that would end first.
 	MaxSessions int
+	// MaxPerToken bounds the sessions one token holds (default 20): a
+	// token's next sign-in pushes out its own session that would end
+	// first.
+	MaxPerToken int
 	// Recheck is the longest a session goes without its token being
 	// checked again (default 50 s, at most 1 minute), so that revoking a
 	// token ends its sessions within it. State-changing requests re-check
@@ -170,6 +175,9 @@ func New(opt Options) *Manager {
 	}
 	if opt.MaxSessions <= 0 {
 		opt.MaxSessions = DefaultMaxSessions
+	}
+	if opt.MaxPerToken <= 0 {
+		opt.MaxPerToken = DefaultMaxPerToken
 	}
 	if opt.Recheck <= 0 {
 		opt.Recheck = DefaultRecheck
@@ -525,7 +533,7 @@ func (m *Manager) signIn(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(m.cookieName(r)); err == nil {
 		delete(m.sessions, sha256.Sum256([]byte(c.Value)))
 	}
-	m.makeRoom(now)
+	m.makeRoom(now, p.Name)
 	m.sessions[sha256.Sum256([]byte(id))] = e
 	m.mu.Unlock()
 	http.SetCookie(w, &http.Cookie{
@@ -539,14 +547,15 @@ func (m *Manager) signIn(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, stateOf(p, e))
 }
 
-// makeRoom drops expired sessions when the table is full, then, if it is
-// still full, the one that would end first. m.mu is held.
-func (m *Manager) makeRoom(now time.Time) {
-	if len(m.sessions) < m.opt.MaxSessions {
-		return
-	}
-	var first [32]byte
-	var firstEnd time.Time
+// makeRoom drops expired sessions, then makes room for one more session
+// of name: if name holds MaxPerToken sessions, its own that would end
+// first goes (so that one token, signing in again and again, cannot push
+// out everyone else's sessions); if the table is full, the session that
+// would end first goes. m.mu is held.
+func (m *Manager) makeRoom(now time.Time, name string) {
+	var first, firstOwn [32]byte
+	var firstEnd, firstOwnEnd time.Time
+	own := 0
 	for k, e := range m.sessions {
 		if !now.Before(e.expires) {
 			delete(m.sessions, k)
@@ -555,8 +564,17 @@ func (m *Manager) makeRoom(now time.Time) {
 		if firstEnd.IsZero() || e.expires.Before(firstEnd) {
 			first, firstEnd = k, e.expires
 		}
+		if e.principal.Name == name {
+			own++
+			if firstOwnEnd.IsZero() || e.expires.Before(firstOwnEnd) {
+				firstOwn, firstOwnEnd = k, e.expires
+			}
+		}
 	}
-	if len(m.sessions) >= m.opt.MaxSessions {
+	switch {
+	case own >= m.opt.MaxPerToken:
+		delete(m.sessions, firstOwn)
+	case len(m.sessions) >= m.opt.MaxSessions:
 		delete(m.sessions, first)
 	}
 }

@@ -568,6 +568,25 @@ func TestBounded(t *testing.T) {
 			t.Errorf("session %d live=%v, want %v (the ones ending first make room)", i, ok, want)
 		}
 	}
+	// One token's sessions are bounded apart: its own that ends first
+	// makes room, and another token's sessions stay.
+	g := newFixture(t, session.Options{MaxPerToken: 2})
+	editor, _ := g.signIn("tok-editor")
+	var mine []*http.Cookie
+	for range 3 {
+		c, _ := g.signIn("tok-viewer")
+		mine = append(mine, c)
+		g.clk.advance(time.Second)
+	}
+	for i, c := range mine {
+		if _, ok, _ := g.principal("GET", c); ok != (i > 0) {
+			t.Errorf("the token's session %d live=%v, want %v", i, ok, i > 0)
+		}
+	}
+	if _, ok, _ := g.principal("GET", editor); !ok || g.m.Len() != 3 {
+		t.Errorf("another token's session pushed out (%d sessions, want 3)", g.m.Len())
+	}
+
 	// Signing in again from a browser replaces its session.
 	last := cookies[len(cookies)-1]
 	n := f.m.Len()
