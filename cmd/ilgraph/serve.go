@@ -113,10 +113,13 @@ Behind a proxy, name it in --trusted-proxies so that
 its X-Forwarded-For is believed; no other client's is.
 
 Requests may carry an API token (ilgraph token create) as Authorization:
-Bearer <token>; one that is not valid answers 401. With --private (or
+Bearer <token>; one that is not valid answers 401. The explorer signs in
+with a token once (/auth/session) and then carries a session cookie, with
+a CSRF token on every state-changing request. With --private (or
 ILGRAPH_PRIVATE=true) every read needs a token with the viewer role or
-above, on every door, the explorer, the IDE, /openapi.json and /metrics;
-/healthz and /readyz stay open (docs/operations.md).
+above, on every door, the IDE, /openapi.json and /metrics; /healthz and
+/readyz stay open, and so do the explorer's page and its sign-in, which
+hold no data (docs/operations.md).
 
 Introspection and the IDE are on by default, since the server listens on
 loopback by default. In production turn both off (--ide=false
