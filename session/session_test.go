@@ -95,14 +95,14 @@ const host = "ilgraph.test:8080"
 const own = "http://" + host
 
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	clk  *clock
 	toks *tokens
 	m    *session.Manager
 	logs *bytes.Buffer
 }
 
-func newFixture(t *testing.T, opt session.Options) *fixture {
+func newFixture(t testing.TB, opt session.Options) *fixture {
 	clk := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	toks := &tokens{now: clk.now, known: map[string]tokenInfo{
 		"tok-viewer": {p: ilgraph.Principal{Name: "val", Role: ilgraph.RoleViewer}},
@@ -734,5 +734,27 @@ func TestSignInFailuresLimited(t *testing.T) {
 	}
 	if got := metric(t, f.m, "ilgraph_sessions", ""); got != float64(f.m.Len()) || got != 1 {
 		t.Errorf("ilgraph_sessions = %v, want 1", got)
+	}
+}
+
+// BenchmarkFromRequest is the cost the cookie adds to a request, with the
+// table full (10,000 sessions): a read (a lookup in memory) and a
+// state-changing one (the origin, the CSRF token and a re-check with the
+// Authenticator, here in memory too).
+func BenchmarkFromRequest(b *testing.B) {
+	f := newFixture(b, session.Options{MaxSessions: 10000, MaxPerToken: 10000})
+	for range 9999 {
+		f.signIn("tok-viewer")
+	}
+	c, csrf := f.signIn("tok-editor")
+	for _, method := range []string{"GET", "POST"} {
+		r := req(method, "/graphql", "", c, session.CSRFHeader, csrf)
+		b.Run(method, func(b *testing.B) {
+			for b.Loop() {
+				if _, ok, err := f.m.FromRequest(r); !ok || err != nil {
+					b.Fatal(ok, err)
+				}
+			}
+		})
 	}
 }
