@@ -90,6 +90,11 @@ type Case struct {
 
 	// Raw is the case's JSON as read (compacted). Not part of the format.
 	Raw json.RawMessage `json:"-"`
+	// Version counts the writes of the case as stored (1 for its first; a
+	// load that changes it and every write through the core add one): what
+	// an update or delete names to say which version it read. 0 when not
+	// read from the store. Not part of the format.
+	Version int64 `json:"-"`
 }
 
 // ImportWriter is review.written_by of a case an importer wrote and tagged

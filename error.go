@@ -58,6 +58,8 @@ const (
 	FieldFilterDateTo      = "filter.dateTo"
 	FieldFilterTextMode    = "filter.textMode"
 	FieldFilterTextFields  = "filter.textFields"
+	FieldVersion           = "case.version"     // the version of a case a write read (JSON API: If-Match)
+	FieldRestoreFrom       = "case.restoreFrom" // the earlier version of a case a restore writes again
 )
 
 // Term list matches: the key of a filter's any-of or all-of list of a kind
@@ -93,7 +95,8 @@ var FieldKeys = append([]string{FieldPageSize, FieldPageCursor, FieldSort, Field
 	FieldSimilarMinScore, FieldProfile, FieldSuggestText, FieldLang, FieldFacetTop, FieldCooccurringSize,
 	FieldBreakdownTop, FieldLiftBase, FieldLiftBaseFilter, FieldMinCount, FieldMinSupport,
 	FieldNeighbourhoodDepth, FieldNeighbourhoodNodes, FieldConnectionHops, FieldConnectionCount,
-	FieldFilter, FieldFilterExcludeOrgs, FieldFilterDateFrom, FieldFilterDateTo, FieldFilterTextMode, FieldFilterTextFields},
+	FieldFilter, FieldFilterExcludeOrgs, FieldFilterDateFrom, FieldFilterDateTo, FieldFilterTextMode, FieldFilterTextFields,
+	FieldVersion, FieldRestoreFrom},
 	kindFieldKeys()...)
 
 // kindFieldKeys are the keys of every kind's terms in a filter and a
@@ -118,7 +121,10 @@ type Error struct {
 	// not 500".
 	Field   string
 	Message string
-	Err     error // the underlying cause, if any; never shown to users
+	// Problems lists, for an EINVALID case given to a write, every problem
+	// the loader's validation found in it.
+	Problems []InputProblem
+	Err      error // the underlying cause, if any; never shown to users
 }
 
 func (e *Error) Error() string {

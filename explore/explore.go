@@ -125,8 +125,10 @@ type Service struct {
 	cutoffs   map[ilgraph.Kind]suggest.Cutoff
 	vocab     vocabCache
 	orgs      orgCache
-	private   bool         // every read needs a viewer (WithPrivate)
-	tokens    TokenManager // nil: no token management (WithTokens)
+	private   bool          // every read needs a viewer (WithPrivate)
+	tokens    TokenManager  // nil: no token management (WithTokens)
+	writer    CaseWriter    // nil: no writes (see WithWrites)
+	validator CaseValidator // with writer
 }
 
 // Option configures a Service.

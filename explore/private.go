@@ -52,6 +52,41 @@ func (s *Service) guard() {
 	if s.suggester != nil {
 		s.suggester = guardedSuggester{s.suggester}
 	}
+	if s.writer != nil {
+		s.writer = guardedWriter{s.writer}
+	}
+}
+
+// guardedWriter checks a viewer where the writer reads (its writes are
+// behind the editor check of every write).
+type guardedWriter struct{ w CaseWriter }
+
+func (g guardedWriter) WriteCase(ctx context.Context, ch ilgraph.CaseChange) (*ilgraph.Revision, error) {
+	if err := ilgraph.Require(ctx, ilgraph.RoleEditor); err != nil {
+		return nil, err
+	}
+	return g.w.WriteCase(ctx, ch)
+}
+
+func (g guardedWriter) CaseHistory(ctx context.Context, id string) ([]ilgraph.Revision, bool, error) {
+	if err := viewer(ctx); err != nil {
+		return nil, false, err
+	}
+	return g.w.CaseHistory(ctx, id)
+}
+
+func (g guardedWriter) CaseVersionJSON(ctx context.Context, id string, v int64) (string, error) {
+	if err := viewer(ctx); err != nil {
+		return "", err
+	}
+	return g.w.CaseVersionJSON(ctx, id, v)
+}
+
+func (g guardedWriter) CaseJSON(ctx context.Context, id string) (string, int64, error) {
+	if err := viewer(ctx); err != nil {
+		return "", 0, err
+	}
+	return g.w.CaseJSON(ctx, id)
 }
 
 func viewer(ctx context.Context) error { return ilgraph.Require(ctx, ilgraph.RoleViewer) }

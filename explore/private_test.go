@@ -19,6 +19,8 @@ type (
 	noSimilarity struct{ explore.Similarity }
 	noReadModel  struct{ explore.ReadModel }
 	noSuggester  struct{ explore.Suggester }
+	noWriter     struct{ explore.CaseWriter }
+	noValidator  struct{ explore.CaseValidator }
 )
 
 var (
@@ -35,7 +37,8 @@ var (
 // EUNAUTHORIZED or an input error, never one that depends on the data (a
 // method may succeed with nothing to look up: resolving an empty filter).
 func TestPrivateCoreReadsNothingAnonymously(t *testing.T) {
-	core := explore.New(noStore{}, noSimilarity{}, explore.WithReadModel(noReadModel{}), explore.WithSuggester(noSuggester{}), explore.WithPrivate())
+	core := explore.New(noStore{}, noSimilarity{}, explore.WithReadModel(noReadModel{}), explore.WithSuggester(noSuggester{}),
+		explore.WithWrites(noWriter{}, noValidator{}), explore.WithPrivate())
 	v := reflect.ValueOf(core)
 	ctxType := reflect.TypeFor[context.Context]()
 	tried := 0

@@ -46,3 +46,12 @@ func PropertiesOf(ctx context.Context, db *DB, label string) ([]map[string]any, 
 		return out, nil
 	})
 }
+
+// WriteForTest runs one write statement: tests use it to set up a state
+// the API cannot make (a revision in the way of the next write).
+func WriteForTest(ctx context.Context, db *DB, q string, params map[string]any) error {
+	_, err := write(ctx, db, "test write", func(tx neo4j.ManagedTransaction) (Counters, error) {
+		return exec(ctx, tx, q, params)
+	})
+	return err
+}

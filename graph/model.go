@@ -19,6 +19,7 @@ import (
 //	(:Case)-[:AT_ORG]->(:Organization)
 //	(:Case)-[:RELATED_TO {rank}]->(:Case)
 //	(:Case)-[:RECURRENCE_OF]->(:Case)
+//	(:CaseRevision {case_id, version, …})   a case's history (casewrite.go)
 //
 // rank keeps the order the case lists its tags in.
 const (
@@ -73,6 +74,11 @@ func schema() []string {
 		"CREATE INDEX case_severity IF NOT EXISTS FOR (n:Case) ON (n.severity)",
 		"CREATE INDEX case_org_slug IF NOT EXISTS FOR (n:Case) ON (n.org_slug)",
 		"CREATE INDEX case_content_hash IF NOT EXISTS FOR (n:Case) ON (n.content_hash)",
+		// A case's history (casewrite.go): one revision per version, looked
+		// up by case, and the ones no export has settled.
+		"CREATE CONSTRAINT case_revision_version IF NOT EXISTS FOR (r:CaseRevision) REQUIRE (r.case_id, r.version) IS UNIQUE",
+		"CREATE INDEX case_revision_case IF NOT EXISTS FOR (r:CaseRevision) ON (r.case_id)",
+		"CREATE INDEX case_revision_settled IF NOT EXISTS FOR (r:CaseRevision) ON (r.settled)",
 		// Titles and summaries in both languages. The CJK analyzer indexes
 		// Korean as overlapping bigrams (so a word matches inside a longer
 		// word with particles attached) and English as lower-cased words.

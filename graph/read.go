@@ -136,7 +136,11 @@ func recordCase(r *neo4j.Record) (*ilgraph.Case, error) {
 			ReviewedAt: prop[string](n, "review_reviewed_at"),
 			ReviewedBy: prop[string](n, "review_reviewed_by"),
 		},
-		Raw: json.RawMessage(prop[string](n, "raw")),
+		Raw:     json.RawMessage(prop[string](n, "raw")),
+		Version: prop[int64](n, "version"),
+	}
+	if c.Version == 0 {
+		c.Version = 1 // stored before cases had versions
 	}
 	if d, ok := n.Props["date"].(dbtype.Date); ok {
 		c.Date = d.Time().Format(ilgraph.DateLayout)

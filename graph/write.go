@@ -116,27 +116,51 @@ func (db *DB) WriteCases(ctx context.Context, cases []*ilgraph.Case) (Counters, 
 	if len(cases) == 0 {
 		return Counters{}, nil
 	}
-	props := make([]map[string]any, len(cases))
-	orgs := make([]map[string]any, len(cases))
-	tagRows := make(map[ilgraph.Kind][]map[string]any)
+	rows := caseRows(cases)
+	return write(ctx, db, "writing cases", func(tx neo4j.ManagedTransaction) (Counters, error) {
+		return writeCasesTx(ctx, tx, rows)
+	})
+}
+
+// caseRowsOf are the parameters of writeCasesTx.
+type caseRowsOf struct {
+	props, orgs []map[string]any
+	tags        map[ilgraph.Kind][]map[string]any
+}
+
+func caseRows(cases []*ilgraph.Case) caseRowsOf {
+	r := caseRowsOf{props: make([]map[string]any, len(cases)), orgs: make([]map[string]any, len(cases)), tags: map[ilgraph.Kind][]map[string]any{}}
 	for i, c := range cases {
-		props[i] = caseProps(c)
-		orgs[i] = map[string]any{"case": c.ID, "id": c.OrgSlug, "name": c.Org}
+		r.props[i] = caseProps(c)
+		r.orgs[i] = map[string]any{"case": c.ID, "id": c.OrgSlug, "name": c.Org}
 		for _, k := range ilgraph.VocabKinds {
-			tagRows[k] = append(tagRows[k], map[string]any{"case": c.ID, "terms": nonNil(c.Tags(k))})
+			r.tags[k] = append(r.tags[k], map[string]any{"case": c.ID, "terms": nonNil(c.Tags(k))})
 		}
 	}
-	return write(ctx, db, "writing cases", func(tx neo4j.ManagedTransaction) (Counters, error) {
-		var total Counters
-		c, err := exec(ctx, tx, `
+	return r
+}
+
+// writeCasesTx is WriteCases inside a transaction. Each case's version
+// becomes its stored one plus one (a new case continues after the last
+// version its history recorded, if it was deleted), unless its properties
+// name the version (a write through the core, which checked it).
+func writeCasesTx(ctx context.Context, tx neo4j.ManagedTransaction, rows caseRowsOf) (Counters, error) {
+	var total Counters
+	c, err := exec(ctx, tx, `
 UNWIND $props AS p
 MERGE (n:Case {id: p.id})
-SET n = p`, map[string]any{"props": props})
-		if err != nil {
-			return total, err
-		}
-		total.Add(c)
-		c, err = exec(ctx, tx, `
+WITH n, p, n.raw IS NULL AS fresh, coalesce(n.version, 1) AS stored
+CALL (p) {
+  OPTIONAL MATCH (r:CaseRevision {case_id: p.id})
+  RETURN coalesce(max(r.version), 0) AS last
+}
+SET n = p
+SET n.version = coalesce(p.version, CASE WHEN fresh THEN last ELSE stored END + 1)`, map[string]any{"props": rows.props})
+	if err != nil {
+		return total, err
+	}
+	total.Add(c)
+	c, err = exec(ctx, tx, `
 UNWIND $orgs AS row
 MERGE (o:Organization {id: row.id})
 WITH o, row
@@ -149,21 +173,20 @@ MATCH (n:Case {id: row.case})
 OPTIONAL MATCH (n)-[r:AT_ORG]->(old:Organization) WHERE old.id <> row.id
 DELETE r
 WITH DISTINCT n, o
-MERGE (n)-[:AT_ORG]->(o)`, map[string]any{"orgs": orgs})
+MERGE (n)-[:AT_ORG]->(o)`, map[string]any{"orgs": rows.orgs})
+	if err != nil {
+		return total, err
+	}
+	total.Add(c)
+	for _, k := range ilgraph.VocabKinds {
+		m, _ := modelOf(k)
+		c, err := exec(ctx, tx, replaceLinksQuery(m.Rel, m.Label), map[string]any{"rows": rows.tags[k]})
 		if err != nil {
 			return total, err
 		}
 		total.Add(c)
-		for _, k := range ilgraph.VocabKinds {
-			m, _ := modelOf(k)
-			c, err := exec(ctx, tx, replaceLinksQuery(m.Rel, m.Label), map[string]any{"rows": tagRows[k]})
-			if err != nil {
-				return total, err
-			}
-			total.Add(c)
-		}
-		return total, nil
-	})
+	}
+	return total, nil
 }
 
 // replaceLinksQuery makes each row's case link, in order, to exactly the
@@ -203,6 +226,13 @@ func (db *DB) LinkCases(ctx context.Context, links []Links) (Counters, error) {
 	if len(links) == 0 {
 		return Counters{}, nil
 	}
+	return write(ctx, db, "linking cases", func(tx neo4j.ManagedTransaction) (Counters, error) {
+		return linkCasesTx(ctx, tx, links)
+	})
+}
+
+// linkCasesTx is LinkCases inside a transaction.
+func linkCasesTx(ctx context.Context, tx neo4j.ManagedTransaction, links []Links) (Counters, error) {
 	related := make([]map[string]any, len(links))
 	recurrence := make([]map[string]any, len(links))
 	hashes := make([]map[string]any, len(links))
@@ -215,25 +245,23 @@ func (db *DB) LinkCases(ctx context.Context, links []Links) (Counters, error) {
 		recurrence[i] = map[string]any{"case": l.ID, "terms": nonNil(rec)}
 		hashes[i] = map[string]any{"id": l.ID, "hash": l.Hash}
 	}
-	return write(ctx, db, "linking cases", func(tx neo4j.ManagedTransaction) (Counters, error) {
-		var total Counters
-		for _, q := range []struct {
-			rel  string
-			rows []map[string]any
-		}{{RelRelated, related}, {RelRecurrence, recurrence}} {
-			c, err := exec(ctx, tx, replaceLinksQuery(q.rel, LabelCase), map[string]any{"rows": q.rows})
-			if err != nil {
-				return total, err
-			}
-			total.Add(c)
-		}
-		c, err := exec(ctx, tx, "UNWIND $rows AS row MATCH (n:Case {id: row.id}) SET n.content_hash = row.hash", map[string]any{"rows": hashes})
+	var total Counters
+	for _, q := range []struct {
+		rel  string
+		rows []map[string]any
+	}{{RelRelated, related}, {RelRecurrence, recurrence}} {
+		c, err := exec(ctx, tx, replaceLinksQuery(q.rel, LabelCase), map[string]any{"rows": q.rows})
 		if err != nil {
 			return total, err
 		}
 		total.Add(c)
-		return total, nil
-	})
+	}
+	c, err := exec(ctx, tx, "UNWIND $rows AS row MATCH (n:Case {id: row.id}) SET n.content_hash = row.hash", map[string]any{"rows": hashes})
+	if err != nil {
+		return total, err
+	}
+	total.Add(c)
+	return total, nil
 }
 
 // DeleteOrphanOrganizations removes organizations that no case points to

@@ -16,7 +16,7 @@ func TestRoutesClassified(t *testing.T) {
 		routes = append(routes, p)
 	}
 	for k := range admission.Classes {
-		if strings.HasPrefix(k, "GET ") {
+		if method, _, ok := strings.Cut(k, " "); ok && slices.Contains([]string{"GET", "POST", "PUT", "DELETE"}, method) {
 			classified = append(classified, k)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -68,13 +69,28 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 		a.fail(w, r, ilgraph.Errorf(ilgraph.ENOTFOUND, "no such path: %s (see /openapi.json)", ilgraph.Clip(r.URL.Path, 80)))
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			a.writeError(w, http.StatusMethodNotAllowed, "INVALID", fmt.Sprintf("method %s: this API only reads (GET)", ilgraph.Clip(r.Method, 20)))
+		if allow := allowed(r.URL.Path); !slices.Contains(strings.Split(allow, ", "), r.Method) {
+			w.Header().Set("Allow", allow)
+			a.writeError(w, http.StatusMethodNotAllowed, "INVALID", fmt.Sprintf("method %s: %s answers %s", ilgraph.Clip(r.Method, 20), ilgraph.Clip(r.URL.Path, 80), allow))
 			return
 		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// allowed lists the methods a path answers: every path reads (GET, HEAD);
+// the cases also change (docs/api.md#changing-cases).
+func allowed(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	switch {
+	case path == "/cases":
+		return "GET, HEAD, POST"
+	case len(parts) == 2 && parts[0] == "cases":
+		return "GET, HEAD, PUT, DELETE"
+	case len(parts) == 3 && parts[0] == "cases" && parts[2] == "restore":
+		return "POST"
+	}
+	return "GET, HEAD"
 }
 
 // fieldNames are the JSON API's names of the core's field keys
@@ -93,6 +109,8 @@ var fieldNames = withKindParams(map[string]string{
 	ilgraph.FieldCooccurringSize: "cooccurring",
 	ilgraph.FieldFilterDateFrom:  "from",
 	ilgraph.FieldFilterDateTo:    "to",
+	ilgraph.FieldVersion:         "If-Match",
+	ilgraph.FieldRestoreFrom:     "from",
 })
 
 // withKindParams adds the names of every kind's terms in a filter: the
@@ -117,6 +135,11 @@ func (a *api) routes() map[string]http.HandlerFunc {
 		"GET /topics/{kind}/{id}":         a.topic,
 		"GET /vocab":                      a.vocab,
 		"GET /suggest":                    a.suggest,
+		"GET /cases/{id}/history":         a.caseHistory,
+		"POST /cases":                     a.createCase,
+		"PUT /cases/{id}":                 a.updateCase,
+		"DELETE /cases/{id}":              a.deleteCase,
+		"POST /cases/{id}/restore":        a.restoreCase,
 	}
 }
 
@@ -136,23 +159,20 @@ func (a *api) admitted(class admission.Class, h http.HandlerFunc) http.Handler {
 	})
 }
 
-// caseJSON answers the case exactly as loaded, byte for byte.
+// caseJSON answers the case exactly as loaded (or last written), byte for
+// byte, with its version as the ETag: what an update or delete sends back
+// in If-Match.
 func (a *api) caseJSON(w http.ResponseWriter, r *http.Request) {
 	if _, err := query(r); err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	id := r.PathValue("id")
-	raws, err := a.core.RawJSON(r.Context(), []string{id})
+	raw, v, err := a.core.CaseJSON(r.Context(), r.PathValue("id"))
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	if len(raws) == 0 || raws[0] == "" {
-		a.fail(w, r, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60)))
-		return
-	}
-	a.writeTagged(w, r, []byte(raws[0]))
+	a.writeTaggedAs(w, r, []byte(raw), versionTag(v))
 }
 
 func (a *api) similar(w http.ResponseWriter, r *http.Request) {
@@ -343,7 +363,11 @@ func encode(v any) ([]byte, error) {
 // holds it already.
 func (a *api) writeTagged(w http.ResponseWriter, r *http.Request, body []byte) {
 	sum := sha256.Sum256(body)
-	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
+	a.writeTaggedAs(w, r, body, `"`+hex.EncodeToString(sum[:12])+`"`)
+}
+
+// writeTaggedAs is writeTagged with the ETag given.
+func (a *api) writeTaggedAs(w http.ResponseWriter, r *http.Request, body []byte, etag string) {
 	h := w.Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "no-cache") // may store, must revalidate: loads change cases
@@ -380,7 +404,33 @@ func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
 		a.opt.Logger.ErrorContext(r.Context(), "internal error", "err", err, "path", r.URL.Path)
 		msg = "internal error"
 	}
+	if ie != nil && len(ie.Problems) > 0 {
+		writeBody(w, Status(code), errorBody{Code: strings.ToUpper(code), Message: msg, Problems: problemsOf(ie.Problems)})
+		return
+	}
 	a.writeError(w, Status(code), strings.ToUpper(code), msg)
+}
+
+// errorBody is the API's error: a code, a message and, for an invalid case
+// given to a write, every problem with its field.
+type errorBody struct {
+	Code     string    `json:"code"`
+	Message  string    `json:"message"`
+	Problems []problem `json:"problems,omitempty"`
+}
+
+type problem struct {
+	Field   string `json:"field,omitempty"`
+	Rule    string `json:"rule,omitempty"`
+	Message string `json:"message"`
+}
+
+func problemsOf(ps []ilgraph.InputProblem) []problem {
+	out := make([]problem, len(ps))
+	for i, p := range ps {
+		out[i] = problem{Field: p.Field, Rule: p.Rule, Message: p.Message}
+	}
+	return out
 }
 
 // Status is the HTTP status of an error code.
@@ -415,7 +465,11 @@ func (a *api) writeError(w http.ResponseWriter, status int, code, msg string) {
 }
 
 func writeError(w http.ResponseWriter, status int, code, msg string) {
-	body, _ := encode(map[string]any{"error": map[string]string{"code": code, "message": msg}})
+	writeBody(w, status, errorBody{Code: code, Message: msg})
+}
+
+func writeBody(w http.ResponseWriter, status int, e errorBody) {
+	body, _ := encode(map[string]any{"error": e})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(body)

@@ -39,6 +39,9 @@ type Store interface {
 	LinkCases(ctx context.Context, links []graph.Links) (graph.Counters, error)
 	DeleteOrphanOrganizations(ctx context.Context) (graph.Counters, error)
 	BumpCorpusVersion(ctx context.Context) (graph.Counters, error)
+	// PendingEdits returns the cases changed through the API since they
+	// were last exported: a file must not undo them (edits.go).
+	PendingEdits(ctx context.Context) (map[string]graph.PendingEdit, error)
 }
 
 var _ Store = (*graph.DB)(nil)
@@ -238,20 +241,22 @@ func validate(ctx context.Context, db Store, in *inputs, opt Options) (*validati
 	v := &validation{bad: map[caseKey]bool{}, fingerprints: map[string]fingerprint{}, parseProbs: map[string]map[string]bool{}}
 	index := in.vocab.Index()
 	now := opt.Now()
+	pending, err := pendingEdits(ctx, db)
+	if err != nil {
+		return nil, err
+	}
 	for _, f := range in.files {
 		ps, fp := parseFingerprinted(f, func(p Parsed) error {
 			k := caseKey{p.Pos.File, p.Pos.Index}
-			for _, fp := range ValidateCase(p.Case, index, now) {
-				v.probs = append(v.probs, &Problem{Pos: p.Pos, CaseID: p.Case.ID, Field: fp.field, Msg: fp.msg})
+			probs, warnings := checkParsed(p, index, now, opt.Strict)
+			if len(probs) > 0 {
+				v.probs = append(v.probs, probs...)
 				v.bad[k] = true
 			}
-			if !v.bad[k] {
-				if ws := CheckTagging(p.Case, p.Pos); len(ws) > 0 && opt.Strict {
-					v.probs = append(v.probs, ws...)
-					v.bad[k] = true
-				} else {
-					v.warnings = append(v.warnings, ws...)
-				}
+			v.warnings = append(v.warnings, warnings...)
+			if cp := editConflict(p, pending); cp != nil && !v.bad[k] {
+				v.probs = append(v.probs, cp)
+				v.bad[k] = true
 			}
 			v.cases = append(v.cases, seenCase{key: k, pos: p.Pos, id: p.Case.ID, related: p.Case.Related, recur: p.Case.RecurrenceOf})
 			return nil

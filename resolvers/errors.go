@@ -33,6 +33,8 @@ var fieldNames = withKindFields(map[string]string{
 	ilgraph.FieldFilterDateTo:       "filter.dateTo",
 	ilgraph.FieldFilterTextMode:     "filter.textMode",
 	ilgraph.FieldFilterTextFields:   "filter.textFields",
+	ilgraph.FieldVersion:            "version",
+	ilgraph.FieldRestoreFrom:        "from",
 })
 
 // withKindFields adds the names of every kind's terms in a filter and a

@@ -33,6 +33,7 @@ type ResolverRoot interface {
 	Case() CaseResolver
 	CaseConnection() CaseConnectionResolver
 	CaseEdge() CaseEdgeResolver
+	CaseRevision() CaseRevisionResolver
 	CrossReference() CrossReferenceResolver
 	CrossReferenceConnection() CrossReferenceConnectionResolver
 	DifferingFeature() DifferingFeatureResolver
@@ -42,6 +43,7 @@ type ResolverRoot interface {
 	Evidence() EvidenceResolver
 	FeatureContribution() FeatureContributionResolver
 	Impact() ImpactResolver
+	Mutation() MutationResolver
 	PageInfo() PageInfoResolver
 	PairCount() PairCountResolver
 	Path() PathResolver
@@ -100,6 +102,7 @@ type ComplexityRoot struct {
 		Detection     func(childComplexity int) int
 		Docs          func(childComplexity int) int
 		Domains       func(childComplexity int) int
+		History       func(childComplexity int) int
 		ID            func(childComplexity int) int
 		Impact        func(childComplexity int) int
 		JSON          func(childComplexity int) int
@@ -126,6 +129,7 @@ type ComplexityRoot struct {
 		Trigger       func(childComplexity int) int
 		URL           func(childComplexity int) int
 		UpdatedAt     func(childComplexity int) int
+		Version       func(childComplexity int) int
 		Year          func(childComplexity int) int
 	}
 
@@ -141,6 +145,21 @@ type ComplexityRoot struct {
 		Cursor   func(childComplexity int) int
 		Node     func(childComplexity int) int
 		Snippets func(childComplexity int) int
+	}
+
+	CaseRevision struct {
+		Action       func(childComplexity int) int
+		At           func(childComplexity int) int
+		By           func(childComplexity int) int
+		JSON         func(childComplexity int) int
+		Previous     func(childComplexity int) int
+		RestoredFrom func(childComplexity int) int
+		Version      func(childComplexity int) int
+	}
+
+	CaseWriteResult struct {
+		Case     func(childComplexity int) int
+		Revision func(childComplexity int) int
 	}
 
 	CrossReference struct {
@@ -244,6 +263,13 @@ type ComplexityRoot struct {
 		Users  func(childComplexity int) int
 	}
 
+	Mutation struct {
+		CreateCase  func(childComplexity int, json string) int
+		DeleteCase  func(childComplexity int, id string, version int) int
+		RestoreCase func(childComplexity int, id string, version int, from int) int
+		UpdateCase  func(childComplexity int, id string, version int, json string) int
+	}
+
 	PageInfo struct {
 		EndCursor       func(childComplexity int) int
 		HasNextPage     func(childComplexity int) int
@@ -282,6 +308,7 @@ type ComplexityRoot struct {
 	Query struct {
 		Breakdown          func(childComplexity int, rows explore.Dimension, columns explore.Dimension, filter *CaseFilter, top *int) int
 		Case               func(childComplexity int, id string) int
+		CaseHistory        func(childComplexity int, id string) int
 		Cases              func(childComplexity int, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
 		Connections        func(childComplexity int, from string, to string, maxHops *int, limit *int) int
 		Cooccurrence       func(childComplexity int, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int, liftBase *explore.LiftBase, base *CaseFilter, minSupport *int) int
@@ -507,6 +534,8 @@ type CaseResolver interface {
 	UpdatedAt(ctx context.Context, obj *ilgraph.Case) (*string, error)
 	URL(ctx context.Context, obj *ilgraph.Case) (*string, error)
 	JSON(ctx context.Context, obj *ilgraph.Case) (string, error)
+	Version(ctx context.Context, obj *ilgraph.Case) (int, error)
+	History(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Revision, error)
 	MachineTagged(ctx context.Context, obj *ilgraph.Case) (bool, error)
 	TagConfidence(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.TagScore, error)
 	SameRootCause(ctx context.Context, obj *ilgraph.Case, first *int) ([]explore.CrossReference, error)
@@ -520,6 +549,14 @@ type CaseConnectionResolver interface {
 }
 type CaseEdgeResolver interface {
 	Snippets(ctx context.Context, obj *CaseEdge) ([]explore.Snippet, error)
+}
+type CaseRevisionResolver interface {
+	Version(ctx context.Context, obj *ilgraph.Revision) (int, error)
+	Action(ctx context.Context, obj *ilgraph.Revision) (CaseAction, error)
+
+	RestoredFrom(ctx context.Context, obj *ilgraph.Revision) (*int, error)
+	JSON(ctx context.Context, obj *ilgraph.Revision) (*string, error)
+	Previous(ctx context.Context, obj *ilgraph.Revision) (*string, error)
 }
 type CrossReferenceResolver interface {
 	RootCause(ctx context.Context, obj *explore.CrossReference) (*ilgraph.Term, error)
@@ -566,6 +603,12 @@ type ImpactResolver interface {
 	Users(ctx context.Context, obj *ilgraph.Impact) (*string, error)
 	Region(ctx context.Context, obj *ilgraph.Impact) (*string, error)
 }
+type MutationResolver interface {
+	CreateCase(ctx context.Context, json string) (*CaseWriteResult, error)
+	UpdateCase(ctx context.Context, id string, version int, json string) (*CaseWriteResult, error)
+	DeleteCase(ctx context.Context, id string, version int) (*CaseWriteResult, error)
+	RestoreCase(ctx context.Context, id string, version int, from int) (*CaseWriteResult, error)
+}
 type PageInfoResolver interface {
 	StartCursor(ctx context.Context, obj *explore.PageInfo) (*string, error)
 	EndCursor(ctx context.Context, obj *explore.PageInfo) (*string, error)
@@ -587,6 +630,7 @@ type ProfileResolver interface {
 }
 type QueryResolver interface {
 	Case(ctx context.Context, id string) (*ilgraph.Case, error)
+	CaseHistory(ctx context.Context, id string) ([]ilgraph.Revision, error)
 	Cases(ctx context.Context, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) (*explore.CaseList, error)
 	SharedWith(ctx context.Context, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) (*explore.CaseList, error)
 	SameRootCause(ctx context.Context, caseID string, first *int, after *string) (*explore.CrossReferenceList, error)
@@ -817,6 +861,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Case.Domains(childComplexity), true
+	case "Case.history":
+		if e.ComplexityRoot.Case.History == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.History(childComplexity), true
 	case "Case.id":
 		if e.ComplexityRoot.Case.ID == nil {
 			break
@@ -983,6 +1033,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Case.UpdatedAt(childComplexity), true
+	case "Case.version":
+		if e.ComplexityRoot.Case.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Case.Version(childComplexity), true
 	case "Case.year":
 		if e.ComplexityRoot.Case.Year == nil {
 			break
@@ -1044,6 +1100,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CaseEdge.Snippets(childComplexity), true
+
+	case "CaseRevision.action":
+		if e.ComplexityRoot.CaseRevision.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseRevision.Action(childComplexity), true
+	case "CaseRevision.at":
+		if e.ComplexityRoot.CaseRevision.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseRevision.At(childComplexity), true
+	case "CaseRevision.by":
+		if e.ComplexityRoot.CaseRevision.By == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseRevision.By(childComplexity), true
+	case "CaseRevision.json":
+		if e.ComplexityRoot.CaseRevision.JSON == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseRevision.JSON(childComplexity), true
+	case "CaseRevision.previous":
+		if e.ComplexityRoot.CaseRevision.Previous == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseRevision.Previous(childComplexity), true
+	case "CaseRevision.restoredFrom":
+		if e.ComplexityRoot.CaseRevision.RestoredFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseRevision.RestoredFrom(childComplexity), true
+	case "CaseRevision.version":
+		if e.ComplexityRoot.CaseRevision.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseRevision.Version(childComplexity), true
+
+	case "CaseWriteResult.case":
+		if e.ComplexityRoot.CaseWriteResult.Case == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseWriteResult.Case(childComplexity), true
+	case "CaseWriteResult.revision":
+		if e.ComplexityRoot.CaseWriteResult.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseWriteResult.Revision(childComplexity), true
 
 	case "CrossReference.case":
 		if e.ComplexityRoot.CrossReference.Case == nil {
@@ -1430,6 +1542,51 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Impact.Users(childComplexity), true
 
+	case "Mutation.createCase":
+		if e.ComplexityRoot.Mutation.CreateCase == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCase_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCase(childComplexity, args["json"].(string)), true
+	case "Mutation.deleteCase":
+		if e.ComplexityRoot.Mutation.DeleteCase == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCase_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCase(childComplexity, args["id"].(string), args["version"].(int)), true
+	case "Mutation.restoreCase":
+		if e.ComplexityRoot.Mutation.RestoreCase == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_restoreCase_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RestoreCase(childComplexity, args["id"].(string), args["version"].(int), args["from"].(int)), true
+	case "Mutation.updateCase":
+		if e.ComplexityRoot.Mutation.UpdateCase == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCase_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCase(childComplexity, args["id"].(string), args["version"].(int), args["json"].(string)), true
+
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
 			break
@@ -1577,6 +1734,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Case(childComplexity, args["id"].(string)), true
+	case "Query.caseHistory":
+		if e.ComplexityRoot.Query.CaseHistory == nil {
+			break
+		}
+
+		args, err := ec.field_Query_caseHistory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CaseHistory(childComplexity, args["id"].(string)), true
 	case "Query.cases":
 		if e.ComplexityRoot.Query.Cases == nil {
 			break
@@ -2440,6 +2608,21 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 
 			return &response
 		}
+	case ast.Mutation:
+		return func(ctx context.Context) *graphql.Response {
+			if !first {
+				return nil
+			}
+			first = false
+			ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
+			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
+			var buf bytes.Buffer
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -2485,11 +2668,76 @@ door (docs/api.md lists them); an error about an argument names it.
 """
 schema {
   query: Query
+  mutation: Mutation
+}
+
+"""
+Changes to cases, each taking the case in the incident library's JSON format
+(the fields ` + "`" + `ilgraph load` + "`" + ` accepts: docs/case-format.md) and validated exactly
+as ` + "`" + `ilgraph load --strict` + "`" + ` validates a file: an invalid case is an INVALID
+error whose extensions.problems list every problem, each naming its field
+(and, for a tagging rule, the rule). Every mutation needs a principal with the
+editor role: UNAUTHORIZED (no credentials) or FORBIDDEN (another role)
+otherwise. An update, delete or restore names the version of the case it read
+(Case.version); when the case has moved on since, it is a CONFLICT error and
+nothing changes. Each change is one transaction: the case, its terms, its
+history entry and the corpus version together, visible to every question as
+soon as the mutation answers. Nothing is lost: Case.history keeps every
+version, and restoreCase writes an earlier one again (docs/api.md#changing-cases).
+"""
+type Mutation {
+  "Add a case (its id must be new, or that of a deleted case, whose versions it continues)."
+  createCase(json: String!): CaseWriteResult!
+  "Replace the case id, read at version, with json (the same id)."
+  updateCase(id: ID!, version: Int!, json: String!): CaseWriteResult!
+  "Delete the case id, read at version; its history keeps it. CONFLICT while other cases name it (related, recurrence_of)."
+  deleteCase(id: ID!, version: Int!): CaseWriteResult!
+  """
+  Write version from of the case id again, as a new version (the case read at
+  version; a deleted case at the version of its delete). The restored case is
+  validated as any write.
+  """
+  restoreCase(id: ID!, version: Int!, from: Int!): CaseWriteResult!
+}
+
+"What a mutation wrote."
+type CaseWriteResult {
+  "The history entry the change made."
+  revision: CaseRevision!
+  "The case as it is now; null after a delete."
+  case: Case
+}
+
+"One write of a case through the API (a load from files is not recorded: the files have their own history)."
+type CaseRevision {
+  "The case's version after the write."
+  version: Int!
+  action: CaseAction!
+  "Who wrote it: the name of the principal's token."
+  by: String!
+  "When, RFC 3339 in UTC."
+  at: String!
+  "For a restore, the version it wrote again."
+  restoredFrom: Int
+  "The case as the write left it, as JSON; null after a delete."
+  json: String
+  "The case as it was before the write, as JSON; null before a create."
+  previous: String
+}
+
+enum CaseAction {
+  CREATE
+  UPDATE
+  DELETE
+  RESTORE
 }
 
 type Query {
   "One case by id; null when there is none."
   case(id: ID!): Case
+
+  "The writes of a case through the API, newest first; for a deleted case too. NOT_FOUND for an id never written."
+  caseHistory(id: ID!): [CaseRevision!]!
 
   """
   Cases matching a filter, sorted, one page at a time (first ≤ 100), with facet
@@ -2978,6 +3226,13 @@ type Case {
   "The case exactly as loaded, as JSON."
   json: String!
   """
+  The case's version: 1 when first written, one more with every change (a load
+  that changes it, every mutation). An update, delete or restore names it.
+  """
+  version: Int!
+  "The writes of this case through the API, newest first (empty for a case only ever loaded from files)."
+  history: [CaseRevision!]!
+  """
   True when a machine chose the tags and no person has reviewed them yet:
   review.writtenBy is "import" (ilgraph import) and review.reviewedAt is
   empty. See docs/import.md.
@@ -3382,6 +3637,10 @@ func (ec *executionContext) childFields_Case(ctx context.Context, field graphql.
 		return ec.fieldContext_Case_url(ctx, field)
 	case "json":
 		return ec.fieldContext_Case_json(ctx, field)
+	case "version":
+		return ec.fieldContext_Case_version(ctx, field)
+	case "history":
+		return ec.fieldContext_Case_history(ctx, field)
 	case "machineTagged":
 		return ec.fieldContext_Case_machineTagged(ctx, field)
 	case "tagConfidence":
@@ -3420,6 +3679,36 @@ func (ec *executionContext) childFields_CaseEdge(ctx context.Context, field grap
 		return ec.fieldContext_CaseEdge_snippets(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CaseEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CaseRevision(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "version":
+		return ec.fieldContext_CaseRevision_version(ctx, field)
+	case "action":
+		return ec.fieldContext_CaseRevision_action(ctx, field)
+	case "by":
+		return ec.fieldContext_CaseRevision_by(ctx, field)
+	case "at":
+		return ec.fieldContext_CaseRevision_at(ctx, field)
+	case "restoredFrom":
+		return ec.fieldContext_CaseRevision_restoredFrom(ctx, field)
+	case "json":
+		return ec.fieldContext_CaseRevision_json(ctx, field)
+	case "previous":
+		return ec.fieldContext_CaseRevision_previous(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CaseRevision", field.Name)
+}
+
+func (ec *executionContext) childFields_CaseWriteResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "revision":
+		return ec.fieldContext_CaseWriteResult_revision(ctx, field)
+	case "case":
+		return ec.fieldContext_CaseWriteResult_case(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CaseWriteResult", field.Name)
 }
 
 func (ec *executionContext) childFields_CrossReference(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4200,6 +4489,102 @@ func (ec *executionContext) field_Case_similar_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createCase_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "json",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["json"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteCase_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "version",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["version"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_restoreCase_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "version",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["version"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateCase_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "version",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["version"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "json",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["json"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4249,6 +4634,20 @@ func (ec *executionContext) field_Query_breakdown_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["top"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_caseHistory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -6163,6 +6562,61 @@ func (ec *executionContext) fieldContext_Case_json(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("Case", field, true, true, "String")
 }
 
+func (ec *executionContext) _Case_version(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().Version(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Case", field, true, true, "Int")
+}
+
+func (ec *executionContext) _Case_history(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Case_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Case().History(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Revision) graphql.Marshaler {
+			return ec.marshalNCaseRevision2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐRevisionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Case_history(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Case",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CaseRevision(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Case_machineTagged(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6551,6 +7005,231 @@ func (ec *executionContext) fieldContext_CaseEdge_snippets(_ context.Context, fi
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Snippet(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CaseRevision_version(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Revision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseRevision_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CaseRevision().Version(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseRevision_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseRevision", field, true, true, "Int")
+}
+
+func (ec *executionContext) _CaseRevision_action(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Revision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseRevision_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CaseRevision().Action(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v CaseAction) graphql.Marshaler {
+			return ec.marshalNCaseAction2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseAction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseRevision_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseRevision", field, true, true, "CaseAction")
+}
+
+func (ec *executionContext) _CaseRevision_by(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Revision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseRevision_by(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.By, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseRevision_by(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseRevision", field, false, false, "String")
+}
+
+func (ec *executionContext) _CaseRevision_at(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Revision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseRevision_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseRevision_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseRevision", field, false, false, "String")
+}
+
+func (ec *executionContext) _CaseRevision_restoredFrom(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Revision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseRevision_restoredFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CaseRevision().RestoredFrom(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CaseRevision_restoredFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseRevision", field, true, true, "Int")
+}
+
+func (ec *executionContext) _CaseRevision_json(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Revision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseRevision_json(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CaseRevision().JSON(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CaseRevision_json(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseRevision", field, true, true, "String")
+}
+
+func (ec *executionContext) _CaseRevision_previous(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Revision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseRevision_previous(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CaseRevision().Previous(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CaseRevision_previous(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CaseRevision", field, true, true, "String")
+}
+
+func (ec *executionContext) _CaseWriteResult_revision(ctx context.Context, field graphql.CollectedField, obj *CaseWriteResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseWriteResult_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Revision) graphql.Marshaler {
+			return ec.marshalNCaseRevision2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐRevision(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseWriteResult_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CaseWriteResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CaseRevision(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CaseWriteResult_case(ctx context.Context, field graphql.CollectedField, obj *CaseWriteResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseWriteResult_case(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Case, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Case) graphql.Marshaler {
+			return ec.marshalOCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCase(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CaseWriteResult_case(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CaseWriteResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
 		},
 	}
 	return fc, nil
@@ -8162,6 +8841,182 @@ func (ec *executionContext) fieldContext_Impact_region(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Impact", field, true, true, "String")
 }
 
+func (ec *executionContext) _Mutation_createCase(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCase(ctx, fc.Args["json"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CaseWriteResult) graphql.Marshaler {
+			return ec.marshalNCaseWriteResult2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseWriteResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCase(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CaseWriteResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCase_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateCase(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateCase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCase(ctx, fc.Args["id"].(string), fc.Args["version"].(int), fc.Args["json"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CaseWriteResult) graphql.Marshaler {
+			return ec.marshalNCaseWriteResult2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseWriteResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateCase(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CaseWriteResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateCase_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCase(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCase(ctx, fc.Args["id"].(string), fc.Args["version"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CaseWriteResult) graphql.Marshaler {
+			return ec.marshalNCaseWriteResult2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseWriteResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCase(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CaseWriteResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCase_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_restoreCase(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_restoreCase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RestoreCase(ctx, fc.Args["id"].(string), fc.Args["version"].(int), fc.Args["from"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CaseWriteResult) graphql.Marshaler {
+			return ec.marshalNCaseWriteResult2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseWriteResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_restoreCase(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CaseWriteResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_restoreCase_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *explore.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8786,6 +9641,50 @@ func (ec *executionContext) fieldContext_Query_case(ctx context.Context, field g
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_case_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_caseHistory(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_caseHistory(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CaseHistory(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Revision) graphql.Marshaler {
+			return ec.marshalNCaseRevision2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐRevisionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_caseHistory(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CaseRevision(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_caseHistory_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14182,6 +15081,18 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Case_json(ctx, field, obj)
 				})
+		case "version":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_version(ctx, field, obj)
+				})
+		case "history":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Case_history(ctx, field, obj)
+				})
 		case "machineTagged":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -14306,6 +15217,112 @@ func (ec *executionContext) _CaseEdge(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._CaseEdge_snippets(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var caseRevisionImplementors = []string{"CaseRevision"}
+
+func (ec *executionContext) _CaseRevision(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Revision) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, caseRevisionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CaseRevision")
+		case "version":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CaseRevision_version(ctx, field, obj)
+				})
+		case "action":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CaseRevision_action(ctx, field, obj)
+				})
+		case "by":
+			out.Values[i] = ec._CaseRevision_by(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "at":
+			out.Values[i] = ec._CaseRevision_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "restoredFrom":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CaseRevision_restoredFrom(ctx, field, obj)
+				})
+		case "json":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CaseRevision_json(ctx, field, obj)
+				})
+		case "previous":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CaseRevision_previous(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var caseWriteResultImplementors = []string{"CaseWriteResult"}
+
+func (ec *executionContext) _CaseWriteResult(ctx context.Context, sel ast.SelectionSet, obj *CaseWriteResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, caseWriteResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CaseWriteResult")
+		case "revision":
+			out.Values[i] = ec._CaseWriteResult_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "case":
+			out.Values[i] = ec._CaseWriteResult_case(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -15023,6 +16040,70 @@ func (ec *executionContext) _Impact(ctx context.Context, sel ast.SelectionSet, o
 	return out
 }
 
+var mutationImplementors = []string{"Mutation"}
+
+func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mutationImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Mutation",
+	})
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
+			Object: field.Name,
+			Field:  field,
+		})
+
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Mutation")
+		case "createCase":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCase(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateCase":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateCase(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCase":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCase(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "restoreCase":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_restoreCase(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var pageInfoImplementors = []string{"PageInfo"}
 
 func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *explore.PageInfo) graphql.Marshaler {
@@ -15298,6 +16379,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_case(ctx, field)
+				})
+		case "caseHistory":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_caseHistory(ctx, field)
 				})
 		case "cases":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -17101,6 +18188,16 @@ func (ec *executionContext) marshalNCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐC
 	return ec._Case(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCaseAction2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseAction(ctx context.Context, v any) (CaseAction, error) {
+	var res CaseAction
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCaseAction2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseAction(ctx context.Context, sel ast.SelectionSet, v CaseAction) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNCaseConnection2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐCaseList(ctx context.Context, sel ast.SelectionSet, v *explore.CaseList) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "CaseConnection!")
@@ -17127,6 +18224,42 @@ func (ec *executionContext) marshalNCaseEdge2ᚕgithubᚗcomᚋilgraphᚋilgraph
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNCaseRevision2githubᚗcomᚋilgraphᚋilgraphᚐRevision(ctx context.Context, sel ast.SelectionSet, v ilgraph.Revision) graphql.Marshaler {
+	return ec._CaseRevision(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCaseRevision2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐRevisionᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Revision) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCaseRevision2githubᚗcomᚋilgraphᚋilgraphᚐRevision(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCaseRevision2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐRevision(ctx context.Context, sel ast.SelectionSet, v *ilgraph.Revision) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CaseRevision!")
+		return graphql.Null
+	}
+	return ec._CaseRevision(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCaseWriteResult2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseWriteResult(ctx context.Context, sel ast.SelectionSet, v *CaseWriteResult) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CaseWriteResult!")
+		return graphql.Null
+	}
+	return ec._CaseWriteResult(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNCrossReference2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐCrossReference(ctx context.Context, sel ast.SelectionSet, v explore.CrossReference) graphql.Marshaler {

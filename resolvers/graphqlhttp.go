@@ -116,7 +116,34 @@ func (t graphQLHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	}
 	defer release()
 	responses, ctx := exec.DispatchOperation(ctx, oc)
-	out.write(http.StatusOK, responses(ctx))
+	resp := responses(ctx)
+	out.write(refusedStatus(oc.Operation.Operation, resp), resp)
+}
+
+// refusedStatus is the HTTP status of an operation's answer: 200, except
+// for a mutation every error of which is UNAUTHORIZED (401) or FORBIDDEN
+// (403), which the core refused as a whole before changing anything, as
+// every door answers a write refused for its credentials.
+func refusedStatus(op ast.Operation, resp *graphql.Response) int {
+	if op != ast.Mutation || resp == nil || len(resp.Errors) == 0 {
+		return http.StatusOK
+	}
+	for _, status := range []struct {
+		code string
+		http int
+	}{{"UNAUTHORIZED", http.StatusUnauthorized}, {"FORBIDDEN", http.StatusForbidden}} {
+		all := true
+		for _, e := range resp.Errors {
+			if e.Extensions["code"] != status.code {
+				all = false
+				break
+			}
+		}
+		if all {
+			return status.http
+		}
+	}
+	return http.StatusOK
 }
 
 // responseMediaType picks the media type to answer in from the Accept

@@ -50,6 +50,14 @@ type CaseFilter struct {
 	TextFields *ilgraph.TextFields `json:"textFields,omitempty"`
 }
 
+// What a mutation wrote.
+type CaseWriteResult struct {
+	// The history entry the change made.
+	Revision *ilgraph.Revision `json:"revision"`
+	// The case as it is now; null after a delete.
+	Case *ilgraph.Case `json:"case,omitempty"`
+}
+
 type CrossReferenceEdge struct {
 	Cursor string                  `json:"cursor"`
 	Node   *explore.CrossReference `json:"node"`
@@ -71,6 +79,21 @@ type Facets struct {
 type Highlight struct {
 	Start int `json:"start"`
 	End   int `json:"end"`
+}
+
+// Changes to cases, each taking the case in the incident library's JSON format
+// (the fields `ilgraph load` accepts: docs/case-format.md) and validated exactly
+// as `ilgraph load --strict` validates a file: an invalid case is an INVALID
+// error whose extensions.problems list every problem, each naming its field
+// (and, for a tagging rule, the rule). Every mutation needs a principal with the
+// editor role: UNAUTHORIZED (no credentials) or FORBIDDEN (another role)
+// otherwise. An update, delete or restore names the version of the case it read
+// (Case.version); when the case has moved on since, it is a CONFLICT error and
+// nothing changes. Each change is one transaction: the case, its terms, its
+// history entry and the corpus version together, visible to every question as
+// soon as the mutation answers. Nothing is lost: Case.history keeps every
+// version, and restoreCase writes an earlier one again (docs/api.md#changing-cases).
+type Mutation struct {
 }
 
 type NodeInput struct {
@@ -123,6 +146,65 @@ type WeightsInput struct {
 	Org          *float64 `json:"org,omitempty"`
 	// The text channel: how much the likeness of two cases' trigger and lessons counts (0 turns it off).
 	Text *float64 `json:"text,omitempty"`
+}
+
+type CaseAction string
+
+const (
+	CaseActionCreate  CaseAction = "CREATE"
+	CaseActionUpdate  CaseAction = "UPDATE"
+	CaseActionDelete  CaseAction = "DELETE"
+	CaseActionRestore CaseAction = "RESTORE"
+)
+
+var AllCaseAction = []CaseAction{
+	CaseActionCreate,
+	CaseActionUpdate,
+	CaseActionDelete,
+	CaseActionRestore,
+}
+
+func (e CaseAction) IsValid() bool {
+	switch e {
+	case CaseActionCreate, CaseActionUpdate, CaseActionDelete, CaseActionRestore:
+		return true
+	}
+	return false
+}
+
+func (e CaseAction) String() string {
+	return string(e)
+}
+
+func (e *CaseAction) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CaseAction(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CaseAction", str)
+	}
+	return nil
+}
+
+func (e CaseAction) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CaseAction) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CaseAction) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 type NodeKind string

@@ -7,6 +7,7 @@ package resolvers
 
 import (
 	"context"
+	"strings"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
@@ -134,6 +135,16 @@ func (r *caseResolver) JSON(ctx context.Context, obj *ilgraph.Case) (string, err
 	return r.loaders(ctx).RawJSON.Load(ctx, obj.ID)
 }
 
+// Version is the resolver for the version field.
+func (r *caseResolver) Version(ctx context.Context, obj *ilgraph.Case) (int, error) {
+	return caseVersion(ctx, r.Core, obj)
+}
+
+// History is the resolver for the history field.
+func (r *caseResolver) History(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.Revision, error) {
+	return r.Core.CaseHistory(ctx, obj.ID)
+}
+
 // MachineTagged is the resolver for the machineTagged field.
 func (r *caseResolver) MachineTagged(ctx context.Context, obj *ilgraph.Case) (bool, error) {
 	return obj.MachineTagged(), nil
@@ -200,6 +211,35 @@ func (r *caseEdgeResolver) Snippets(ctx context.Context, obj *CaseEdge) ([]explo
 		return []explore.Snippet{}, nil
 	}
 	return obj.list.Snippets(obj.index), nil
+}
+
+// Version is the resolver for the version field.
+func (r *caseRevisionResolver) Version(ctx context.Context, obj *ilgraph.Revision) (int, error) {
+	return int(obj.Version), nil
+}
+
+// Action is the resolver for the action field.
+func (r *caseRevisionResolver) Action(ctx context.Context, obj *ilgraph.Revision) (CaseAction, error) {
+	return CaseAction(strings.ToUpper(obj.Action)), nil
+}
+
+// RestoredFrom is the resolver for the restoredFrom field.
+func (r *caseRevisionResolver) RestoredFrom(ctx context.Context, obj *ilgraph.Revision) (*int, error) {
+	if obj.RestoredFrom == 0 {
+		return nil, nil
+	}
+	v := int(obj.RestoredFrom)
+	return &v, nil
+}
+
+// JSON is the resolver for the json field.
+func (r *caseRevisionResolver) JSON(ctx context.Context, obj *ilgraph.Revision) (*string, error) {
+	return optString(obj.JSON), nil
+}
+
+// Previous is the resolver for the previous field.
+func (r *caseRevisionResolver) Previous(ctx context.Context, obj *ilgraph.Revision) (*string, error) {
+	return optString(obj.Previous), nil
 }
 
 // RootCause is the resolver for the rootCause field.
@@ -366,6 +406,26 @@ func (r *impactResolver) Region(ctx context.Context, obj *ilgraph.Impact) (*stri
 	return optString(obj.Region), nil
 }
 
+// CreateCase is the resolver for the createCase field.
+func (r *mutationResolver) CreateCase(ctx context.Context, json string) (*CaseWriteResult, error) {
+	return r.written(ctx)(r.Core.CreateCase(ctx, []byte(json)))
+}
+
+// UpdateCase is the resolver for the updateCase field.
+func (r *mutationResolver) UpdateCase(ctx context.Context, id string, version int, json string) (*CaseWriteResult, error) {
+	return r.written(ctx)(r.Core.UpdateCase(ctx, id, int64(version), []byte(json)))
+}
+
+// DeleteCase is the resolver for the deleteCase field.
+func (r *mutationResolver) DeleteCase(ctx context.Context, id string, version int) (*CaseWriteResult, error) {
+	return r.written(ctx)(r.Core.DeleteCase(ctx, id, int64(version)))
+}
+
+// RestoreCase is the resolver for the restoreCase field.
+func (r *mutationResolver) RestoreCase(ctx context.Context, id string, version int, from int) (*CaseWriteResult, error) {
+	return r.written(ctx)(r.Core.RestoreCase(ctx, id, int64(version), int64(from)))
+}
+
 // StartCursor is the resolver for the startCursor field.
 func (r *pageInfoResolver) StartCursor(ctx context.Context, obj *explore.PageInfo) (*string, error) {
 	return optString(obj.StartCursor), nil
@@ -431,6 +491,11 @@ func (r *queryResolver) Case(ctx context.Context, id string) (*ilgraph.Case, err
 		r.primeCases(ctx, []*ilgraph.Case{c})
 	}
 	return c, err
+}
+
+// CaseHistory is the resolver for the caseHistory field.
+func (r *queryResolver) CaseHistory(ctx context.Context, id string) ([]ilgraph.Revision, error) {
+	return r.Core.CaseHistory(ctx, id)
 }
 
 // Cases is the resolver for the cases field.
@@ -771,6 +836,9 @@ func (r *Resolver) CaseConnection() CaseConnectionResolver { return &caseConnect
 // CaseEdge returns CaseEdgeResolver implementation.
 func (r *Resolver) CaseEdge() CaseEdgeResolver { return &caseEdgeResolver{r} }
 
+// CaseRevision returns CaseRevisionResolver implementation.
+func (r *Resolver) CaseRevision() CaseRevisionResolver { return &caseRevisionResolver{r} }
+
 // CrossReference returns CrossReferenceResolver implementation.
 func (r *Resolver) CrossReference() CrossReferenceResolver { return &crossReferenceResolver{r} }
 
@@ -801,6 +869,9 @@ func (r *Resolver) FeatureContribution() FeatureContributionResolver {
 
 // Impact returns ImpactResolver implementation.
 func (r *Resolver) Impact() ImpactResolver { return &impactResolver{r} }
+
+// Mutation returns MutationResolver implementation.
+func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
 // PageInfo returns PageInfoResolver implementation.
 func (r *Resolver) PageInfo() PageInfoResolver { return &pageInfoResolver{r} }
@@ -877,6 +948,7 @@ type (
 	caseResolver                     struct{ *Resolver }
 	caseConnectionResolver           struct{ *Resolver }
 	caseEdgeResolver                 struct{ *Resolver }
+	caseRevisionResolver             struct{ *Resolver }
 	crossReferenceResolver           struct{ *Resolver }
 	crossReferenceConnectionResolver struct{ *Resolver }
 	differingFeatureResolver         struct{ *Resolver }
@@ -886,6 +958,7 @@ type (
 	evidenceResolver                 struct{ *Resolver }
 	featureContributionResolver      struct{ *Resolver }
 	impactResolver                   struct{ *Resolver }
+	mutationResolver                 struct{ *Resolver }
 	pageInfoResolver                 struct{ *Resolver }
 	pairCountResolver                struct{ *Resolver }
 	pathResolver                     struct{ *Resolver }

@@ -238,6 +238,9 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 				gerr.Extensions = map[string]any{}
 			}
 			gerr.Extensions["code"] = strings.ToUpper(ie.Code)
+			if len(ie.Problems) > 0 {
+				gerr.Extensions["problems"] = problemsJSON(ie.Problems)
+			}
 			if ie.Code == ilgraph.EINTERNAL {
 				opt.Logger.ErrorContext(ctx, "internal error", "err", ie.Error(), "request_id", httpapi.RequestID(ctx))
 				gerr.Message = "internal error"

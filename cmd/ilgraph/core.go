@@ -8,6 +8,7 @@ import (
 
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/suggest"
 )
@@ -21,7 +22,8 @@ func newCore(db *graph.DB) *explore.Service {
 }
 
 func coreOver(db *graph.DB, sim *similarity.Service, opts ...explore.Option) *explore.Service {
-	opts = append([]explore.Option{explore.WithReadModel(sim), explore.WithSuggester(suggest.NewService(db, suggest.Options{}))}, opts...)
+	opts = append([]explore.Option{explore.WithReadModel(sim), explore.WithSuggester(suggest.NewService(db, suggest.Options{})),
+		explore.WithWrites(db, loader.Validator{DB: db})}, opts...)
 	return explore.New(db, sim, opts...)
 }
 

@@ -21,6 +21,7 @@ Usage:
 
 Commands:
   load    validate case files and load them into Neo4j
+  export  write every case back as files, one per case (what load reads)
   serve   serve the GraphQL API, the JSON API and MCP over HTTP
   mcp     serve MCP on stdio, for desktop assistants
   similar rank the cases most like a case or an incident in progress; explain a pair
@@ -61,6 +62,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "load":
 		err = runLoad(ctx, args[1:], stdout, stderr)
+	case "export":
+		err = runExport(ctx, args[1:], stdout, stderr)
 	case "serve":
 		err = runServe(ctx, args[1:], stdout, stderr)
 	case "mcp":

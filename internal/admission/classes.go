@@ -33,10 +33,17 @@ var Classes = map[string]Class{
 	"Query.connections":        Aggregate,
 	"Query.stats":              Aggregate,
 	"Query.breakdown":          Aggregate,
+	"Query.caseHistory":        Lookup,
+	// Changes: one validation and one write transaction each.
+	"Mutation.createCase":  List,
+	"Mutation.updateCase":  List,
+	"Mutation.deleteCase":  List,
+	"Mutation.restoreCase": List,
 	// GraphQL fields of results that ask the store again.
 	"Case.sameRootCause":    List,
 	"Case.related":          List,
 	"Case.recurrences":      List,
+	"Case.history":          List,
 	"Term.cases":            List,
 	"Case.similar":          Similarity,
 	"CaseConnection.facets": Aggregate, // counts over every case the filter selects
@@ -50,6 +57,11 @@ var Classes = map[string]Class{
 	"GET /cases/{id}/similar":         Similarity,
 	"GET /suggest":                    Similarity,
 	"GET /topics/{kind}/{id}":         Aggregate, // its co-occurring terms, as Term.cooccurring
+	"GET /cases/{id}/history":         Lookup,
+	"POST /cases":                     List,
+	"PUT /cases/{id}":                 List,
+	"DELETE /cases/{id}":              List,
+	"POST /cases/{id}/restore":        List,
 
 	// MCP tools.
 	"mcp get_incident":        Lookup,

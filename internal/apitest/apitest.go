@@ -7,11 +7,13 @@ import (
 	"maps"
 	"net/http"
 
+	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/explorer"
 	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/jsonapi"
+	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/mcpserver"
 	"github.com/ilgraph/ilgraph/resolvers"
 	"github.com/ilgraph/ilgraph/similarity"
@@ -70,8 +72,20 @@ func Door(h http.Handler) httpapi.Door { return httpapi.Door{Handler: h} }
 
 // Core returns the core over db as ilgraph serve wires it
 // (cmd/ilgraph/core.go): the similarity service as ranker and read model,
-// and the suggestion engine.
+// the suggestion engine, and writes validated by the loader.
 func Core(db *graph.DB) *explore.Service {
 	sim := similarity.NewService(db)
-	return explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+	return explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(suggest.NewService(db, suggest.Options{})),
+		explore.WithWrites(db, loader.Validator{DB: db}))
 }
+
+// AsPrincipal is a test credential for the shell (httpapi.Options.
+// Credentials): every request carries p, as if it had authenticated as p.
+// Only tests use it; a server's credentials are its tokens'.
+func AsPrincipal(p ilgraph.Principal) httpapi.Credential { return testCredential{p} }
+
+type testCredential struct{ p ilgraph.Principal }
+
+func (testCredential) Present(*http.Request) bool { return true }
+
+func (c testCredential) Principal(*http.Request) (ilgraph.Principal, error) { return c.p, nil }

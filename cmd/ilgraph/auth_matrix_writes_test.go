@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/internal/corpus"
+)
+
+// The matrix's changes to cases. Each success changes the graph, and each
+// runs for every column allowed to write (editor, admin) in both modes, so
+// each request is made when it is sent, from the graph as it is then: a
+// create names a new id, an update and a restore the current version of
+// their case, a delete the first case of a pool set up for it that still
+// exists. Making a request reads and never writes, so refused columns
+// change nothing.
+const (
+	matrixUpdated  = "IL-9398" // updated again and again
+	matrixRestored = "IL-9399" // version 1 restored again and again
+	matrixPool     = 10        // IL-9380 …: deleted one by one
+)
+
+// matrixWrites makes the write operations' requests over db.
+type matrixWrites struct {
+	t       *testing.T
+	db      *graph.DB
+	seed    map[string]any // a seed case naming no other, as JSON
+	created int
+}
+
+// setUp writes the cases the operations change, before the graph's
+// checksum is taken.
+func (m *matrixWrites) setUp(core *explore.Service) {
+	m.t.Helper()
+	data, err := os.ReadFile(filepath.Join(corpus.Seeds(m.t), "cases", "IL-0206.json"))
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &m.seed); err != nil {
+		m.t.Fatal(err)
+	}
+	ctx := ilgraph.NewContextWithPrincipal(context.Background(), ilgraph.Principal{Name: "matrix", Role: ilgraph.RoleEditor})
+	ids := []string{matrixUpdated, matrixRestored}
+	for i := range matrixPool {
+		ids = append(ids, fmt.Sprintf("IL-%04d", 9380+i))
+	}
+	for _, id := range ids {
+		if _, err := core.CreateCase(ctx, m.caseJSON(id)); err != nil {
+			m.t.Fatal(err)
+		}
+	}
+}
+
+func (m *matrixWrites) caseJSON(id string) []byte {
+	c := map[string]any{}
+	for k, v := range m.seed {
+		c[k] = v
+	}
+	c["id"] = id
+	b, _ := json.Marshal(c)
+	return b
+}
+
+// version is the current version of id (0 when it does not exist).
+func (m *matrixWrites) version(id string) int64 {
+	m.t.Helper()
+	_, v, err := m.db.CaseJSON(context.Background(), id)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	return v
+}
+
+func (m *matrixWrites) nextCreated() string {
+	m.created++
+	return fmt.Sprintf("IL-%04d", 9300+m.created)
+}
+
+// poolCase is the first pool case that still exists.
+func (m *matrixWrites) poolCase() string {
+	for i := range matrixPool {
+		if id := fmt.Sprintf("IL-%04d", 9380+i); m.version(id) > 0 {
+			return id
+		}
+	}
+	m.t.Fatal("the matrix deleted every case of its pool")
+	return ""
+}
+
+func ifMatch(v int64) http.Header { return http.Header{"If-Match": {fmt.Sprintf("%q", fmt.Sprint(v))}} }
+
+func jsonString(b []byte) string {
+	s, _ := json.Marshal(string(b))
+	return string(s)
+}
+
+// operations are the write operations, keyed as admission.Classes keys
+// them.
+func (m *matrixWrites) operations() map[string]operation {
+	gql := func(f func() string) func() (string, string, http.Header) {
+		return func() (string, string, http.Header) { return "/graphql", gqlBody(f()), nil }
+	}
+	ops := map[string]operation{
+		"Mutation.createCase": {door: "graphql", method: "POST", need: ilgraph.RoleEditor, make: gql(func() string {
+			return fmt.Sprintf(`mutation { createCase(json: %s) { revision { version } } }`, jsonString(m.caseJSON(m.nextCreated())))
+		})},
+		"Mutation.updateCase": {door: "graphql", method: "POST", need: ilgraph.RoleEditor, make: gql(func() string {
+			return fmt.Sprintf(`mutation { updateCase(id: %q, version: %d, json: %s) { revision { version } } }`,
+				matrixUpdated, m.version(matrixUpdated), jsonString(m.caseJSON(matrixUpdated)))
+		})},
+		"Mutation.deleteCase": {door: "graphql", method: "POST", need: ilgraph.RoleEditor, make: gql(func() string {
+			id := m.poolCase()
+			return fmt.Sprintf(`mutation { deleteCase(id: %q, version: %d) { revision { version } } }`, id, m.version(id))
+		})},
+		"Mutation.restoreCase": {door: "graphql", method: "POST", need: ilgraph.RoleEditor, make: gql(func() string {
+			return fmt.Sprintf(`mutation { restoreCase(id: %q, version: %d, from: 1) { revision { version } } }`, matrixRestored, m.version(matrixRestored))
+		})},
+		"POST /cases": {door: "json", method: "POST", need: ilgraph.RoleEditor, make: func() (string, string, http.Header) {
+			return "/cases", string(m.caseJSON(m.nextCreated())), nil
+		}},
+		"PUT /cases/{id}": {door: "json", method: "PUT", need: ilgraph.RoleEditor, make: func() (string, string, http.Header) {
+			return "/cases/" + matrixUpdated, string(m.caseJSON(matrixUpdated)), ifMatch(m.version(matrixUpdated))
+		}},
+		"DELETE /cases/{id}": {door: "json", method: "DELETE", need: ilgraph.RoleEditor, make: func() (string, string, http.Header) {
+			id := m.poolCase()
+			return "/cases/" + id, "", ifMatch(m.version(id))
+		}},
+		"POST /cases/{id}/restore": {door: "json", method: "POST", need: ilgraph.RoleEditor, make: func() (string, string, http.Header) {
+			return "/cases/" + matrixRestored + "/restore", `{"from": 1}`, ifMatch(m.version(matrixRestored))
+		}},
+	}
+	return ops
+}
