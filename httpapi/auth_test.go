@@ -239,6 +239,28 @@ func TestCORSAuthorization(t *testing.T) {
 	}
 }
 
+// TestCORSWrites: a script on an allowed origin may send the JSON API's
+// writes (PUT and DELETE with If-Match, the version it read).
+func TestCORSWrites(t *testing.T) {
+	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.DiscardHandler), CORSOrigins: []string{"https://tools.example"},
+		Routes: map[string]httpapi.Door{"/door": {Handler: whoami, Fail: failJSON}}})
+	for _, method := range []string{"PUT", "DELETE"} {
+		r := httptest.NewRequest("OPTIONS", "/door", nil)
+		r.Header.Set("Origin", "https://tools.example")
+		r.Header.Set("Access-Control-Request-Method", method)
+		r.Header.Set("Access-Control-Request-Headers", "authorization, if-match")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		hdr := w.Header()
+		if !strings.Contains(hdr.Get("Access-Control-Allow-Methods"), method) {
+			t.Errorf("%s: Access-Control-Allow-Methods = %q, want it to list %s", method, hdr.Get("Access-Control-Allow-Methods"), method)
+		}
+		if !strings.Contains(hdr.Get("Access-Control-Allow-Headers"), "If-Match") {
+			t.Errorf("%s: Access-Control-Allow-Headers = %q, want If-Match", method, hdr.Get("Access-Control-Allow-Headers"))
+		}
+	}
+}
+
 // TestDoorsOwn401Challenges: a 401 a door answers on its own (the core
 // refusing an anonymous write) carries the bearer challenge too.
 func TestDoorsOwn401Challenges(t *testing.T) {

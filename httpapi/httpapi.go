@@ -206,14 +206,17 @@ func withCORS(origins []string, next http.Handler) http.Handler {
 			// Scripts may read the JSON API's validators and the request id.
 			h.Set("Access-Control-Expose-Headers", "ETag, X-Request-Id, Retry-After, WWW-Authenticate")
 			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-				// If-None-Match for the JSON API's ETags; Mcp-Protocol-Version,
+				// PUT and DELETE: the JSON API's case writes, which a
+				// script on an allowed origin sends with a bearer token.
+				h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
+				// If-None-Match and If-Match for the JSON API's ETags (a
+				// read's validator, a write's expected version); Mcp-Protocol-Version,
 				// which MCP clients send on every call after the first, and
 				// Accept, which they set to JSON and event streams.
 				// Authorization, for bearer tokens. Never
 				// Access-Control-Allow-Credentials: cookies (the explorer's
 				// session) are for the explorer's own origin only.
-				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id, If-None-Match, Accept, Mcp-Protocol-Version")
+				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id, If-None-Match, If-Match, Accept, Mcp-Protocol-Version")
 				h.Set("Access-Control-Max-Age", "600")
 				w.WriteHeader(http.StatusNoContent)
 				return
