@@ -19,6 +19,7 @@ import (
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/memstore"
 	"github.com/ilgraph/ilgraph/similarity"
 )
 
@@ -29,13 +30,14 @@ func editorCtx() context.Context {
 	return ilgraph.NewContextWithPrincipal(context.Background(), editor)
 }
 
-// writingCore is the core as cmd/ilgraph wires it (the similarity index as
+// writingCore is the core as cmd/ilgraph wires it (the in-memory store as
 // read model, the loader's validator) over the seeds in Neo4j.
 func writingCore(t *testing.T) (*explore.Service, *graph.DB) {
 	t.Helper()
 	db := neo4jtest.MustOpenSeeds(t)
-	sim := similarity.NewService(db)
-	return explore.New(db, sim, explore.WithReadModel(sim), explore.WithWrites(db, loader.Validator{DB: db})), db
+	src := memstore.NewSource(db)
+	sim := similarity.NewService(db, src)
+	return explore.New(db, sim, explore.WithReadModel(memstore.NewStore(src)), explore.WithWrites(db, loader.Validator{DB: db})), db
 }
 
 // seedJSON returns a seed case's file as a generic JSON object.

@@ -40,6 +40,7 @@ import (
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/jsonapi"
 	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/memstore"
 	"github.com/ilgraph/ilgraph/resolvers"
 	"github.com/ilgraph/ilgraph/session"
 	"github.com/ilgraph/ilgraph/similarity"
@@ -105,13 +106,16 @@ func mustSite(t *testing.T) *site {
 	if _, err := loader.Load(context.Background(), db, []string{corpus.Seeds(t)}, loader.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	return newSite(t, db, similarity.NewService(db))
+	return newSite(t, db, memstore.NewSource(db))
 }
 
-// newSite serves the explorer and the API over db, as ilgraph serve does.
-func newSite(t testing.TB, db *graph.DB, sim *similarity.Service) *site {
+// newSite serves the explorer and the API over db, as ilgraph serve does,
+// with the in-memory corpus src (nothing registered with it yet).
+func newSite(t testing.TB, db *graph.DB, src *memstore.Source) *site {
 	t.Helper()
-	engine := suggest.NewService(db, suggest.Options{})
+	sim := similarity.NewService(db, src)
+	engine := suggest.NewService(db, src, suggest.Options{})
+	store := memstore.NewStore(src)
 	s := &site{t: t, sessions: session.New(session.Options{Authenticator: testTokens, Logger: slog.New(slog.DiscardHandler)})}
 	serve := func(core *explore.Service) http.Handler {
 		// The explorer shares the mux with the JSON API and sign-in, as in
@@ -123,16 +127,17 @@ func newSite(t testing.TB, db *graph.DB, sim *similarity.Service) *site {
 			Shell:   httpapi.Options{Ready: db.Ping, Routes: routes, Credentials: s.credentials()},
 		})
 	}
-	h := serve(explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(engine)))
-	tight := serve(explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(engine), explore.WithSuggestCutoffs(tightCutoffs)))
+	h := serve(explore.New(db, sim, explore.WithReadModel(store), explore.WithSuggester(engine)))
+	tight := serve(explore.New(db, sim, explore.WithReadModel(store), explore.WithSuggester(engine), explore.WithSuggestCutoffs(tightCutoffs)))
 	// The same API without a suggestion engine, as a server without one runs.
-	plainSim := similarity.NewService(db)
-	plain := apitest.New(explore.New(db, plainSim, explore.WithReadModel(plainSim)), apitest.Options{
+	plainSrc := memstore.NewSource(db)
+	plainSim := similarity.NewService(db, plainSrc)
+	plain := apitest.New(explore.New(db, plainSim, explore.WithReadModel(memstore.NewStore(plainSrc))), apitest.Options{
 		GraphQL: resolvers.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
 		Shell:   httpapi.Options{Routes: s.routes(), Credentials: s.credentials()},
 	})
 	// The same API over a private corpus.
-	privCore := explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(engine), explore.WithPrivate())
+	privCore := explore.New(db, sim, explore.WithReadModel(store), explore.WithSuggester(engine), explore.WithPrivate())
 	priv := apitest.New(privCore, apitest.Options{
 		GraphQL: resolvers.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
 		Shell: httpapi.Options{Ready: db.Ping, Private: true, Credentials: s.credentials(),

@@ -11,7 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
-	"github.com/ilgraph/ilgraph/similarity"
+	"github.com/ilgraph/ilgraph/memstore"
 )
 
 // BenchmarkScreensAtScale measures, in headless Chromium, how long the
@@ -30,14 +30,14 @@ import (
 func BenchmarkScreensAtScale(b *testing.B) {
 	db := neo4jtest.MustOpenKeep(b)
 	ctx := context.Background()
-	sim := similarity.NewService(db)
+	src := memstore.NewSource(db)
+	s := newSite(b, db, src)
 	start := time.Now()
-	ix, err := sim.Index(ctx)
+	c, err := src.Get(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("%d cases; read model built in %s", ix.Len(), time.Since(start).Round(time.Millisecond))
-	s := newSite(b, db, sim)
+	b.Logf("%d cases; read model built in %s", c.Len(), time.Since(start).Round(time.Millisecond))
 	var page struct {
 		Cases struct {
 			Nodes []struct {

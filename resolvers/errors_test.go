@@ -16,6 +16,7 @@ import (
 	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/internal/apitest"
+	"github.com/ilgraph/ilgraph/memstore"
 	"github.com/ilgraph/ilgraph/resolvers"
 	"github.com/ilgraph/ilgraph/similarity"
 )
@@ -50,8 +51,9 @@ func TestUnavailableHidesInternals(t *testing.T) {
 	}
 	defer db.Close()
 	var logs syncBuffer
-	sim := similarity.NewService(db)
-	h := apitest.New(explore.New(db, sim, explore.WithReadModel(sim)), apitest.Options{
+	src := memstore.NewSource(db)
+	sim := similarity.NewService(db, src)
+	h := apitest.New(explore.New(db, sim, explore.WithReadModel(memstore.NewStore(src))), apitest.Options{
 		GraphQL: resolvers.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))}, Shell: httpapi.Options{Ready: db.Ping}})
 	srv := httptest.NewServer(h)
 	defer srv.Close()

@@ -26,6 +26,7 @@ import (
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/jsonapi"
 	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/memstore"
 	"github.com/ilgraph/ilgraph/resolvers"
 	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/suggest"
@@ -56,8 +57,9 @@ func TestFloodOfAggregates(t *testing.T) {
 	// The JSON API on the same server and the same controller, as ilgraph
 	// serve mounts it: half the flood and half the lookups come in by it.
 	adm := admission.New(admission.Config{})
-	sim := similarity.NewService(db)
-	core := explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(suggest.NewService(db, suggest.Options{})))
+	src := memstore.NewSource(db)
+	sim := similarity.NewService(db, src)
+	core := explore.New(db, sim, explore.WithReadModel(memstore.NewStore(src)), explore.WithSuggester(suggest.NewService(db, src, suggest.Options{})))
 	// ilgraph serve builds its read model (the similarity index, which
 	// answers co-occurrence, stats and facets without text) when it starts;
 	// so does this server, unless ILGRAPH_FLOOD_COLD is set: then every

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/memstore"
 	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/suggest"
 )
@@ -189,7 +190,7 @@ func TestSimilarToText(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The server's rule with the server's cut-offs (the defaults).
-	if want := explore.New(a.db, similarity.NewService(a.db)).ProfileFromSuggestions(res); fmt.Sprint(prof) != fmt.Sprint(want) {
+	if want := explore.New(a.db, similarity.NewService(a.db, memstore.NewSource(a.db))).ProfileFromSuggestions(res); fmt.Sprint(prof) != fmt.Sprint(want) {
 		t.Errorf("profile %+v\nthe engine's %+v", prof, want)
 	}
 	if len(prof.Mechanisms) == 0 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/memstore"
 	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/suggest"
 )
@@ -102,7 +103,7 @@ func TestBuildProfile(t *testing.T) {
 	t.Logf("index of %d cases: live heap %.0f MB", ix.Len(), float64(ms.HeapAlloc)/1e6)
 
 	if !strings.Contains(skip, "suggest") {
-		svc := suggest.NewService(db, suggest.Options{})
+		svc := suggest.NewService(db, memstore.NewSource(db), suggest.Options{})
 		phase("suggest engine (service)", func() {
 			if _, err := svc.Suggest(ctx, "Kinesis front-end servers hit the OS thread limit", ""); err != nil {
 				t.Fatal(err)

@@ -1,8 +1,10 @@
-// Package similarity is the similarity service's in-memory index: an inverted
-// index from features to cases that ranks the cases most like a case or an
-// ad-hoc profile by the weighted Jaccard index defined in the ilgraph
-// package (ilgraph.Score), touching only the cases that share a feature with
-// the query.
+// Package similarity ranks the cases most like a case or an ad-hoc profile
+// by the weighted Jaccard index defined in the ilgraph package
+// (ilgraph.Score), over the in-memory store's corpus snapshot
+// (memstore.Snapshot: its inverted index from features to cases), touching
+// only the cases that share a feature or a text term with the query; and
+// writes the k most similar cases of each back to the graph as SIMILAR_TO
+// relationships (WriteBack).
 package similarity
 
 import (
@@ -14,6 +16,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/memstore"
 )
 
 // kinds in a fixed order; kindIndex maps a kind to its slot.
@@ -30,32 +33,21 @@ func kindIndex(k ilgraph.Kind) int {
 
 const nKinds = 7
 
-// Index is immutable once built; it is safe for concurrent use.
+// Index ranks over a corpus snapshot (memstore.Snapshot), shared with the
+// in-memory store and the suggestion engine: it adds only what ranking
+// needs (rarity factors, per-kind sums, the text channel). It is immutable
+// once built; it is safe for concurrent use.
 type Index struct {
-	ids      []string
-	byID     map[string]int32
-	date     []int32 // days since 1970-01-01
-	severity []string
-	machine  []bool // Case.MachineTagged
-	// Case.Bilingual and Case.Reviewed, counted by Stats.
-	bilingual, reviewed []bool
-	org                 []int32 // feature id of each case's organization, -1 if none
-	resolved            []int32 // minutes to resolve, -1 when the case does not say
-	year                []int16
-	tags                [][]int32 // case -> its feature ids in the case's own order
-	orgName             []int32   // case -> its organization's name as it gives it, in names
-	names               []string
-	orgTerms            map[string]string // organization id -> name, when the store has them
-	slot                []int32           // feature id -> its position among its kind's features
-	perKind             [nKinds]int       // features of each kind
+	snap *memstore.Snapshot
+	// The snapshot's columns the ranking reads, shared with it (read only).
+	ids      []string          // case -> id
+	features []ilgraph.Feature // by feature id
+	postings [][]int32         // feature id -> cases with it, ascending
+	caseFeat [][]int32         // case -> its feature ids, ascending
 
-	features []ilgraph.Feature         // by feature id
-	featID   map[ilgraph.Feature]int32 // feature -> id
-	postings [][]int32                 // feature id -> cases with it, ascending
-	rarity   []float64                 // feature id -> ilgraph.Rarity factor
-	caseFeat [][]int32                 // case -> its feature ids, ascending
-	count    [][nKinds]float64         // case -> number of features per kind
-	rare     [][nKinds]float64         // case -> summed rarity factors per kind
+	rarity []float64         // feature id -> ilgraph.Rarity factor
+	count  [][nKinds]float64 // case -> number of features per kind
+	rare   [][nKinds]float64 // case -> summed rarity factors per kind
 
 	// The text channel (see text.go): each case's text vector by term id,
 	// and the same as postings: term id -> the cases with the term and its
@@ -71,7 +63,6 @@ type Index struct {
 	textStats TextStats
 
 	scratch sync.Pool // *scratch, one per concurrent query
-	ord     orders    // sort orders of the read model (readmodel.go)
 
 	// Version is the corpus version the index was built from.
 	Version int64
@@ -108,96 +99,31 @@ func build(rows []ilgraph.CaseFeatures, version int64, snap *graph.SimilarSnapsh
 	return ix
 }
 
-// builder makes an index one case at a time, as the cases are read: it
-// keeps what the index keeps of a case and hands its text to the analysis
-// at once, so that a build never holds every row, nor every text.
+// builder makes a snapshot and its index one case at a time, as the cases
+// are read: the snapshot keeps what it keeps of a case and the case's text
+// goes to the analysis at once, so that a build never holds every row, nor
+// every text.
 type builder struct {
-	ix      *Index
-	snap    *graph.SimilarSnapshot
-	names   map[string]int32
-	sev     map[string]string // interned severities
-	text    *textAnalyser
-	extra   []string // the organization names the analysis leaves out
-	ordered orgNamesInOrder
+	cases *memstore.Builder
+	snap  *graph.SimilarSnapshot
+	text  *textAnalyser
+	extra []string // the organization names the analysis leaves out
 }
 
 // newBuilder starts an index. Its text analysis leaves out the names extra
 // (the rows' organizations' name parts; under a snapshot, the snapshot's).
 func newBuilder(version int64, snap *graph.SimilarSnapshot, extra []string) *builder {
-	b := &builder{
-		ix:    &Index{byID: map[string]int32{}, featID: map[ilgraph.Feature]int32{}, Version: version, Built: time.Now()},
-		snap:  snap,
-		names: map[string]int32{},
-		sev:   map[string]string{},
-		extra: extra,
-	}
+	var frozen []ilgraph.Feature
 	if snap != nil {
-		for _, f := range snap.Features {
-			b.ix.addFeature(f)
-		}
-		b.extra = textStatsOf(snap).Extra
+		frozen = snap.Features
+		extra = textStatsOf(snap).Extra
 	}
-	b.text = newTextAnalyser(b.extra)
-	return b
+	return &builder{cases: memstore.NewBuilder(version, frozen), snap: snap, extra: extra, text: newTextAnalyser(extra)}
 }
 
 // add adds the next case.
 func (b *builder) add(r ilgraph.CaseFeatures) {
-	ix := b.ix
-	i := int32(len(ix.ids))
-	ix.ids = append(ix.ids, r.ID)
-	ix.byID[r.ID] = i
-	sev, ok := b.sev[r.Severity]
-	if !ok {
-		sev = r.Severity
-		b.sev[sev] = sev
-	}
-	ix.severity = append(ix.severity, sev)
-	ix.machine = append(ix.machine, r.MachineTagged)
-	ix.bilingual = append(ix.bilingual, r.Bilingual)
-	ix.reviewed = append(ix.reviewed, r.Reviewed)
-	resolved := int32(-1)
-	if r.Resolved {
-		resolved = int32(r.ResolvedMin)
-	}
-	ix.resolved = append(ix.resolved, resolved)
-	var date int32
-	var year int16
-	if d, err := time.Parse(ilgraph.DateLayout, r.Date); err == nil {
-		date, year = int32(d.Unix()/86400), int16(d.Year())
-	}
-	ix.date = append(ix.date, date)
-	ix.year = append(ix.year, year)
-	name, ok := b.names[r.Org]
-	if !ok {
-		name = int32(len(ix.names))
-		b.names[r.Org] = name
-		ix.names = append(ix.names, r.Org)
-		b.ordered.add(r.Org)
-	}
-	ix.orgName = append(ix.orgName, name)
-	fs := make([]int32, 0, len(r.Features))
-	for _, f := range r.Features {
-		id, ok := ix.featID[f]
-		if !ok {
-			id = ix.addFeature(f)
-		}
-		if !slices.Contains(fs, id) {
-			fs = append(fs, id)
-		}
-	}
-	ix.tags = append(ix.tags, fs)
-	sorted := slices.Clone(fs)
-	slices.Sort(sorted)
-	ix.caseFeat = append(ix.caseFeat, sorted)
-	org := int32(-1)
-	for _, f := range sorted {
-		ix.postings[f] = append(ix.postings[f], i)
-		if ix.features[f].Kind == ilgraph.KindOrg {
-			org = f
-		}
-	}
-	ix.org = append(ix.org, org)
+	b.cases.Add(&r)
 	b.text.add(r.Text)
 }
 
@@ -206,12 +132,22 @@ func (b *builder) add(r ilgraph.CaseFeatures) {
 // reading those and reading the cases makes them differ): otherwise it
 // returns an error, and the index is not to be used.
 func (b *builder) finish() (*Index, error) {
-	ix := b.ix
 	a := b.text.finish()
-	if b.snap == nil && !sameSet(b.ordered.names, b.extra) {
+	s := b.cases.Finish()
+	given := namePartsOf(s.OrgNamesGiven())
+	if b.snap == nil && !sameSet(given, b.extra) {
 		return nil, ilgraph.Errorf(ilgraph.ECONFLICT, "the cases changed while the similarity index read them (their organizations differ from those read before); it is built again on the next request")
 	}
-	snap := b.snap
+	return newIndex(s, a, b.snap, given), nil
+}
+
+// newIndex makes the ranking structures over a snapshot whose cases' texts
+// a has analysed: under the frozen statistics snap, or (snap nil) the
+// corpus's own, whose text analysis left out the organization name parts
+// given.
+func newIndex(s *memstore.Snapshot, a *analysed, snap *graph.SimilarSnapshot, given []string) *Index {
+	ix := &Index{snap: s, ids: s.IDs(), features: s.FeatureList(), postings: s.Postings(), caseFeat: s.CaseFeatureIDs(),
+		Version: s.Version, Built: s.Built}
 	n := len(ix.ids)
 	ix.scratch.New = func() any { return &scratch{acc: make([]accum, n)} }
 	ix.rarity = make([]float64, len(ix.features))
@@ -231,6 +167,21 @@ func (b *builder) finish() (*Index, error) {
 		}
 		ix.rarity[f] = ilgraph.Rarity(ix.rarityN, df)
 	}
+	ix.sumKinds()
+	var vecs [][]termWeight
+	if snap != nil {
+		vecs = a.vectorsWith(textStatsOf(snap))
+	} else {
+		vecs, ix.textStats = a.ownVectors()
+		ix.textStats.Extra = given
+	}
+	ix.buildText(vecs, a.terms)
+	return ix
+}
+
+// sumKinds computes each case's count and summed rarity factors per kind.
+func (ix *Index) sumKinds() {
+	n := len(ix.ids)
 	ix.count = make([][nKinds]float64, n)
 	ix.rare = make([][nKinds]float64, n)
 	for i, fs := range ix.caseFeat {
@@ -240,15 +191,16 @@ func (b *builder) finish() (*Index, error) {
 			ix.rare[i][k] += ix.rarity[f]
 		}
 	}
-	var vecs [][]termWeight
-	if snap != nil {
-		vecs = a.vectorsWith(textStatsOf(snap))
-	} else {
-		vecs, ix.textStats = a.ownVectors()
-		ix.textStats.Extra = b.ordered.names
+}
+
+// namePartsOf are the name parts of organizations' names, in the order
+// first named.
+func namePartsOf(orgs []string) []string {
+	var o orgNamesInOrder
+	for _, org := range orgs {
+		o.add(org)
 	}
-	ix.buildText(vecs, a.terms)
-	return ix, nil
+	return o.names
 }
 
 // sameSet reports whether a and b hold the same strings.
@@ -266,17 +218,8 @@ func sameSet(a, b []string) bool {
 	return len(in) == 0
 }
 
-// addFeature numbers a feature the index has not seen.
-func (ix *Index) addFeature(f ilgraph.Feature) int32 {
-	id := int32(len(ix.features))
-	ix.featID[f] = id
-	ix.features = append(ix.features, f)
-	ix.postings = append(ix.postings, nil)
-	k := kindIndex(f.Kind)
-	ix.slot = append(ix.slot, int32(ix.perKind[k]))
-	ix.perKind[k]++
-	return id
-}
+// Corpus is the snapshot the index ranks over.
+func (ix *Index) Corpus() *memstore.Snapshot { return ix.snap }
 
 // termWeight is one term of a text vector (Case is the term id in a case's
 // vector, the case in a posting list) with its weight. Weights have single
@@ -312,7 +255,7 @@ func (ix *Index) buildText(vecs [][]termWeight, terms []string) {
 
 // TextVector returns a case's text vector (nil for an unknown case).
 func (ix *Index) TextVector(id string) ilgraph.TextVector {
-	i, ok := ix.byID[id]
+	i, ok := ix.snap.Number(id)
 	if !ok {
 		return nil
 	}
@@ -327,26 +270,16 @@ func (ix *Index) TextVector(id string) ilgraph.TextVector {
 func (ix *Index) Len() int { return len(ix.ids) }
 
 // Has reports whether the index has a case.
-func (ix *Index) Has(id string) bool { _, ok := ix.byID[id]; return ok }
+func (ix *Index) Has(id string) bool { return ix.snap.Has(id) }
 
 // Features returns a case's features (nil for an unknown case).
-func (ix *Index) Features(id string) []ilgraph.Feature {
-	i, ok := ix.byID[id]
-	if !ok {
-		return nil
-	}
-	out := make([]ilgraph.Feature, len(ix.caseFeat[i]))
-	for j, f := range ix.caseFeat[i] {
-		out[j] = ix.features[f]
-	}
-	return out
-}
+func (ix *Index) Features(id string) []ilgraph.Feature { return ix.snap.Features(id) }
 
 // weightOf is a feature's weight under the options.
 func (ix *Index) weightOf(f ilgraph.Feature, w ilgraph.Weights, rarity bool) float64 {
 	v := w[f.Kind]
 	if rarity {
-		if id, ok := ix.featID[f]; ok {
+		if id, ok := ix.snap.FeatureID(f); ok {
 			v *= ix.rarity[id] // computed once at build
 		} else {
 			v *= ilgraph.Rarity(ix.rarityN, 0) // a term no case has
@@ -372,10 +305,10 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 	if opt.K <= 0 || len(ix.ids) == 0 {
 		return nil
 	}
-	flt := ix.compile(opt.Filter)
+	flt := ix.snap.Compile(opt.Filter)
 	h := &topK{k: opt.K}
 	qVec, wText := ix.eachScore(query, exclude, opt, func(c int32, score float64) {
-		if score < opt.MinScore || !h.wants(score, ix.ids[c]) || !flt.match(ix, c) {
+		if score < opt.MinScore || !h.wants(score, ix.ids[c]) || !flt.Match(c) {
 			return
 		}
 		h.add(scored{c, score, ix.ids[c]})
@@ -442,12 +375,12 @@ func (ix *Index) eachScore(query []ilgraph.Feature, exclude string, opt ilgraph.
 		seen[f] = true
 		w := ix.weightOf(f, opt.Weights, opt.Rarity)
 		qw += w
-		if id, ok := ix.featID[f]; ok && w > 0 {
+		if id, ok := ix.snap.FeatureID(f); ok && w > 0 {
 			qs = append(qs, qf{id, w})
 		}
 	}
 	excl := int32(-1)
-	if i, ok := ix.byID[exclude]; ok {
+	if i, ok := ix.snap.Number(exclude); ok {
 		excl = i
 	}
 	// The text channel is on when it has a weight and the query has text.

@@ -17,6 +17,7 @@ import (
 	"github.com/ilgraph/ilgraph/internal/gen"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/memstore"
 	"github.com/ilgraph/ilgraph/similarity"
 )
 
@@ -185,7 +186,7 @@ func TestServiceFollowsLoads(t *testing.T) {
 	}
 	cases := corpus.Cases(t, filepath.Join(seeds, "cases"))
 	brute := corpus.NewBrute(cases)
-	svc := similarity.NewService(db)
+	svc := similarity.NewService(db, memstore.NewSource(db))
 	opt := ilgraph.DefaultOptions(10)
 	// The Cypher baseline knows only tags and no rarity weighting.
 	tagsOnly := ilgraph.SimilarityOptions{K: 10, Weights: opt.Weights.TagsOnly()}

@@ -2,114 +2,110 @@ package similarity
 
 import (
 	"context"
-	"time"
 
 	"github.com/ilgraph/ilgraph"
-	"github.com/ilgraph/ilgraph/internal/versioned"
+	"github.com/ilgraph/ilgraph/memstore"
 )
 
-// Store is what the similarity service reads from the graph. graph.DB
-// implements it.
-type Store interface {
-	// CorpusVersion changes whenever a load changes the cases.
-	CorpusVersion(ctx context.Context) (int64, error)
-	// SimilarityRows calls fn with every case's features.
-	SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures)) error
-	// CaseIDsMatching resolves a filter the index cannot evaluate (full text).
+// TextSearcher resolves a filter the index cannot evaluate (full text)
+// into the ids of the cases it selects. graph.DB implements it.
+type TextSearcher interface {
 	CaseIDsMatching(ctx context.Context, f ilgraph.CaseFilter) ([]string, error)
 }
 
-// Service keeps an index in step with the graph: it is rebuilt, once,
-// whenever a load has changed the cases (see package versioned).
+// Service ranks over the corpus a memstore.Source keeps in step with the
+// graph: its index is built over each snapshot the source reads, in the
+// same read (the cases' texts analysed as they stream in), once per corpus
+// version.
 type Service struct {
-	db Store
-	ix versioned.Value[*Index]
+	db  TextSearcher
+	src *memstore.Source
+	k   *consumer
 }
 
-// BuildTimeout bounds one build of the index. A million cases take
-// minutes on a small shared machine (docs/benchmarks.md); the general
-// bound of versioned.RebuildTimeout (5 minutes) would cut such a build
-// short every time, and each request would start it again.
-const BuildTimeout = 30 * time.Minute
+// BuildTimeout bounds one build of the index (that of the corpus it is
+// built with).
+const BuildTimeout = memstore.BuildTimeout
 
-// NewService returns a service over db. The first request builds the index.
-func NewService(db Store) *Service {
-	s := &Service{db: db}
-	s.ix = versioned.Value[*Index]{
-		Version: db.CorpusVersion,
-		Build: func(ctx context.Context) (*Index, int64, error) {
-			ix, err := Load(ctx, db)
-			if err != nil {
-				return nil, 0, err
-			}
-			return ix, ix.Version, nil
-		},
-		What:    "the similarity index",
-		Timeout: BuildTimeout,
-	}
+// NewService returns a service ranking over src's corpora, registering its
+// index with src (before src is first asked); db resolves text filters.
+func NewService(db TextSearcher, src *memstore.Source) *Service {
+	s := &Service{db: db, src: src, k: &consumer{}}
+	src.Register(s.k)
 	return s
 }
 
-// Load reads the whole corpus from the graph into a new index. With a
-// store that lists the cases' organizations first (graph.DB), it builds
-// the index as the cases stream in, analysing their texts meanwhile, and
-// holds no row and no text longer than that takes.
-func Load(ctx context.Context, db Store) (*Index, error) {
+// consumer builds an index with each corpus a source reads.
+type consumer struct{}
+
+// Start begins the text analysis, which leaves out the name parts of the
+// organizations orgs.
+func (*consumer) Start(_ context.Context, orgs []string) (memstore.Consuming, error) {
+	extra := namePartsOf(orgs)
+	return &consuming{extra: extra, text: newTextAnalyser(extra)}, nil
+}
+
+type consuming struct {
+	extra []string
+	text  *textAnalyser
+}
+
+// Add analyses the case's text (ilgraph.SimilarityText), at once.
+func (b *consuming) Add(c *ilgraph.Case) {
+	b.text.add(ilgraph.SimilarityText(c.Trigger.En, c.Lessons.En))
+}
+
+// Finish builds the index over the snapshot.
+func (b *consuming) Finish(s *memstore.Snapshot) (any, error) {
+	a := b.text.finish() // always: it stops the analysis
+	if s == nil {
+		return nil, nil
+	}
+	return newIndex(s, a, nil, namePartsOf(s.OrgNamesGiven())), nil
+}
+
+// RowSource is what Load reads the corpus from. graph.DB implements it.
+type RowSource interface {
+	// CorpusVersion changes whenever a load changes the cases.
+	CorpusVersion(ctx context.Context) (int64, error)
+	// CaseOrganizations lists the distinct organization names the cases
+	// give: the text analysis must know them before the first text.
+	CaseOrganizations(ctx context.Context) ([]string, error)
+	// SimilarityRows calls fn with every case's features.
+	SimilarityRows(ctx context.Context, fn func(ilgraph.CaseFeatures)) error
+}
+
+// Load reads the whole corpus from the graph into a new index of its own,
+// for ranking only (the write-back, benchmarks): it builds the index as the
+// cases stream in, analysing their texts meanwhile, and holds no row and
+// no text longer than that takes. A server ranks with a Service, over the
+// snapshot the in-memory store shares.
+func Load(ctx context.Context, db RowSource) (*Index, error) {
 	version, err := db.CorpusVersion(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var ix *Index
-	if ol, ok := db.(caseOrgLister); ok {
-		orgs, err := ol.CaseOrganizations(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var extra orgNamesInOrder
-		for _, o := range orgs {
-			extra.add(o)
-		}
-		b := newBuilder(version, nil, extra.names)
-		err = db.SimilarityRows(ctx, b.add)
-		built, ferr := b.finish() // always: it stops the analysis
-		if err != nil {
-			return nil, err
-		}
-		if ix = built; ferr != nil {
-			return nil, ferr
-		}
-	} else {
-		var rows []ilgraph.CaseFeatures
-		err = db.SimilarityRows(ctx, func(r ilgraph.CaseFeatures) { rows = append(rows, r) })
-		if err != nil {
-			return nil, err
-		}
-		ix = Build(rows, version)
+	orgs, err := db.CaseOrganizations(ctx)
+	if err != nil {
+		return nil, err
 	}
-	if on, ok := db.(organizationNamer); ok {
-		ix.orgTerms = map[string]string{}
-		if err := on.OrganizationNames(ctx, func(id, name string) { ix.orgTerms[id] = name }); err != nil {
-			return nil, err
-		}
+	b := newBuilder(version, nil, namePartsOf(orgs))
+	err = db.SimilarityRows(ctx, b.add)
+	ix, ferr := b.finish() // always: it stops the analysis
+	if err != nil {
+		return nil, err
 	}
-	return ix, nil
-}
-
-// caseOrgLister is a store that can list the distinct organization names
-// its cases give (graph.DB): the text analysis must know them before the
-// first text.
-type caseOrgLister interface {
-	CaseOrganizations(ctx context.Context) ([]string, error)
-}
-
-// organizationNamer is a store that can list organizations with their names
-// (graph.DB): the read model then answers organization terms too.
-type organizationNamer interface {
-	OrganizationNames(ctx context.Context, fn func(id, name string)) error
+	return ix, ferr
 }
 
 // Index returns an index as current as the graph.
-func (s *Service) Index(ctx context.Context) (*Index, error) { return s.ix.Get(ctx) }
+func (s *Service) Index(ctx context.Context) (*Index, error) {
+	c, err := s.src.Get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Value(s.k).(*Index), nil
+}
 
 // Similar ranks the cases most like the case id. It resolves a text filter
 // through the graph's full-text index.
@@ -174,10 +170,12 @@ func (s *Service) resolveText(ctx context.Context, opt *ilgraph.SimilarityOption
 
 // Current returns the index when it is as current as the graph, without
 // waiting: when a load has changed the cases since it was built (or it was
-// never built), it starts a rebuild in the background and returns nil, and
-// the caller answers from the graph meanwhile. Case lists and dashboards
-// use it (the index is their read model); one small query per call.
+// never built), it starts a rebuild in the background and returns nil (see
+// memstore.Source.Current).
 func (s *Service) Current(ctx context.Context) (*Index, error) {
-	ix, _, err := s.ix.Current(ctx)
-	return ix, err
+	c, err := s.src.Current(ctx)
+	if c == nil || err != nil {
+		return nil, err
+	}
+	return c.Value(s.k).(*Index), nil
 }

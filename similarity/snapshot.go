@@ -8,6 +8,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/memstore"
 )
 
 // Frozen corpus statistics. Under the default options a score depends on
@@ -169,30 +170,22 @@ func (ix *Index) frozenCases(s *graph.SimilarSnapshot) []frozenCase {
 // compactIndex makes an index, for ranking only (no read model, no
 // filters), of cases already computed under a snapshot.
 func compactIndex(snap *graph.SimilarSnapshot, ids []string, cases []frozenCase) *Index {
+	feats := make([][]int32, len(cases))
+	for i, c := range cases {
+		feats[i] = c.feats
+	}
+	s := memstore.Ranking(snap.Features, ids, feats)
 	n := len(ids)
 	ix := &Index{
-		ids: ids, byID: make(map[string]int32, n), features: snap.Features,
-		featID: make(map[ilgraph.Feature]int32, len(snap.Features)), postings: make([][]int32, len(snap.Features)),
-		rarity: make([]float64, len(snap.Features)), rarityN: snap.N, caseFeat: make([][]int32, n),
-		count: make([][nKinds]float64, n), rare: make([][nKinds]float64, n),
+		snap: s, ids: ids, features: s.FeatureList(), postings: s.Postings(), caseFeat: feats,
+		rarity: make([]float64, len(snap.Features)), rarityN: snap.N,
 		terms: snap.Terms, textVec: make([][]termWeight, n), textPost: make([][]termWeight, len(snap.Terms)),
-		// what filters read, empty
-		date: make([]int32, n), severity: make([]string, n), machine: make([]bool, n), org: make([]int32, n),
 	}
-	for f, x := range snap.Features {
-		ix.featID[x] = int32(f)
+	for f := range snap.Features {
 		ix.rarity[f] = ilgraph.Rarity(snap.N, snap.FeatureDF[f])
 	}
+	ix.sumKinds()
 	for i, c := range cases {
-		ix.byID[ids[i]] = int32(i)
-		ix.org[i] = -1
-		ix.caseFeat[i] = c.feats
-		for _, f := range c.feats {
-			ix.postings[f] = append(ix.postings[f], int32(i))
-			k := kindIndex(ix.features[f].Kind)
-			ix.count[i][k]++
-			ix.rare[i][k] += ix.rarity[f]
-		}
 		ix.textVec[i] = c.text
 		for _, t := range c.text {
 			ix.textPost[t.Case] = append(ix.textPost[t.Case], termWeight{int32(i), t.W})

@@ -2,82 +2,55 @@ package suggest
 
 import (
 	"context"
-	"time"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/analysis"
-	"github.com/ilgraph/ilgraph/internal/versioned"
+	"github.com/ilgraph/ilgraph/memstore"
 )
 
-// Store is what the suggestion service reads from the graph. graph.DB
+// Vocabularies reads the vocabulary the engine suggests from. graph.DB
 // implements it.
-type Store interface {
-	// CorpusVersion changes whenever a load changes the cases.
-	CorpusVersion(ctx context.Context) (int64, error)
+type Vocabularies interface {
 	// Vocabulary returns every term with its labels and aliases.
 	Vocabulary(ctx context.Context) (*ilgraph.Vocabulary, error)
-	// EachCase calls fn with every case.
-	EachCase(ctx context.Context, fn func(*ilgraph.Case) error) error
 }
 
-// Service keeps an Engine in step with the graph: built from the stored
-// vocabulary and cases the first time it is asked, and again, once, after a
-// load has changed the cases.
+// Service suggests with an Engine built over each corpus a memstore.Source
+// reads, in the same read: the cases' texts are analysed as they stream in
+// (none held longer than that takes), and the neighbours' tags are the
+// snapshot's, which the in-memory store and the similarity index share.
 type Service struct {
-	engine versioned.Value[*Engine]
+	src *memstore.Source
+	k   *consumer
 }
 
-// NewService returns a service over store; opts tune the engine.
-func NewService(store Store, opts Options) *Service {
-	s := &Service{}
-	s.engine = versioned.Value[*Engine]{
-		Version: store.CorpusVersion,
-		Build: func(ctx context.Context) (*Engine, int64, error) {
-			version, err := store.CorpusVersion(ctx)
-			if err != nil {
-				return nil, 0, err
-			}
-			v, err := store.Vocabulary(ctx)
-			if err != nil {
-				return nil, 0, err
-			}
-			e, err := build(ctx, store, v, opts)
-			return e, version, err
-		},
-		What:    "the suggestion engine",
-		Timeout: 30 * time.Minute, // minutes at a million cases (see similarity.BuildTimeout)
-	}
+// NewService returns a service over src's corpora, registering its engine
+// with src (before src is first asked); the vocabulary is read from store
+// at each build. opts tune the engine.
+func NewService(store Vocabularies, src *memstore.Source, opts Options) *Service {
+	s := &Service{src: src, k: &consumer{store: store, opts: opts}}
+	src.Register(s.k)
 	return s
 }
 
-// build makes the engine of the store's cases. With a store that lists
-// the cases' organizations first (graph.DB), the cases are analysed as they
-// stream in, none held longer than that takes; otherwise they are read
-// first.
-func build(ctx context.Context, store Store, v *ilgraph.Vocabulary, opts Options) (*Engine, error) {
-	ol, ok := store.(interface {
-		CaseOrganizations(ctx context.Context) ([]string, error)
-	})
-	if !ok {
-		var cases []ilgraph.Case
-		err := store.EachCase(ctx, func(c *ilgraph.Case) error {
-			cases = append(cases, slim(c))
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		return New(v, cases, opts)
-	}
-	orgs, err := ol.CaseOrganizations(ctx)
+// consumer builds an engine with each corpus a source reads.
+type consumer struct {
+	store Vocabularies
+	opts  Options
+}
+
+// Start reads the vocabulary and starts the analysis, which sets aside
+// opts.Names and the name parts of the organizations orgs.
+func (k *consumer) Start(ctx context.Context, orgs []string) (memstore.Consuming, error) {
+	v, err := k.store.Vocabulary(ctx)
 	if err != nil {
 		return nil, err
 	}
-	e, err := newEngine(v, opts)
+	e, err := newEngine(v, k.opts)
 	if err != nil {
 		return nil, err
 	}
-	extra := extraNames(opts.Names, nil)
+	extra := extraNames(k.opts.Names, nil)
 	seen := map[string]bool{}
 	for _, name := range extra {
 		seen[name] = true
@@ -90,20 +63,29 @@ func build(ctx context.Context, store Store, v *ilgraph.Vocabulary, opts Options
 			}
 		}
 	}
-	b := e.builder(extra)
-	err = store.EachCase(ctx, func(c *ilgraph.Case) error {
-		s := slim(c)
-		b.add(&s)
-		return nil
-	})
-	complete := b.finish() // always: it stops the analysis
-	if err != nil {
-		return nil, err
+	return &consuming{e: e, b: e.builder(extra)}, nil
+}
+
+type consuming struct {
+	e *Engine
+	b *engineBuilder
+}
+
+// Add queues the case's texts for analysis.
+func (c *consuming) Add(x *ilgraph.Case) {
+	s := slim(x)
+	c.b.add(&s)
+}
+
+// Finish completes the engine over the snapshot. The source has checked
+// that the cases name the organizations read before them.
+func (c *consuming) Finish(s *memstore.Snapshot) (any, error) {
+	c.b.finish() // always: it stops the analysis
+	if s == nil {
+		return nil, nil
 	}
-	if !complete {
-		return nil, ilgraph.Errorf(ilgraph.ECONFLICT, "the cases changed while the suggestion engine read them (their organizations differ from those read before); it is built again on the next request")
-	}
-	return e, nil
+	c.e.attach(s)
+	return c.e, nil
 }
 
 // slim keeps what the engine reads of a case: its id, organization, texts
@@ -120,9 +102,9 @@ func slim(c *ilgraph.Case) ilgraph.Case {
 // Suggest suggests terms for text (lang "en", "ko", or "" to detect it) with
 // the engine of the current corpus.
 func (s *Service) Suggest(ctx context.Context, text, lang string) (*Result, error) {
-	e, err := s.engine.Get(ctx)
+	c, err := s.src.Get(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return e.Suggest(text, lang, "")
+	return c.Value(s.k).(*Engine).Suggest(text, lang, "")
 }

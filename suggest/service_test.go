@@ -7,6 +7,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
+	"github.com/ilgraph/ilgraph/memstore"
 	"github.com/ilgraph/ilgraph/suggest"
 )
 
@@ -30,7 +31,7 @@ func TestServiceStreamsLikeNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := suggest.NewService(db, suggest.Options{})
+	svc := suggest.NewService(db, memstore.NewSource(db), suggest.Options{})
 	texts := []string{"Kinesis front-end servers hit the OS thread limit; latency and errors up"}
 	for _, c := range cases {
 		texts = append(texts, c.Trigger.En, c.Lessons.En, c.Trigger.Ko)

@@ -36,6 +36,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/analysis"
+	"github.com/ilgraph/ilgraph/memstore"
 )
 
 // MaxTextChars is the longest input Suggest accepts, in characters.
@@ -66,7 +67,12 @@ type Engine struct {
 	phrases []phrase
 	matcher *analysis.Matcher
 
-	cases    []caseInfo
+	// The corpus the neighbours come from: the in-memory store's snapshot
+	// (shared, read only), whose case numbers the indexes below use, and
+	// its features as terms.
+	snap     *memstore.Snapshot
+	featTerm []int32            // snapshot feature id -> term index, -1 for one not in the vocabulary
+	termFeat []int32            // term index -> snapshot feature id, -1 for a term no case has
 	analyzer *analysis.Analyzer // vendors dropped
 	index    map[string]*bm25   // "en", "ko": caseText
 	factors  map[string]*bm25   // "en", "ko": factorText
@@ -79,11 +85,6 @@ type phrase struct {
 	prior  float64
 	cases  []int32 // cases whose text contains it, ascending
 	tagged int     // how many of them carry term
-}
-
-type caseInfo struct {
-	id   string
-	tags []int32 // term indexes, ascending (a slice: a map per case costs 20× the memory at 100k cases)
 }
 
 // Evidence is why a term is suggested: a phrase of the input that matched
@@ -148,11 +149,32 @@ func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, er
 		return nil, err
 	}
 	b := e.builder(extraNames(opts.Names, cases))
+	snap := memstore.NewBuilder(0, nil)
 	for i := range cases {
+		row := ilgraph.SimilarityRow(&cases[i])
+		snap.Add(&row)
 		b.add(&cases[i])
 	}
 	b.finish()
+	e.attach(snap.Finish())
 	return e, nil
+}
+
+// attach makes s the corpus of the engine, whose indexes were built from
+// s's cases in s's order.
+func (e *Engine) attach(s *memstore.Snapshot) {
+	e.snap = s
+	e.featTerm = make([]int32, len(s.FeatureList()))
+	e.termFeat = make([]int32, len(e.terms))
+	for t := range e.termFeat {
+		e.termFeat[t] = -1
+	}
+	for f, x := range s.FeatureList() {
+		e.featTerm[f] = -1
+		if t, ok := e.termIdx[x]; ok {
+			e.featTerm[f], e.termFeat[t] = int32(t), int32(f)
+		}
+	}
 }
 
 // newEngine is New up to the cases: the options' defaults and the terms.
@@ -219,8 +241,6 @@ func extraNames(names []string, cases []ilgraph.Case) []string {
 // in case order, so that a build holds no case longer than that takes.
 type engineBuilder struct {
 	e       *Engine
-	extra   map[string]bool // the names the analysis sets aside
-	named   map[string]bool // the cases' organizations' name parts
 	batch   []*ilgraph.Case
 	n       int
 	jobs    chan caseBatch
@@ -228,6 +248,7 @@ type engineBuilder struct {
 	wg      sync.WaitGroup
 	done    chan struct{}
 	docs    [4]*bm25 // caseText en, ko; factorText en, ko
+	applied int      // cases applied
 }
 
 const caseBatchSize = 128
@@ -242,9 +263,9 @@ type analysedBatch struct {
 	cases []analysedCase
 }
 
-// analysedCase is what the engine keeps of a case.
+// analysedCase is what the engine takes of a case.
 type analysedCase struct {
-	info    caseInfo
+	tags    []int32     // its term indexes, ascending (for the phrases' counts; not kept)
 	terms   [4][]string // as docs
 	phrases []int       // the phrases its text contains, each once
 }
@@ -254,11 +275,8 @@ type analysedCase struct {
 func (e *Engine) builder(extra []string) *engineBuilder {
 	e.analyzer = analysis.New(analysis.Options{DropVendors: true, Extra: extra})
 	b := &engineBuilder{
-		e: e, extra: map[string]bool{}, named: map[string]bool{},
+		e:    e,
 		jobs: make(chan caseBatch, 4), results: make(chan analysedBatch, 4), done: make(chan struct{}),
-	}
-	for _, name := range extra {
-		b.extra[name] = true
 	}
 	for i := range b.docs {
 		b.docs[i] = &bm25{ids: map[string]int32{}}
@@ -300,9 +318,6 @@ func (e *Engine) builder(extra []string) *engineBuilder {
 
 // add adds the next case. The engine keeps no reference to c.
 func (b *engineBuilder) add(c *ilgraph.Case) {
-	for _, name := range analysis.NameParts(c.Org) {
-		b.named[name] = true
-	}
 	if len(b.batch) == 0 {
 		b.batch = make([]*ilgraph.Case, 0, caseBatchSize)
 	}
@@ -314,11 +329,8 @@ func (b *engineBuilder) add(c *ilgraph.Case) {
 	}
 }
 
-// finish waits for every case added and completes the indexes. It reports
-// whether the analysis set aside exactly opts.Names and the cases'
-// organizations' name parts (it does when the names came from the cases;
-// names read from the graph before its cases may differ after a load).
-func (b *engineBuilder) finish() bool {
+// finish waits for every case added and completes the indexes.
+func (b *engineBuilder) finish() {
 	if len(b.batch) > 0 {
 		b.jobs <- caseBatch{b.n - len(b.batch), b.batch}
 		b.batch = nil
@@ -335,28 +347,17 @@ func (b *engineBuilder) finish() bool {
 	if !e.opts.LabelsOnly {
 		e.factors["en"], e.factors["ko"] = b.docs[2], b.docs[3]
 	}
-	for name := range b.named {
-		if !b.extra[name] {
-			return false
-		}
-	}
-	for name := range b.extra {
-		if !b.named[name] && !slices.Contains(e.opts.Names, name) {
-			return false
-		}
-	}
-	return true
 }
 
 // analyse is the work of one case, safe to run on many at once.
 func (e *Engine) analyse(c *ilgraph.Case) analysedCase {
-	out := analysedCase{info: caseInfo{id: c.ID}}
+	var out analysedCase
 	for _, f := range c.Features() {
-		if ti, ok := e.termIdx[f]; ok && !slices.Contains(out.info.tags, int32(ti)) {
-			out.info.tags = append(out.info.tags, int32(ti))
+		if ti, ok := e.termIdx[f]; ok && !slices.Contains(out.tags, int32(ti)) {
+			out.tags = append(out.tags, int32(ti))
 		}
 	}
-	slices.Sort(out.info.tags)
+	slices.Sort(out.tags)
 	en, ko := caseText(c)
 	out.terms[0], out.terms[1] = e.analyzer.Terms(en), e.analyzer.Terms(ko)
 	if !e.opts.LabelsOnly {
@@ -376,8 +377,8 @@ func (e *Engine) analyse(c *ilgraph.Case) analysedCase {
 // apply adds an analysed case, the next in order.
 func (b *engineBuilder) apply(c analysedCase) {
 	e := b.e
-	ci := len(e.cases)
-	e.cases = append(e.cases, c.info)
+	ci := b.applied
+	b.applied++
 	n := 2
 	if !e.opts.LabelsOnly {
 		n = 4
@@ -388,7 +389,7 @@ func (b *engineBuilder) apply(c analysedCase) {
 	for _, p := range c.phrases {
 		ph := &e.phrases[p]
 		ph.cases = append(ph.cases, int32(ci))
-		if _, ok := slices.BinarySearch(c.info.tags, int32(ph.term)); ok {
+		if _, ok := slices.BinarySearch(c.tags, int32(ph.term)); ok {
 			ph.tagged++
 		}
 	}
@@ -495,10 +496,8 @@ func plainTokens(text string) []analysis.Token {
 // excludeCaseID leaves that case out of every statistic, for evaluation.
 func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
 	var ex excluded
-	for i, c := range e.cases {
-		if c.id == excludeCaseID {
-			ex = append(ex, i)
-		}
+	if i, ok := e.snap.Number(excludeCaseID); ok {
+		ex = append(ex, int(i))
 	}
 	return e.suggest(text, lang, ex)
 }
@@ -583,6 +582,7 @@ func (e *Engine) suggest(text, lang string, ex excluded) (*Result, error) {
 	voters := make([][]Evidence, len(e.terms))
 	if !e.opts.LabelsOnly {
 		words := e.analyzer.Terms(text)
+		ids, tags := e.snap.IDs(), e.snap.CaseFeatureIDs()
 		for _, idx := range []struct {
 			ix      *bm25
 			factors bool
@@ -595,16 +595,16 @@ func (e *Engine) suggest(text, lang string, ex excluded) (*Result, error) {
 			}
 			for _, ci := range top {
 				if !idx.factors {
-					res.Neighbours = append(res.Neighbours, Neighbour{CaseID: e.cases[ci].id, Score: round(scores[ci])})
+					res.Neighbours = append(res.Neighbours, Neighbour{CaseID: ids[ci], Score: round(scores[ci])})
 				}
 				share := scores[ci] / total
-				for _, t32 := range e.cases[ci].tags {
-					t := int(t32)
-					if (e.terms[t].Kind == ilgraph.KindContributing) != idx.factors {
+				for _, f := range tags[ci] {
+					t := int(e.featTerm[f])
+					if t < 0 || (e.terms[t].Kind == ilgraph.KindContributing) != idx.factors {
 						continue
 					}
 					vote[t] += share
-					voters[t] = append(voters[t], Evidence{CaseID: e.cases[ci].id, Weight: round(share)})
+					voters[t] = append(voters[t], Evidence{CaseID: ids[ci], Weight: round(share)})
 				}
 			}
 		}
@@ -647,8 +647,10 @@ func (e *Engine) reliability(p *phrase, ex excluded) float64 {
 			continue
 		}
 		n--
-		if _, ok := slices.BinarySearch(e.cases[x].tags, int32(p.term)); ok {
-			k--
+		if f := e.termFeat[p.term]; f >= 0 {
+			if _, ok := slices.BinarySearch(e.snap.CaseFeatureIDs()[x], f); ok {
+				k--
+			}
 		}
 	}
 	return (k + priorCount*p.prior) / (n + priorCount)

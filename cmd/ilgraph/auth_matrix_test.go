@@ -17,7 +17,6 @@ import (
 	"github.com/ilgraph/ilgraph/internal/admission"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/jsonapi"
-	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/token"
 )
 
@@ -308,7 +307,7 @@ func TestAuthMatrix(t *testing.T) {
 	}
 	creds = append(creds, credential{name: "expired", token: expired}, credential{name: "revoked", token: revoked},
 		credential{name: "malformed", token: "not-a-token"})
-	sim := similarity.NewService(db)
+	sim := newInMemory(db, true)
 	mw := &matrixWrites{t: t, db: db}
 	mw.setUp(coreOver(db, sim))
 	before, err := graph.NewBench(db).Checksum(ctx)

@@ -9,40 +9,68 @@ import (
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/memstore"
 	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // newCore wires the application core over a store: the one place that
-// decides which store and which similarity ranker the front doors use.
-// The similarity service's index is also the core's read model of cases ×
-// terms (case lists, facets, statistics, co-occurrence, same root cause).
+// decides which stores and which similarity ranker the front doors use.
+// One in-memory corpus per corpus version (memstore.Source) is read from
+// the graph and shared: the in-memory store answers case lists, facets,
+// statistics, co-occurrence and same root cause from it (the core's read
+// model), and the similarity index and the suggestion engine are built
+// over it in the same read.
 func newCore(db *graph.DB) *explore.Service {
-	return coreOver(db, similarity.NewService(db))
+	return coreOver(db, newInMemory(db, true))
 }
 
-func coreOver(db *graph.DB, sim *similarity.Service, opts ...explore.Option) *explore.Service {
-	opts = append([]explore.Option{explore.WithReadModel(sim), explore.WithSuggester(suggest.NewService(db, suggest.Options{})),
-		explore.WithWrites(db, loader.Validator{DB: db})}, opts...)
-	return explore.New(db, sim, opts...)
+// inMemory is the in-memory side of a core: the source of the corpus and
+// what is built over it. Cores given the same corpus share one build.
+type inMemory struct {
+	src   *memstore.Source
+	store *memstore.Store
+	sim   *similarity.Service
+	sg    *suggest.Service // nil: no suggestion engine
 }
 
-// newServingCore is newCore for a server: it starts building the index at
-// once, so the first requests find it ready (until it is, the core asks
-// Neo4j), and logs when that first build is done and how long it took.
+// newInMemory wires the in-memory corpus over db, with the suggestion engine
+// when suggests: a command that never asks one (ilgraph similar, stats)
+// does not build it with the corpus.
+func newInMemory(db *graph.DB, suggests bool) *inMemory {
+	src := memstore.NewSource(db)
+	c := &inMemory{src: src, store: memstore.NewStore(src), sim: similarity.NewService(db, src)}
+	if suggests {
+		c.sg = suggest.NewService(db, src, suggest.Options{})
+	}
+	return c
+}
+
+func coreOver(db *graph.DB, c *inMemory, opts ...explore.Option) *explore.Service {
+	base := []explore.Option{explore.WithReadModel(c.store), explore.WithWrites(db, loader.Validator{DB: db})}
+	if c.sg != nil {
+		base = append(base, explore.WithSuggester(c.sg))
+	}
+	return explore.New(db, c.sim, append(base, opts...)...)
+}
+
+// newServingCore is newCore for a server: it starts reading the in-memory
+// corpus at once, so the first requests find it ready (until it is, the
+// core asks Neo4j), and logs when that first build is done and how long it
+// took.
 func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger, opts ...explore.Option) *explore.Service {
-	sim := similarity.NewService(db)
+	c := newInMemory(db, true)
 	start := time.Now()
-	_, _ = sim.Current(ctx) // a failure shows again on the first request
+	_, _ = c.src.Current(ctx) // a failure shows again on the first request
 	go func() {
-		ix, err := sim.Index(ctx) // waits for the build Current started
+		built, err := c.src.Get(ctx) // waits for the build Current started
 		if err != nil {
-			logger.Warn("building the similarity index", "err", err)
+			logger.Warn("building the in-memory corpus", "err", err)
 			return
 		}
-		logger.Info("similarity index built", "cases", ix.Len(), "seconds", math.Round(time.Since(start).Seconds()*10)/10)
+		logger.Info("in-memory corpus built", "cases", built.Len(), "seconds", math.Round(time.Since(start).Seconds()*10)/10)
 	}()
-	return coreOver(db, sim, opts...)
+	return coreOver(db, c, opts...)
 }
 
 // openCore connects to the Neo4j the environment names and returns the core

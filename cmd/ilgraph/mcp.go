@@ -16,7 +16,6 @@ import (
 	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/mcpserver"
-	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/token"
 )
 
@@ -55,7 +54,7 @@ ILGRAPH_PRIVATE=true) every read needs a token with the viewer role.`, stderr)
 	if *private {
 		opts = append(opts, explore.WithPrivate())
 	}
-	core := coreOver(db, similarity.NewService(db), opts...)
+	core := coreOver(db, newInMemory(db, true), opts...)
 	s := mcpserver.NewServer(core, mcpserver.Options{Logger: logger, Timeout: *timeout, Version: buildVersion()})
 	if tok := os.Getenv("ILGRAPH_TOKEN"); tok != "" {
 		p, err := tokens.Authenticate(ctx, tok)

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/ilgraph/ilgraph/graph"
-	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/token"
 )
 
@@ -50,7 +49,7 @@ func TestServeLimitsAuthFailures(t *testing.T) {
 	}
 	defer db.Close()
 	tokens := token.New(db, token.Options{})
-	h := newAPI(coreOver(db, similarity.NewService(db), f.coreOptions(tokens)...), db, tokens, f, quietLogger())
+	h := newAPI(coreOver(db, newInMemory(db, true), f.coreOptions(tokens)...), db, tokens, f, quietLogger())
 	do := func(path, auth string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest("GET", path, nil)
 		r.RemoteAddr = "127.0.0.1:5555"

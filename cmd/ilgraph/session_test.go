@@ -13,7 +13,6 @@ import (
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/session"
-	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/token"
 )
 
@@ -40,7 +39,7 @@ func TestServeSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(newAPI(coreOver(db, similarity.NewService(db), f.coreOptions(tokens)...), db, tokens, f, quietLogger()))
+	srv := httptest.NewServer(newAPI(coreOver(db, newInMemory(db, true), f.coreOptions(tokens)...), db, tokens, f, quietLogger()))
 	defer srv.Close()
 
 	type answer struct {
@@ -138,7 +137,7 @@ func TestServeSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tls := httptest.NewServer(newAPI(coreOver(db, similarity.NewService(db), f.coreOptions(tokens)...), db, tokens, f, quietLogger()))
+	tls := httptest.NewServer(newAPI(coreOver(db, newInMemory(db, true), f.coreOptions(tokens)...), db, tokens, f, quietLogger()))
 	defer tls.Close()
 	srv = tls
 	a = do("POST", session.Pattern, `{"token":"`+viewer+`"}`, "Origin", "https://ilgraph.example.com", "X-Forwarded-Proto", "https")

@@ -15,6 +15,7 @@ import (
 	"github.com/ilgraph/ilgraph/jsonapi"
 	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/mcpserver"
+	"github.com/ilgraph/ilgraph/memstore"
 	"github.com/ilgraph/ilgraph/resolvers"
 	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/suggest"
@@ -71,11 +72,14 @@ func MCP(h http.Handler) httpapi.Door { return httpapi.Door{Handler: h, Fail: mc
 func Door(h http.Handler) httpapi.Door { return httpapi.Door{Handler: h} }
 
 // Core returns the core over db as ilgraph serve wires it
-// (cmd/ilgraph/core.go): the similarity service as ranker and read model,
-// the suggestion engine, and writes validated by the loader.
+// (cmd/ilgraph/core.go): one in-memory corpus shared by the in-memory store
+// (the read model), the similarity ranker and the suggestion engine, and
+// writes validated by the loader.
 func Core(db *graph.DB) *explore.Service {
-	sim := similarity.NewService(db)
-	return explore.New(db, sim, explore.WithReadModel(sim), explore.WithSuggester(suggest.NewService(db, suggest.Options{})),
+	src := memstore.NewSource(db)
+	sim := similarity.NewService(db, src)
+	sg := suggest.NewService(db, src, suggest.Options{})
+	return explore.New(db, sim, explore.WithReadModel(memstore.NewStore(src)), explore.WithSuggester(sg),
 		explore.WithWrites(db, loader.Validator{DB: db}))
 }
 

@@ -1,16 +1,16 @@
-package similarity_test
+package memstore_test
 
 import (
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
-	"github.com/ilgraph/ilgraph/similarity"
+	"github.com/ilgraph/ilgraph/memstore"
 )
 
 // BenchmarkReadModel times the read model's dashboard answers over a
 // generated corpus of BENCH_CASES cases held in memory (no Neo4j).
 func BenchmarkReadModel(b *testing.B) {
-	ix := similarity.Build(rowsOf(generated(b, benchCases(b), 1)), 1)
+	ix := memstore.Build(rowsOf(generated(b, benchCases(b), 1)), 1)
 	year := ilgraph.CaseFilter{DateFrom: "2021-01-01", DateTo: "2021-12-31"}
 	term := ilgraph.CaseFilter{Tags: map[ilgraph.Kind]ilgraph.TermMatch{ilgraph.KindComponent: {AnyOf: []string{"application-database"}}}}
 	for _, f := range []struct {

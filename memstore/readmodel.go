@@ -1,8 +1,7 @@
-package similarity
+package memstore
 
 import (
 	"container/heap"
-	"context"
 	"slices"
 	"sort"
 	"sync"
@@ -11,7 +10,7 @@ import (
 	"github.com/ilgraph/ilgraph"
 )
 
-// The index is also the read model of cases × terms that case lists,
+// The snapshot is the read model of cases × terms that case lists,
 // facets, statistics, co-occurrence and same-root-cause pages are answered
 // from: everything they select on or count (tags, date, severity,
 // organization, time to resolve) is here, so they cost a scan of int32
@@ -22,16 +21,16 @@ import (
 // search is not here: a filter with text goes to the graph.
 
 // orders holds, per sort, each case's position in the whole corpus sorted
-// that way (computed once per index, on first use).
+// that way (computed once per snapshot, on first use).
 type orders struct {
 	once                   sync.Once
 	dateDesc, dateAsc, idA []int32 // case -> rank
 	byDateDesc, byDateAsc  []int32 // rank -> case
 }
 
-func (ix *Index) ranks(s ilgraph.CaseSort) (rank []int32, reverse bool) {
-	ix.ord.once.Do(func() {
-		n := len(ix.ids)
+func (s *Snapshot) ranks(order ilgraph.CaseSort) (rank []int32, reverse bool) {
+	s.ord.once.Do(func() {
+		n := len(s.ids)
 		var perm []int32
 		rank := func(less func(a, b int32) int) []int32 {
 			perm = make([]int32, n)
@@ -47,62 +46,62 @@ func (ix *Index) ranks(s ilgraph.CaseSort) (rank []int32, reverse bool) {
 		}
 		byID := func(a, b int32) int {
 			switch {
-			case ix.ids[a] < ix.ids[b]:
+			case s.ids[a] < s.ids[b]:
 				return -1
-			case ix.ids[a] > ix.ids[b]:
+			case s.ids[a] > s.ids[b]:
 				return 1
 			}
 			return 0
 		}
-		ix.ord.idA = rank(byID)
-		ix.ord.dateDesc = rank(func(a, b int32) int {
-			if ix.date[a] != ix.date[b] {
-				return int(ix.date[b]) - int(ix.date[a])
+		s.ord.idA = rank(byID)
+		s.ord.dateDesc = rank(func(a, b int32) int {
+			if s.date[a] != s.date[b] {
+				return int(s.date[b]) - int(s.date[a])
 			}
 			return byID(a, b)
 		})
-		ix.ord.byDateDesc = perm
-		ix.ord.dateAsc = rank(func(a, b int32) int {
-			if ix.date[a] != ix.date[b] {
-				return int(ix.date[a]) - int(ix.date[b])
+		s.ord.byDateDesc = perm
+		s.ord.dateAsc = rank(func(a, b int32) int {
+			if s.date[a] != s.date[b] {
+				return int(s.date[a]) - int(s.date[b])
 			}
 			return byID(a, b)
 		})
-		ix.ord.byDateAsc = perm
+		s.ord.byDateAsc = perm
 	})
-	switch s {
+	switch order {
 	case ilgraph.SortDateAsc:
-		return ix.ord.dateAsc, false
+		return s.ord.dateAsc, false
 	case ilgraph.SortIDAsc:
-		return ix.ord.idA, false
+		return s.ord.idA, false
 	case ilgraph.SortIDDesc:
-		return ix.ord.idA, true
+		return s.ord.idA, true
 	}
-	return ix.ord.dateDesc, false
+	return s.ord.dateDesc, false
 }
 
-// selection returns the cases f selects (f has no text), in index order.
+// selection returns the cases f selects (f has no text), in case order.
 // It starts from the smallest candidate set the filter names — one term's
 // cases, the union of an any-of list's, or the listed ids — and checks
 // every other condition on those only.
-func (ix *Index) selection(f ilgraph.CaseFilter) []int32 {
-	c := ix.compile(f)
+func (s *Snapshot) selection(f ilgraph.CaseFilter) []int32 {
+	c := s.Compile(f)
 	if c.none {
 		return nil
 	}
-	n := len(ix.ids)
+	n := len(s.ids)
 	best, bestSize := -1, n+1
 	var sources [][]int32 // candidate lists to merge, per option
 	var options [][][]int32
 	for _, set := range c.allOf {
 		for _, fid := range set {
-			options = append(options, [][]int32{ix.postings[fid]})
+			options = append(options, [][]int32{s.postings[fid]})
 		}
 	}
 	for _, set := range c.anyOf {
 		var ls [][]int32
 		for _, fid := range set {
-			ls = append(ls, ix.postings[fid])
+			ls = append(ls, s.postings[fid])
 		}
 		options = append(options, ls)
 	}
@@ -128,7 +127,7 @@ func (ix *Index) selection(f ilgraph.CaseFilter) []int32 {
 	}
 	if sources == nil {
 		for i := 0; i < n; i++ {
-			if c.match(ix, int32(i)) {
+			if c.Match(int32(i)) {
 				out = append(out, int32(i))
 			}
 		}
@@ -145,7 +144,7 @@ func (ix *Index) selection(f ilgraph.CaseFilter) []int32 {
 		cands = slices.Compact(cands)
 	}
 	for _, i := range cands {
-		if c.match(ix, i) {
+		if c.Match(i) {
 			out = append(out, i)
 		}
 	}
@@ -154,11 +153,11 @@ func (ix *Index) selection(f ilgraph.CaseFilter) []int32 {
 
 // ref is a case as the read model knows it: its id, date, severity,
 // organization and tags (in the case's order), nothing else.
-func (ix *Index) ref(i int32) *ilgraph.Case {
-	c := &ilgraph.Case{ID: ix.ids[i], Date: time.Unix(int64(ix.date[i])*86400, 0).UTC().Format(ilgraph.DateLayout),
-		Severity: ix.severity[i], Org: ix.names[ix.orgName[i]]}
-	for _, fid := range ix.tags[i] {
-		f := ix.features[fid]
+func (s *Snapshot) ref(i int32) *ilgraph.Case {
+	c := &ilgraph.Case{ID: s.ids[i], Date: time.Unix(int64(s.date[i])*86400, 0).UTC().Format(ilgraph.DateLayout),
+		Severity: s.severity[i], Org: s.names[s.orgName[i]]}
+	for _, fid := range s.tags[i] {
+		f := s.features[fid]
 		switch f.Kind {
 		case ilgraph.KindRootCause:
 			if c.RootCause == "" {
@@ -185,19 +184,18 @@ func (ix *Index) ref(i int32) *ilgraph.Case {
 var ReadModelFields = []string{"id", "date", "severity", "org", "org_slug", "root_cause", "components", "symptoms", "contributing", "domain", "mechanisms"}
 
 // ListCases returns the page [offset, offset+limit) of the cases f selects
-// in order s, and how many f selects. f must have no text, s must be
-// Sortable.
-// The cases hold what the read model holds (see ref).
-func (ix *Index) ListCases(f ilgraph.CaseFilter, s ilgraph.CaseSort, offset, limit int) ([]*ilgraph.Case, int) {
-	if out, total, ok := ix.listByDate(f, s, offset, limit); ok {
+// in order, and how many f selects. f must have no text, order must not
+// be by relevance. The cases hold what the read model holds (see ref).
+func (s *Snapshot) ListCases(f ilgraph.CaseFilter, order ilgraph.CaseSort, offset, limit int) ([]*ilgraph.Case, int) {
+	if out, total, ok := s.listByDate(f, order, offset, limit); ok {
 		return out, total
 	}
-	sel := ix.selection(f)
+	sel := s.selection(f)
 	total := len(sel)
 	if offset >= total || limit <= 0 {
 		return nil, total
 	}
-	rank, reverse := ix.ranks(s)
+	rank, reverse := s.ranks(order)
 	key := func(c int32) int32 {
 		if reverse {
 			return -rank[c]
@@ -226,7 +224,7 @@ func (ix *Index) ListCases(f ilgraph.CaseFilter, s ilgraph.CaseSort, offset, lim
 	}
 	out := make([]*ilgraph.Case, 0, want-offset)
 	for _, c := range top[offset:want] {
-		out = append(out, ix.ref(c))
+		out = append(out, s.ref(c))
 	}
 	return out, total
 }
@@ -234,7 +232,7 @@ func (ix *Index) ListCases(f ilgraph.CaseFilter, s ilgraph.CaseSort, offset, lim
 // listByDate pages through a selection by dates alone (or none), sorted by
 // date, straight from the sorted order: two binary searches, whatever the
 // corpus size. ok is false for any other filter or sort.
-func (ix *Index) listByDate(f ilgraph.CaseFilter, s ilgraph.CaseSort, offset, limit int) ([]*ilgraph.Case, int, bool) {
+func (s *Snapshot) listByDate(f ilgraph.CaseFilter, order ilgraph.CaseSort, offset, limit int) ([]*ilgraph.Case, int, bool) {
 	for _, m := range f.Tags {
 		if !m.IsZero() {
 			return nil, 0, false
@@ -243,28 +241,28 @@ func (ix *Index) listByDate(f ilgraph.CaseFilter, s ilgraph.CaseSort, offset, li
 	if len(f.ExcludeOrgs) > 0 || len(f.Severities) > 0 || len(f.ExcludeIDs) > 0 || f.IDs != nil || f.HasText() || f.ReviewedOnly {
 		return nil, 0, false
 	}
-	desc := s == "" || s == ilgraph.SortDateDesc
-	if !desc && s != ilgraph.SortDateAsc {
+	desc := order == "" || order == ilgraph.SortDateDesc
+	if !desc && order != ilgraph.SortDateAsc {
 		return nil, 0, false
 	}
-	c := ix.compile(f)
-	ix.ranks(s)
-	perm := ix.ord.byDateAsc
+	c := s.Compile(f)
+	s.ranks(order)
+	perm := s.ord.byDateAsc
 	if desc {
-		perm = ix.ord.byDateDesc
+		perm = s.ord.byDateDesc
 	}
 	n := len(perm)
 	// before reports whether the case at position i sorts before every
 	// case the filter keeps; after, after them all.
 	before := func(i int) bool {
-		d := ix.date[perm[i]]
+		d := s.date[perm[i]]
 		if desc {
 			return c.hasTo && d > c.to
 		}
 		return c.hasFrom && d < c.from
 	}
 	after := func(i int) bool {
-		d := ix.date[perm[i]]
+		d := s.date[perm[i]]
 		if desc {
 			return c.hasFrom && d < c.from
 		}
@@ -275,7 +273,7 @@ func (ix *Index) listByDate(f ilgraph.CaseFilter, s ilgraph.CaseSort, offset, li
 	total := max(0, hi-lo)
 	var out []*ilgraph.Case
 	for i := lo + offset; i < hi && i < lo+offset+limit; i++ {
-		out = append(out, ix.ref(perm[i]))
+		out = append(out, s.ref(perm[i]))
 	}
 	return out, total, true
 }
@@ -297,37 +295,30 @@ func (h *rankHeap) Pop() any {
 
 // CaseTags returns a case as the read model holds it (see ref); false for
 // an unknown case.
-func (ix *Index) CaseTags(id string) (*ilgraph.Case, bool) {
-	i, ok := ix.byID[id]
+func (s *Snapshot) CaseTags(id string) (*ilgraph.Case, bool) {
+	i, ok := s.byID[id]
 	if !ok {
 		return nil, false
 	}
-	return ix.ref(i), true
-}
-
-// OrgName returns an organization's name, false when the read model does
-// not know it.
-func (ix *Index) OrgName(id string) (string, bool) {
-	name, ok := ix.orgTerms[id]
-	return name, ok
+	return s.ref(i), true
 }
 
 // Facets counts, over the cases f selects, the cases with each term (every
 // kind, by count descending, then id) and the cases per year.
-func (ix *Index) Facets(f ilgraph.CaseFilter) *ilgraph.Facets {
-	sel := ix.selection(f)
-	counts := make([]int32, len(ix.features))
+func (s *Snapshot) Facets(f ilgraph.CaseFilter) *ilgraph.Facets {
+	sel := s.selection(f)
+	counts := make([]int32, len(s.features))
 	years := map[int]int{}
 	for _, c := range sel {
-		for _, fid := range ix.caseFeat[c] {
+		for _, fid := range s.caseFeat[c] {
 			counts[fid]++
 		}
-		years[int(ix.year[c])]++
+		years[int(s.year[c])]++
 	}
 	out := &ilgraph.Facets{Terms: map[ilgraph.Kind][]ilgraph.TermCount{}}
 	for fid, n := range counts {
 		if n > 0 {
-			ft := ix.features[fid]
+			ft := s.features[fid]
 			out.Terms[ft.Kind] = append(out.Terms[ft.Kind], ilgraph.TermCount{Kind: ft.Kind, ID: ft.ID, Count: int(n)})
 		}
 	}
@@ -349,34 +340,34 @@ func yearCounts(years map[int]int) []ilgraph.YearCount {
 
 // Stats computes the corpus statistics of the cases f selects, all but
 // Relationships (a count of stored relationships, SIMILAR_TO included,
-// which the index does not hold).
-func (ix *Index) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
-	sel := ix.selection(f)
+// which the snapshot does not hold).
+func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
+	sel := s.selection(f)
 	st := &ilgraph.Stats{Cases: len(sel)}
-	orgs := make([]bool, len(ix.features))
-	counts := make([]int, len(ix.features))
-	mins := make([][]int, len(ix.features)) // for root causes and factors
+	orgs := make([]bool, len(s.features))
+	counts := make([]int, len(s.features))
+	mins := make([][]int, len(s.features)) // for root causes and factors
 	years := map[int]int{}
 	var all []int
 	kc, kp := kindIndex(ilgraph.KindRootCause), kindIndex(ilgraph.KindComponent)
-	nc := ix.perKind[kp]
-	pairs := make([]int, ix.perKind[kc]*nc)
+	nc := s.perKind[kp]
+	pairs := make([]int, s.perKind[kc]*nc)
 	var causes, comps []int32
 	for _, c := range sel {
-		years[int(ix.year[c])]++
-		if ix.bilingual[c] {
+		years[int(s.year[c])]++
+		if s.bilingual[c] {
 			st.Bilingual++
 		}
-		if ix.reviewed[c] {
+		if s.reviewed[c] {
 			st.Reviewed++
 		}
-		m, measured := int(ix.resolved[c]), ix.resolved[c] >= 0
+		m, measured := int(s.resolved[c]), s.resolved[c] >= 0
 		if measured {
 			all = append(all, m)
 		}
 		causes, comps = causes[:0], comps[:0]
-		for _, fid := range ix.caseFeat[c] {
-			switch ix.features[fid].Kind {
+		for _, fid := range s.caseFeat[c] {
+			switch s.features[fid].Kind {
 			case ilgraph.KindRootCause:
 				causes = append(causes, fid)
 			case ilgraph.KindComponent:
@@ -392,27 +383,27 @@ func (ix *Index) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 				continue
 			}
 			counts[fid]++
-			if measured && ix.features[fid].Kind != ilgraph.KindOrg {
+			if measured && s.features[fid].Kind != ilgraph.KindOrg {
 				mins[fid] = append(mins[fid], m)
 			}
 		}
 		for _, a := range causes {
 			for _, b := range comps {
-				pairs[int(ix.slot[a])*nc+int(ix.slot[b])]++
+				pairs[int(s.slot[a])*nc+int(s.slot[b])]++
 			}
 		}
 	}
 	st.ResolveAll = ilgraph.Distribute(st.Cases, all)
 	st.PerYear = yearCounts(years)
 	var causeIDs, compIDs []int32 // by slot
-	causeIDs, compIDs = make([]int32, ix.perKind[kc]), make([]int32, nc)
+	causeIDs, compIDs = make([]int32, s.perKind[kc]), make([]int32, nc)
 	for fid, n := range counts {
-		ft := ix.features[fid]
+		ft := s.features[fid]
 		switch ft.Kind {
 		case ilgraph.KindRootCause:
-			causeIDs[ix.slot[fid]] = int32(fid)
+			causeIDs[s.slot[fid]] = int32(fid)
 		case ilgraph.KindComponent:
-			compIDs[ix.slot[fid]] = int32(fid)
+			compIDs[s.slot[fid]] = int32(fid)
 		}
 		if n == 0 {
 			continue
@@ -446,7 +437,7 @@ func (ix *Index) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 		if n == 0 {
 			continue
 		}
-		a, b := ix.features[causeIDs[i/nc]], ix.features[compIDs[i%nc]]
+		a, b := s.features[causeIDs[i/nc]], s.features[compIDs[i%nc]]
 		st.TopPairs = append(st.TopPairs, ilgraph.PairCount{
 			A: ilgraph.TermCount{Kind: a.Kind, ID: a.ID}, B: ilgraph.TermCount{Kind: b.Kind, ID: b.ID}, Count: n,
 		})
@@ -476,16 +467,16 @@ type Cooccurrence struct {
 }
 
 // Cooccurrence computes the co-occurrence counts between two kinds.
-func (ix *Index) Cooccurrence(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Cooccurrence {
-	sel := ix.selection(f)
+func (s *Snapshot) Cooccurrence(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Cooccurrence {
+	sel := s.selection(f)
 	out := &Cooccurrence{Total: len(sel), Singles: map[ilgraph.Feature]int{}, Pairs: map[[2]ilgraph.Feature]int{}}
-	singles := make([]int32, len(ix.features))
+	singles := make([]int32, len(s.features))
 	pairs := map[[2]int32]int{}
 	var as, bs []int32
 	for _, c := range sel {
 		as, bs = as[:0], bs[:0]
-		for _, fid := range ix.caseFeat[c] {
-			k := ix.features[fid].Kind
+		for _, fid := range s.caseFeat[c] {
+			k := s.features[fid].Kind
 			if k == from {
 				as = append(as, fid)
 			}
@@ -498,7 +489,7 @@ func (ix *Index) Cooccurrence(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Cooc
 		}
 		for _, a := range as {
 			for _, b := range bs {
-				if from == to && ix.features[a].ID >= ix.features[b].ID {
+				if from == to && s.features[a].ID >= s.features[b].ID {
 					continue
 				}
 				pairs[[2]int32{a, b}]++
@@ -507,11 +498,11 @@ func (ix *Index) Cooccurrence(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Cooc
 	}
 	for fid, n := range singles {
 		if n > 0 {
-			out.Singles[ix.features[fid]] = int(n)
+			out.Singles[s.features[fid]] = int(n)
 		}
 	}
 	for p, n := range pairs {
-		out.Pairs[[2]ilgraph.Feature{ix.features[p[0]], ix.features[p[1]]}] = n
+		out.Pairs[[2]ilgraph.Feature{s.features[p[0]], s.features[p[1]]}] = n
 	}
 	return out
 }
@@ -521,12 +512,12 @@ func (ix *Index) Cooccurrence(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Cooc
 // descending, then id; the page [offset, offset+limit) of them, each with
 // its shared terms by kind (sorted), the case holding only its id and
 // date, and how many there are. ok is false for an unknown case.
-func (ix *Index) SameRootCause(id string, offset, limit int) (refs []ilgraph.CrossRef, total int, ok bool) {
-	a, ok := ix.byID[id]
+func (s *Snapshot) SameRootCause(id string, offset, limit int) (refs []ilgraph.CrossRef, total int, ok bool) {
+	a, ok := s.byID[id]
 	if !ok {
 		return nil, 0, false
 	}
-	fa := ix.caseFeat[a]
+	fa := s.caseFeat[a]
 	type cand struct {
 		c      int32
 		shared int
@@ -534,18 +525,18 @@ func (ix *Index) SameRootCause(id string, offset, limit int) (refs []ilgraph.Cro
 	var cands []cand
 	seen := map[int32]bool{}
 	for _, fid := range fa {
-		if ix.features[fid].Kind != ilgraph.KindRootCause {
+		if s.features[fid].Kind != ilgraph.KindRootCause {
 			continue
 		}
-		for _, c := range ix.postings[fid] {
+		for _, c := range s.postings[fid] {
 			if c == a || seen[c] {
 				continue
 			}
 			seen[c] = true
-			cands = append(cands, cand{c, ix.sharedOther(fa, ix.caseFeat[c])})
+			cands = append(cands, cand{c, s.sharedOther(fa, s.caseFeat[c])})
 		}
 	}
-	rank, _ := ix.ranks(ilgraph.SortDateDesc)
+	rank, _ := s.ranks(ilgraph.SortDateDesc)
 	slices.SortFunc(cands, func(x, y cand) int {
 		if x.shared != y.shared {
 			return y.shared - x.shared
@@ -557,15 +548,15 @@ func (ix *Index) SameRootCause(id string, offset, limit int) (refs []ilgraph.Cro
 		return nil, total, true
 	}
 	for _, x := range cands[offset:min(offset+limit, total)] {
-		ref := ilgraph.CrossRef{Case: ix.ref(x.c), Shared: map[ilgraph.Kind][]string{}}
+		ref := ilgraph.CrossRef{Case: s.ref(x.c), Shared: map[ilgraph.Kind][]string{}}
 		for _, k := range kinds {
 			if k != ilgraph.KindRootCause {
 				ref.Shared[k] = []string{}
 			}
 		}
-		fc := ix.caseFeat[x.c]
+		fc := s.caseFeat[x.c]
 		for _, fid := range fa {
-			ft := ix.features[fid]
+			ft := s.features[fid]
 			if ft.Kind == ilgraph.KindRootCause {
 				continue
 			}
@@ -583,7 +574,7 @@ func (ix *Index) SameRootCause(id string, offset, limit int) (refs []ilgraph.Cro
 
 // sharedOther counts the features two sorted feature lists share, root
 // causes left out.
-func (ix *Index) sharedOther(a, b []int32) int {
+func (s *Snapshot) sharedOther(a, b []int32) int {
 	n, i, j := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		switch {
@@ -592,7 +583,7 @@ func (ix *Index) sharedOther(a, b []int32) int {
 		case a[i] > b[j]:
 			j++
 		default:
-			if ix.features[a[i]].Kind != ilgraph.KindRootCause {
+			if s.features[a[i]].Kind != ilgraph.KindRootCause {
 				n++
 			}
 			i++
@@ -600,101 +591,4 @@ func (ix *Index) sharedOther(a, b []int32) int {
 		}
 	}
 	return n
-}
-
-// The read model's questions, asked of the service: each answers from the
-// index when it is as current as the graph (ok), and otherwise returns ok
-// false at once and starts a rebuild, so that the caller asks the graph
-// (see Current). The explore core uses them when the similarity ranker it
-// is given has them.
-
-// ListCases pages through the cases a filter without text selects; the
-// cases hold what the read model holds (Index.ref).
-func (s *Service) ListCases(ctx context.Context, f ilgraph.CaseFilter, sort ilgraph.CaseSort, offset, limit int) (cases []*ilgraph.Case, total int, ok bool, err error) {
-	ix, err := s.Current(ctx)
-	if ix == nil || err != nil {
-		return nil, 0, false, err
-	}
-	cases, total = ix.ListCases(f, sort, offset, limit)
-	return cases, total, true, nil
-}
-
-// CaseTags returns a case as the read model holds it (nil for an unknown
-// case).
-func (s *Service) CaseTags(ctx context.Context, id string) (c *ilgraph.Case, ok bool, err error) {
-	ix, err := s.Current(ctx)
-	if ix == nil || err != nil {
-		return nil, false, err
-	}
-	c, _ = ix.CaseTags(id)
-	return c, true, nil
-}
-
-// FacetCounts counts the facets of the cases a filter without text selects.
-func (s *Service) FacetCounts(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Facets, bool, error) {
-	ix, err := s.Current(ctx)
-	if ix == nil || err != nil {
-		return nil, false, err
-	}
-	return ix.Facets(f), true, nil
-}
-
-// CaseStats computes the statistics of the cases a filter without text
-// selects, all but Relationships.
-func (s *Service) CaseStats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, bool, error) {
-	ix, err := s.Current(ctx)
-	if ix == nil || err != nil {
-		return nil, false, err
-	}
-	return ix.Stats(f), true, nil
-}
-
-// CooccurrenceCounts counts co-occurrences between two kinds over the cases
-// a filter without text selects.
-func (s *Service) CooccurrenceCounts(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter) (total int, singles map[ilgraph.Feature]int, pairs map[[2]ilgraph.Feature]int, ok bool, err error) {
-	ix, err := s.Current(ctx)
-	if ix == nil || err != nil {
-		return 0, nil, nil, false, err
-	}
-	c := ix.Cooccurrence(from, to, f)
-	return c.Total, c.Singles, c.Pairs, true, nil
-}
-
-// SameRootCauseRefs pages through the cases with a case's root cause (see
-// Index.SameRootCause); ENOTFOUND for an unknown case.
-func (s *Service) SameRootCauseRefs(ctx context.Context, id string, offset, limit int) ([]ilgraph.CrossRef, int, bool, error) {
-	ix, err := s.Current(ctx)
-	if ix == nil || err != nil {
-		return nil, 0, false, err
-	}
-	refs, total, found := ix.SameRootCause(id, offset, limit)
-	if !found {
-		return nil, 0, true, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", id)
-	}
-	return refs, total, true, nil
-}
-
-// OrgNames returns the names of organizations ("" for one the read model
-// does not know).
-func (s *Service) OrgNames(ctx context.Context, ids []string) ([]string, bool, error) {
-	ix, err := s.Current(ctx)
-	if ix == nil || err != nil || ix.orgTerms == nil {
-		return nil, false, err
-	}
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = ix.orgTerms[id]
-	}
-	return out, true, nil
-}
-
-// OrgNameMap returns every organization's name by id, as the index read
-// them (nil, false when the index is not current). The map is shared:
-// read it, never change it.
-func (s *Service) OrgNameMap(ctx context.Context) (map[string]string, bool, error) {
-	ix, err := s.Current(ctx)
-	if ix == nil || err != nil || ix.orgTerms == nil {
-		return nil, false, err
-	}
-	return ix.orgTerms, true, nil
 }

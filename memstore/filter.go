@@ -1,4 +1,4 @@
-package similarity
+package memstore
 
 import (
 	"slices"
@@ -7,10 +7,11 @@ import (
 	"github.com/ilgraph/ilgraph"
 )
 
-// compiled is a case filter turned into index lookups. Its meaning is
+// Filter is a case filter turned into snapshot lookups (Compile). Its meaning is
 // ilgraph.CaseFilter.Match's (the conformance suite, internal/storetest,
 // checks it): a filter naming a term no case has matches nothing.
-type compiled struct {
+type Filter struct {
+	s                *Snapshot
 	none             bool
 	anyOf, allOf     [][]int32 // per kind with a condition: feature ids
 	excludeOrg       []int32
@@ -21,12 +22,13 @@ type compiled struct {
 	excludeIDs, only map[int32]bool
 }
 
-func (ix *Index) compile(f ilgraph.CaseFilter) *compiled {
-	c := &compiled{}
+// Compile turns a filter without text into lookups in the snapshot.
+func (s *Snapshot) Compile(f ilgraph.CaseFilter) *Filter {
+	c := &Filter{s: s}
 	ids := func(k ilgraph.Kind, terms []string) []int32 {
 		var out []int32
 		for _, t := range terms {
-			if id, ok := ix.featID[ilgraph.Feature{Kind: k, ID: t}]; ok {
+			if id, ok := s.featID[ilgraph.Feature{Kind: k, ID: t}]; ok {
 				out = append(out, id)
 			}
 		}
@@ -66,7 +68,7 @@ func (ix *Index) compile(f ilgraph.CaseFilter) *compiled {
 	if len(f.ExcludeIDs) > 0 {
 		c.excludeIDs = map[int32]bool{}
 		for _, id := range f.ExcludeIDs {
-			if i, ok := ix.byID[id]; ok {
+			if i, ok := s.byID[id]; ok {
 				c.excludeIDs[i] = true
 			}
 		}
@@ -74,7 +76,7 @@ func (ix *Index) compile(f ilgraph.CaseFilter) *compiled {
 	if f.IDs != nil {
 		c.only = map[int32]bool{}
 		for _, id := range f.IDs {
-			if i, ok := ix.byID[id]; ok {
+			if i, ok := s.byID[id]; ok {
 				c.only[i] = true
 			}
 		}
@@ -82,26 +84,28 @@ func (ix *Index) compile(f ilgraph.CaseFilter) *compiled {
 	return c
 }
 
-func (c *compiled) match(ix *Index, i int32) bool {
+// Match reports whether case i meets the filter.
+func (c *Filter) Match(i int32) bool {
+	s := c.s
 	if c.none {
 		return false
 	}
-	if c.hasFrom && ix.date[i] < c.from || c.hasTo && ix.date[i] > c.to {
+	if c.hasFrom && s.date[i] < c.from || c.hasTo && s.date[i] > c.to {
 		return false
 	}
-	if len(c.severities) > 0 && !slices.Contains(c.severities, ix.severity[i]) {
+	if len(c.severities) > 0 && !slices.Contains(c.severities, s.severity[i]) {
 		return false
 	}
-	if c.reviewedOnly && ix.machine[i] {
+	if c.reviewedOnly && s.machine[i] {
 		return false
 	}
 	if c.excludeIDs[i] || c.only != nil && !c.only[i] {
 		return false
 	}
-	if slices.Contains(c.excludeOrg, ix.org[i]) && ix.org[i] >= 0 {
+	if slices.Contains(c.excludeOrg, s.org[i]) && s.org[i] >= 0 {
 		return false
 	}
-	fs := ix.caseFeat[i]
+	fs := s.caseFeat[i]
 	has := func(f int32) bool { _, ok := slices.BinarySearch(fs, f); return ok }
 	for _, set := range c.anyOf {
 		found := false

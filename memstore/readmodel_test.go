@@ -1,4 +1,4 @@
-package similarity_test
+package memstore_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/ilgraph/ilgraph/internal/gen"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/memstore"
 	"github.com/ilgraph/ilgraph/similarity"
 )
 
@@ -33,13 +34,15 @@ func TestReadModelEqualsCypher(t *testing.T) {
 	if _, err := loader.Load(ctx, db, []string{seeds, genPath}, loader.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	svc := similarity.NewService(db)
+	src := memstore.NewSource(db)
+	svc := similarity.NewService(db, src)
+	store := memstore.NewStore(src)
 	if _, err := svc.Index(ctx); err != nil {
 		t.Fatal(err)
 	}
-	mem := explore.New(db, svc, explore.WithReadModel(svc))
+	mem := explore.New(db, svc, explore.WithReadModel(store))
 	cypher := explore.New(db, svc)
-	if _, ok, _ := svc.FacetCounts(ctx, ilgraph.CaseFilter{}); !ok {
+	if _, ok, _ := store.FacetCounts(ctx, ilgraph.CaseFilter{}); !ok {
 		t.Fatal("the read model is not current after building the index")
 	}
 	// same asks both cores (they share the store and the service; only the
@@ -203,7 +206,7 @@ func TestReadModelEqualsCypher(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, ok, _ := svc.FacetCounts(ctx, ilgraph.CaseFilter{}); !ok {
+	if _, ok, _ := store.FacetCounts(ctx, ilgraph.CaseFilter{}); !ok {
 		t.Error("the read model is not current after its rebuild")
 	}
 }

@@ -1,0 +1,117 @@
+package memstore
+
+import (
+	"context"
+
+	"github.com/ilgraph/ilgraph"
+)
+
+// Store is the in-memory store as the core's read model
+// (explore.ReadModel): each question is answered from the source's snapshot
+// when it is as current as the graph (ok), and otherwise returns ok false
+// at once and starts a rebuild, so that the caller asks the graph (see
+// Source.Current).
+type Store struct{ src *Source }
+
+// NewStore returns the store over a source's snapshots.
+func NewStore(src *Source) *Store { return &Store{src: src} }
+
+// current returns the snapshot when it is current, nil otherwise.
+func (st *Store) current(ctx context.Context) (*Snapshot, error) {
+	c, err := st.src.Current(ctx)
+	if c == nil || err != nil {
+		return nil, err
+	}
+	return c.Snapshot, nil
+}
+
+// ListCases pages through the cases a filter without text selects; the
+// cases hold what the read model holds (ReadModelFields).
+func (st *Store) ListCases(ctx context.Context, f ilgraph.CaseFilter, order ilgraph.CaseSort, offset, limit int) (cases []*ilgraph.Case, total int, ok bool, err error) {
+	s, err := st.current(ctx)
+	if s == nil || err != nil {
+		return nil, 0, false, err
+	}
+	cases, total = s.ListCases(f, order, offset, limit)
+	return cases, total, true, nil
+}
+
+// CaseTags returns a case as the read model holds it (nil for an unknown
+// case).
+func (st *Store) CaseTags(ctx context.Context, id string) (c *ilgraph.Case, ok bool, err error) {
+	s, err := st.current(ctx)
+	if s == nil || err != nil {
+		return nil, false, err
+	}
+	c, _ = s.CaseTags(id)
+	return c, true, nil
+}
+
+// FacetCounts counts the facets of the cases a filter without text selects.
+func (st *Store) FacetCounts(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Facets, bool, error) {
+	s, err := st.current(ctx)
+	if s == nil || err != nil {
+		return nil, false, err
+	}
+	return s.Facets(f), true, nil
+}
+
+// CaseStats computes the statistics of the cases a filter without text
+// selects, all but Relationships.
+func (st *Store) CaseStats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, bool, error) {
+	s, err := st.current(ctx)
+	if s == nil || err != nil {
+		return nil, false, err
+	}
+	return s.Stats(f), true, nil
+}
+
+// CooccurrenceCounts counts co-occurrences between two kinds over the cases
+// a filter without text selects.
+func (st *Store) CooccurrenceCounts(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter) (total int, singles map[ilgraph.Feature]int, pairs map[[2]ilgraph.Feature]int, ok bool, err error) {
+	s, err := st.current(ctx)
+	if s == nil || err != nil {
+		return 0, nil, nil, false, err
+	}
+	c := s.Cooccurrence(from, to, f)
+	return c.Total, c.Singles, c.Pairs, true, nil
+}
+
+// SameRootCauseRefs pages through the cases with a case's root cause (see
+// Snapshot.SameRootCause); ENOTFOUND for an unknown case.
+func (st *Store) SameRootCauseRefs(ctx context.Context, id string, offset, limit int) ([]ilgraph.CrossRef, int, bool, error) {
+	s, err := st.current(ctx)
+	if s == nil || err != nil {
+		return nil, 0, false, err
+	}
+	refs, total, found := s.SameRootCause(id, offset, limit)
+	if !found {
+		return nil, 0, true, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", id)
+	}
+	return refs, total, true, nil
+}
+
+// OrgNames returns the names of organizations ("" for one the store does
+// not know).
+func (st *Store) OrgNames(ctx context.Context, ids []string) ([]string, bool, error) {
+	s, err := st.current(ctx)
+	if s == nil || err != nil || s.orgTerms == nil {
+		return nil, false, err
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = s.orgTerms[id]
+	}
+	return out, true, nil
+}
+
+// OrgNameMap returns every organization's name by id, as the snapshot read
+// them (nil, false when it is not current). The map is shared: read it,
+// never change it.
+func (st *Store) OrgNameMap(ctx context.Context) (map[string]string, bool, error) {
+	s, err := st.current(ctx)
+	if s == nil || err != nil || s.orgTerms == nil {
+		return nil, false, err
+	}
+	return s.orgTerms, true, nil
+}
