@@ -235,10 +235,8 @@ func (s *Service) Stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Sta
 	if err != nil || !fromReadModel {
 		return st, err
 	}
-	if rc, ok := s.store.(RelationshipCounter); ok {
-		if st.Relationships, err = rc.CaseRelationships(ctx, f); err != nil {
-			return nil, err
-		}
+	if st.Relationships, err = s.store.CaseRelationships(ctx, f); err != nil {
+		return nil, err
 	}
 	return st, nil
 }

@@ -36,6 +36,7 @@ type CaseStore interface {
 	Stats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, error)
 	// Breakdown counts the cases f selects along two different axes.
 	Breakdown(ctx context.Context, rows, cols ilgraph.Axis, f ilgraph.CaseFilter) (*ilgraph.BreakdownCounts, error)
+	RelationshipCounter
 }
 
 // TermStore reads the vocabulary and organizations.
@@ -86,8 +87,8 @@ type Suggester interface {
 // without text from memory, when it is as current as the graph: each
 // method returns ok false, at once, when it is not (being rebuilt after a
 // load), and the core then asks the store. Its answers equal the store's
-// (results, order, counts). The similarity package's Service implements it
-// with its index; a core uses one only when given it (WithReadModel).
+// (results, order, counts). The in-memory store (memstore.Store)
+// implements it; a core uses one only when given it (WithReadModel).
 type ReadModel interface {
 	// ListCases returns a page of the selection and its size; the cases
 	// hold only the TagsOnly fields.
@@ -110,7 +111,7 @@ type ReadModel interface {
 }
 
 // RelationshipCounter counts the relationships from the cases a filter
-// selects (graph.DB implements it); Stats uses it with a read model.
+// selects: Stats adds it to a read model's statistics, which leave it out.
 type RelationshipCounter interface {
 	CaseRelationships(ctx context.Context, f ilgraph.CaseFilter) (int, error)
 }

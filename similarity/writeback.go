@@ -47,6 +47,31 @@ const (
 	MaxCorpusGrowth = 0.05
 )
 
+// WriteBackStore is what the write-back reads and writes: the cases'
+// features (as Load reads them, and for the cases a load changed), the
+// record of the last write-back with its frozen statistics, each case's
+// stored state, and the SIMILAR_TO relationships. graph.DB implements it.
+type WriteBackStore interface {
+	RowSource
+	// SimilarityRowsOf calls fn with the features of the cases named (an
+	// unknown id is left out).
+	SimilarityRowsOf(ctx context.Context, ids []string, fn func(ilgraph.CaseFeatures)) error
+	// ReadSimilarMeta reads the record of the last write-back, with its
+	// snapshot of the corpus statistics when withSnapshot.
+	ReadSimilarMeta(ctx context.Context, withSnapshot bool) (*graph.SimilarMeta, error)
+	// ScanSimilarState calls fn with every case's stored state.
+	ScanSimilarState(ctx context.Context, fn func(graph.CaseSimilarState)) error
+	// BeginSimilarWriteBack marks a write-back under way (dropping the
+	// stored snapshot when dropSnapshot); FinishSimilarWriteBack records
+	// it done.
+	BeginSimilarWriteBack(ctx context.Context, dropSnapshot bool) (graph.Counters, error)
+	FinishSimilarWriteBack(ctx context.Context, m *graph.SimilarMeta) (graph.Counters, error)
+	// ReplaceSimilar replaces the links of the cases named in links (of
+	// every case, clearAll); ReplaceSimilarOf does so and stores states.
+	ReplaceSimilar(ctx context.Context, links []ilgraph.SimilarLink, clearAll bool, batch int) (graph.Counters, error)
+	ReplaceSimilarOf(ctx context.Context, states []graph.CaseSimilarState, links []ilgraph.SimilarLink, clearAll bool, batch int) (graph.Counters, error)
+}
+
 // WriteBack stores each case's k most similar cases (the defaults of
 // ilgraph.DefaultOptions: default weights with the text channel, rarity
 // weighting on) as SIMILAR_TO relationships, replacing the stored ones,
@@ -65,18 +90,18 @@ const (
 // case is recomputed, and the snapshot taken again, when there is none,
 // when k changed, or when the corpus drifted from it (FullRecomputeShare,
 // MaxCorpusGrowth).
-func WriteBack(ctx context.Context, db *graph.DB, k int, casesChanged bool, batch int) (WriteBackResult, error) {
+func WriteBack(ctx context.Context, db WriteBackStore, k int, casesChanged bool, batch int) (WriteBackResult, error) {
 	return writeBack(ctx, db, k, casesChanged, false, batch)
 }
 
 // WriteBackAll recomputes every case's k most similar cases and takes a new
 // snapshot of the corpus statistics, as WriteBack does when the corpus has
 // drifted (ilgraph load --similar-full).
-func WriteBackAll(ctx context.Context, db *graph.DB, k int, batch int) (WriteBackResult, error) {
+func WriteBackAll(ctx context.Context, db WriteBackStore, k int, batch int) (WriteBackResult, error) {
 	return writeBack(ctx, db, k, true, true, batch)
 }
 
-func writeBack(ctx context.Context, db *graph.DB, k int, casesChanged, full bool, batch int) (WriteBackResult, error) {
+func writeBack(ctx context.Context, db WriteBackStore, k int, casesChanged, full bool, batch int) (WriteBackResult, error) {
 	var res WriteBackResult
 	if batch <= 0 {
 		batch = 2000
@@ -141,7 +166,7 @@ func writeBack(ctx context.Context, db *graph.DB, k int, casesChanged, full bool
 
 // writeBackFull recomputes every case under the corpus's own statistics
 // and stores them as the new snapshot.
-func writeBackFull(ctx context.Context, db *graph.DB, version int64, k, batch int, res *WriteBackResult, phase func(string)) error {
+func writeBackFull(ctx context.Context, db WriteBackStore, version int64, k, batch int, res *WriteBackResult, phase func(string)) error {
 	cnt, err := db.BeginSimilarWriteBack(ctx, true)
 	res.Counters.Add(cnt)
 	if err != nil {
@@ -182,7 +207,7 @@ func writeBackFull(ctx context.Context, db *graph.DB, version int64, k, batch in
 // incremental recomputes the cases a load can have changed, under the
 // stored snapshot. It returns false, having written nothing, when the
 // corpus drifted too far from the snapshot (res.Why says how).
-func incremental(ctx context.Context, db *graph.DB, meta *graph.SimilarMeta, version int64, k, batch int, res *WriteBackResult, phase func(string)) (bool, error) {
+func incremental(ctx context.Context, db WriteBackStore, meta *graph.SimilarMeta, version int64, k, batch int, res *WriteBackResult, phase func(string)) (bool, error) {
 	snap := meta.Snapshot
 	// Every case's state: a few hundred bytes each, no tags, no text.
 	var states []graph.CaseSimilarState
