@@ -23,10 +23,6 @@ type Service struct {
 	k   *consumer
 }
 
-// BuildTimeout bounds one build of the index (that of the corpus it is
-// built with).
-const BuildTimeout = memstore.BuildTimeout
-
 // NewService returns a service ranking over src's corpora, registering its
 // index with src (before src is first asked); db resolves text filters.
 func NewService(db TextSearcher, src *memstore.Source) *Service {

@@ -1,5 +1,5 @@
 // Package versioned keeps a value derived from the whole corpus (the
-// similarity index, the suggestion engine) in step with the graph's corpus
+// in-memory corpus of memstore.Source) in step with the graph's corpus
 // version: before answering, a reader asks for the version (one small
 // query); when a load has changed the cases since the value was built, the
 // value is rebuilt once, however many readers wait, and swapped in.
