@@ -74,11 +74,12 @@ func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger, opts
 }
 
 // openCore connects to the Neo4j the environment names and returns the core
-// over it, with the function that closes the connection.
-func openCore(ctx context.Context) (*explore.Service, func(), error) {
+// over it (with the suggestion engine when suggests), with the function
+// that closes the connection.
+func openCore(ctx context.Context, suggests bool) (*explore.Service, func(), error) {
 	db, err := graph.Open(ctx, graph.ConfigFromEnv())
 	if err != nil {
 		return nil, nil, err
 	}
-	return newCore(db), func() { db.Close() }, nil
+	return coreOver(db, newInMemory(db, suggests)), func() { db.Close() }, nil
 }

@@ -53,7 +53,7 @@ func TestMCPWithTheTypeScriptSDKAndTheInspector(t *testing.T) {
 	if code := run(ctx, []string{"load", "--quiet", corpus.Seeds(t)}, &bytes.Buffer{}, &errb); code != exitOK {
 		t.Fatalf("load: exit %d: %s", code, errb.String())
 	}
-	core, closeDB, err := openCore(ctx)
+	core, closeDB, err := openCore(ctx, true)
 	if err != nil {
 		t.Fatal(err)
 	}

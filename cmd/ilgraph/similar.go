@@ -72,7 +72,7 @@ text channel; omitted ones keep their default weights (`+ilgraph.DefaultWeights(
 	if err != nil {
 		return err
 	}
-	core, closeDB, err := openCore(ctx)
+	core, closeDB, err := openCore(ctx, false)
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ AND; a list flag takes comma-separated values and matches any of them.`, stderr)
 	if err := f.Validate(); err != nil {
 		return err
 	}
-	core, closeDB, err := openCore(ctx)
+	core, closeDB, err := openCore(ctx, false)
 	if err != nil {
 		return err
 	}
