@@ -86,7 +86,7 @@ func (f *CaseFilter) Validate() error {
 			return FieldErrorf(EINVALID, FieldFilter, "names %q, which is not a kind of term", Clip(string(k), 40))
 		}
 		if len(m.AnyOf)+len(m.AllOf) > MaxFilterTerms {
-			return FieldErrorf(EINVALID, FieldFilterTerms(k, ""), "has more than %d terms", MaxFilterTerms)
+			return FieldErrorf(ELIMIT, FieldFilterTerms(k, ""), "has more than %d terms", MaxFilterTerms)
 		}
 	}
 	for _, d := range []struct{ key, date string }{{FieldFilterDateFrom, f.DateFrom}, {FieldFilterDateTo, f.DateTo}} {
@@ -101,10 +101,10 @@ func (f *CaseFilter) Validate() error {
 		return FieldErrorf(EINVALID, FieldFilterDateFrom, "%s is later than the end of the range (%s)", f.DateFrom, f.DateTo)
 	}
 	if utf8.RuneCountInString(f.Text) > MaxTextQuery {
-		return FieldErrorf(EINVALID, FieldText, "is longer than %d characters", MaxTextQuery)
+		return FieldErrorf(ELIMIT, FieldText, "is longer than %d characters", MaxTextQuery)
 	}
 	if len(strings.Fields(f.Text)) > MaxTextWords {
-		return FieldErrorf(EINVALID, FieldText, "has more than %d words", MaxTextWords)
+		return FieldErrorf(ELIMIT, FieldText, "has more than %d words", MaxTextWords)
 	}
 	switch f.TextMode {
 	case "", TextAll, TextAny, TextPhrase:
@@ -117,10 +117,10 @@ func (f *CaseFilter) Validate() error {
 		return FieldErrorf(EINVALID, FieldFilterTextFields, "%q is not a set of text fields", Clip(string(f.TextFields), 60))
 	}
 	if len(f.ExcludeOrgs) > MaxFilterTerms {
-		return FieldErrorf(EINVALID, FieldFilterExcludeOrgs, "has more than %d terms", MaxFilterTerms)
+		return FieldErrorf(ELIMIT, FieldFilterExcludeOrgs, "has more than %d terms", MaxFilterTerms)
 	}
 	if len(f.Severities) > MaxFilterTerms || len(f.ExcludeIDs) > 10*MaxFilterTerms || len(f.IDs) > 10*MaxFilterTerms {
-		return FieldErrorf(EINVALID, FieldFilter, "has too many values in a list")
+		return FieldErrorf(ELIMIT, FieldFilter, "has too many values in a list")
 	}
 	return nil
 }

@@ -576,7 +576,7 @@ func TestBadInput(t *testing.T) {
 		{"/cases?from=2021-01-01&to=2020-01-01", 400, "INVALID", "from"},
 		{"/cases?sort=sideways", 400, "INVALID", "sort"},
 		{"/cases?sort=relevance", 400, "INVALID", "q is needed to rank by relevance"},
-		{"/cases?q=" + strings.Repeat("a", 501), 400, "LIMIT", "q: at most 500 characters"},
+		{"/cases?q=" + strings.Repeat("a", 501), 400, "LIMIT", "q is longer than 500 characters"},
 		{"/cases?component=" + strings.Repeat("a,", 101), 400, "LIMIT", "component: at most 100 values"},
 		{"/cases?q=%ff", 400, "INVALID", "q"},
 		{"/cases?a=%zz", 400, "INVALID", "query string"},

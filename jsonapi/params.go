@@ -229,20 +229,14 @@ func (p *params) sort(name string) ilgraph.CaseSort {
 	return cs
 }
 
-// filter reads the case-selecting parameters. It checks the length of q
-// (LIMIT, where the core says INVALID) and the order of from and to (naming
-// both parameters, where the core's error names the first) itself.
+// filter reads the case-selecting parameters. What they may hold (q's
+// length, the order of from and to) the core checks, naming the parameter
+// through fieldNames.
 func (p *params) filter() view.Filter {
 	f := view.Filter{Terms: map[ilgraph.Kind][]string{}, Severities: p.list("severity"),
 		From: p.date("from"), To: p.date("to"), Text: strings.TrimSpace(p.str("q"))}
 	for _, k := range ilgraph.AllKinds {
 		f.Terms[k] = p.list(string(k)) // the parameter is the kind: root_cause, component, …
-	}
-	if n := utf8.RuneCountInString(f.Text); n > ilgraph.MaxTextQuery {
-		p.setErr(ilgraph.Errorf(ilgraph.ELIMIT, "q: at most %d characters, not %d", ilgraph.MaxTextQuery, n))
-	}
-	if f.From != "" && f.To != "" && f.From > f.To {
-		p.setErr(ilgraph.Errorf(ilgraph.EINVALID, "from %s is after to %s", f.From, f.To))
 	}
 	return f
 }

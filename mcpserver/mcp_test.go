@@ -444,7 +444,7 @@ func TestToolErrors(t *testing.T) {
 		{"list_incidents", map[string]any{"sort": "sideways"}, []string{"sort"}},
 		{"list_incidents", map[string]any{"cursor": "bogus"}, []string{"INVALID", "cursor"}},
 		{"list_incidents", map[string]any{"from": "yesterday"}, []string{"from"}},
-		{"list_incidents", map[string]any{"from": "2021-01-01", "to": "2020-01-01"}, []string{"INVALID", "from 2021-01-01 is after to"}},
+		{"list_incidents", map[string]any{"from": "2021-01-01", "to": "2020-01-01"}, []string{"INVALID", "from 2021-01-01 is later than the end of the range (2020-01-01)"}},
 		{"search_incidents", map[string]any{"query": strings.Repeat("a", 501)}, []string{"query", "500"}},
 		{"list_incidents", map[string]any{"symptoms": slices.Repeat([]string{"high-latency"}, 101)}, []string{"symptoms", "100"}},
 		{"get_topic", map[string]any{"kind": "planet", "id": "earth"}, []string{"INVALID", "kind"}},
