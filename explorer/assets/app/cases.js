@@ -99,9 +99,10 @@ export async function render(ctx) {
   const [vocab, res] = await Promise.all([
     vocabulary(),
     ask(CASES, { filter: apiFilter(st.f), sort: st.sort, first: PAGE, after: st.after || null }).catch((e) => {
-      // A request the API refuses (a search over its word limit, a stale
-      // cursor): keep the screen, with the controls to change it.
-      if (e.down || e.code !== "INVALID") throw e;
+      // A request the API refuses (INVALID: a stale cursor; LIMIT: a
+      // search over its word or length bound): keep the screen, with the
+      // controls to change it.
+      if (e.down || (e.code !== "INVALID" && e.code !== "LIMIT")) throw e;
       invalid = e.message;
       return { data: { cases: { totalCount: 0, edges: [], pageInfo: { hasNextPage: false }, facets: {} } }, warnings: [] };
     }),
