@@ -152,14 +152,24 @@ type Match struct {
 type TextVector map[string]float64
 
 // Cosine is the cosine similarity of two text vectors, Σ a[t]·b[t] (both
-// have length 1 or are empty), from 0 to 1.
+// have length 1 or are empty), from 0 to 1. The products are summed in
+// ascending order, not in the maps' order, so the same two vectors give the
+// same bits on every call and whichever way the index was built.
 func Cosine(a, b TextVector) float64 {
 	if len(b) < len(a) {
 		a, b = b, a
 	}
-	var s float64
+	var buf [32]float64
+	ps := buf[:0]
 	for t, x := range a {
-		s += x * b[t]
+		if y, ok := b[t]; ok {
+			ps = append(ps, x*y)
+		}
+	}
+	sort.Float64s(ps)
+	var s float64
+	for _, p := range ps {
+		s += p
 	}
 	return s
 }
