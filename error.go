@@ -60,6 +60,9 @@ const (
 	FieldFilterTextFields  = "filter.textFields"
 	FieldVersion           = "case.version"     // the version of a case a write read (JSON API: If-Match)
 	FieldRestoreFrom       = "case.restoreFrom" // the earlier version of a case a restore writes again
+	FieldJudgmentMatch     = "judgment.match"   // the similar case a judgment or a hiding is about
+	FieldJudgmentGrade     = "judgment.grade"   // how relevant a judge found the match
+	FieldJudgmentReason    = "judgment.reason"  // why, in a sentence
 )
 
 // Term list matches: the key of a filter's any-of or all-of list of a kind
@@ -96,7 +99,7 @@ var FieldKeys = append([]string{FieldPageSize, FieldPageCursor, FieldSort, Field
 	FieldBreakdownTop, FieldLiftBase, FieldLiftBaseFilter, FieldMinCount, FieldMinSupport,
 	FieldNeighbourhoodDepth, FieldNeighbourhoodNodes, FieldConnectionHops, FieldConnectionCount,
 	FieldFilter, FieldFilterExcludeOrgs, FieldFilterDateFrom, FieldFilterDateTo, FieldFilterTextMode, FieldFilterTextFields,
-	FieldVersion, FieldRestoreFrom},
+	FieldVersion, FieldRestoreFrom, FieldJudgmentMatch, FieldJudgmentGrade, FieldJudgmentReason},
 	kindFieldKeys()...)
 
 // kindFieldKeys are the keys of every kind's terms in a filter and a

@@ -35,6 +35,9 @@ var fieldNames = withKindFields(map[string]string{
 	ilgraph.FieldFilterTextFields:   "filter.textFields",
 	ilgraph.FieldVersion:            "version",
 	ilgraph.FieldRestoreFrom:        "from",
+	ilgraph.FieldJudgmentMatch:      "match",
+	ilgraph.FieldJudgmentGrade:      "grade",
+	ilgraph.FieldJudgmentReason:     "reason",
 })
 
 // withKindFields adds the names of every kind's terms in a filter and a
