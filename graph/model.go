@@ -20,6 +20,8 @@ import (
 //	(:Case)-[:RELATED_TO {rank}]->(:Case)
 //	(:Case)-[:RECURRENCE_OF]->(:Case)
 //	(:CaseRevision {case_id, version, …})   a case's history (casewrite.go)
+//	(:SimilarJudgment {query_id, match_id, judge, …}), (:SimilarHidden {query_id, match_id, …})
+//	                                         judgments of similar matches (judgment.go)
 //
 // rank keeps the order the case lists its tags in.
 const (
@@ -79,6 +81,11 @@ func schema() []string {
 		"CREATE CONSTRAINT case_revision_version IF NOT EXISTS FOR (r:CaseRevision) REQUIRE (r.case_id, r.version) IS UNIQUE",
 		"CREATE INDEX case_revision_case IF NOT EXISTS FOR (r:CaseRevision) ON (r.case_id)",
 		"CREATE INDEX case_revision_settled IF NOT EXISTS FOR (r:CaseRevision) ON (r.settled)",
+		// Judgments of similar matches and hidden matches (judgment.go):
+		// one per query, match and judge, one hiding per query and match;
+		// the constraints' indexes look them up by query too.
+		"CREATE CONSTRAINT similar_judgment_key IF NOT EXISTS FOR (j:SimilarJudgment) REQUIRE (j.query_id, j.match_id, j.judge) IS UNIQUE",
+		"CREATE CONSTRAINT similar_hidden_key IF NOT EXISTS FOR (h:SimilarHidden) REQUIRE (h.query_id, h.match_id) IS UNIQUE",
 		// Titles and summaries in both languages. The CJK analyzer indexes
 		// Korean as overlapping bigrams (so a word matches inside a longer
 		// word with particles attached) and English as lower-cased words.
