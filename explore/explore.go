@@ -130,6 +130,7 @@ type Service struct {
 	tokens    TokenManager  // nil: no token management (WithTokens)
 	writer    CaseWriter    // nil: no writes (see WithWrites)
 	validator CaseValidator // with writer
+	judgments JudgmentStore // nil: no judgments of similar cases (WithJudgments)
 }
 
 // Option configures a Service.

@@ -51,6 +51,48 @@ func (s *Service) guard() {
 	if s.writer != nil {
 		s.writer = guardedWriter{s.writer}
 	}
+	if s.judgments != nil {
+		s.judgments = guardedJudgments{s.judgments}
+	}
+}
+
+// guardedJudgments checks a viewer where judgments are read, and the
+// role each change needs where it is made (the core checks it first too).
+type guardedJudgments struct{ j JudgmentStore }
+
+func (g guardedJudgments) PutJudgment(ctx context.Context, j ilgraph.Judgment) error {
+	if err := ilgraph.Require(ctx, ilgraph.RoleReviewer); err != nil {
+		return err
+	}
+	return g.j.PutJudgment(ctx, j)
+}
+
+func (g guardedJudgments) DeleteJudgment(ctx context.Context, query, match, judge string) (bool, error) {
+	if err := ilgraph.Require(ctx, ilgraph.RoleReviewer); err != nil {
+		return false, err
+	}
+	return g.j.DeleteJudgment(ctx, query, match, judge)
+}
+
+func (g guardedJudgments) HideSimilar(ctx context.Context, h ilgraph.Hiding) error {
+	if err := ilgraph.Require(ctx, ilgraph.RoleEditor); err != nil {
+		return err
+	}
+	return g.j.HideSimilar(ctx, h)
+}
+
+func (g guardedJudgments) UnhideSimilar(ctx context.Context, query, match string) (bool, error) {
+	if err := ilgraph.Require(ctx, ilgraph.RoleEditor); err != nil {
+		return false, err
+	}
+	return g.j.UnhideSimilar(ctx, query, match)
+}
+
+func (g guardedJudgments) SimilarFeedback(ctx context.Context, query string) ([]ilgraph.Judgment, []ilgraph.Hiding, error) {
+	if err := viewer(ctx); err != nil {
+		return nil, nil, err
+	}
+	return g.j.SimilarFeedback(ctx, query)
 }
 
 // guardedWriter checks a viewer where the writer reads (its writes are

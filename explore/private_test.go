@@ -21,6 +21,7 @@ type (
 	noSuggester  struct{ explore.Suggester }
 	noWriter     struct{ explore.CaseWriter }
 	noValidator  struct{ explore.CaseValidator }
+	noJudgments  struct{ explore.JudgmentStore }
 )
 
 var (
@@ -38,7 +39,7 @@ var (
 // method may succeed with nothing to look up: resolving an empty filter).
 func TestPrivateCoreReadsNothingAnonymously(t *testing.T) {
 	core := explore.New(noStore{}, noSimilarity{}, explore.WithReadModel(noReadModel{}), explore.WithSuggester(noSuggester{}),
-		explore.WithWrites(noWriter{}, noValidator{}), explore.WithPrivate())
+		explore.WithWrites(noWriter{}, noValidator{}), explore.WithJudgments(noJudgments{}), explore.WithPrivate())
 	v := reflect.ValueOf(core)
 	ctxType := reflect.TypeFor[context.Context]()
 	tried := 0

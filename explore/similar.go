@@ -20,13 +20,16 @@ const (
 // SimilarityQuery says how to rank: how many, with which weights (kinds
 // and the text channel left out take their default), rarity weighting (nil:
 // the default, ilgraph.DefaultRarity), a minimum score and a filter on the
-// candidates.
+// candidates. IncludeHidden keeps the matches an editor hid from a case's
+// list (Similar), marked hidden; without it they are left out and the
+// next ones take their places.
 type SimilarityQuery struct {
-	K        int // 1 to MaxSimilarK (a front door sends DefaultSimilarK when its caller names none)
-	Weights  ilgraph.Weights
-	Rarity   *bool
-	MinScore float64
-	Filter   ilgraph.CaseFilter
+	K             int // 1 to MaxSimilarK (a front door sends DefaultSimilarK when its caller names none)
+	Weights       ilgraph.Weights
+	Rarity        *bool
+	MinScore      float64
+	Filter        ilgraph.CaseFilter
+	IncludeHidden bool
 }
 
 func (q SimilarityQuery) options() (ilgraph.SimilarityOptions, error) {
@@ -61,9 +64,18 @@ type SimilarCase struct {
 	// Text is the text channel's part, nil when the channel was off (text
 	// weight 0, or a query without text such as a profile).
 	Text *ilgraph.TextPart
+	// Judgments are the reviewers' judgments of this match against the
+	// query case, by judge (empty for a profile's matches: judgments attach
+	// to case-to-case matches). They change no score.
+	Judgments []ilgraph.Judgment
+	// Hidden is the hiding that took this match off the query case's
+	// list, nil when it is shown (see SimilarityQuery.IncludeHidden).
+	Hidden *ilgraph.Hiding
 }
 
-// Similar ranks the cases most like a stored case. ENOTFOUND for an unknown
+// Similar ranks the cases most like a stored case, each with its
+// judgments; the matches an editor hid are left out (and the next ones
+// take their places) unless q.IncludeHidden. ENOTFOUND for an unknown
 // case.
 func (s *Service) Similar(ctx context.Context, caseID string, q SimilarityQuery) ([]SimilarCase, error) {
 	opt, err := q.options()
@@ -73,11 +85,22 @@ func (s *Service) Similar(ctx context.Context, caseID string, q SimilarityQuery)
 	if opt.Filter, err = s.resolveFilter(ctx, opt.Filter); err != nil {
 		return nil, err
 	}
+	fb, err := s.feedback(ctx, caseID)
+	if err != nil {
+		return nil, err
+	}
+	if !q.IncludeHidden {
+		opt.K += len(fb.Hidden) // enough to fill the list once they are left out
+	}
 	ms, err := s.sim.Similar(ctx, caseID, opt)
 	if err != nil {
 		return nil, err
 	}
-	return s.similarCases(ctx, ms)
+	scs, err := s.similarCases(ctx, ms)
+	if err != nil {
+		return nil, err
+	}
+	return withFeedback(scs, fb, q.IncludeHidden, q.K), nil
 }
 
 // Profile is an incident that is not a stored case — one in progress —
@@ -301,7 +324,8 @@ func (s *Service) similarCases(ctx context.Context, ms []ilgraph.Match) ([]Simil
 		if cs[i] == nil { // deleted since the index was built
 			continue
 		}
-		sc := SimilarCase{Case: cs[i], Score: m.Score, Shared: make([]ilgraph.Contribution, len(m.Shared)), Differing: []ilgraph.Difference{}}
+		sc := SimilarCase{Case: cs[i], Score: m.Score, Shared: make([]ilgraph.Contribution, len(m.Shared)), Differing: []ilgraph.Difference{},
+			Judgments: []ilgraph.Judgment{}}
 		for j, c := range m.Shared {
 			c.Contribution = ilgraph.RoundScore(c.Contribution)
 			sc.Shared[j] = c

@@ -47,7 +47,7 @@ func newInMemory(db *graph.DB, suggests bool) *inMemory {
 }
 
 func coreOver(db *graph.DB, c *inMemory, opts ...explore.Option) *explore.Service {
-	base := []explore.Option{explore.WithReadModel(c.store), explore.WithWrites(db, loader.Validator{DB: db})}
+	base := []explore.Option{explore.WithReadModel(c.store), explore.WithWrites(db, loader.Validator{DB: db}), explore.WithJudgments(db)}
 	if c.sg != nil {
 		base = append(base, explore.WithSuggester(c.sg))
 	}

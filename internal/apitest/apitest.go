@@ -73,14 +73,14 @@ func Door(h http.Handler) httpapi.Door { return httpapi.Door{Handler: h} }
 
 // Core returns the core over db as ilgraph serve wires it
 // (cmd/ilgraph/core.go): one in-memory corpus shared by the in-memory store
-// (the read model), the similarity ranker and the suggestion engine, and
-// writes validated by the loader.
+// (the read model), the similarity ranker and the suggestion engine, writes
+// validated by the loader, and judgments of similar cases.
 func Core(db *graph.DB) *explore.Service {
 	src := memstore.NewSource(db)
 	sim := similarity.NewService(db, src)
 	sg := suggest.NewService(db, src, suggest.Options{})
 	return explore.New(db, sim, explore.WithReadModel(memstore.NewStore(src)), explore.WithSuggester(sg),
-		explore.WithWrites(db, loader.Validator{DB: db}))
+		explore.WithWrites(db, loader.Validator{DB: db}), explore.WithJudgments(db))
 }
 
 // AsPrincipal is a test credential for the shell (httpapi.Options.
