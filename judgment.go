@@ -133,3 +133,8 @@ func CheckPair(query, match string) error {
 	}
 	return nil
 }
+
+// Timestamp is a time as every door writes a judgment's or a hiding's: RFC
+// 3339 in UTC (with fractions of a second when it has them), as a case
+// revision's.
+func Timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -5,6 +5,7 @@ package resolvers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -51,6 +52,9 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	Review() ReviewResolver
 	SharedFeature() SharedFeatureResolver
+	SimilarCase() SimilarCaseResolver
+	SimilarHiding() SimilarHidingResolver
+	SimilarJudgment() SimilarJudgmentResolver
 	SimilarityDefaults() SimilarityDefaultsResolver
 	SimilarityExplanation() SimilarityExplanationResolver
 	Snippet() SnippetResolver
@@ -118,7 +122,7 @@ type ComplexityRoot struct {
 		RootCause     func(childComplexity int) int
 		SameRootCause func(childComplexity int, first *int) int
 		Severity      func(childComplexity int) int
-		Similar       func(childComplexity int, k *int) int
+		Similar       func(childComplexity int, k *int, includeHidden *bool) int
 		Sources       func(childComplexity int) int
 		Summary       func(childComplexity int) int
 		Symptoms      func(childComplexity int) int
@@ -264,10 +268,14 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CreateCase  func(childComplexity int, json string) int
-		DeleteCase  func(childComplexity int, id string, version int) int
-		RestoreCase func(childComplexity int, id string, version int, from int) int
-		UpdateCase  func(childComplexity int, id string, version int, json string) int
+		CreateCase       func(childComplexity int, json string) int
+		DeleteCase       func(childComplexity int, id string, version int) int
+		HideSimilar      func(childComplexity int, caseID string, match string) int
+		JudgeSimilar     func(childComplexity int, caseID string, match string, grade ilgraph.Grade, reason *string) int
+		RestoreCase      func(childComplexity int, id string, version int, from int) int
+		UnhideSimilar    func(childComplexity int, caseID string, match string) int
+		UpdateCase       func(childComplexity int, id string, version int, json string) int
+		WithdrawJudgment func(childComplexity int, caseID string, match string) int
 	}
 
 	PageInfo struct {
@@ -316,7 +324,8 @@ type ComplexityRoot struct {
 		Neighbourhood      func(childComplexity int, node NodeInput, depth *int, limit *int) int
 		SameRootCause      func(childComplexity int, caseID string, first *int, after *string) int
 		SharedWith         func(childComplexity int, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
-		SimilarCases       func(childComplexity int, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) int
+		SimilarCases       func(childComplexity int, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64, includeHidden *bool) int
+		SimilarJudgments   func(childComplexity int, caseID string) int
 		SimilarToProfile   func(childComplexity int, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) int
 		SimilarToText      func(childComplexity int, text string, lang *string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) int
 		SimilarityDefaults func(childComplexity int) int
@@ -348,9 +357,36 @@ type ComplexityRoot struct {
 	SimilarCase struct {
 		Case      func(childComplexity int) int
 		Differing func(childComplexity int) int
+		Hidden    func(childComplexity int) int
+		Hiding    func(childComplexity int) int
+		Judgments func(childComplexity int) int
+		Notes     func(childComplexity int) int
 		Score     func(childComplexity int) int
 		Shared    func(childComplexity int) int
 		Text      func(childComplexity int) int
+	}
+
+	SimilarFeedback struct {
+		Hidden    func(childComplexity int) int
+		Judgments func(childComplexity int) int
+		Query     func(childComplexity int) int
+	}
+
+	SimilarHiding struct {
+		At    func(childComplexity int) int
+		By    func(childComplexity int) int
+		Match func(childComplexity int) int
+		Query func(childComplexity int) int
+	}
+
+	SimilarJudgment struct {
+		At     func(childComplexity int) int
+		Grade  func(childComplexity int) int
+		Judge  func(childComplexity int) int
+		Match  func(childComplexity int) int
+		Note   func(childComplexity int) int
+		Query  func(childComplexity int) int
+		Reason func(childComplexity int) int
 	}
 
 	SimilarityDefaults struct {
@@ -539,7 +575,7 @@ type CaseResolver interface {
 	MachineTagged(ctx context.Context, obj *ilgraph.Case) (bool, error)
 	TagConfidence(ctx context.Context, obj *ilgraph.Case) ([]ilgraph.TagScore, error)
 	SameRootCause(ctx context.Context, obj *ilgraph.Case, first *int) ([]explore.CrossReference, error)
-	Similar(ctx context.Context, obj *ilgraph.Case, k *int) ([]explore.SimilarCase, error)
+	Similar(ctx context.Context, obj *ilgraph.Case, k *int, includeHidden *bool) ([]explore.SimilarCase, error)
 }
 type CaseConnectionResolver interface {
 	Edges(ctx context.Context, obj *explore.CaseList) ([]CaseEdge, error)
@@ -608,6 +644,10 @@ type MutationResolver interface {
 	UpdateCase(ctx context.Context, id string, version int, json string) (*CaseWriteResult, error)
 	DeleteCase(ctx context.Context, id string, version int) (*CaseWriteResult, error)
 	RestoreCase(ctx context.Context, id string, version int, from int) (*CaseWriteResult, error)
+	JudgeSimilar(ctx context.Context, caseID string, match string, grade ilgraph.Grade, reason *string) (*ilgraph.Judgment, error)
+	WithdrawJudgment(ctx context.Context, caseID string, match string) (bool, error)
+	HideSimilar(ctx context.Context, caseID string, match string) (*ilgraph.Hiding, error)
+	UnhideSimilar(ctx context.Context, caseID string, match string) (bool, error)
 }
 type PageInfoResolver interface {
 	StartCursor(ctx context.Context, obj *explore.PageInfo) (*string, error)
@@ -641,7 +681,8 @@ type QueryResolver interface {
 	Connections(ctx context.Context, from string, to string, maxHops *int, limit *int) ([]ilgraph.Path, error)
 	Stats(ctx context.Context, filter *CaseFilter) (*ilgraph.Stats, error)
 	Breakdown(ctx context.Context, rows explore.Dimension, columns explore.Dimension, filter *CaseFilter, top *int) (*explore.Breakdown, error)
-	SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]explore.SimilarCase, error)
+	SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64, includeHidden *bool) ([]explore.SimilarCase, error)
+	SimilarJudgments(ctx context.Context, caseID string) (*explore.Feedback, error)
 	SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.ProfileMatch, error)
 	ExplainSimilarity(ctx context.Context, a string, b string, weights *WeightsInput, rarity *bool) (*explore.Explanation, error)
 	SimilarityDefaults(ctx context.Context) (*explore.Defaults, error)
@@ -656,6 +697,17 @@ type ReviewResolver interface {
 }
 type SharedFeatureResolver interface {
 	Term(ctx context.Context, obj *ilgraph.Feature) (*ilgraph.Term, error)
+}
+type SimilarCaseResolver interface {
+	Hidden(ctx context.Context, obj *explore.SimilarCase) (bool, error)
+	Hiding(ctx context.Context, obj *explore.SimilarCase) (*ilgraph.Hiding, error)
+}
+type SimilarHidingResolver interface {
+	At(ctx context.Context, obj *ilgraph.Hiding) (string, error)
+}
+type SimilarJudgmentResolver interface {
+	Reason(ctx context.Context, obj *ilgraph.Judgment) (*string, error)
+	At(ctx context.Context, obj *ilgraph.Judgment) (string, error)
 }
 type SimilarityDefaultsResolver interface {
 	Weights(ctx context.Context, obj *explore.Defaults) (*Weights, error)
@@ -972,7 +1024,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Case.Similar(childComplexity, args["k"].(*int)), true
+		return e.ComplexityRoot.Case.Similar(childComplexity, args["k"].(*int), args["includeHidden"].(*bool)), true
 	case "Case.sources":
 		if e.ComplexityRoot.Case.Sources == nil {
 			break
@@ -1564,6 +1616,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteCase(childComplexity, args["id"].(string), args["version"].(int)), true
+	case "Mutation.hideSimilar":
+		if e.ComplexityRoot.Mutation.HideSimilar == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_hideSimilar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.HideSimilar(childComplexity, args["caseId"].(string), args["match"].(string)), true
+	case "Mutation.judgeSimilar":
+		if e.ComplexityRoot.Mutation.JudgeSimilar == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_judgeSimilar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.JudgeSimilar(childComplexity, args["caseId"].(string), args["match"].(string), args["grade"].(ilgraph.Grade), args["reason"].(*string)), true
 	case "Mutation.restoreCase":
 		if e.ComplexityRoot.Mutation.RestoreCase == nil {
 			break
@@ -1575,6 +1649,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RestoreCase(childComplexity, args["id"].(string), args["version"].(int), args["from"].(int)), true
+	case "Mutation.unhideSimilar":
+		if e.ComplexityRoot.Mutation.UnhideSimilar == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_unhideSimilar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UnhideSimilar(childComplexity, args["caseId"].(string), args["match"].(string)), true
 	case "Mutation.updateCase":
 		if e.ComplexityRoot.Mutation.UpdateCase == nil {
 			break
@@ -1586,6 +1671,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateCase(childComplexity, args["id"].(string), args["version"].(int), args["json"].(string)), true
+	case "Mutation.withdrawJudgment":
+		if e.ComplexityRoot.Mutation.WithdrawJudgment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_withdrawJudgment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.WithdrawJudgment(childComplexity, args["caseId"].(string), args["match"].(string)), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -1833,7 +1929,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.SimilarCases(childComplexity, args["caseId"].(string), args["k"].(*int), args["weights"].(*WeightsInput), args["rarity"].(*bool), args["filter"].(*CaseFilter), args["minScore"].(*float64)), true
+		return e.ComplexityRoot.Query.SimilarCases(childComplexity, args["caseId"].(string), args["k"].(*int), args["weights"].(*WeightsInput), args["rarity"].(*bool), args["filter"].(*CaseFilter), args["minScore"].(*float64), args["includeHidden"].(*bool)), true
+	case "Query.similarJudgments":
+		if e.ComplexityRoot.Query.SimilarJudgments == nil {
+			break
+		}
+
+		args, err := ec.field_Query_similarJudgments_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SimilarJudgments(childComplexity, args["caseId"].(string)), true
 	case "Query.similarToProfile":
 		if e.ComplexityRoot.Query.SimilarToProfile == nil {
 			break
@@ -1982,6 +2089,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SimilarCase.Differing(childComplexity), true
+	case "SimilarCase.hidden":
+		if e.ComplexityRoot.SimilarCase.Hidden == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarCase.Hidden(childComplexity), true
+	case "SimilarCase.hiding":
+		if e.ComplexityRoot.SimilarCase.Hiding == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarCase.Hiding(childComplexity), true
+	case "SimilarCase.judgments":
+		if e.ComplexityRoot.SimilarCase.Judgments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarCase.Judgments(childComplexity), true
+	case "SimilarCase.notes":
+		if e.ComplexityRoot.SimilarCase.Notes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarCase.Notes(childComplexity), true
 	case "SimilarCase.score":
 		if e.ComplexityRoot.SimilarCase.Score == nil {
 			break
@@ -2000,6 +2131,93 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SimilarCase.Text(childComplexity), true
+
+	case "SimilarFeedback.hidden":
+		if e.ComplexityRoot.SimilarFeedback.Hidden == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarFeedback.Hidden(childComplexity), true
+	case "SimilarFeedback.judgments":
+		if e.ComplexityRoot.SimilarFeedback.Judgments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarFeedback.Judgments(childComplexity), true
+	case "SimilarFeedback.caseId":
+		if e.ComplexityRoot.SimilarFeedback.Query == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarFeedback.Query(childComplexity), true
+
+	case "SimilarHiding.at":
+		if e.ComplexityRoot.SimilarHiding.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarHiding.At(childComplexity), true
+	case "SimilarHiding.by":
+		if e.ComplexityRoot.SimilarHiding.By == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarHiding.By(childComplexity), true
+	case "SimilarHiding.match":
+		if e.ComplexityRoot.SimilarHiding.Match == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarHiding.Match(childComplexity), true
+	case "SimilarHiding.caseId":
+		if e.ComplexityRoot.SimilarHiding.Query == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarHiding.Query(childComplexity), true
+
+	case "SimilarJudgment.at":
+		if e.ComplexityRoot.SimilarJudgment.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarJudgment.At(childComplexity), true
+	case "SimilarJudgment.grade":
+		if e.ComplexityRoot.SimilarJudgment.Grade == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarJudgment.Grade(childComplexity), true
+	case "SimilarJudgment.judge":
+		if e.ComplexityRoot.SimilarJudgment.Judge == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarJudgment.Judge(childComplexity), true
+	case "SimilarJudgment.match":
+		if e.ComplexityRoot.SimilarJudgment.Match == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarJudgment.Match(childComplexity), true
+	case "SimilarJudgment.note":
+		if e.ComplexityRoot.SimilarJudgment.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarJudgment.Note(childComplexity), true
+	case "SimilarJudgment.caseId":
+		if e.ComplexityRoot.SimilarJudgment.Query == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarJudgment.Query(childComplexity), true
+	case "SimilarJudgment.reason":
+		if e.ComplexityRoot.SimilarJudgment.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SimilarJudgment.Reason(childComplexity), true
 
 	case "SimilarityDefaults.rarity":
 		if e.ComplexityRoot.SimilarityDefaults.Rarity == nil {
@@ -2698,6 +2916,75 @@ type Mutation {
   validated as any write.
   """
   restoreCase(id: ID!, version: Int!, from: Int!): CaseWriteResult!
+
+  """
+  Judge match as a similar case of caseId: how relevant it is, and why (reason:
+  at most 500 characters, one line). Needs the reviewer role. Replaces your
+  earlier judgment of the pair. Judgments attach to case-to-case matches and
+  change no score (docs/similarity.md); they show on the match
+  (SimilarCase.judgments, notes). INVALID for a case judged against itself, a
+  reason too long; NOT_FOUND for an unknown case.
+  """
+  judgeSimilar(caseId: ID!, match: ID!, grade: Grade!, reason: String): SimilarJudgment!
+  "Withdraw your own judgment of the pair (reviewer role): true when there was one. A match hidden on its strength alone is shown again."
+  withdrawJudgment(caseId: ID!, match: ID!): Boolean!
+  """
+  Hide match from caseId's similar cases (editor role): it leaves the list,
+  not the ranking — its score and everybody else's stay as they are, and
+  similar(includeHidden: true) shows it with hidden: true. Only a match that
+  at least one judgment marks NOT_RELEVANT may be hidden (CONFLICT otherwise);
+  the hiding goes with the last such judgment. Hiding it again keeps the first
+  hiding.
+  """
+  hideSimilar(caseId: ID!, match: ID!): SimilarHiding!
+  "Show a hidden match again (editor role): true when it was hidden."
+  unhideSimilar(caseId: ID!, match: ID!): Boolean!
+}
+
+"How relevant a similar case is to the case it was listed for: the scale of testdata/relevance (0, 1, 2)."
+enum Grade {
+  "0: not relevant."
+  NOT_RELEVANT
+  "1: relevant — the same family of failure, or the same mechanism in another setting."
+  RELEVANT
+  "2: strongly relevant — the same mechanism and failure pattern: a fix or lesson of one applies to the other."
+  STRONGLY_RELEVANT
+}
+
+"A reviewer's judgment of one similar match; one per case, match and judge."
+type SimilarJudgment {
+  "The case whose similar cases were listed."
+  caseId: ID!
+  "The similar case judged."
+  match: ID!
+  "The judge: the name of the principal's token."
+  judge: String!
+  grade: Grade!
+  "Why; null when none was given."
+  reason: String
+  "When, RFC 3339 in UTC."
+  at: String!
+  "The judgment as the match's explanation shows it: \"marked not relevant by alice: …\"."
+  note: String!
+}
+
+"An editor's hiding of a similar match from a case's list."
+type SimilarHiding {
+  caseId: ID!
+  match: ID!
+  "Who hid it: the name of the principal's token."
+  by: String!
+  "When, RFC 3339 in UTC."
+  at: String!
+}
+
+"What reviewers and editors said of a case's similar matches."
+type SimilarFeedback {
+  caseId: ID!
+  "Every judgment, by match then judge."
+  judgments: [SimilarJudgment!]!
+  "The hidden matches, by match."
+  hidden: [SimilarHiding!]!
 }
 
 "What a mutation wrote."
@@ -2805,9 +3092,17 @@ type Query {
   The k cases most like a case (k ≤ 100), by weighted Jaccard similarity over
   root cause, components, symptoms, contributing factors, domains and
   organization (see docs/similarity.md), each with why. Cases sharing nothing
-  are never listed. Ordered by score, then id.
+  are never listed. Ordered by score, then id. Matches an editor hid
+  (Mutation.hideSimilar) are left out, the next ones taking their places,
+  unless includeHidden: true, which lists them where they rank, hidden: true.
   """
-  similarCases(caseId: ID!, k: Int, weights: WeightsInput, rarity: Boolean, filter: CaseFilter, minScore: Float): [SimilarCase!]!
+  similarCases(caseId: ID!, k: Int, weights: WeightsInput, rarity: Boolean, filter: CaseFilter, minScore: Float, includeHidden: Boolean): [SimilarCase!]!
+
+  """
+  The judgments of a case's similar matches and its hidden matches (see
+  Mutation.judgeSimilar). NOT_FOUND for an unknown case without any.
+  """
+  similarJudgments(caseId: ID!): SimilarFeedback!
 
   """
   The cases most like an incident that is not a stored case — one in
@@ -2910,6 +3205,14 @@ type SimilarCase {
   text: TextContribution
   "The strongest features only one side has (at most 5)."
   differing: [DifferingFeature!]!
+  "The reviewers' judgments of this match, by judge; always empty for a live incident's matches (judgments attach to case-to-case matches). They change no score."
+  judgments: [SimilarJudgment!]!
+  "Whether an editor hid this match from the case's list (listed only with includeHidden: true)."
+  hidden: Boolean!
+  "Who hid it and when; null when it is not hidden."
+  hiding: SimilarHiding
+  "The judgments and the hiding as sentences, for the explanation: \"marked not relevant by alice: …\", \"hidden by bob\"."
+  notes: [String!]!
 }
 
 "The text channel's part of a similarity score."
@@ -3245,8 +3548,8 @@ type Case {
   tagConfidence: [TagConfidence!]
   "The other cases with this case's root cause (see Query.sameRootCause)."
   sameRootCause(first: Int): [CrossReference!]!
-  "The cases most like this one, with the default weights (see Query.similarCases)."
-  similar(k: Int): [SimilarCase!]!
+  "The cases most like this one, with the default weights (see Query.similarCases); hidden matches only with includeHidden: true."
+  similar(k: Int, includeHidden: Boolean): [SimilarCase!]!
 }
 
 "One machine-chosen tag and the importer's confidence in it."
@@ -4031,8 +4334,62 @@ func (ec *executionContext) childFields_SimilarCase(ctx context.Context, field g
 		return ec.fieldContext_SimilarCase_text(ctx, field)
 	case "differing":
 		return ec.fieldContext_SimilarCase_differing(ctx, field)
+	case "judgments":
+		return ec.fieldContext_SimilarCase_judgments(ctx, field)
+	case "hidden":
+		return ec.fieldContext_SimilarCase_hidden(ctx, field)
+	case "hiding":
+		return ec.fieldContext_SimilarCase_hiding(ctx, field)
+	case "notes":
+		return ec.fieldContext_SimilarCase_notes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SimilarCase", field.Name)
+}
+
+func (ec *executionContext) childFields_SimilarFeedback(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "caseId":
+		return ec.fieldContext_SimilarFeedback_caseId(ctx, field)
+	case "judgments":
+		return ec.fieldContext_SimilarFeedback_judgments(ctx, field)
+	case "hidden":
+		return ec.fieldContext_SimilarFeedback_hidden(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SimilarFeedback", field.Name)
+}
+
+func (ec *executionContext) childFields_SimilarHiding(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "caseId":
+		return ec.fieldContext_SimilarHiding_caseId(ctx, field)
+	case "match":
+		return ec.fieldContext_SimilarHiding_match(ctx, field)
+	case "by":
+		return ec.fieldContext_SimilarHiding_by(ctx, field)
+	case "at":
+		return ec.fieldContext_SimilarHiding_at(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SimilarHiding", field.Name)
+}
+
+func (ec *executionContext) childFields_SimilarJudgment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "caseId":
+		return ec.fieldContext_SimilarJudgment_caseId(ctx, field)
+	case "match":
+		return ec.fieldContext_SimilarJudgment_match(ctx, field)
+	case "judge":
+		return ec.fieldContext_SimilarJudgment_judge(ctx, field)
+	case "grade":
+		return ec.fieldContext_SimilarJudgment_grade(ctx, field)
+	case "reason":
+		return ec.fieldContext_SimilarJudgment_reason(ctx, field)
+	case "at":
+		return ec.fieldContext_SimilarJudgment_at(ctx, field)
+	case "note":
+		return ec.fieldContext_SimilarJudgment_note(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SimilarJudgment", field.Name)
 }
 
 func (ec *executionContext) childFields_SimilarityDefaults(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4486,6 +4843,14 @@ func (ec *executionContext) field_Case_similar_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["k"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "includeHidden",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeHidden"] = arg1
 	return args, nil
 }
 
@@ -4525,6 +4890,66 @@ func (ec *executionContext) field_Mutation_deleteCase_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_hideSimilar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "match",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["match"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_judgeSimilar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "match",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["match"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "grade",
+		func(ctx context.Context, v any) (ilgraph.Grade, error) {
+			return ec.unmarshalNGrade2githubᚗcomᚋilgraphᚋilgraphᚐGrade(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["grade"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "reason",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["reason"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_restoreCase_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4555,6 +4980,28 @@ func (ec *executionContext) field_Mutation_restoreCase_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_unhideSimilar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "match",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["match"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_updateCase_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4582,6 +5029,28 @@ func (ec *executionContext) field_Mutation_updateCase_args(ctx context.Context, 
 		return nil, err
 	}
 	args["json"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_withdrawJudgment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "match",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["match"] = arg1
 	return args, nil
 }
 
@@ -5014,6 +5483,28 @@ func (ec *executionContext) field_Query_similarCases_args(ctx context.Context, r
 		return nil, err
 	}
 	args["minScore"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "includeHidden",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeHidden"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_similarJudgments_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "caseId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["caseId"] = arg0
 	return args, nil
 }
 
@@ -6726,7 +7217,7 @@ func (ec *executionContext) _Case_similar(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Case().Similar(ctx, obj, fc.Args["k"].(*int))
+			return ec.Resolvers.Case().Similar(ctx, obj, fc.Args["k"].(*int), fc.Args["includeHidden"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []explore.SimilarCase) graphql.Marshaler {
@@ -9017,6 +9508,182 @@ func (ec *executionContext) fieldContext_Mutation_restoreCase(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_judgeSimilar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_judgeSimilar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().JudgeSimilar(ctx, fc.Args["caseId"].(string), fc.Args["match"].(string), fc.Args["grade"].(ilgraph.Grade), fc.Args["reason"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Judgment) graphql.Marshaler {
+			return ec.marshalNSimilarJudgment2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐJudgment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_judgeSimilar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimilarJudgment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_judgeSimilar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_withdrawJudgment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_withdrawJudgment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().WithdrawJudgment(ctx, fc.Args["caseId"].(string), fc.Args["match"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_withdrawJudgment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_withdrawJudgment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_hideSimilar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_hideSimilar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().HideSimilar(ctx, fc.Args["caseId"].(string), fc.Args["match"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Hiding) graphql.Marshaler {
+			return ec.marshalNSimilarHiding2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐHiding(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_hideSimilar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimilarHiding(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_hideSimilar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_unhideSimilar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_unhideSimilar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UnhideSimilar(ctx, fc.Args["caseId"].(string), fc.Args["match"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_unhideSimilar(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_unhideSimilar_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *explore.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10141,7 +10808,7 @@ func (ec *executionContext) _Query_similarCases(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().SimilarCases(ctx, fc.Args["caseId"].(string), fc.Args["k"].(*int), fc.Args["weights"].(*WeightsInput), fc.Args["rarity"].(*bool), fc.Args["filter"].(*CaseFilter), fc.Args["minScore"].(*float64))
+			return ec.Resolvers.Query().SimilarCases(ctx, fc.Args["caseId"].(string), fc.Args["k"].(*int), fc.Args["weights"].(*WeightsInput), fc.Args["rarity"].(*bool), fc.Args["filter"].(*CaseFilter), fc.Args["minScore"].(*float64), fc.Args["includeHidden"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []explore.SimilarCase) graphql.Marshaler {
@@ -10169,6 +10836,50 @@ func (ec *executionContext) fieldContext_Query_similarCases(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_similarCases_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_similarJudgments(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_similarJudgments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SimilarJudgments(ctx, fc.Args["caseId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.Feedback) graphql.Marshaler {
+			return ec.marshalNSimilarFeedback2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐFeedback(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_similarJudgments(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimilarFeedback(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_similarJudgments_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -10883,6 +11594,456 @@ func (ec *executionContext) fieldContext_SimilarCase_differing(_ context.Context
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _SimilarCase_judgments(ctx context.Context, field graphql.CollectedField, obj *explore.SimilarCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarCase_judgments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Judgments, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Judgment) graphql.Marshaler {
+			return ec.marshalNSimilarJudgment2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐJudgmentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarCase_judgments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarCase",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimilarJudgment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarCase_hidden(ctx context.Context, field graphql.CollectedField, obj *explore.SimilarCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarCase_hidden(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SimilarCase().Hidden(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarCase_hidden(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarCase", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _SimilarCase_hiding(ctx context.Context, field graphql.CollectedField, obj *explore.SimilarCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarCase_hiding(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SimilarCase().Hiding(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Hiding) graphql.Marshaler {
+			return ec.marshalOSimilarHiding2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐHiding(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarCase_hiding(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarCase",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimilarHiding(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarCase_notes(ctx context.Context, field graphql.CollectedField, obj *explore.SimilarCase) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarCase_notes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Notes(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarCase_notes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarCase", field, true, false, "String")
+}
+
+func (ec *executionContext) _SimilarFeedback_caseId(ctx context.Context, field graphql.CollectedField, obj *explore.Feedback) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarFeedback_caseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Query, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarFeedback_caseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarFeedback", field, false, false, "ID")
+}
+
+func (ec *executionContext) _SimilarFeedback_judgments(ctx context.Context, field graphql.CollectedField, obj *explore.Feedback) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarFeedback_judgments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Judgments, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Judgment) graphql.Marshaler {
+			return ec.marshalNSimilarJudgment2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐJudgmentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarFeedback_judgments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarFeedback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimilarJudgment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarFeedback_hidden(ctx context.Context, field graphql.CollectedField, obj *explore.Feedback) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarFeedback_hidden(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hidden, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.Hiding) graphql.Marshaler {
+			return ec.marshalNSimilarHiding2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐHidingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarFeedback_hidden(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SimilarFeedback",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SimilarHiding(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SimilarHiding_caseId(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Hiding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarHiding_caseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Query, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarHiding_caseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarHiding", field, false, false, "ID")
+}
+
+func (ec *executionContext) _SimilarHiding_match(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Hiding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarHiding_match(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Match, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarHiding_match(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarHiding", field, false, false, "ID")
+}
+
+func (ec *executionContext) _SimilarHiding_by(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Hiding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarHiding_by(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.By, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarHiding_by(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarHiding", field, false, false, "String")
+}
+
+func (ec *executionContext) _SimilarHiding_at(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Hiding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarHiding_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SimilarHiding().At(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarHiding_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarHiding", field, true, true, "String")
+}
+
+func (ec *executionContext) _SimilarJudgment_caseId(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Judgment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarJudgment_caseId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Query, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarJudgment_caseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarJudgment", field, false, false, "ID")
+}
+
+func (ec *executionContext) _SimilarJudgment_match(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Judgment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarJudgment_match(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Match, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarJudgment_match(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarJudgment", field, false, false, "ID")
+}
+
+func (ec *executionContext) _SimilarJudgment_judge(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Judgment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarJudgment_judge(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Judge, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarJudgment_judge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarJudgment", field, false, false, "String")
+}
+
+func (ec *executionContext) _SimilarJudgment_grade(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Judgment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarJudgment_grade(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Grade, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Grade) graphql.Marshaler {
+			return ec.marshalNGrade2githubᚗcomᚋilgraphᚋilgraphᚐGrade(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarJudgment_grade(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarJudgment", field, false, false, "Grade")
+}
+
+func (ec *executionContext) _SimilarJudgment_reason(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Judgment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarJudgment_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SimilarJudgment().Reason(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarJudgment_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarJudgment", field, true, true, "String")
+}
+
+func (ec *executionContext) _SimilarJudgment_at(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Judgment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarJudgment_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SimilarJudgment().At(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarJudgment_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarJudgment", field, true, true, "String")
+}
+
+func (ec *executionContext) _SimilarJudgment_note(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Judgment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SimilarJudgment_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SimilarJudgment_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SimilarJudgment", field, true, false, "String")
 }
 
 func (ec *executionContext) _SimilarityDefaults_weights(ctx context.Context, field graphql.CollectedField, obj *explore.Defaults) (ret graphql.Marshaler) {
@@ -16087,6 +17248,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "judgeSimilar":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_judgeSimilar(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "withdrawJudgment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_withdrawJudgment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hideSimilar":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_hideSimilar(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unhideSimilar":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_unhideSimilar(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -16452,6 +17641,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_similarCases(ctx, field)
 				})
+		case "similarJudgments":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_similarJudgments(ctx, field)
+				})
 		case "similarToProfile":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -16666,27 +17861,206 @@ func (ec *executionContext) _SimilarCase(ctx context.Context, sel ast.SelectionS
 		case "case":
 			out.Values[i] = ec._SimilarCase_case(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "score":
 			out.Values[i] = ec._SimilarCase_score(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "shared":
 			out.Values[i] = ec._SimilarCase_shared(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "text":
 			out.Values[i] = ec._SimilarCase_text(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "differing":
 			out.Values[i] = ec._SimilarCase_differing(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "judgments":
+			out.Values[i] = ec._SimilarCase_judgments(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "hidden":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimilarCase_hidden(ctx, field, obj)
+				})
+		case "hiding":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimilarCase_hiding(ctx, field, obj)
+				})
+		case "notes":
+			out.Values[i] = ec._SimilarCase_notes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var similarFeedbackImplementors = []string{"SimilarFeedback"}
+
+func (ec *executionContext) _SimilarFeedback(ctx context.Context, sel ast.SelectionSet, obj *explore.Feedback) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, similarFeedbackImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SimilarFeedback")
+		case "caseId":
+			out.Values[i] = ec._SimilarFeedback_caseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
+			}
+		case "judgments":
+			out.Values[i] = ec._SimilarFeedback_judgments(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hidden":
+			out.Values[i] = ec._SimilarFeedback_hidden(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var similarHidingImplementors = []string{"SimilarHiding"}
+
+func (ec *executionContext) _SimilarHiding(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Hiding) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, similarHidingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SimilarHiding")
+		case "caseId":
+			out.Values[i] = ec._SimilarHiding_caseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "match":
+			out.Values[i] = ec._SimilarHiding_match(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "by":
+			out.Values[i] = ec._SimilarHiding_by(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "at":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimilarHiding_at(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var similarJudgmentImplementors = []string{"SimilarJudgment"}
+
+func (ec *executionContext) _SimilarJudgment(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Judgment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, similarJudgmentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SimilarJudgment")
+		case "caseId":
+			out.Values[i] = ec._SimilarJudgment_caseId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "match":
+			out.Values[i] = ec._SimilarJudgment_match(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "judge":
+			out.Values[i] = ec._SimilarJudgment_judge(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "grade":
+			out.Values[i] = ec._SimilarJudgment_grade(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reason":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimilarJudgment_reason(ctx, field, obj)
+				})
+		case "at":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SimilarJudgment_at(ctx, field, obj)
+				})
+		case "note":
+			out.Values[i] = ec._SimilarJudgment_note(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -18494,6 +19868,34 @@ func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.S
 	return graphql.WrapContextMarshaler(ctx, res)
 }
 
+func (ec *executionContext) unmarshalNGrade2githubᚗcomᚋilgraphᚋilgraphᚐGrade(ctx context.Context, v any) (ilgraph.Grade, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNGrade2githubᚗcomᚋilgraphᚋilgraphᚐGrade[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGrade2githubᚗcomᚋilgraphᚋilgraphᚐGrade(ctx context.Context, sel ast.SelectionSet, v ilgraph.Grade) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNGrade2githubᚗcomᚋilgraphᚋilgraphᚐGrade[v])
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Grade!")
+	}
+	return res
+}
+
+var (
+	unmarshalNGrade2githubᚗcomᚋilgraphᚋilgraphᚐGrade = map[string]ilgraph.Grade{
+		"NOT_RELEVANT":      ilgraph.GradeNotRelevant,
+		"RELEVANT":          ilgraph.GradeRelevant,
+		"STRONGLY_RELEVANT": ilgraph.GradeStronglyRelevant,
+	}
+	marshalNGrade2githubᚗcomᚋilgraphᚋilgraphᚐGrade = map[ilgraph.Grade]string{
+		ilgraph.GradeNotRelevant:      "NOT_RELEVANT",
+		ilgraph.GradeRelevant:         "RELEVANT",
+		ilgraph.GradeStronglyRelevant: "STRONGLY_RELEVANT",
+	}
+)
+
 func (ec *executionContext) marshalNHighlight2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐHighlight(ctx context.Context, sel ast.SelectionSet, v Highlight) graphql.Marshaler {
 	return ec._Highlight(ctx, sel, &v)
 }
@@ -18730,6 +20132,70 @@ func (ec *executionContext) marshalNSimilarCase2ᚕgithubᚗcomᚋilgraphᚋilgr
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNSimilarFeedback2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐFeedback(ctx context.Context, sel ast.SelectionSet, v *explore.Feedback) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SimilarFeedback!")
+		return graphql.Null
+	}
+	return ec._SimilarFeedback(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSimilarHiding2githubᚗcomᚋilgraphᚋilgraphᚐHiding(ctx context.Context, sel ast.SelectionSet, v ilgraph.Hiding) graphql.Marshaler {
+	return ec._SimilarHiding(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSimilarHiding2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐHidingᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Hiding) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSimilarHiding2githubᚗcomᚋilgraphᚋilgraphᚐHiding(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSimilarHiding2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐHiding(ctx context.Context, sel ast.SelectionSet, v *ilgraph.Hiding) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SimilarHiding!")
+		return graphql.Null
+	}
+	return ec._SimilarHiding(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNSimilarJudgment2githubᚗcomᚋilgraphᚋilgraphᚐJudgment(ctx context.Context, sel ast.SelectionSet, v ilgraph.Judgment) graphql.Marshaler {
+	return ec._SimilarJudgment(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSimilarJudgment2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐJudgmentᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Judgment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSimilarJudgment2githubᚗcomᚋilgraphᚋilgraphᚐJudgment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSimilarJudgment2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐJudgment(ctx context.Context, sel ast.SelectionSet, v *ilgraph.Judgment) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SimilarJudgment!")
+		return graphql.Null
+	}
+	return ec._SimilarJudgment(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSimilarityDefaults2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐDefaults(ctx context.Context, sel ast.SelectionSet, v *explore.Defaults) graphql.Marshaler {
@@ -19441,6 +20907,13 @@ var (
 		explore.LiftBaseFilter: "BASE",
 	}
 )
+
+func (ec *executionContext) marshalOSimilarHiding2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐHiding(ctx context.Context, sel ast.SelectionSet, v *ilgraph.Hiding) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SimilarHiding(ctx, sel, v)
+}
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
 	if v == nil {

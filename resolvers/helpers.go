@@ -157,6 +157,9 @@ func deref(s *string) string {
 	return *s
 }
 
+// isTrue is an optional Boolean argument, false when left out.
+func isTrue(b *bool) bool { return b != nil && *b }
+
 func optString(s string) *string {
 	if s == "" {
 		return nil

@@ -165,8 +165,8 @@ func (r *caseResolver) SameRootCause(ctx context.Context, obj *ilgraph.Case, fir
 }
 
 // Similar is the resolver for the similar field.
-func (r *caseResolver) Similar(ctx context.Context, obj *ilgraph.Case, k *int) ([]explore.SimilarCase, error) {
-	return r.Core.Similar(ctx, obj.ID, explore.SimilarityQuery{K: intOr(k, explore.DefaultSimilarK)})
+func (r *caseResolver) Similar(ctx context.Context, obj *ilgraph.Case, k *int, includeHidden *bool) ([]explore.SimilarCase, error) {
+	return r.Core.Similar(ctx, obj.ID, explore.SimilarityQuery{K: intOr(k, explore.DefaultSimilarK), IncludeHidden: isTrue(includeHidden)})
 }
 
 // Edges is the resolver for the edges field.
@@ -426,6 +426,26 @@ func (r *mutationResolver) RestoreCase(ctx context.Context, id string, version i
 	return r.written(ctx)(r.Core.RestoreCase(ctx, id, int64(version), int64(from)))
 }
 
+// JudgeSimilar is the resolver for the judgeSimilar field.
+func (r *mutationResolver) JudgeSimilar(ctx context.Context, caseID string, match string, grade ilgraph.Grade, reason *string) (*ilgraph.Judgment, error) {
+	return r.Core.JudgeSimilar(ctx, caseID, match, grade, deref(reason))
+}
+
+// WithdrawJudgment is the resolver for the withdrawJudgment field.
+func (r *mutationResolver) WithdrawJudgment(ctx context.Context, caseID string, match string) (bool, error) {
+	return r.Core.WithdrawJudgment(ctx, caseID, match)
+}
+
+// HideSimilar is the resolver for the hideSimilar field.
+func (r *mutationResolver) HideSimilar(ctx context.Context, caseID string, match string) (*ilgraph.Hiding, error) {
+	return r.Core.HideSimilar(ctx, caseID, match)
+}
+
+// UnhideSimilar is the resolver for the unhideSimilar field.
+func (r *mutationResolver) UnhideSimilar(ctx context.Context, caseID string, match string) (bool, error) {
+	return r.Core.UnhideSimilar(ctx, caseID, match)
+}
+
 // StartCursor is the resolver for the startCursor field.
 func (r *pageInfoResolver) StartCursor(ctx context.Context, obj *explore.PageInfo) (*string, error) {
 	return optString(obj.StartCursor), nil
@@ -592,8 +612,15 @@ func (r *queryResolver) Breakdown(ctx context.Context, rows explore.Dimension, c
 }
 
 // SimilarCases is the resolver for the similarCases field.
-func (r *queryResolver) SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) ([]explore.SimilarCase, error) {
-	return r.Core.Similar(ctx, caseID, similarityQuery(k, weights, rarity, filter, minScore))
+func (r *queryResolver) SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64, includeHidden *bool) ([]explore.SimilarCase, error) {
+	q := similarityQuery(k, weights, rarity, filter, minScore)
+	q.IncludeHidden = isTrue(includeHidden)
+	return r.Core.Similar(ctx, caseID, q)
+}
+
+// SimilarJudgments is the resolver for the similarJudgments field.
+func (r *queryResolver) SimilarJudgments(ctx context.Context, caseID string) (*explore.Feedback, error) {
+	return r.Core.Judgments(ctx, caseID)
 }
 
 // SimilarToProfile is the resolver for the similarToProfile field.
@@ -655,6 +682,31 @@ func (r *reviewResolver) ReviewedBy(ctx context.Context, obj *ilgraph.Review) (*
 // Term is the resolver for the term field.
 func (r *sharedFeatureResolver) Term(ctx context.Context, obj *ilgraph.Feature) (*ilgraph.Term, error) {
 	return r.term(ctx, obj.Kind, obj.ID)
+}
+
+// Hidden is the resolver for the hidden field.
+func (r *similarCaseResolver) Hidden(ctx context.Context, obj *explore.SimilarCase) (bool, error) {
+	return obj.Hidden != nil, nil
+}
+
+// Hiding is the resolver for the hiding field.
+func (r *similarCaseResolver) Hiding(ctx context.Context, obj *explore.SimilarCase) (*ilgraph.Hiding, error) {
+	return obj.Hidden, nil
+}
+
+// At is the resolver for the at field.
+func (r *similarHidingResolver) At(ctx context.Context, obj *ilgraph.Hiding) (string, error) {
+	return ilgraph.Timestamp(obj.At), nil
+}
+
+// Reason is the resolver for the reason field.
+func (r *similarJudgmentResolver) Reason(ctx context.Context, obj *ilgraph.Judgment) (*string, error) {
+	return optString(obj.Reason), nil
+}
+
+// At is the resolver for the at field.
+func (r *similarJudgmentResolver) At(ctx context.Context, obj *ilgraph.Judgment) (string, error) {
+	return ilgraph.Timestamp(obj.At), nil
 }
 
 // Weights is the resolver for the weights field.
@@ -894,6 +946,15 @@ func (r *Resolver) Review() ReviewResolver { return &reviewResolver{r} }
 // SharedFeature returns SharedFeatureResolver implementation.
 func (r *Resolver) SharedFeature() SharedFeatureResolver { return &sharedFeatureResolver{r} }
 
+// SimilarCase returns SimilarCaseResolver implementation.
+func (r *Resolver) SimilarCase() SimilarCaseResolver { return &similarCaseResolver{r} }
+
+// SimilarHiding returns SimilarHidingResolver implementation.
+func (r *Resolver) SimilarHiding() SimilarHidingResolver { return &similarHidingResolver{r} }
+
+// SimilarJudgment returns SimilarJudgmentResolver implementation.
+func (r *Resolver) SimilarJudgment() SimilarJudgmentResolver { return &similarJudgmentResolver{r} }
+
 // SimilarityDefaults returns SimilarityDefaultsResolver implementation.
 func (r *Resolver) SimilarityDefaults() SimilarityDefaultsResolver {
 	return &similarityDefaultsResolver{r}
@@ -966,6 +1027,9 @@ type (
 	queryResolver                    struct{ *Resolver }
 	reviewResolver                   struct{ *Resolver }
 	sharedFeatureResolver            struct{ *Resolver }
+	similarCaseResolver              struct{ *Resolver }
+	similarHidingResolver            struct{ *Resolver }
+	similarJudgmentResolver          struct{ *Resolver }
 	similarityDefaultsResolver       struct{ *Resolver }
 	similarityExplanationResolver    struct{ *Resolver }
 	snippetResolver                  struct{ *Resolver }

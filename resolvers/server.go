@@ -293,13 +293,13 @@ func setComplexity(c *ComplexityRoot) {
 	c.Term.Cooccurring = func(child int, _ ilgraph.Kind, first *int) int {
 		return pageCost(child, first, explore.DefaultCooccurring)
 	}
-	c.Query.SimilarCases = func(child int, _ string, k *int, _ *WeightsInput, _ *bool, _ *CaseFilter, _ *float64) int {
+	c.Query.SimilarCases = func(child int, _ string, k *int, _ *WeightsInput, _ *bool, _ *CaseFilter, _ *float64, _ *bool) int {
 		return pageCost(child, k, explore.DefaultSimilarK)
 	}
 	c.Query.SimilarToProfile = func(child int, _ ProfileInput, k *int, _ *WeightsInput, _ *bool, _ *CaseFilter, _ *float64) int {
 		return pageCost(child, k, explore.DefaultSimilarK)
 	}
-	c.Case.Similar = func(child int, k *int) int { return pageCost(child, k, explore.DefaultSimilarK) }
+	c.Case.Similar = func(child int, k *int, _ *bool) int { return pageCost(child, k, explore.DefaultSimilarK) }
 }
 
 // noIntrospection refuses operations that select __schema or __type, which

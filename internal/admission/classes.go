@@ -34,11 +34,17 @@ var Classes = map[string]Class{
 	"Query.stats":              Aggregate,
 	"Query.breakdown":          Aggregate,
 	"Query.caseHistory":        Lookup,
+	"Query.similarJudgments":   Lookup,
 	// Changes: one validation and one write transaction each.
 	"Mutation.createCase":  List,
 	"Mutation.updateCase":  List,
 	"Mutation.deleteCase":  List,
 	"Mutation.restoreCase": List,
+	// Judgments of similar cases: one write transaction each.
+	"Mutation.judgeSimilar":     List,
+	"Mutation.withdrawJudgment": List,
+	"Mutation.hideSimilar":      List,
+	"Mutation.unhideSimilar":    List,
 	// GraphQL fields of results that ask the store again.
 	"Case.sameRootCause":    List,
 	"Case.related":          List,
