@@ -79,7 +79,8 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 }
 
 // allowed lists the methods a path answers: every path reads (GET, HEAD);
-// the cases also change (docs/api.md#changing-cases).
+// the cases also change (docs/api.md#changing-cases); a similar match's
+// judgment and hiding are only set and removed.
 func allowed(path string) string {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	switch {
@@ -89,6 +90,8 @@ func allowed(path string) string {
 		return "GET, HEAD, PUT, DELETE"
 	case len(parts) == 3 && parts[0] == "cases" && parts[2] == "restore":
 		return "POST"
+	case len(parts) == 5 && parts[0] == "cases" && parts[2] == "similar" && (parts[4] == "judgment" || parts[4] == "hidden"):
+		return "PUT, DELETE"
 	}
 	return "GET, HEAD"
 }
@@ -111,6 +114,9 @@ var fieldNames = withKindParams(map[string]string{
 	ilgraph.FieldFilterDateTo:    "to",
 	ilgraph.FieldVersion:         "If-Match",
 	ilgraph.FieldRestoreFrom:     "from",
+	ilgraph.FieldJudgmentMatch:   "match",
+	ilgraph.FieldJudgmentGrade:   "grade",
+	ilgraph.FieldJudgmentReason:  "reason",
 })
 
 // withKindParams adds the names of every kind's terms in a filter: the
@@ -128,18 +134,23 @@ func withKindParams(names map[string]string) map[string]string {
 // cost class (admission.Classes, by pattern).
 func (a *api) routes() map[string]http.HandlerFunc {
 	return map[string]http.HandlerFunc{
-		"GET /cases/{id}":                 a.caseJSON,
-		"GET /cases/{id}/similar":         a.similar,
-		"GET /cases/{id}/same-root-cause": a.sameRootCause,
-		"GET /cases":                      a.cases,
-		"GET /topics/{kind}/{id}":         a.topic,
-		"GET /vocab":                      a.vocab,
-		"GET /suggest":                    a.suggest,
-		"GET /cases/{id}/history":         a.caseHistory,
-		"POST /cases":                     a.createCase,
-		"PUT /cases/{id}":                 a.updateCase,
-		"DELETE /cases/{id}":              a.deleteCase,
-		"POST /cases/{id}/restore":        a.restoreCase,
+		"GET /cases/{id}":                             a.caseJSON,
+		"GET /cases/{id}/similar":                     a.similar,
+		"GET /cases/{id}/same-root-cause":             a.sameRootCause,
+		"GET /cases":                                  a.cases,
+		"GET /topics/{kind}/{id}":                     a.topic,
+		"GET /vocab":                                  a.vocab,
+		"GET /suggest":                                a.suggest,
+		"GET /cases/{id}/history":                     a.caseHistory,
+		"POST /cases":                                 a.createCase,
+		"PUT /cases/{id}":                             a.updateCase,
+		"DELETE /cases/{id}":                          a.deleteCase,
+		"POST /cases/{id}/restore":                    a.restoreCase,
+		"GET /cases/{id}/judgments":                   a.judgments,
+		"PUT /cases/{id}/similar/{match}/judgment":    a.judgeSimilar,
+		"DELETE /cases/{id}/similar/{match}/judgment": a.withdrawJudgment,
+		"PUT /cases/{id}/similar/{match}/hidden":      a.hideSimilar,
+		"DELETE /cases/{id}/similar/{match}/hidden":   a.unhideSimilar,
 	}
 }
 
@@ -176,7 +187,7 @@ func (a *api) caseJSON(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) similar(w http.ResponseWriter, r *http.Request) {
-	p, err := query(r, "k", "weights", "rarity", "min_score")
+	p, err := query(r, "k", "weights", "rarity", "min_score", "include_hidden")
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -186,6 +197,9 @@ func (a *api) similar(w http.ResponseWriter, r *http.Request) {
 		Weights:  p.weights("weights"),
 		Rarity:   p.optBoolean("rarity"),
 		MinScore: p.float("min_score", 0),
+	}
+	if hidden := p.optBoolean("include_hidden"); hidden != nil {
+		q.IncludeHidden = *hidden
 	}
 	if p.err != nil {
 		a.fail(w, r, p.err)

@@ -113,6 +113,7 @@ func TestValidationCatchesWrongAnswers(t *testing.T) {
 		{"/cases", `{"total": "many", "cases": []}`},
 		{"/cases", `{"total": 1, "cases": [{"id": "IL-0001"}]}`},
 		{"/cases", `{"total": 1, "cases": [], "extra": true}`},
+		{"/cases/IL-0384/judgments", `{"case_id": "IL-0384", "judgments": [{"case_id": "IL-0384", "match": "IL-0282", "judge": "a", "grade": "maybe", "grade_value": 1, "at": "2025-01-01T00:00:00Z", "note": "n"}], "hidden": []}`},
 		{"/cases/IL-0282/similar", `{"case_id": "IL-0282", "matches": [{"case": {}, "score": 2, "shared": [], "differing": []}]}`},
 		// A share is a feature of a feature kind, or the text channel's part
 		// (kind text, cosine and words, no term), and nothing in between.
@@ -135,5 +136,5 @@ func TestValidationCatchesWrongAnswers(t *testing.T) {
 func similarWithShare(share string) string {
 	return `{"case_id": "IL-0282", "matches": [{"case": {"id": "IL-0384", "url": "/cases/IL-0384", "org": "Amazon Web Services", "org_slug": "amazon-web-services",
 		"date": "2020-11-25", "title": {"en": "t"}, "summary": {"en": "s"}, "root_cause": "capacity", "components": [], "symptoms": [], "contributing": [], "domain": []},
-		"score": 0.2, "shared": [` + share + `], "differing": []}]}`
+		"score": 0.2, "shared": [` + share + `], "differing": [], "judgments": [], "hidden": false, "notes": []}]}`
 }

@@ -56,18 +56,23 @@ var Classes = map[string]Class{
 	"Term.cooccurring":      Aggregate,
 
 	// The JSON API.
-	"GET /cases/{id}":                 Lookup,
-	"GET /vocab":                      Lookup,
-	"GET /cases":                      List,
-	"GET /cases/{id}/same-root-cause": List,
-	"GET /cases/{id}/similar":         Similarity,
-	"GET /suggest":                    Similarity,
-	"GET /topics/{kind}/{id}":         Aggregate, // its co-occurring terms, as Term.cooccurring
-	"GET /cases/{id}/history":         Lookup,
-	"POST /cases":                     List,
-	"PUT /cases/{id}":                 List,
-	"DELETE /cases/{id}":              List,
-	"POST /cases/{id}/restore":        List,
+	"GET /cases/{id}":                             Lookup,
+	"GET /vocab":                                  Lookup,
+	"GET /cases":                                  List,
+	"GET /cases/{id}/same-root-cause":             List,
+	"GET /cases/{id}/similar":                     Similarity,
+	"GET /suggest":                                Similarity,
+	"GET /topics/{kind}/{id}":                     Aggregate, // its co-occurring terms, as Term.cooccurring
+	"GET /cases/{id}/history":                     Lookup,
+	"POST /cases":                                 List,
+	"PUT /cases/{id}":                             List,
+	"DELETE /cases/{id}":                          List,
+	"POST /cases/{id}/restore":                    List,
+	"GET /cases/{id}/judgments":                   Lookup,
+	"PUT /cases/{id}/similar/{match}/judgment":    List,
+	"DELETE /cases/{id}/similar/{match}/judgment": List,
+	"PUT /cases/{id}/similar/{match}/hidden":      List,
+	"DELETE /cases/{id}/similar/{match}/hidden":   List,
 
 	// MCP tools.
 	"mcp get_incident":        Lookup,

@@ -37,12 +37,67 @@ type DifferingFeature struct {
 	Side   string  `json:"side" jsonschema:"query: the queried case or profile has it and the match does not; match: the other way round"`
 }
 
-// Match is one similar case, its score and why.
+// Match is one similar case, its score and why, with what reviewers and
+// editors said of it.
 type Match struct {
 	Case      CaseSummary        `json:"case"`
 	Score     float64            `json:"score" jsonschema:"from 0 to 1: weighted Jaccard similarity of the tags, with the text channel as one more, partly shared, feature"`
 	Shared    []SharedFeature    `json:"shared" jsonschema:"every shared feature and the text channel's part (kind text, when the channel is on), by contribution; they add up to the score"`
 	Differing []DifferingFeature `json:"differing" jsonschema:"the strongest features only one side has (at most 5)"`
+	Judgments []Judgment         `json:"judgments" jsonschema:"reviewers' judgments of this match, by judge (none for a live incident's matches); they change no score"`
+	Hidden    bool               `json:"hidden" jsonschema:"whether an editor hid this match from the case's list (listed only when hidden ones are asked for)"`
+	Hiding    *Hiding            `json:"hiding,omitempty" jsonschema:"who hid it and when (absent when it is not hidden)"`
+	Notes     []string           `json:"notes" jsonschema:"the judgments and the hiding as sentences: marked not relevant by alice: …, hidden by bob"`
+}
+
+// Judgment is a reviewer's judgment of a similar match.
+type Judgment struct {
+	CaseID string `json:"case_id" jsonschema:"the case whose similar cases were listed"`
+	Match  string `json:"match" jsonschema:"the similar case judged"`
+	Judge  string `json:"judge" jsonschema:"the name of the judge's token"`
+	Grade  string `json:"grade" jsonschema:"not_relevant (0), relevant (1) or strongly_relevant (2)"`
+	Value  int    `json:"grade_value" jsonschema:"the grade as a number: 0, 1 or 2 (testdata/relevance's scale)"`
+	Reason string `json:"reason,omitempty" jsonschema:"why (absent when none was given)"`
+	At     string `json:"at" jsonschema:"when, RFC 3339 in UTC"`
+	Note   string `json:"note" jsonschema:"the judgment as a sentence: marked not relevant by alice: …"`
+}
+
+// Hiding is an editor's hiding of a similar match.
+type Hiding struct {
+	CaseID string `json:"case_id"`
+	Match  string `json:"match"`
+	By     string `json:"by" jsonschema:"the name of the editor's token"`
+	At     string `json:"at" jsonschema:"when, RFC 3339 in UTC"`
+}
+
+// JudgmentOf converts a judgment.
+func JudgmentOf(j ilgraph.Judgment) Judgment {
+	return Judgment{CaseID: j.Query, Match: j.Match, Judge: j.Judge, Grade: j.Grade.Key(), Value: int(j.Grade), Reason: j.Reason,
+		At: ilgraph.Timestamp(j.At), Note: j.Note()}
+}
+
+// HidingOf converts a hiding.
+func HidingOf(h ilgraph.Hiding) Hiding {
+	return Hiding{CaseID: h.Query, Match: h.Match, By: h.By, At: ilgraph.Timestamp(h.At)}
+}
+
+// Feedback is what was said of a case's similar matches.
+type Feedback struct {
+	CaseID    string     `json:"case_id"`
+	Judgments []Judgment `json:"judgments" jsonschema:"by match, then judge"`
+	Hidden    []Hiding   `json:"hidden" jsonschema:"the hidden matches, by match"`
+}
+
+// FeedbackOf converts a case's judgments and hidden matches.
+func FeedbackOf(fb *explore.Feedback) Feedback {
+	out := Feedback{CaseID: fb.Query, Judgments: make([]Judgment, len(fb.Judgments)), Hidden: make([]Hiding, len(fb.Hidden))}
+	for i, j := range fb.Judgments {
+		out.Judgments[i] = JudgmentOf(j)
+	}
+	for i, h := range fb.Hidden {
+		out.Hidden[i] = HidingOf(h)
+	}
+	return out
 }
 
 // SimilarList is the answer to "which cases are most like this one".
@@ -76,7 +131,15 @@ func matches(ctx context.Context, core *explore.Service, scs []explore.SimilarCa
 	}
 	out := make([]Match, len(scs))
 	for i, sc := range scs {
-		out[i] = Match{Case: Summary(sc.Case), Score: sc.Score, Shared: shared(sc.Shared, sc.Text, labels), Differing: differing(sc.Differing, labels)}
+		out[i] = Match{Case: Summary(sc.Case), Score: sc.Score, Shared: shared(sc.Shared, sc.Text, labels), Differing: differing(sc.Differing, labels),
+			Judgments: make([]Judgment, len(sc.Judgments)), Hidden: sc.Hidden != nil, Notes: sc.Notes()}
+		for j, x := range sc.Judgments {
+			out[i].Judgments[j] = JudgmentOf(x)
+		}
+		if sc.Hidden != nil {
+			h := HidingOf(*sc.Hidden)
+			out[i].Hiding = &h
+		}
 	}
 	return out, nil
 }
