@@ -59,6 +59,7 @@ var graphqlOps = map[string]string{
 	"Query.suggest":            `{ suggest(text: "the message broker disk filled up") { lang } }`,
 	"Query.similarToText":      `{ similarToText(text: "consumer lag after the broker disk filled", k: 2) { match { matches { score } } } }`,
 	"Query.caseHistory":        `{ caseHistory(id: "IL-9398") { version action by } }`,
+	"Query.similarJudgments":   `{ similarJudgments(caseId: "IL-0384") { judgments { judge grade } hidden { by } } }`,
 	"introspection":            `{ __schema { queryType { name } } }`,
 }
 
@@ -73,6 +74,7 @@ var jsonOps = map[string]string{
 	"GET /vocab":                      "/vocab",
 	"GET /suggest":                    "/suggest?q=consumer+lag+after+broker+disk+filled",
 	"GET /cases/{id}/history":         "/cases/IL-9398/history",
+	"GET /cases/{id}/judgments":       "/cases/IL-0384/judgments",
 	"GET /openapi.json":               "/openapi.json",
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/ilgraph/ilgraph/internal/corpus"
 )
 
-// The matrix's changes to cases. Each success changes the graph, and each
+// The matrix's changes to cases and to judgments of similar cases. Each success changes the graph, and each
 // runs for every column allowed to write (editor, admin) in both modes, so
 // each request is made when it is sent, from the graph as it is then: a
 // create names a new id, an update and a restore the current version of
@@ -57,7 +57,18 @@ func (m *matrixWrites) setUp(core *explore.Service) {
 			m.t.Fatal(err)
 		}
 	}
+	// The judgment a hiding rests on: made by a principal no column acts
+	// as, so no column's withdrawal takes it away.
+	if _, err := core.JudgeSimilar(ctx, matrixQuery, matrixMatch, ilgraph.GradeNotRelevant, "set up by the matrix"); err != nil {
+		m.t.Fatal(err)
+	}
 }
+
+// The pair the matrix judges, withdraws, hides and shows again.
+const (
+	matrixQuery = "IL-0384"
+	matrixMatch = "IL-0282"
+)
 
 func (m *matrixWrites) caseJSON(id string) []byte {
 	c := map[string]any{}
@@ -136,6 +147,24 @@ func (m *matrixWrites) operations() map[string]operation {
 		"POST /cases/{id}/restore": {door: "json", method: "POST", need: ilgraph.RoleEditor, make: func() (string, string, http.Header) {
 			return "/cases/" + matrixRestored + "/restore", `{"from": 1}`, ifMatch(m.version(matrixRestored))
 		}},
+		// Judgments of similar cases: a reviewer judges and withdraws, an
+		// editor hides and shows again.
+		"Mutation.judgeSimilar": {door: "graphql", method: "POST", need: ilgraph.RoleReviewer, path: "/graphql",
+			body: gqlBody(fmt.Sprintf(`mutation { judgeSimilar(caseId: %q, match: %q, grade: RELEVANT, reason: "matrix") { judge } }`, matrixQuery, matrixMatch))},
+		"Mutation.withdrawJudgment": {door: "graphql", method: "POST", need: ilgraph.RoleReviewer, path: "/graphql",
+			body: gqlBody(fmt.Sprintf(`mutation { withdrawJudgment(caseId: %q, match: %q) }`, matrixQuery, matrixMatch))},
+		"Mutation.hideSimilar": {door: "graphql", method: "POST", need: ilgraph.RoleEditor, path: "/graphql",
+			body: gqlBody(fmt.Sprintf(`mutation { hideSimilar(caseId: %q, match: %q) { by } }`, matrixQuery, matrixMatch))},
+		"Mutation.unhideSimilar": {door: "graphql", method: "POST", need: ilgraph.RoleEditor, path: "/graphql",
+			body: gqlBody(fmt.Sprintf(`mutation { unhideSimilar(caseId: %q, match: %q) }`, matrixQuery, matrixMatch))},
+		"PUT /cases/{id}/similar/{match}/judgment": {door: "json", method: "PUT", need: ilgraph.RoleReviewer,
+			path: "/cases/" + matrixQuery + "/similar/" + matrixMatch + "/judgment", body: `{"grade": "relevant", "reason": "matrix"}`},
+		"DELETE /cases/{id}/similar/{match}/judgment": {door: "json", method: "DELETE", need: ilgraph.RoleReviewer,
+			path: "/cases/" + matrixQuery + "/similar/" + matrixMatch + "/judgment"},
+		"PUT /cases/{id}/similar/{match}/hidden": {door: "json", method: "PUT", need: ilgraph.RoleEditor,
+			path: "/cases/" + matrixQuery + "/similar/" + matrixMatch + "/hidden"},
+		"DELETE /cases/{id}/similar/{match}/hidden": {door: "json", method: "DELETE", need: ilgraph.RoleEditor,
+			path: "/cases/" + matrixQuery + "/similar/" + matrixMatch + "/hidden"},
 	}
 	return ops
 }
