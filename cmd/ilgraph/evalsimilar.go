@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,11 +9,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/relevance"
 )
 
 func runEvalSimilar(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval similar", `Usage: ilgraph eval similar [--seeds DIR] [--judged DIR] [--judge 1|2|both] [--json]
+	fs := newFlagSet("eval similar", `Usage: ilgraph eval similar [--seeds DIR] [--judged DIR] [--judge 1|2|both] [--judgments] [--json]
        ilgraph eval similar --agreement [--judged DIR] [--json]
        ilgraph eval similar --compare RANKER,RANKER [--seeds DIR] [--judged DIR]
        ilgraph eval similar --pool DEPTH --queries ID,ID,... [--judged DIR]
@@ -29,6 +31,11 @@ second judge's blind grades of the same pairs (DIR/NAME.judge2.tsv); both,
 the mean of the two, a pair counting as relevant when the mean is at least
 1 and as strong when it is at least 1.5 (pairs only one judge graded are
 then unjudged).
+
+--judgments also scores every ranker against the judgments of similar
+matches made in use, read from the Neo4j of NEO4J_URI (a set named
+judgments: a pair several judges graded counts with the mean of their
+grades, as --judge both does).
 
 With --agreement, prints instead how far the two judges agree on every set:
 exact agreement, Cohen's kappa (unweighted, linear and quadratic weights,
@@ -51,6 +58,7 @@ shuffled and without ranker names, as lines to grade.`, stderr)
 	judge := fs.String("judge", "1", "whose grades: 1, 2 or both (the mean of the two judges)")
 	agreement := fs.Bool("agreement", false, "print the two judges' agreement on every set instead")
 	compare := fs.String("compare", "", "A,B: print the results ranker A brings into the top 5 against ranker B, graded by each judge")
+	inUse := fs.Bool("judgments", false, "also score against the judgments made in use, read from Neo4j")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -69,6 +77,13 @@ shuffled and without ranker names, as lines to grade.`, stderr)
 	}
 	if err != nil && *pool == 0 {
 		return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot read the judged sets")
+	}
+	if *inUse {
+		set, err := judgmentsSet(context.Background())
+		if err != nil {
+			return err
+		}
+		sets = append(sets, set)
 	}
 	rankers := relevance.Rankers(cases)
 	if *compare != "" {
@@ -191,4 +206,18 @@ func printCompare(dir, names string, rankers []relevance.Ranker, stdout io.Write
 		}
 	}
 	return tw.Flush()
+}
+
+// judgmentsSet reads the judgments made in use from Neo4j as a set.
+func judgmentsSet(ctx context.Context) (*relevance.Set, error) {
+	db, err := graph.Open(ctx, graph.ConfigFromEnv())
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	js, err := db.AllJudgments(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return relevance.FromJudgments("judgments", js), nil
 }

@@ -13,10 +13,63 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/graph"
+	"github.com/ilgraph/ilgraph/relevance"
 )
 
+// runExportJudgments writes the judgments of similar cases stored in
+// Neo4j as a judged set in testdata/relevance's format.
+func runExportJudgments(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("export judgments", `Usage: ilgraph export judgments FILE|-
+
+Writes every judgment of a similar match made in use (docs/api.md#judging-similar-cases)
+as a judged set in testdata/relevance's format: query, case, grade 0-2 and
+reason, separated by tabs, one line per pair (several judges: the lower
+median of their grades, and each judge's reason). - writes to standard
+output. ilgraph eval similar --judged reads such files; eval similar
+--judgments reads the judgments from Neo4j directly.
+
+(To export cases into a folder named judgments, write ./judgments.)`, stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "ilgraph export judgments: name one file to write, or - for standard output")
+		return errUsage
+	}
+	db, err := graph.Open(ctx, graph.ConfigFromEnv())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	js, err := db.AllJudgments(ctx)
+	if err != nil {
+		return err
+	}
+	out, name := stdout, fs.Arg(0)
+	if name != "-" {
+		f, err := os.Create(name)
+		if err != nil {
+			return ilgraph.WrapError(ilgraph.EINVALID, err, "%s: cannot write", name)
+		}
+		defer f.Close()
+		out = f
+	}
+	n, err := relevance.WriteTSV(out, js)
+	if err != nil {
+		return ilgraph.WrapError(ilgraph.EINVALID, err, "%s: cannot write", name)
+	}
+	if name != "-" {
+		fmt.Fprintf(stdout, "exported %d judged pairs (%d judgments) to %s\n", n, len(js), name)
+	}
+	return nil
+}
+
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "judgments" {
+		return runExportJudgments(ctx, args[1:], stdout, stderr)
+	}
 	fs := newFlagSet("export", `Usage: ilgraph export DIR
+       ilgraph export judgments FILE|-
 
 Writes every case in Neo4j back as a file in the library's JSON format,
 one per case, DIR/<id>.json (as in seeds/cases/), the JSON as stored:
