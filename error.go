@@ -60,6 +60,8 @@ const (
 	FieldFilterTextFields  = "filter.textFields"
 	FieldVersion           = "case.version"     // the version of a case a write read (JSON API: If-Match)
 	FieldRestoreFrom       = "case.restoreFrom" // the earlier version of a case a restore writes again
+	FieldReviewDecisions   = "review.decisions" // a review's decisions on a case's machine-suggested tags
+	FieldReviewAdd         = "review.add"       // the tags a review adds
 )
 
 // Term list matches: the key of a filter's any-of or all-of list of a kind
@@ -96,7 +98,7 @@ var FieldKeys = append([]string{FieldPageSize, FieldPageCursor, FieldSort, Field
 	FieldBreakdownTop, FieldLiftBase, FieldLiftBaseFilter, FieldMinCount, FieldMinSupport,
 	FieldNeighbourhoodDepth, FieldNeighbourhoodNodes, FieldConnectionHops, FieldConnectionCount,
 	FieldFilter, FieldFilterExcludeOrgs, FieldFilterDateFrom, FieldFilterDateTo, FieldFilterTextMode, FieldFilterTextFields,
-	FieldVersion, FieldRestoreFrom},
+	FieldVersion, FieldRestoreFrom, FieldReviewDecisions, FieldReviewAdd},
 	kindFieldKeys()...)
 
 // kindFieldKeys are the keys of every kind's terms in a filter and a

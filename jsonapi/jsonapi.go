@@ -111,6 +111,8 @@ var fieldNames = withKindParams(map[string]string{
 	ilgraph.FieldFilterDateTo:    "to",
 	ilgraph.FieldVersion:         "If-Match",
 	ilgraph.FieldRestoreFrom:     "from",
+	ilgraph.FieldReviewDecisions: "decisions",
+	ilgraph.FieldReviewAdd:       "add",
 })
 
 // withKindParams adds the names of every kind's terms in a filter: the

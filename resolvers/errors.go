@@ -35,6 +35,8 @@ var fieldNames = withKindFields(map[string]string{
 	ilgraph.FieldFilterTextFields:   "filter.textFields",
 	ilgraph.FieldVersion:            "version",
 	ilgraph.FieldRestoreFrom:        "from",
+	ilgraph.FieldReviewDecisions:    "decisions",
+	ilgraph.FieldReviewAdd:          "add",
 })
 
 // withKindFields adds the names of every kind's terms in a filter and a
