@@ -60,6 +60,8 @@ var graphqlOps = map[string]string{
 	"Query.similarToText":      `{ similarToText(text: "consumer lag after the broker disk filled", k: 2) { match { matches { score } } } }`,
 	"Query.caseHistory":        `{ caseHistory(id: "IL-9398") { version action by } }`,
 	"introspection":            `{ __schema { queryType { name } } }`,
+	// The review of machine-tagged cases (Mutation.reviewCase: auth_matrix_writes_test.go).
+	"Query.reviewQueue": `{ reviewQueue(first: 2) { totalCount nodes { case { id } suggested { kind confidence } } } }`,
 }
 
 // jsonOps are the JSON API's routes, keyed as admission.Classes keys them,
