@@ -45,7 +45,7 @@ type Options struct {
 
 // Patterns are the paths the handler answers, to mount it in the HTTP
 // shell (httpapi.Options.Routes): pattern → the same handler, with Fail.
-var Patterns = []string{"/cases", "/cases/", "/topics/", "/vocab", "/suggest", "/openapi.json"}
+var Patterns = []string{"/cases", "/cases/", "/topics/", "/vocab", "/suggest", "/openapi.json", "/review-queue"}
 
 type api struct {
 	core *explore.Service
@@ -87,7 +87,7 @@ func allowed(path string) string {
 		return "GET, HEAD, POST"
 	case len(parts) == 2 && parts[0] == "cases":
 		return "GET, HEAD, PUT, DELETE"
-	case len(parts) == 3 && parts[0] == "cases" && parts[2] == "restore":
+	case len(parts) == 3 && parts[0] == "cases" && (parts[2] == "restore" || parts[2] == "review"):
 		return "POST"
 	}
 	return "GET, HEAD"
@@ -142,6 +142,9 @@ func (a *api) routes() map[string]http.HandlerFunc {
 		"PUT /cases/{id}":                 a.updateCase,
 		"DELETE /cases/{id}":              a.deleteCase,
 		"POST /cases/{id}/restore":        a.restoreCase,
+		// The review of machine-tagged cases (review.go).
+		"GET /review-queue":       a.reviewQueue,
+		"POST /cases/{id}/review": a.reviewCase,
 	}
 }
 

@@ -76,6 +76,7 @@ var jsonOps = map[string]string{
 	"GET /suggest":                    "/suggest?q=consumer+lag+after+broker+disk+filled",
 	"GET /cases/{id}/history":         "/cases/IL-9398/history",
 	"GET /openapi.json":               "/openapi.json",
+	"GET /review-queue":               "/review-queue?limit=2",
 }
 
 // mcpOps are the MCP tools' arguments.

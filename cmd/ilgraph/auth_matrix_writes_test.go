@@ -207,6 +207,11 @@ func (m *matrixWrites) operations() map[string]operation {
 			ds := m.acceptAll(func(k ilgraph.Kind) string { return strings.ToUpper(string(k)) })
 			return fmt.Sprintf(`mutation { reviewCase(id: %q, version: %d, decisions: %s) { revision { version action } } }`, id, v, gqlDecisions(ds))
 		})},
+		"POST /cases/{id}/review": {door: "json", method: "POST", need: ilgraph.RoleReviewer, make: func() (string, string, http.Header) {
+			id, v := m.reviewCase()
+			b, _ := json.Marshal(map[string]any{"decisions": m.acceptAll(func(k ilgraph.Kind) string { return string(k) })})
+			return "/cases/" + id + "/review", string(b), ifMatch(v)
+		}},
 		"POST /cases": {door: "json", method: "POST", need: ilgraph.RoleEditor, make: func() (string, string, http.Header) {
 			return "/cases", string(m.caseJSON(m.nextCreated())), nil
 		}},

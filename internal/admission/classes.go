@@ -78,8 +78,10 @@ var Classes = map[string]Class{
 	// The review of machine-tagged cases: the queue runs the suggestion
 	// engine over every case of its page, as Query.suggest does once; a
 	// review is one validation and one write transaction.
-	"Query.reviewQueue":   Similarity,
-	"Mutation.reviewCase": List,
+	"Query.reviewQueue":       Similarity,
+	"Mutation.reviewCase":     List,
+	"GET /review-queue":       Similarity,
+	"POST /cases/{id}/review": List,
 }
 
 // ClassOf is the class of a table key; it panics for a key the table does
