@@ -49,7 +49,43 @@ type Review struct {
 	WrittenBy  string `json:"written_by,omitempty"`
 	ReviewedAt string `json:"reviewed_at"`
 	ReviewedBy string `json:"reviewed_by"`
+	// Decisions is, for a machine-tagged case reviewed through the API,
+	// the record of the review: every tag the machine had suggested, with
+	// its confidence and what the reviewer decided, then the tags the
+	// reviewer added. Empty for any other case.
+	Decisions []ReviewDecision `json:"decisions,omitempty"`
 }
+
+// The decisions of a review (ReviewDecision.Decision): a machine-suggested
+// tag is accepted, rejected or replaced by another term of its kind; a tag
+// nobody suggested is added.
+const (
+	DecisionAccept  = "accept"
+	DecisionReject  = "reject"
+	DecisionReplace = "replace"
+	DecisionAdd     = "add"
+)
+
+// Decisions lists the decisions a review records, in the order the API
+// documents them.
+var Decisions = []string{DecisionAccept, DecisionReject, DecisionReplace, DecisionAdd}
+
+// ReviewDecision is one entry of a review's record: a tag of kind Kind the
+// machine suggested (or, for DecisionAdd, the reviewer added), the
+// machine's confidence in it when it recorded one, and the decision; With
+// is the term that replaced it (DecisionReplace only).
+type ReviewDecision struct {
+	Kind       Kind     `json:"kind"`
+	Term       string   `json:"term"`
+	Confidence *float64 `json:"confidence,omitempty"`
+	Decision   string   `json:"decision"`
+	With       string   `json:"with,omitempty"`
+}
+
+// MachineKinds are the kinds a machine tags (ilgraph import) and a review
+// decides on: those TagConfidence has a field for. Mechanisms are chosen
+// by people only.
+var MachineKinds = []Kind{KindRootCause, KindComponent, KindSymptom, KindContributing, KindDomain}
 
 // Case is one incident in the incident-library JSON format. Every field of
 // the format has a typed field here; Raw keeps the case's JSON exactly as it

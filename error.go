@@ -63,6 +63,8 @@ const (
 	FieldJudgmentMatch     = "judgment.match"   // the similar case a judgment or a hiding is about
 	FieldJudgmentGrade     = "judgment.grade"   // how relevant a judge found the match
 	FieldJudgmentReason    = "judgment.reason"  // why, in a sentence
+	FieldReviewDecisions   = "review.decisions" // a review's decisions on a case's machine-suggested tags
+	FieldReviewAdd         = "review.add"       // the tags a review adds
 )
 
 // Term list matches: the key of a filter's any-of or all-of list of a kind
@@ -99,7 +101,7 @@ var FieldKeys = append([]string{FieldPageSize, FieldPageCursor, FieldSort, Field
 	FieldBreakdownTop, FieldLiftBase, FieldLiftBaseFilter, FieldMinCount, FieldMinSupport,
 	FieldNeighbourhoodDepth, FieldNeighbourhoodNodes, FieldConnectionHops, FieldConnectionCount,
 	FieldFilter, FieldFilterExcludeOrgs, FieldFilterDateFrom, FieldFilterDateTo, FieldFilterTextMode, FieldFilterTextFields,
-	FieldVersion, FieldRestoreFrom, FieldJudgmentMatch, FieldJudgmentGrade, FieldJudgmentReason},
+	FieldVersion, FieldRestoreFrom, FieldJudgmentMatch, FieldJudgmentGrade, FieldJudgmentReason, FieldReviewDecisions, FieldReviewAdd},
 	kindFieldKeys()...)
 
 // kindFieldKeys are the keys of every kind's terms in a filter and a

@@ -8,6 +8,10 @@ const (
 	ActionUpdate  = "update"
 	ActionDelete  = "delete"
 	ActionRestore = "restore"
+	// ActionReview is a review of a machine-tagged case's tags
+	// (explore.Service.ReviewCase): a new version with the tags decided,
+	// the case marked reviewed and review.decisions recording the review.
+	ActionReview = "review"
 )
 
 // Revision is one entry of a case's history: one write made through the
@@ -18,7 +22,7 @@ const (
 type Revision struct {
 	CaseID  string
 	Version int64
-	Action  string // ActionCreate, ActionUpdate, ActionDelete or ActionRestore
+	Action  string // ActionCreate, ActionUpdate, ActionDelete, ActionRestore or ActionReview
 	By      string // the principal's name
 	At      string // RFC 3339, UTC
 	// RestoredFrom is, for a restore, the version whose JSON it wrote.
@@ -40,7 +44,7 @@ type InputProblem struct {
 
 // CaseChange is one write of one case, as the core hands it to the store.
 type CaseChange struct {
-	Action string // ActionCreate, ActionUpdate, ActionDelete or ActionRestore
+	Action string // ActionCreate, ActionUpdate, ActionDelete, ActionRestore or ActionReview
 	ID     string
 	// Case is what a create, update or restore writes, validated; nil for
 	// a delete.
@@ -52,4 +56,13 @@ type CaseChange struct {
 	At     time.Time
 	// RestoredFrom is, for a restore, the version whose JSON Case holds.
 	RestoredFrom int64
+}
+
+// Role is the role a change needs: a review, the reviewer's; any other
+// change, the editor's.
+func (ch CaseChange) Role() Role {
+	if ch.Action == ActionReview {
+		return RoleReviewer
+	}
+	return RoleEditor
 }

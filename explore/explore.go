@@ -81,6 +81,10 @@ type Similarity interface {
 // Service implements it).
 type Suggester interface {
 	Suggest(ctx context.Context, text, lang string) (*suggest.Result, error)
+	// SuggestExcluding is Suggest with the case caseID left out of every
+	// statistic: the evidence for a stored case's tags without its own
+	// vote.
+	SuggestExcluding(ctx context.Context, text, lang, caseID string) (*suggest.Result, error)
 }
 
 // ReadModel answers case lists and dashboard aggregates over filters

@@ -20,6 +20,10 @@ func (s engineSuggester) Suggest(_ context.Context, text, lang string) (*suggest
 	return s.e.Suggest(text, lang, "")
 }
 
+func (s engineSuggester) SuggestExcluding(_ context.Context, text, lang, caseID string) (*suggest.Result, error) {
+	return s.e.Suggest(text, lang, caseID)
+}
+
 // protocolWords are the names front doors give inputs (GraphQL's
 // arguments, the JSON API's parameters, MCP's arguments): a message of the
 // core names none of them, so that each door can name the input its own way.

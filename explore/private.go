@@ -96,11 +96,12 @@ func (g guardedJudgments) SimilarFeedback(ctx context.Context, query string) ([]
 }
 
 // guardedWriter checks a viewer where the writer reads (its writes are
-// behind the editor check of every write).
+// behind the check of every write: the editor, or for a review the
+// reviewer).
 type guardedWriter struct{ w CaseWriter }
 
 func (g guardedWriter) WriteCase(ctx context.Context, ch ilgraph.CaseChange) (*ilgraph.Revision, error) {
-	if err := ilgraph.Require(ctx, ilgraph.RoleEditor); err != nil {
+	if err := ilgraph.Require(ctx, ch.Role()); err != nil {
 		return nil, err
 	}
 	return g.w.WriteCase(ctx, ch)
@@ -125,6 +126,13 @@ func (g guardedWriter) CaseJSON(ctx context.Context, id string) (string, int64, 
 		return "", 0, err
 	}
 	return g.w.CaseJSON(ctx, id)
+}
+
+func (g guardedWriter) MachineTaggedCases(ctx context.Context, offset, limit int) ([]string, int, error) {
+	if err := viewer(ctx); err != nil {
+		return nil, 0, err
+	}
+	return g.w.MachineTaggedCases(ctx, offset, limit)
 }
 
 func viewer(ctx context.Context) error { return ilgraph.Require(ctx, ilgraph.RoleViewer) }
@@ -338,4 +346,11 @@ func (g guardedSuggester) Suggest(ctx context.Context, text, lang string) (*sugg
 		return nil, err
 	}
 	return g.s.Suggest(ctx, text, lang)
+}
+
+func (g guardedSuggester) SuggestExcluding(ctx context.Context, text, lang, caseID string) (*suggest.Result, error) {
+	if err := viewer(ctx); err != nil {
+		return nil, err
+	}
+	return g.s.SuggestExcluding(ctx, text, lang, caseID)
 }

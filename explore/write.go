@@ -21,6 +21,10 @@ type CaseWriter interface {
 	CaseVersionJSON(ctx context.Context, id string, v int64) (string, error)
 	// CaseJSON returns a case's JSON and version; "" for an unknown case.
 	CaseJSON(ctx context.Context, id string) (string, int64, error)
+	// MachineTaggedCases returns a page of the review queue — the ids of
+	// the machine-tagged cases, by date descending, then id — and its
+	// length.
+	MachineTaggedCases(ctx context.Context, offset, limit int) ([]string, int, error)
 }
 
 // CaseValidator checks a case given to a write as `ilgraph load --strict`
@@ -188,13 +192,16 @@ func (s *Service) checkedCase(ctx context.Context, data []byte) (*ilgraph.Case, 
 // behind it answers no question (the store does) and the similarity index
 // is rebuilt before it ranks again.
 func (s *Service) write(ctx context.Context, ch ilgraph.CaseChange) (*ilgraph.Revision, error) {
-	if err := ilgraph.Require(ctx, ilgraph.RoleEditor); err != nil {
+	if err := ilgraph.Require(ctx, ch.Role()); err != nil {
 		return nil, err
 	}
 	if s.writer == nil {
 		return nil, errNoWrites
 	}
-	ch.By, ch.At = ilgraph.PrincipalFrom(ctx).Name, time.Now()
+	ch.By = ilgraph.PrincipalFrom(ctx).Name
+	if ch.At.IsZero() {
+		ch.At = time.Now()
+	}
 	rev, err := s.writer.WriteCase(ctx, ch)
 	if err != nil {
 		return nil, err

@@ -76,6 +76,8 @@ func schema() []string {
 		"CREATE INDEX case_severity IF NOT EXISTS FOR (n:Case) ON (n.severity)",
 		"CREATE INDEX case_org_slug IF NOT EXISTS FOR (n:Case) ON (n.org_slug)",
 		"CREATE INDEX case_content_hash IF NOT EXISTS FOR (n:Case) ON (n.content_hash)",
+		// The review queue (review.go): the machine-tagged cases.
+		"CREATE INDEX case_machine_tagged IF NOT EXISTS FOR (n:Case) ON (n.machine_tagged)",
 		// A case's history (casewrite.go): one revision per version, looked
 		// up by case, and the ones no export has settled.
 		"CREATE CONSTRAINT case_revision_version IF NOT EXISTS FOR (r:CaseRevision) REQUIRE (r.case_id, r.version) IS UNIQUE",

@@ -151,6 +151,11 @@ func recordCase(r *neo4j.Record) (*ilgraph.Case, error) {
 			return nil, fmt.Errorf("case %s: tag_confidence: %w", c.ID, err)
 		}
 	}
+	if rd := prop[string](n, "review_decisions"); rd != "" {
+		if err := json.Unmarshal([]byte(rd), &c.Review.Decisions); err != nil {
+			return nil, fmt.Errorf("case %s: review_decisions: %w", c.ID, err)
+		}
+	}
 	text := func(name string) ilgraph.Text {
 		return ilgraph.Text{En: prop[string](n, name+"_en"), Ko: prop[string](n, name+"_ko")}
 	}

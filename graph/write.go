@@ -302,6 +302,11 @@ func caseProps(c *ilgraph.Case) map[string]any {
 		b, _ := json.Marshal(c.TagConfidence)
 		p["tag_confidence"] = string(b)
 	}
+	p["review_decisions"] = ""
+	if len(c.Review.Decisions) > 0 {
+		b, _ := json.Marshal(c.Review.Decisions)
+		p["review_decisions"] = string(b)
+	}
 	if d, err := time.Parse(ilgraph.DateLayout, c.Date); err == nil {
 		p["date"] = neo4j.DateOf(d)
 		p["year"] = int64(d.Year())

@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/loader"
@@ -226,7 +225,7 @@ func (t *Tagger) Case(r *Record) (*ilgraph.Case, loader.Problems) {
 	if c.OrgSlug == "" && strings.TrimSpace(r.Org) != "" {
 		return nil, problem("org", "%q has no letter or digit to make an organization slug of", ilgraph.Clip(r.Org, 60))
 	}
-	text := clipRunes(strings.TrimSpace(r.Title+"\n\n"+r.Summary), suggest.MaxTextChars)
+	text := suggest.ImportText(r.Title, r.Summary)
 	if strings.TrimSpace(text) == "" {
 		return nil, problem("summary", "no title and no text to tag")
 	}
@@ -365,13 +364,6 @@ func Slug(name string) string {
 		s = strings.TrimRight(s[:100], "-")
 	}
 	return s
-}
-
-func clipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n])
 }
 
 // resolvedAfter is end − start as the library writes durations, or "" when

@@ -45,7 +45,7 @@ type Options struct {
 
 // Patterns are the paths the handler answers, to mount it in the HTTP
 // shell (httpapi.Options.Routes): pattern → the same handler, with Fail.
-var Patterns = []string{"/cases", "/cases/", "/topics/", "/vocab", "/suggest", "/openapi.json"}
+var Patterns = []string{"/cases", "/cases/", "/topics/", "/vocab", "/suggest", "/openapi.json", "/review-queue"}
 
 type api struct {
 	core *explore.Service
@@ -88,7 +88,7 @@ func allowed(path string) string {
 		return "GET, HEAD, POST"
 	case len(parts) == 2 && parts[0] == "cases":
 		return "GET, HEAD, PUT, DELETE"
-	case len(parts) == 3 && parts[0] == "cases" && parts[2] == "restore":
+	case len(parts) == 3 && parts[0] == "cases" && (parts[2] == "restore" || parts[2] == "review"):
 		return "POST"
 	case len(parts) == 5 && parts[0] == "cases" && parts[2] == "similar" && (parts[4] == "judgment" || parts[4] == "hidden"):
 		return "PUT, DELETE"
@@ -117,6 +117,8 @@ var fieldNames = withKindParams(map[string]string{
 	ilgraph.FieldJudgmentMatch:   "match",
 	ilgraph.FieldJudgmentGrade:   "grade",
 	ilgraph.FieldJudgmentReason:  "reason",
+	ilgraph.FieldReviewDecisions: "decisions",
+	ilgraph.FieldReviewAdd:       "add",
 })
 
 // withKindParams adds the names of every kind's terms in a filter: the
@@ -151,6 +153,9 @@ func (a *api) routes() map[string]http.HandlerFunc {
 		"DELETE /cases/{id}/similar/{match}/judgment": a.withdrawJudgment,
 		"PUT /cases/{id}/similar/{match}/hidden":      a.hideSimilar,
 		"DELETE /cases/{id}/similar/{match}/hidden":   a.unhideSimilar,
+		// The review of machine-tagged cases (review.go).
+		"GET /review-queue":       a.reviewQueue,
+		"POST /cases/{id}/review": a.reviewCase,
 	}
 }
 

@@ -213,6 +213,60 @@ func TestTagConfidenceChecked(t *testing.T) {
 	}
 }
 
+// TestReviewDecisionsChecked: the record of a review (review.decisions)
+// is checked for its form, entry by entry, without looking its terms up.
+func TestReviewDecisionsChecked(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	vocab := map[ilgraph.Kind]map[string]bool{
+		ilgraph.KindRootCause: {"deployment": true}, ilgraph.KindComponent: {"background-jobs": true},
+		ilgraph.KindSymptom: {"processing-backlog": true}, ilgraph.KindContributing: {"insufficient-testing": true},
+		ilgraph.KindDomain: {"payments": true},
+	}
+	conf := func(x float64) *float64 { return &x }
+	problems := func(r ilgraph.Review) []string {
+		c := ruleCase()
+		c.Review = r
+		var got []string
+		for _, p := range loader.CheckCase(c, vocab, now, loader.Position{File: "f"}) {
+			got = append(got, p.Field+": "+p.Msg)
+		}
+		return got
+	}
+	t.Run("a good record has no problem", func(t *testing.T) {
+		r := ilgraph.Review{WrittenBy: "import", ReviewedAt: "2025-12-01T10:00:00Z", ReviewedBy: "rita", Decisions: []ilgraph.ReviewDecision{
+			{Kind: ilgraph.KindRootCause, Term: "capacity", Confidence: conf(0.4), Decision: ilgraph.DecisionReplace, With: "deployment"},
+			{Kind: ilgraph.KindComponent, Term: "background-jobs", Confidence: conf(1), Decision: ilgraph.DecisionAccept},
+			{Kind: ilgraph.KindSymptom, Term: "a-term-since-removed", Decision: ilgraph.DecisionReject},
+			{Kind: ilgraph.KindMechanism, Term: "fleet-fan-out", Decision: ilgraph.DecisionAdd},
+		}}
+		if got := problems(r); len(got) > 0 {
+			t.Errorf("got %q, want no problem", got)
+		}
+	})
+	t.Run("each fault names its entry's field", func(t *testing.T) {
+		r := ilgraph.Review{WrittenBy: "import", Decisions: []ilgraph.ReviewDecision{
+			{Kind: ilgraph.KindMechanism, Term: "fleet-fan-out", Decision: ilgraph.DecisionAccept},
+			{Kind: ilgraph.KindComponent, Term: "Not An Id", Decision: "maybe", With: "x"},
+			{Kind: ilgraph.KindRootCause, Term: "capacity", Decision: ilgraph.DecisionReplace, Confidence: conf(1.5)},
+			{Kind: ilgraph.KindOrg, Term: "acme", Decision: ilgraph.DecisionAdd, Confidence: conf(0.5)},
+		}}
+		want := []string{
+			`review.decisions: a record of a review needs review.reviewed_at, when the review was made`,
+			`review.decisions[0].kind: "mechanism" is not a kind a machine tags (root_cause, component, symptom, contributing, domain)`,
+			`review.decisions[1].term: "Not An Id" is not a term id`,
+			`review.decisions[1].decision: "maybe" is not one of accept, reject, replace, add`,
+			`review.decisions[1].with: only a replacement names a term to replace with`,
+			`review.decisions[2].with: "" is not a term id: a replacement names the term that replaced the suggestion`,
+			`review.decisions[2].confidence: 1.5 is not a confidence between 0 and 1`,
+			`review.decisions[3].kind: "org" is not a kind of the vocabulary`,
+			`review.decisions[3].confidence: a tag the reviewer added has no machine confidence`,
+		}
+		if got := problems(r); !slices.Equal(got, want) {
+			t.Errorf("got %q\nwant %q", got, want)
+		}
+	})
+}
+
 func TestMachineTagged(t *testing.T) {
 	for _, tt := range []struct {
 		review ilgraph.Review

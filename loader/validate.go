@@ -34,6 +34,7 @@ func ValidateCase(c *ilgraph.Case, vocab map[ilgraph.Kind]map[string]bool, now t
 	ps.sizes(c)
 	ps.tags(c, vocab)
 	ps.tagConfidence(c)
+	ps.reviewDecisions(c)
 	ps.sources(c)
 	ps.links(c)
 	return ps
@@ -185,6 +186,54 @@ func (ps *caseProblems) tagConfidence(c *ilgraph.Case) {
 			case x < 0 || x > 1:
 				ps.add(field+"."+id, "%v is not a confidence between 0 and 1", x)
 			}
+		}
+	}
+}
+
+// reviewDecisions checks the record of a review made through the API
+// (review.decisions): each entry a kind a review decides on, a term id, a
+// known decision, with a replacement exactly when it replaces and a
+// confidence between 0 and 1 only for what the machine suggested. The terms
+// are not looked up in the vocabulary: the record says what was decided
+// then, and a rejected term may leave the vocabulary later.
+func (ps *caseProblems) reviewDecisions(c *ilgraph.Case) {
+	ds := c.Review.Decisions
+	if len(ds) == 0 {
+		return
+	}
+	if most := MaxListLen * len(ilgraph.VocabKinds); len(ds) > most {
+		ps.add("review.decisions", "%d entries, more than the limit of %d", len(ds), most)
+		return
+	}
+	if strings.TrimSpace(c.Review.ReviewedAt) == "" {
+		ps.add("review.decisions", "a record of a review needs review.reviewed_at, when the review was made")
+	}
+	for i, d := range ds {
+		f := fmt.Sprintf("review.decisions[%d]", i)
+		switch {
+		case d.Decision == ilgraph.DecisionAdd && (!d.Kind.Valid() || !slices.Contains(ilgraph.VocabKinds, d.Kind)):
+			ps.add(f+".kind", "%q is not a kind of the vocabulary", clip(string(d.Kind)))
+		case d.Decision != ilgraph.DecisionAdd && !slices.Contains(ilgraph.MachineKinds, d.Kind):
+			ps.add(f+".kind", "%q is not a kind a machine tags (root_cause, component, symptom, contributing, domain)", clip(string(d.Kind)))
+		}
+		if !ilgraph.TermIDPattern.MatchString(d.Term) {
+			ps.add(f+".term", "%q is not a term id", clip(d.Term))
+		}
+		if !slices.Contains(ilgraph.Decisions, d.Decision) {
+			ps.add(f+".decision", "%q is not one of %s", clip(d.Decision), strings.Join(ilgraph.Decisions, ", "))
+		}
+		switch {
+		case d.Decision == ilgraph.DecisionReplace && !ilgraph.TermIDPattern.MatchString(d.With):
+			ps.add(f+".with", "%q is not a term id: a replacement names the term that replaced the suggestion", clip(d.With))
+		case d.Decision != ilgraph.DecisionReplace && d.With != "":
+			ps.add(f+".with", "only a replacement names a term to replace with")
+		}
+		switch {
+		case d.Confidence == nil:
+		case d.Decision == ilgraph.DecisionAdd:
+			ps.add(f+".confidence", "a tag the reviewer added has no machine confidence")
+		case *d.Confidence < 0 || *d.Confidence > 1:
+			ps.add(f+".confidence", "%v is not a confidence between 0 and 1", *d.Confidence)
 		}
 	}
 }

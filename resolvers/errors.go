@@ -38,6 +38,8 @@ var fieldNames = withKindFields(map[string]string{
 	ilgraph.FieldJudgmentMatch:      "match",
 	ilgraph.FieldJudgmentGrade:      "grade",
 	ilgraph.FieldJudgmentReason:     "reason",
+	ilgraph.FieldReviewDecisions:    "decisions",
+	ilgraph.FieldReviewAdd:          "add",
 })
 
 // withKindFields adds the names of every kind's terms in a filter and a

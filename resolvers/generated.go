@@ -51,6 +51,9 @@ type ResolverRoot interface {
 	Profile() ProfileResolver
 	Query() QueryResolver
 	Review() ReviewResolver
+	ReviewDecision() ReviewDecisionResolver
+	ReviewQueueConnection() ReviewQueueConnectionResolver
+	ReviewSuggestion() ReviewSuggestionResolver
 	SharedFeature() SharedFeatureResolver
 	SimilarCase() SimilarCaseResolver
 	SimilarHiding() SimilarHidingResolver
@@ -273,6 +276,7 @@ type ComplexityRoot struct {
 		HideSimilar      func(childComplexity int, caseID string, match string) int
 		JudgeSimilar     func(childComplexity int, caseID string, match string, grade ilgraph.Grade, reason *string) int
 		RestoreCase      func(childComplexity int, id string, version int, from int) int
+		ReviewCase       func(childComplexity int, id string, version int, decisions []TagDecisionInput, add []TagInput) int
 		UnhideSimilar    func(childComplexity int, caseID string, match string) int
 		UpdateCase       func(childComplexity int, id string, version int, json string) int
 		WithdrawJudgment func(childComplexity int, caseID string, match string) int
@@ -322,6 +326,7 @@ type ComplexityRoot struct {
 		Cooccurrence       func(childComplexity int, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int, liftBase *explore.LiftBase, base *CaseFilter, minSupport *int) int
 		ExplainSimilarity  func(childComplexity int, a string, b string, weights *WeightsInput, rarity *bool) int
 		Neighbourhood      func(childComplexity int, node NodeInput, depth *int, limit *int) int
+		ReviewQueue        func(childComplexity int, first *int, after *string) int
 		SameRootCause      func(childComplexity int, caseID string, first *int, after *string) int
 		SharedWith         func(childComplexity int, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
 		SimilarCases       func(childComplexity int, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64, includeHidden *bool) int
@@ -344,9 +349,43 @@ type ComplexityRoot struct {
 	}
 
 	Review struct {
+		Decisions  func(childComplexity int) int
 		ReviewedAt func(childComplexity int) int
 		ReviewedBy func(childComplexity int) int
 		WrittenBy  func(childComplexity int) int
+	}
+
+	ReviewDecision struct {
+		Confidence func(childComplexity int) int
+		Decision   func(childComplexity int) int
+		Kind       func(childComplexity int) int
+		Term       func(childComplexity int) int
+		With       func(childComplexity int) int
+	}
+
+	ReviewQueueConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ReviewQueueEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	ReviewQueueItem struct {
+		Case         func(childComplexity int) int
+		EvidenceText func(childComplexity int) int
+		Suggested    func(childComplexity int) int
+	}
+
+	ReviewSuggestion struct {
+		Confidence func(childComplexity int) int
+		Evidence   func(childComplexity int) int
+		Kind       func(childComplexity int) int
+		Term       func(childComplexity int) int
 	}
 
 	SharedFeature struct {
@@ -648,6 +687,7 @@ type MutationResolver interface {
 	WithdrawJudgment(ctx context.Context, caseID string, match string) (bool, error)
 	HideSimilar(ctx context.Context, caseID string, match string) (*ilgraph.Hiding, error)
 	UnhideSimilar(ctx context.Context, caseID string, match string) (bool, error)
+	ReviewCase(ctx context.Context, id string, version int, decisions []TagDecisionInput, add []TagInput) (*CaseWriteResult, error)
 }
 type PageInfoResolver interface {
 	StartCursor(ctx context.Context, obj *explore.PageInfo) (*string, error)
@@ -689,11 +729,23 @@ type QueryResolver interface {
 	SuggestCutoffs(ctx context.Context) ([]explore.SuggestCutoff, error)
 	Suggest(ctx context.Context, text string, lang *string) (*suggest.Result, error)
 	SimilarToText(ctx context.Context, text string, lang *string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.TextMatch, error)
+	ReviewQueue(ctx context.Context, first *int, after *string) (*explore.ReviewQueue, error)
 }
 type ReviewResolver interface {
 	WrittenBy(ctx context.Context, obj *ilgraph.Review) (*string, error)
 	ReviewedAt(ctx context.Context, obj *ilgraph.Review) (*string, error)
 	ReviewedBy(ctx context.Context, obj *ilgraph.Review) (*string, error)
+}
+type ReviewDecisionResolver interface {
+	Decision(ctx context.Context, obj *ilgraph.ReviewDecision) (ReviewDecisionKind, error)
+	With(ctx context.Context, obj *ilgraph.ReviewDecision) (*string, error)
+}
+type ReviewQueueConnectionResolver interface {
+	Edges(ctx context.Context, obj *explore.ReviewQueue) ([]ReviewQueueEdge, error)
+	Nodes(ctx context.Context, obj *explore.ReviewQueue) ([]explore.ReviewItem, error)
+}
+type ReviewSuggestionResolver interface {
+	Term(ctx context.Context, obj *explore.SuggestedTag) (*ilgraph.Term, error)
 }
 type SharedFeatureResolver interface {
 	Term(ctx context.Context, obj *ilgraph.Feature) (*ilgraph.Term, error)
@@ -1649,6 +1701,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RestoreCase(childComplexity, args["id"].(string), args["version"].(int), args["from"].(int)), true
+	case "Mutation.reviewCase":
+		if e.ComplexityRoot.Mutation.ReviewCase == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reviewCase_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReviewCase(childComplexity, args["id"].(string), args["version"].(int), args["decisions"].([]TagDecisionInput), args["add"].([]TagInput)), true
 	case "Mutation.unhideSimilar":
 		if e.ComplexityRoot.Mutation.UnhideSimilar == nil {
 			break
@@ -1897,6 +1960,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Neighbourhood(childComplexity, args["node"].(NodeInput), args["depth"].(*int), args["limit"].(*int)), true
+	case "Query.reviewQueue":
+		if e.ComplexityRoot.Query.ReviewQueue == nil {
+			break
+		}
+
+		args, err := ec.field_Query_reviewQueue_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ReviewQueue(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Query.sameRootCause":
 		if e.ComplexityRoot.Query.SameRootCause == nil {
 			break
@@ -2045,6 +2119,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Remedy.Score(childComplexity), true
 
+	case "Review.decisions":
+		if e.ComplexityRoot.Review.Decisions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Review.Decisions(childComplexity), true
 	case "Review.reviewedAt":
 		if e.ComplexityRoot.Review.ReviewedAt == nil {
 			break
@@ -2063,6 +2143,119 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Review.WrittenBy(childComplexity), true
+
+	case "ReviewDecision.confidence":
+		if e.ComplexityRoot.ReviewDecision.Confidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewDecision.Confidence(childComplexity), true
+	case "ReviewDecision.decision":
+		if e.ComplexityRoot.ReviewDecision.Decision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewDecision.Decision(childComplexity), true
+	case "ReviewDecision.kind":
+		if e.ComplexityRoot.ReviewDecision.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewDecision.Kind(childComplexity), true
+	case "ReviewDecision.term":
+		if e.ComplexityRoot.ReviewDecision.Term == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewDecision.Term(childComplexity), true
+	case "ReviewDecision.with":
+		if e.ComplexityRoot.ReviewDecision.With == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewDecision.With(childComplexity), true
+
+	case "ReviewQueueConnection.edges":
+		if e.ComplexityRoot.ReviewQueueConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewQueueConnection.Edges(childComplexity), true
+	case "ReviewQueueConnection.nodes":
+		if e.ComplexityRoot.ReviewQueueConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewQueueConnection.Nodes(childComplexity), true
+	case "ReviewQueueConnection.pageInfo":
+		if e.ComplexityRoot.ReviewQueueConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewQueueConnection.PageInfo(childComplexity), true
+	case "ReviewQueueConnection.totalCount":
+		if e.ComplexityRoot.ReviewQueueConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewQueueConnection.TotalCount(childComplexity), true
+
+	case "ReviewQueueEdge.cursor":
+		if e.ComplexityRoot.ReviewQueueEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewQueueEdge.Cursor(childComplexity), true
+	case "ReviewQueueEdge.node":
+		if e.ComplexityRoot.ReviewQueueEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewQueueEdge.Node(childComplexity), true
+
+	case "ReviewQueueItem.case":
+		if e.ComplexityRoot.ReviewQueueItem.Case == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewQueueItem.Case(childComplexity), true
+	case "ReviewQueueItem.evidenceText":
+		if e.ComplexityRoot.ReviewQueueItem.EvidenceText == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewQueueItem.EvidenceText(childComplexity), true
+	case "ReviewQueueItem.suggested":
+		if e.ComplexityRoot.ReviewQueueItem.Suggested == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewQueueItem.Suggested(childComplexity), true
+
+	case "ReviewSuggestion.confidence":
+		if e.ComplexityRoot.ReviewSuggestion.Confidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewSuggestion.Confidence(childComplexity), true
+	case "ReviewSuggestion.evidence":
+		if e.ComplexityRoot.ReviewSuggestion.Evidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewSuggestion.Evidence(childComplexity), true
+	case "ReviewSuggestion.kind":
+		if e.ComplexityRoot.ReviewSuggestion.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewSuggestion.Kind(childComplexity), true
+	case "ReviewSuggestion.term":
+		if e.ComplexityRoot.ReviewSuggestion.Term == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewSuggestion.Term(childComplexity), true
 
 	case "SharedFeature.kind":
 		if e.ComplexityRoot.SharedFeature.Kind == nil {
@@ -2789,6 +2982,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CaseFilter", ec.unmarshalInputCaseFilter),
 			graphql.NewInputUnmarshaler("NodeInput", ec.unmarshalInputNodeInput),
 			graphql.NewInputUnmarshaler("ProfileInput", ec.unmarshalInputProfileInput),
+			graphql.NewInputUnmarshaler("TagDecisionInput", ec.unmarshalInputTagDecisionInput),
+			graphql.NewInputUnmarshaler("TagInput", ec.unmarshalInputTagInput),
 			graphql.NewInputUnmarshaler("TermMatch", ec.unmarshalInputTermMatch),
 			graphql.NewInputUnmarshaler("WeightsInput", ec.unmarshalInputWeightsInput),
 		)
@@ -3017,6 +3212,8 @@ enum CaseAction {
   UPDATE
   DELETE
   RESTORE
+  "A review of a machine-tagged case's tags (reviewCase)."
+  REVIEW
 }
 
 type Query {
@@ -3826,6 +4023,130 @@ type Profile {
   domains: [Term!]!
   mechanisms: [Term!]!
 }
+
+# The review of machine-tagged cases (docs/api.md#reviewing-machine-tagged-cases).
+
+extend type Query {
+  """
+  The machine-tagged cases waiting for review (Case.machineTagged), newest
+  first (by date descending, then id), one page at a time (first ≤ 100), each
+  with every tag of the kinds a machine tags, its confidence and the
+  suggestion engine's evidence. Read as every query is; reviewCase needs the
+  reviewer role.
+  """
+  reviewQueue(first: Int, after: String): ReviewQueueConnection!
+}
+
+extend type Mutation {
+  """
+  Review the machine-tagged case id, read at version (the reviewer role or
+  above): a decision on every suggested tag (ReviewQueueItem.suggested) —
+  accept, reject, or replace with another term of its kind — and tags to add
+  (any vocabulary kind but the root cause). The root cause can be accepted or
+  replaced, not rejected: a case has exactly one. The result is a new
+  version of the case, written as every change is (one transaction, a
+  history entry with action REVIEW): the tags decided, review.reviewedAt and
+  reviewedBy set, so that the case is no longer machineTagged and
+  reviewedOnly includes it; tagConfidence keeps the accepted tags' only, and
+  review.decisions records every suggestion, its confidence and the
+  decision. INVALID, with extensions.problems naming decisions[i].term,
+  decisions[i].with, add[i].term …, for a decision on a tag that was not
+  suggested, a suggested tag without a decision, an unknown term, or a
+  result that breaks a tagging rule (then the problems name the case's
+  fields); CONFLICT for a stale version; nothing changes then.
+  """
+  reviewCase(id: ID!, version: Int!, decisions: [TagDecisionInput!]!, add: [TagInput!]): CaseWriteResult!
+}
+
+"A reviewer's decision on one suggested tag."
+input TagDecisionInput {
+  kind: Kind!
+  "The suggested term."
+  term: ID!
+  decision: TagDecision!
+  "REPLACE only: the term of the same kind that replaces it."
+  with: ID
+}
+
+"A tag a review adds."
+input TagInput {
+  kind: Kind!
+  term: ID!
+}
+
+enum TagDecision {
+  ACCEPT
+  REJECT
+  REPLACE
+}
+
+type ReviewQueueConnection {
+  edges: [ReviewQueueEdge!]!
+  nodes: [ReviewQueueItem!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type ReviewQueueEdge {
+  cursor: String!
+  node: ReviewQueueItem!
+}
+
+"A machine-tagged case waiting for review."
+type ReviewQueueItem {
+  case: Case!
+  "Every tag of the kinds a machine tags, kind by kind in the case's order: each needs a decision."
+  suggested: [ReviewSuggestion!]!
+  """
+  The text the evidence was read in, the one the importer tagged: title.en,
+  a blank line and summary.en (at most 10,000 characters). Evidence.start and
+  end are byte offsets into it.
+  """
+  evidenceText: String!
+}
+
+"One machine-suggested tag of a case in the review queue."
+type ReviewSuggestion {
+  kind: Kind!
+  term: Term!
+  "The machine's confidence when it tagged the case (tag_confidence); null when it recorded none."
+  confidence: Float
+  """
+  What the suggestion engine says for the term given the case's text now,
+  the case itself left out: the phrases that matched and the similar cases
+  that voted. Empty when the engine does not point to the term.
+  """
+  evidence: [Evidence!]!
+}
+
+extend type Review {
+  """
+  The record of a review made through the API (reviewCase): every tag the
+  machine suggested with its confidence and the decision, then the tags the
+  reviewer added. Empty for any other case.
+  """
+  decisions: [ReviewDecision!]!
+}
+
+"One entry of a review's record."
+type ReviewDecision {
+  kind: Kind!
+  "The term's id (kept as recorded, even should it leave the vocabulary)."
+  term: ID!
+  "The machine's confidence in a suggested tag; null for an added one, or when none was recorded."
+  confidence: Float
+  decision: ReviewDecisionKind!
+  "REPLACE only: the term that replaced it."
+  with: ID
+}
+
+enum ReviewDecisionKind {
+  ACCEPT
+  REJECT
+  REPLACE
+  "A tag the reviewer added."
+  ADD
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -4308,8 +4629,76 @@ func (ec *executionContext) childFields_Review(ctx context.Context, field graphq
 		return ec.fieldContext_Review_reviewedAt(ctx, field)
 	case "reviewedBy":
 		return ec.fieldContext_Review_reviewedBy(ctx, field)
+	case "decisions":
+		return ec.fieldContext_Review_decisions(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Review", field.Name)
+}
+
+func (ec *executionContext) childFields_ReviewDecision(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_ReviewDecision_kind(ctx, field)
+	case "term":
+		return ec.fieldContext_ReviewDecision_term(ctx, field)
+	case "confidence":
+		return ec.fieldContext_ReviewDecision_confidence(ctx, field)
+	case "decision":
+		return ec.fieldContext_ReviewDecision_decision(ctx, field)
+	case "with":
+		return ec.fieldContext_ReviewDecision_with(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReviewDecision", field.Name)
+}
+
+func (ec *executionContext) childFields_ReviewQueueConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ReviewQueueConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_ReviewQueueConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ReviewQueueConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ReviewQueueConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReviewQueueConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ReviewQueueEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ReviewQueueEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ReviewQueueEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReviewQueueEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ReviewQueueItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "case":
+		return ec.fieldContext_ReviewQueueItem_case(ctx, field)
+	case "suggested":
+		return ec.fieldContext_ReviewQueueItem_suggested(ctx, field)
+	case "evidenceText":
+		return ec.fieldContext_ReviewQueueItem_evidenceText(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReviewQueueItem", field.Name)
+}
+
+func (ec *executionContext) childFields_ReviewSuggestion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_ReviewSuggestion_kind(ctx, field)
+	case "term":
+		return ec.fieldContext_ReviewSuggestion_term(ctx, field)
+	case "confidence":
+		return ec.fieldContext_ReviewSuggestion_confidence(ctx, field)
+	case "evidence":
+		return ec.fieldContext_ReviewSuggestion_evidence(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReviewSuggestion", field.Name)
 }
 
 func (ec *executionContext) childFields_SharedFeature(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4980,6 +5369,44 @@ func (ec *executionContext) field_Mutation_restoreCase_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_reviewCase_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "version",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["version"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "decisions",
+		func(ctx context.Context, v any) ([]TagDecisionInput, error) {
+			return ec.unmarshalNTagDecisionInput2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐTagDecisionInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["decisions"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "add",
+		func(ctx context.Context, v any) ([]TagInput, error) {
+			return ec.unmarshalOTagInput2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐTagInputᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["add"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_unhideSimilar_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5337,6 +5764,28 @@ func (ec *executionContext) field_Query_neighbourhood_args(ctx context.Context, 
 		return nil, err
 	}
 	args["limit"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_reviewQueue_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -9684,6 +10133,50 @@ func (ec *executionContext) fieldContext_Mutation_unhideSimilar(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_reviewCase(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reviewCase(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReviewCase(ctx, fc.Args["id"].(string), fc.Args["version"].(int), fc.Args["decisions"].([]TagDecisionInput), fc.Args["add"].([]TagInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *CaseWriteResult) graphql.Marshaler {
+			return ec.marshalNCaseWriteResult2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseWriteResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reviewCase(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CaseWriteResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reviewCase_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *explore.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11126,6 +11619,50 @@ func (ec *executionContext) fieldContext_Query_similarToText(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_reviewQueue(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_reviewQueue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ReviewQueue(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.ReviewQueue) graphql.Marshaler {
+			return ec.marshalNReviewQueueConnection2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐReviewQueue(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_reviewQueue(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReviewQueueConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_reviewQueue_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11388,6 +11925,524 @@ func (ec *executionContext) _Review_reviewedBy(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Review_reviewedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Review", field, true, true, "String")
+}
+
+func (ec *executionContext) _Review_decisions(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Review) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Review_decisions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Decisions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ilgraph.ReviewDecision) graphql.Marshaler {
+			return ec.marshalNReviewDecision2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐReviewDecisionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Review_decisions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Review",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReviewDecision(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReviewDecision_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.ReviewDecision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewDecision_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
+			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewDecision_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewDecision", field, false, false, "Kind")
+}
+
+func (ec *executionContext) _ReviewDecision_term(ctx context.Context, field graphql.CollectedField, obj *ilgraph.ReviewDecision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewDecision_term(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Term, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewDecision_term(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewDecision", field, false, false, "ID")
+}
+
+func (ec *executionContext) _ReviewDecision_confidence(ctx context.Context, field graphql.CollectedField, obj *ilgraph.ReviewDecision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewDecision_confidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Confidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewDecision_confidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewDecision", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ReviewDecision_decision(ctx context.Context, field graphql.CollectedField, obj *ilgraph.ReviewDecision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewDecision_decision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ReviewDecision().Decision(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ReviewDecisionKind) graphql.Marshaler {
+			return ec.marshalNReviewDecisionKind2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐReviewDecisionKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewDecision_decision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewDecision", field, true, true, "ReviewDecisionKind")
+}
+
+func (ec *executionContext) _ReviewDecision_with(ctx context.Context, field graphql.CollectedField, obj *ilgraph.ReviewDecision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewDecision_with(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ReviewDecision().With(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewDecision_with(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewDecision", field, true, true, "ID")
+}
+
+func (ec *executionContext) _ReviewQueueConnection_edges(ctx context.Context, field graphql.CollectedField, obj *explore.ReviewQueue) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewQueueConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ReviewQueueConnection().Edges(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []ReviewQueueEdge) graphql.Marshaler {
+			return ec.marshalNReviewQueueEdge2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐReviewQueueEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewQueueConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReviewQueueConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReviewQueueEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReviewQueueConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *explore.ReviewQueue) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewQueueConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ReviewQueueConnection().Nodes(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.ReviewItem) graphql.Marshaler {
+			return ec.marshalNReviewQueueItem2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐReviewItemᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewQueueConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReviewQueueConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReviewQueueItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReviewQueueConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *explore.ReviewQueue) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewQueueConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v explore.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewQueueConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReviewQueueConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReviewQueueConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *explore.ReviewQueue) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewQueueConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewQueueConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewQueueConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ReviewQueueEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ReviewQueueEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewQueueEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewQueueEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewQueueEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _ReviewQueueEdge_node(ctx context.Context, field graphql.CollectedField, obj *ReviewQueueEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewQueueEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *explore.ReviewItem) graphql.Marshaler {
+			return ec.marshalNReviewQueueItem2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐReviewItem(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewQueueEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReviewQueueEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReviewQueueItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReviewQueueItem_case(ctx context.Context, field graphql.CollectedField, obj *explore.ReviewItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewQueueItem_case(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Case, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Case) graphql.Marshaler {
+			return ec.marshalNCase2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐCase(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewQueueItem_case(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReviewQueueItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Case(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReviewQueueItem_suggested(ctx context.Context, field graphql.CollectedField, obj *explore.ReviewItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewQueueItem_suggested(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Suggested, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.SuggestedTag) graphql.Marshaler {
+			return ec.marshalNReviewSuggestion2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSuggestedTagᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewQueueItem_suggested(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReviewQueueItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReviewSuggestion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReviewQueueItem_evidenceText(ctx context.Context, field graphql.CollectedField, obj *explore.ReviewItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewQueueItem_evidenceText(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EvidenceText, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewQueueItem_evidenceText(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewQueueItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _ReviewSuggestion_kind(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestedTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewSuggestion_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
+			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewSuggestion_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewSuggestion", field, false, false, "Kind")
+}
+
+func (ec *executionContext) _ReviewSuggestion_term(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestedTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewSuggestion_term(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ReviewSuggestion().Term(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {
+			return ec.marshalNTerm2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewSuggestion_term(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReviewSuggestion",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Term(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReviewSuggestion_confidence(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestedTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewSuggestion_confidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Confidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewSuggestion_confidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewSuggestion", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ReviewSuggestion_evidence(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestedTag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewSuggestion_evidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Evidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []suggest.Evidence) graphql.Marshaler {
+			return ec.marshalNEvidence2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋsuggestᚐEvidenceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewSuggestion_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReviewSuggestion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Evidence(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _SharedFeature_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Feature) (ret graphql.Marshaler) {
@@ -15764,6 +16819,118 @@ func UnmarshalProfileInput(ctx context.Context, raw any) (ProfileInput, error) {
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputTagDecisionInput(ctx context.Context, obj any) (TagDecisionInput, error) {
+	var it TagDecisionInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"kind", "term", "decision", "with"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "term":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("term"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Term = data
+		case "decision":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decision"))
+			data, err := ec.unmarshalNTagDecision2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐTagDecision(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Decision = data
+		case "with":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("with"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.With = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalTagDecisionInput unmarshals raw into the TagDecisionInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTagDecisionInput(ctx context.Context, raw any) (TagDecisionInput, error) {
+	var out TagDecisionInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TagDecisionInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputTagInput(ctx context.Context, obj any) (TagInput, error) {
+	var it TagInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"kind", "term"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "term":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("term"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Term = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalTagInput unmarshals raw into the TagInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTagInput(ctx context.Context, raw any) (TagInput, error) {
+	var out TagInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TagInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputTermMatch(ctx context.Context, obj any) (TermMatch, error) {
 	var it TermMatch
 	if obj == nil {
@@ -17276,6 +18443,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "reviewCase":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reviewCase(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -17683,6 +18857,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_similarToText(ctx, field)
 				})
+		case "reviewQueue":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_reviewQueue(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -17791,6 +18971,246 @@ func (ec *executionContext) _Review(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Review_reviewedBy(ctx, field, obj)
 				})
+		case "decisions":
+			out.Values[i] = ec._Review_decisions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reviewDecisionImplementors = []string{"ReviewDecision"}
+
+func (ec *executionContext) _ReviewDecision(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.ReviewDecision) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reviewDecisionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReviewDecision")
+		case "kind":
+			out.Values[i] = ec._ReviewDecision_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "term":
+			out.Values[i] = ec._ReviewDecision_term(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "confidence":
+			out.Values[i] = ec._ReviewDecision_confidence(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "decision":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ReviewDecision_decision(ctx, field, obj)
+				})
+		case "with":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ReviewDecision_with(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reviewQueueConnectionImplementors = []string{"ReviewQueueConnection"}
+
+func (ec *executionContext) _ReviewQueueConnection(ctx context.Context, sel ast.SelectionSet, obj *explore.ReviewQueue) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reviewQueueConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReviewQueueConnection")
+		case "edges":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ReviewQueueConnection_edges(ctx, field, obj)
+				})
+		case "nodes":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ReviewQueueConnection_nodes(ctx, field, obj)
+				})
+		case "pageInfo":
+			out.Values[i] = ec._ReviewQueueConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			out.Values[i] = ec._ReviewQueueConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reviewQueueEdgeImplementors = []string{"ReviewQueueEdge"}
+
+func (ec *executionContext) _ReviewQueueEdge(ctx context.Context, sel ast.SelectionSet, obj *ReviewQueueEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reviewQueueEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReviewQueueEdge")
+		case "cursor":
+			out.Values[i] = ec._ReviewQueueEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ReviewQueueEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reviewQueueItemImplementors = []string{"ReviewQueueItem"}
+
+func (ec *executionContext) _ReviewQueueItem(ctx context.Context, sel ast.SelectionSet, obj *explore.ReviewItem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reviewQueueItemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReviewQueueItem")
+		case "case":
+			out.Values[i] = ec._ReviewQueueItem_case(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "suggested":
+			out.Values[i] = ec._ReviewQueueItem_suggested(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "evidenceText":
+			out.Values[i] = ec._ReviewQueueItem_evidenceText(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reviewSuggestionImplementors = []string{"ReviewSuggestion"}
+
+func (ec *executionContext) _ReviewSuggestion(ctx context.Context, sel ast.SelectionSet, obj *explore.SuggestedTag) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reviewSuggestionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReviewSuggestion")
+		case "kind":
+			out.Values[i] = ec._ReviewSuggestion_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "term":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ReviewSuggestion_term(ctx, field, obj)
+				})
+		case "confidence":
+			out.Values[i] = ec._ReviewSuggestion_confidence(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "evidence":
+			out.Values[i] = ec._ReviewSuggestion_evidence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -20084,6 +21504,112 @@ func (ec *executionContext) marshalNReview2githubᚗcomᚋilgraphᚋilgraphᚐRe
 	return ec._Review(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNReviewDecision2githubᚗcomᚋilgraphᚋilgraphᚐReviewDecision(ctx context.Context, sel ast.SelectionSet, v ilgraph.ReviewDecision) graphql.Marshaler {
+	return ec._ReviewDecision(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNReviewDecision2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐReviewDecisionᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.ReviewDecision) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReviewDecision2githubᚗcomᚋilgraphᚋilgraphᚐReviewDecision(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNReviewDecisionKind2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐReviewDecisionKind(ctx context.Context, v any) (ReviewDecisionKind, error) {
+	var res ReviewDecisionKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNReviewDecisionKind2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐReviewDecisionKind(ctx context.Context, sel ast.SelectionSet, v ReviewDecisionKind) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNReviewQueueConnection2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐReviewQueue(ctx context.Context, sel ast.SelectionSet, v *explore.ReviewQueue) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ReviewQueueConnection!")
+		return graphql.Null
+	}
+	return ec._ReviewQueueConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNReviewQueueEdge2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐReviewQueueEdge(ctx context.Context, sel ast.SelectionSet, v ReviewQueueEdge) graphql.Marshaler {
+	return ec._ReviewQueueEdge(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNReviewQueueEdge2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐReviewQueueEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []ReviewQueueEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReviewQueueEdge2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐReviewQueueEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNReviewQueueItem2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐReviewItem(ctx context.Context, sel ast.SelectionSet, v explore.ReviewItem) graphql.Marshaler {
+	return ec._ReviewQueueItem(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNReviewQueueItem2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐReviewItemᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.ReviewItem) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReviewQueueItem2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐReviewItem(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNReviewQueueItem2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐReviewItem(ctx context.Context, sel ast.SelectionSet, v *explore.ReviewItem) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ReviewQueueItem!")
+		return graphql.Null
+	}
+	return ec._ReviewQueueItem(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNReviewSuggestion2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSuggestedTag(ctx context.Context, sel ast.SelectionSet, v explore.SuggestedTag) graphql.Marshaler {
+	return ec._ReviewSuggestion(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNReviewSuggestion2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSuggestedTagᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.SuggestedTag) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReviewSuggestion2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐSuggestedTag(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNSharedFeature2githubᚗcomᚋilgraphᚋilgraphᚐFeature(ctx context.Context, sel ast.SelectionSet, v ilgraph.Feature) graphql.Marshaler {
 	return ec._SharedFeature(ctx, sel, &v)
 }
@@ -20355,6 +21881,40 @@ func (ec *executionContext) marshalNSuggestions2ᚖgithubᚗcomᚋilgraphᚋilgr
 
 func (ec *executionContext) marshalNTagConfidence2githubᚗcomᚋilgraphᚋilgraphᚐTagScore(ctx context.Context, sel ast.SelectionSet, v ilgraph.TagScore) graphql.Marshaler {
 	return ec._TagConfidence(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNTagDecision2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐTagDecision(ctx context.Context, v any) (TagDecision, error) {
+	var res TagDecision
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTagDecision2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐTagDecision(ctx context.Context, sel ast.SelectionSet, v TagDecision) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNTagDecisionInput2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐTagDecisionInput(ctx context.Context, v any) (TagDecisionInput, error) {
+	res, err := ec.unmarshalInputTagDecisionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNTagDecisionInput2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐTagDecisionInputᚄ(ctx context.Context, v any) ([]TagDecisionInput, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]TagDecisionInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTagDecisionInput2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐTagDecisionInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNTagInput2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐTagInput(ctx context.Context, v any) (TagInput, error) {
+	res, err := ec.unmarshalInputTagInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNTerm2githubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx context.Context, sel ast.SelectionSet, v ilgraph.Term) graphql.Marshaler {
@@ -20985,6 +22545,23 @@ func (ec *executionContext) marshalOTagConfidence2ᚕgithubᚗcomᚋilgraphᚋil
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalOTagInput2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐTagInputᚄ(ctx context.Context, v any) ([]TagInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]TagInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTagInput2githubᚗcomᚋilgraphᚋilgraphᚋresolversᚐTagInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalOTerm2ᚖgithubᚗcomᚋilgraphᚋilgraphᚐTerm(ctx context.Context, sel ast.SelectionSet, v *ilgraph.Term) graphql.Marshaler {

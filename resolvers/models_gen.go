@@ -116,6 +116,27 @@ type ProfileInput struct {
 type Query struct {
 }
 
+type ReviewQueueEdge struct {
+	Cursor string              `json:"cursor"`
+	Node   *explore.ReviewItem `json:"node"`
+}
+
+// A reviewer's decision on one suggested tag.
+type TagDecisionInput struct {
+	Kind ilgraph.Kind `json:"kind"`
+	// The suggested term.
+	Term     string      `json:"term"`
+	Decision TagDecision `json:"decision"`
+	// REPLACE only: the term of the same kind that replaces it.
+	With *string `json:"with,omitempty"`
+}
+
+// A tag a review adds.
+type TagInput struct {
+	Kind ilgraph.Kind `json:"kind"`
+	Term string       `json:"term"`
+}
+
 // Selects cases by their terms of one kind.
 type TermMatch struct {
 	// Cases with at least one of these.
@@ -155,6 +176,8 @@ const (
 	CaseActionUpdate  CaseAction = "UPDATE"
 	CaseActionDelete  CaseAction = "DELETE"
 	CaseActionRestore CaseAction = "RESTORE"
+	// A review of a machine-tagged case's tags (reviewCase).
+	CaseActionReview CaseAction = "REVIEW"
 )
 
 var AllCaseAction = []CaseAction{
@@ -162,11 +185,12 @@ var AllCaseAction = []CaseAction{
 	CaseActionUpdate,
 	CaseActionDelete,
 	CaseActionRestore,
+	CaseActionReview,
 }
 
 func (e CaseAction) IsValid() bool {
 	switch e {
-	case CaseActionCreate, CaseActionUpdate, CaseActionDelete, CaseActionRestore:
+	case CaseActionCreate, CaseActionUpdate, CaseActionDelete, CaseActionRestore, CaseActionReview:
 		return true
 	}
 	return false
@@ -274,6 +298,66 @@ func (e NodeKind) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+type ReviewDecisionKind string
+
+const (
+	ReviewDecisionKindAccept  ReviewDecisionKind = "ACCEPT"
+	ReviewDecisionKindReject  ReviewDecisionKind = "REJECT"
+	ReviewDecisionKindReplace ReviewDecisionKind = "REPLACE"
+	// A tag the reviewer added.
+	ReviewDecisionKindAdd ReviewDecisionKind = "ADD"
+)
+
+var AllReviewDecisionKind = []ReviewDecisionKind{
+	ReviewDecisionKindAccept,
+	ReviewDecisionKindReject,
+	ReviewDecisionKindReplace,
+	ReviewDecisionKindAdd,
+}
+
+func (e ReviewDecisionKind) IsValid() bool {
+	switch e {
+	case ReviewDecisionKindAccept, ReviewDecisionKindReject, ReviewDecisionKindReplace, ReviewDecisionKindAdd:
+		return true
+	}
+	return false
+}
+
+func (e ReviewDecisionKind) String() string {
+	return string(e)
+}
+
+func (e *ReviewDecisionKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ReviewDecisionKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ReviewDecisionKind", str)
+	}
+	return nil
+}
+
+func (e ReviewDecisionKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ReviewDecisionKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ReviewDecisionKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type Side string
 
 const (
@@ -326,6 +410,63 @@ func (e *Side) UnmarshalJSON(b []byte) error {
 }
 
 func (e Side) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type TagDecision string
+
+const (
+	TagDecisionAccept  TagDecision = "ACCEPT"
+	TagDecisionReject  TagDecision = "REJECT"
+	TagDecisionReplace TagDecision = "REPLACE"
+)
+
+var AllTagDecision = []TagDecision{
+	TagDecisionAccept,
+	TagDecisionReject,
+	TagDecisionReplace,
+}
+
+func (e TagDecision) IsValid() bool {
+	switch e {
+	case TagDecisionAccept, TagDecisionReject, TagDecisionReplace:
+		return true
+	}
+	return false
+}
+
+func (e TagDecision) String() string {
+	return string(e)
+}
+
+func (e *TagDecision) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TagDecision(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TagDecision", str)
+	}
+	return nil
+}
+
+func (e TagDecision) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TagDecision) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TagDecision) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

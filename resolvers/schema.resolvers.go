@@ -446,6 +446,11 @@ func (r *mutationResolver) UnhideSimilar(ctx context.Context, caseID string, mat
 	return r.Core.UnhideSimilar(ctx, caseID, match)
 }
 
+// ReviewCase is the resolver for the reviewCase field.
+func (r *mutationResolver) ReviewCase(ctx context.Context, id string, version int, decisions []TagDecisionInput, add []TagInput) (*CaseWriteResult, error) {
+	return r.written(ctx)(r.Core.ReviewCase(ctx, id, int64(version), reviewInput(decisions, add)))
+}
+
 // StartCursor is the resolver for the startCursor field.
 func (r *pageInfoResolver) StartCursor(ctx context.Context, obj *explore.PageInfo) (*string, error) {
 	return optString(obj.StartCursor), nil
@@ -664,6 +669,11 @@ func (r *queryResolver) SimilarToText(ctx context.Context, text string, lang *st
 	return r.Core.SimilarToText(ctx, text, deref(lang), similarityQuery(k, weights, rarity, filter, minScore))
 }
 
+// ReviewQueue is the resolver for the reviewQueue field.
+func (r *queryResolver) ReviewQueue(ctx context.Context, first *int, after *string) (*explore.ReviewQueue, error) {
+	return r.Core.ReviewQueue(ctx, explore.Page{First: first, After: deref(after)})
+}
+
 // WrittenBy is the resolver for the writtenBy field.
 func (r *reviewResolver) WrittenBy(ctx context.Context, obj *ilgraph.Review) (*string, error) {
 	return optString(obj.WrittenBy), nil
@@ -677,6 +687,35 @@ func (r *reviewResolver) ReviewedAt(ctx context.Context, obj *ilgraph.Review) (*
 // ReviewedBy is the resolver for the reviewedBy field.
 func (r *reviewResolver) ReviewedBy(ctx context.Context, obj *ilgraph.Review) (*string, error) {
 	return optString(obj.ReviewedBy), nil
+}
+
+// Decision is the resolver for the decision field.
+func (r *reviewDecisionResolver) Decision(ctx context.Context, obj *ilgraph.ReviewDecision) (ReviewDecisionKind, error) {
+	return ReviewDecisionKind(strings.ToUpper(obj.Decision)), nil
+}
+
+// With is the resolver for the with field.
+func (r *reviewDecisionResolver) With(ctx context.Context, obj *ilgraph.ReviewDecision) (*string, error) {
+	return optString(obj.With), nil
+}
+
+// Edges is the resolver for the edges field.
+func (r *reviewQueueConnectionResolver) Edges(ctx context.Context, obj *explore.ReviewQueue) ([]ReviewQueueEdge, error) {
+	out := make([]ReviewQueueEdge, len(obj.Items))
+	for i := range obj.Items {
+		out[i] = ReviewQueueEdge{Cursor: obj.Cursor(i), Node: &obj.Items[i]}
+	}
+	return out, nil
+}
+
+// Nodes is the resolver for the nodes field.
+func (r *reviewQueueConnectionResolver) Nodes(ctx context.Context, obj *explore.ReviewQueue) ([]explore.ReviewItem, error) {
+	return obj.Items, nil
+}
+
+// Term is the resolver for the term field.
+func (r *reviewSuggestionResolver) Term(ctx context.Context, obj *explore.SuggestedTag) (*ilgraph.Term, error) {
+	return r.term(ctx, obj.Kind, obj.ID)
 }
 
 // Term is the resolver for the term field.
@@ -943,6 +982,17 @@ func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 // Review returns ReviewResolver implementation.
 func (r *Resolver) Review() ReviewResolver { return &reviewResolver{r} }
 
+// ReviewDecision returns ReviewDecisionResolver implementation.
+func (r *Resolver) ReviewDecision() ReviewDecisionResolver { return &reviewDecisionResolver{r} }
+
+// ReviewQueueConnection returns ReviewQueueConnectionResolver implementation.
+func (r *Resolver) ReviewQueueConnection() ReviewQueueConnectionResolver {
+	return &reviewQueueConnectionResolver{r}
+}
+
+// ReviewSuggestion returns ReviewSuggestionResolver implementation.
+func (r *Resolver) ReviewSuggestion() ReviewSuggestionResolver { return &reviewSuggestionResolver{r} }
+
 // SharedFeature returns SharedFeatureResolver implementation.
 func (r *Resolver) SharedFeature() SharedFeatureResolver { return &sharedFeatureResolver{r} }
 
@@ -1026,6 +1076,9 @@ type (
 	profileResolver                  struct{ *Resolver }
 	queryResolver                    struct{ *Resolver }
 	reviewResolver                   struct{ *Resolver }
+	reviewDecisionResolver           struct{ *Resolver }
+	reviewQueueConnectionResolver    struct{ *Resolver }
+	reviewSuggestionResolver         struct{ *Resolver }
 	sharedFeatureResolver            struct{ *Resolver }
 	similarCaseResolver              struct{ *Resolver }
 	similarHidingResolver            struct{ *Resolver }

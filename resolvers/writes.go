@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"strings"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
@@ -53,4 +54,17 @@ func problemsJSON(ps []ilgraph.InputProblem) []map[string]string {
 		out[i] = m
 	}
 	return out
+}
+
+// reviewInput is reviewCase's arguments as the core's review: each
+// decision's enum as the core spells it (accept, reject, replace).
+func reviewInput(decisions []TagDecisionInput, add []TagInput) explore.ReviewInput {
+	in := explore.ReviewInput{Decisions: make([]explore.TagDecision, len(decisions)), Add: make([]ilgraph.Feature, len(add))}
+	for i, d := range decisions {
+		in.Decisions[i] = explore.TagDecision{Kind: d.Kind, Term: d.Term, Decision: strings.ToLower(string(d.Decision)), With: deref(d.With)}
+	}
+	for i, a := range add {
+		in.Add[i] = ilgraph.Feature{Kind: a.Kind, ID: a.Term}
+	}
+	return in
 }

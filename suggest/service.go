@@ -102,9 +102,16 @@ func slim(c *ilgraph.Case) ilgraph.Case {
 // Suggest suggests terms for text (lang "en", "ko", or "" to detect it) with
 // the engine of the current corpus.
 func (s *Service) Suggest(ctx context.Context, text, lang string) (*Result, error) {
+	return s.SuggestExcluding(ctx, text, lang, "")
+}
+
+// SuggestExcluding is Suggest with the case caseID left out of every
+// statistic (Engine.Suggest): what the engine says of a stored case's own
+// text without the case voting for its own tags.
+func (s *Service) SuggestExcluding(ctx context.Context, text, lang, caseID string) (*Result, error) {
 	c, err := s.src.Get(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return c.Value(s.k).(*Engine).Suggest(text, lang, "")
+	return c.Value(s.k).(*Engine).Suggest(text, lang, caseID)
 }

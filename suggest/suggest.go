@@ -42,6 +42,17 @@ import (
 // MaxTextChars is the longest input Suggest accepts, in characters.
 const MaxTextChars = 10000
 
+// ImportText is the text a machine tags a case from (ilgraph import) and a
+// review's evidence is read in: its English title, a blank line and its
+// English summary, trimmed and cut to MaxTextChars.
+func ImportText(title, summary string) string {
+	text := strings.TrimSpace(title + "\n\n" + summary)
+	if utf8.RuneCountInString(text) > MaxTextChars {
+		text = string([]rune(text)[:MaxTextChars])
+	}
+	return text
+}
+
 // Options tune an Engine. The zero value uses the defaults.
 type Options struct {
 	// Neighbours is how many of the most similar cases vote (default 8).

@@ -61,6 +61,8 @@ var graphqlOps = map[string]string{
 	"Query.caseHistory":        `{ caseHistory(id: "IL-9398") { version action by } }`,
 	"Query.similarJudgments":   `{ similarJudgments(caseId: "IL-0384") { judgments { judge grade } hidden { by } } }`,
 	"introspection":            `{ __schema { queryType { name } } }`,
+	// The review of machine-tagged cases (Mutation.reviewCase: auth_matrix_writes_test.go).
+	"Query.reviewQueue": `{ reviewQueue(first: 2) { totalCount nodes { case { id } suggested { kind confidence } } } }`,
 }
 
 // jsonOps are the JSON API's routes, keyed as admission.Classes keys them,
@@ -76,6 +78,7 @@ var jsonOps = map[string]string{
 	"GET /cases/{id}/history":         "/cases/IL-9398/history",
 	"GET /cases/{id}/judgments":       "/cases/IL-0384/judgments",
 	"GET /openapi.json":               "/openapi.json",
+	"GET /review-queue":               "/review-queue?limit=2",
 }
 
 // mcpOps are the MCP tools' arguments.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
@@ -26,6 +27,9 @@ const (
 	matrixUpdated  = "IL-9398" // updated again and again
 	matrixRestored = "IL-9399" // version 1 restored again and again
 	matrixPool     = 10        // IL-9380 …: deleted one by one
+	// IL-9340 …: machine-tagged copies of the seed, reviewed one by one
+	// (reviewer, editor, admin × public, private × GraphQL, JSON API).
+	matrixReviewPool = 16
 )
 
 // matrixWrites makes the write operations' requests over db.
@@ -62,6 +66,81 @@ func (m *matrixWrites) setUp(core *explore.Service) {
 	if _, err := core.JudgeSimilar(ctx, matrixQuery, matrixMatch, ilgraph.GradeNotRelevant, "set up by the matrix"); err != nil {
 		m.t.Fatal(err)
 	}
+	for i := range matrixReviewPool {
+		if _, err := core.CreateCase(ctx, m.machineTaggedJSON(fmt.Sprintf("IL-%04d", 9340+i))); err != nil {
+			m.t.Fatal(err)
+		}
+	}
+}
+
+// machineTaggedJSON is the seed as id, machine-tagged: written by import,
+// not reviewed, every tag with a confidence.
+func (m *matrixWrites) machineTaggedJSON(id string) []byte {
+	c := map[string]any{}
+	for k, v := range m.seed {
+		c[k] = v
+	}
+	c["id"] = id
+	c["review"] = map[string]any{"written_by": "import", "reviewed_at": "", "reviewed_by": ""}
+	tc := map[string]any{"root_cause": map[string]float64{m.seed["root_cause"].(string): 0.5}}
+	for _, f := range []string{"components", "symptoms", "contributing", "domain"} {
+		conf := map[string]float64{}
+		for _, x := range m.seed[f].([]any) {
+			conf[x.(string)] = 0.5
+		}
+		if len(conf) > 0 {
+			tc[f] = conf
+		}
+	}
+	c["tag_confidence"] = tc
+	b, _ := json.Marshal(c)
+	return b
+}
+
+// reviewCase is the first case of the review pool still machine-tagged,
+// with its version.
+func (m *matrixWrites) reviewCase() (string, int64) {
+	m.t.Helper()
+	for i := range matrixReviewPool {
+		id := fmt.Sprintf("IL-%04d", 9340+i)
+		raw, v, err := m.db.CaseJSON(context.Background(), id)
+		if err != nil {
+			m.t.Fatal(err)
+		}
+		var c ilgraph.Case
+		if err := json.Unmarshal([]byte(raw), &c); err != nil {
+			m.t.Fatal(err)
+		}
+		if c.MachineTagged() {
+			return id, v
+		}
+	}
+	m.t.Fatal("the matrix reviewed every case of its review pool")
+	return "", 0
+}
+
+// acceptAll is a review's decisions accepting every tag of the seed, in
+// the door's spelling of a kind (kind maps ilgraph's).
+func (m *matrixWrites) acceptAll(kind func(ilgraph.Kind) string) []map[string]any {
+	fields := map[ilgraph.Kind]string{ilgraph.KindComponent: "components", ilgraph.KindSymptom: "symptoms", ilgraph.KindContributing: "contributing", ilgraph.KindDomain: "domain"}
+	out := []map[string]any{{"kind": kind(ilgraph.KindRootCause), "term": m.seed["root_cause"], "decision": "accept"}}
+	for _, k := range ilgraph.MachineKinds[1:] {
+		for _, x := range m.seed[fields[k]].([]any) {
+			out = append(out, map[string]any{"kind": kind(k), "term": x, "decision": "accept"})
+		}
+	}
+	return out
+}
+
+// gqlDecisions writes decisions as a GraphQL list literal.
+func gqlDecisions(ds []map[string]any) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for _, d := range ds {
+		fmt.Fprintf(&b, `{kind: %s, term: %q, decision: %s} `, d["kind"], d["term"], strings.ToUpper(d["decision"].(string)))
+	}
+	b.WriteString("]")
+	return b.String()
 }
 
 // The pair the matrix judges, withdraws, hides and shows again.
@@ -134,6 +213,16 @@ func (m *matrixWrites) operations() map[string]operation {
 		"Mutation.restoreCase": {door: "graphql", method: "POST", need: ilgraph.RoleEditor, make: gql(func() string {
 			return fmt.Sprintf(`mutation { restoreCase(id: %q, version: %d, from: 1) { revision { version } } }`, matrixRestored, m.version(matrixRestored))
 		})},
+		"Mutation.reviewCase": {door: "graphql", method: "POST", need: ilgraph.RoleReviewer, make: gql(func() string {
+			id, v := m.reviewCase()
+			ds := m.acceptAll(func(k ilgraph.Kind) string { return strings.ToUpper(string(k)) })
+			return fmt.Sprintf(`mutation { reviewCase(id: %q, version: %d, decisions: %s) { revision { version action } } }`, id, v, gqlDecisions(ds))
+		})},
+		"POST /cases/{id}/review": {door: "json", method: "POST", need: ilgraph.RoleReviewer, make: func() (string, string, http.Header) {
+			id, v := m.reviewCase()
+			b, _ := json.Marshal(map[string]any{"decisions": m.acceptAll(func(k ilgraph.Kind) string { return string(k) })})
+			return "/cases/" + id + "/review", string(b), ifMatch(v)
+		}},
 		"POST /cases": {door: "json", method: "POST", need: ilgraph.RoleEditor, make: func() (string, string, http.Header) {
 			return "/cases", string(m.caseJSON(m.nextCreated())), nil
 		}},

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
@@ -182,5 +183,87 @@ func TestLoadRefusesToUndoAPIChanges(t *testing.T) {
 	// The history keeps the API's edit (a load is not an entry).
 	if h, err := core.CaseHistory(ctx, edited); err != nil || len(h) != 1 || !strings.Contains(h[0].JSON, "Edited through the API") {
 		t.Errorf("history after the hand edit: %+v %v", h, err)
+	}
+}
+
+// TestExportRoundTripOfAReview: a machine-tagged case reviewed through the
+// API is exported with its record of the review (review.decisions), the
+// export passes `load --check --strict` as it is, and loading it changes
+// nothing.
+func TestExportRoundTripOfAReview(t *testing.T) {
+	db := neo4jtest.MustOpen(t)
+	seeds := corpus.Seeds(t)
+	if code, out := cli(t, "load", "--quiet", seeds); code != exitOK {
+		t.Fatalf("load: %d %s", code, out)
+	}
+	core := newCore(db)
+	editor := ilgraph.NewContextWithPrincipal(context.Background(), ilgraph.Principal{Name: "fran", Role: ilgraph.RoleEditor})
+	reviewer := ilgraph.NewContextWithPrincipal(context.Background(), ilgraph.Principal{Name: "rita", Role: ilgraph.RoleReviewer})
+	raw, err := os.ReadFile(filepath.Join(seeds, "cases", "IL-0206.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	var seed ilgraph.Case
+	if err := json.Unmarshal(raw, &seed); err != nil {
+		t.Fatal(err)
+	}
+	const id = "PM-000000601"
+	m["id"], m["related"], m["recurrence_of"] = id, []any{}, ""
+	m["review"] = map[string]any{"written_by": "import", "reviewed_at": "", "reviewed_by": ""}
+	m["tag_confidence"] = map[string]any{"root_cause": map[string]float64{seed.RootCause: 0.4}}
+	body, _ := json.Marshal(m)
+	if _, err := core.CreateCase(editor, body); err != nil {
+		t.Fatal(err)
+	}
+	var decisions []explore.TagDecision
+	for _, k := range ilgraph.MachineKinds {
+		for _, x := range seed.Tags(k) {
+			decisions = append(decisions, explore.TagDecision{Kind: k, Term: x, Decision: ilgraph.DecisionAccept})
+		}
+	}
+	rev, err := core.ReviewCase(reviewer, id, 1, explore.ReviewInput{Decisions: decisions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if code, out := cli(t, "export", dir); code != exitOK {
+		t.Fatalf("export: %d %s", code, out)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exported, written any
+	json.Unmarshal(got, &exported)
+	json.Unmarshal([]byte(rev.JSON), &written)
+	if !reflect.DeepEqual(exported, written) {
+		t.Errorf("the exported file is not the case as reviewed:\n%s\nwant\n%s", got, rev.JSON)
+	}
+	if d := exported.(map[string]any)["review"].(map[string]any)["decisions"]; d == nil || len(d.([]any)) != len(decisions) {
+		t.Errorf("the export's review.decisions: %v, want %d entries", d, len(decisions))
+	}
+	if code, out := cli(t, "load", "--check", "--strict", dir); code != exitOK {
+		t.Errorf("load --check --strict of the export: %d %s", code, out)
+	}
+	// The first load of an export changes something of the graph beside
+	// the cases (so does one of a case created through the API and
+	// exported without a review: not the review's doing), and must leave
+	// the case as it is; from then on a load changes nothing at all.
+	if code, out := cli(t, "load", "--quiet", dir); code != exitOK || !strings.Contains(out, "0 new, 0 changed") {
+		t.Fatalf("load of the export: %d %s", code, out)
+	}
+	if js, v, err := db.CaseJSON(context.Background(), id); err != nil || js != rev.JSON || v != rev.Version {
+		t.Errorf("after the load, %s is at version %d (%v), want %d as reviewed", id, v, err, rev.Version)
+	}
+	v0, sum0 := snapshot(t, db)
+	if code, out := cli(t, "load", "--quiet", dir); code != exitOK || !strings.Contains(out, "0 new, 0 changed") {
+		t.Fatalf("second load of the export: %d %s", code, out)
+	}
+	if v, sum := snapshot(t, db); v != v0 || sum != sum0 {
+		t.Errorf("loading the export again changed the graph: corpus version %d → %d, checksum changed %v", v0, v, sum != sum0)
 	}
 }

@@ -85,6 +85,14 @@ var Classes = map[string]Class{
 	"mcp match_incident":      Similarity,
 	"mcp suggest_terms":       Similarity,
 	"mcp get_topic":           Aggregate,
+
+	// The review of machine-tagged cases: the queue runs the suggestion
+	// engine over every case of its page, as Query.suggest does once; a
+	// review is one validation and one write transaction.
+	"Query.reviewQueue":       Similarity,
+	"Mutation.reviewCase":     List,
+	"GET /review-queue":       Similarity,
+	"POST /cases/{id}/review": List,
 }
 
 // ClassOf is the class of a table key; it panics for a key the table does

@@ -71,15 +71,20 @@ func Suggest(ctx context.Context, core *explore.Service, text, lang string, limi
 }
 
 func suggested(s suggest.Suggestion, label string) SuggestedTerm {
-	t := SuggestedTerm{Feature: Feature{Kind: s.Kind, ID: s.ID, Label: label}, Confidence: s.Confidence, Evidence: []Evidence{}}
-	for _, e := range s.Evidence {
+	return SuggestedTerm{Feature: Feature{Kind: s.Kind, ID: s.ID, Label: label}, Confidence: s.Confidence, Evidence: evidence(s.Evidence)}
+}
+
+// evidence converts the engine's evidence for a term.
+func evidence(es []suggest.Evidence) []Evidence {
+	out := []Evidence{}
+	for _, e := range es {
 		ev := Evidence{Kind: "phrase", Text: e.Text, Phrase: e.Phrase, Source: e.Source, Start: e.Start, End: e.End, Weight: e.Weight}
 		if e.CaseID != "" {
 			ev = Evidence{Kind: "neighbour", CaseID: e.CaseID, Weight: e.Weight}
 		}
-		t.Evidence = append(t.Evidence, ev)
+		out = append(out, ev)
 	}
-	return t
+	return out
 }
 
 // Predicted reads a text as an incident profile, with the core's rule
