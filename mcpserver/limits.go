@@ -26,6 +26,16 @@ var (
 	weightKeys = enum(ilgraph.WeightKeys)
 )
 
+// grades are the values judge_similar's grade takes: the keys of the grade
+// table (ilgraph.Grades), lowest first.
+var grades = func() []any {
+	out := make([]any, len(ilgraph.Grades))
+	for i, g := range ilgraph.Grades {
+		out[i] = g.Key()
+	}
+	return out
+}()
+
 func enum(ks []ilgraph.Kind) []any {
 	out := make([]any, len(ks))
 	for i, k := range ks {
@@ -57,7 +67,7 @@ func limit(s *jsonschema.Schema, defs defaults) {
 			p.Minimum, p.Maximum = f(1), f(explore.MaxSuggestPerKind)
 		case "min_confidence":
 			p.Minimum, p.Maximum = f(0), f(1)
-		case "id", "root_cause", "org", "cursor":
+		case "id", "match", "root_cause", "org", "cursor":
 			p.MaxLength = jsonschema.Ptr(maxIDLength)
 		case "from", "to":
 			p.Pattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`
@@ -80,6 +90,11 @@ func limit(s *jsonschema.Schema, defs defaults) {
 			p.PropertyNames = &jsonschema.Schema{Type: "string", Enum: weightKeys}
 		case "kind":
 			p.Description += ": " + kindNames(ilgraph.AllKinds, "or")
+		case "grade":
+			p.Enum = grades
+			p.Description += ": " + gradeNames("or")
+		case "reason":
+			p.MaxLength = jsonschema.Ptr(ilgraph.MaxJudgmentReason)
 		}
 		if p.Items != nil { // lists of ids
 			p.MaxItems = jsonschema.Ptr(ilgraph.MaxFilterTerms)

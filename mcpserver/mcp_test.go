@@ -183,6 +183,18 @@ func clip(b []byte) string {
 	return string(b)
 }
 
+// writeTools are the tools that write: the judgments of similar matches;
+// removingTools are those of them that remove what was stored (a judgment,
+// a hiding), destructive in the MCP sense.
+var (
+	writeTools    = []string{"hide_similar", "judge_similar", "unhide_similar", "withdraw_judgment"}
+	removingTools = []string{"unhide_similar", "withdraw_judgment"}
+)
+
+// TestToolsAreListedWithSchemasAndReadOnly: every tool is listed with its
+// schemas and description; the reading tools are annotated read-only, the
+// judgments' tools as writing, idempotently (calling again changes nothing
+// more), destructive only those that remove a record, none open-world.
 func TestToolsAreListedWithSchemasAndReadOnly(t *testing.T) {
 	f := mustFixture(t)
 	for transport, s := range f.sessions {
@@ -196,13 +208,17 @@ func TestToolsAreListedWithSchemasAndReadOnly(t *testing.T) {
 			if tool.InputSchema == nil || tool.OutputSchema == nil || tool.Description == "" {
 				t.Errorf("%s: %s lacks a schema or a description", transport, tool.Name)
 			}
-			if a := tool.Annotations; a == nil || !a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint {
-				t.Errorf("%s: %s is not annotated read-only", transport, tool.Name)
+			a := tool.Annotations
+			removes := slices.Contains(removingTools, tool.Name)
+			if a == nil || a.DestructiveHint == nil || *a.DestructiveHint != removes || a.OpenWorldHint == nil || *a.OpenWorldHint || !a.IdempotentHint || a.Title == "" {
+				t.Errorf("%s: %s is annotated %+v; want it idempotent, destructive %v, not open-world, with a title", transport, tool.Name, a, removes)
+			} else if writes := slices.Contains(writeTools, tool.Name); a.ReadOnlyHint == writes {
+				t.Errorf("%s: %s is annotated read-only %v; it writes: %v", transport, tool.Name, a.ReadOnlyHint, writes)
 			}
 		}
 		slices.Sort(names)
-		want := []string{"get_incident", "get_topic", "graph_neighbourhood", "list_incidents", "match_incident",
-			"same_root_cause", "search_incidents", "similar_incidents", "suggest_terms", "vocab"}
+		want := []string{"get_incident", "get_topic", "graph_neighbourhood", "hide_similar", "judge_similar", "list_incidents", "match_incident",
+			"same_root_cause", "search_incidents", "similar_incidents", "suggest_terms", "unhide_similar", "vocab", "withdraw_judgment"}
 		if !slices.Equal(names, want) {
 			t.Fatalf("%s: tools %v, want %v", transport, names, want)
 		}

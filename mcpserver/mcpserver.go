@@ -1,15 +1,19 @@
 // Package mcpserver is the MCP server: the incident library's tools
 // (search_incidents, get_incident, list_incidents, get_topic, vocab) with
 // their names and meanings, and ours (similar_incidents, match_incident,
-// same_root_cause, graph_neighbourhood), over Streamable HTTP (NewHandler,
-// mounted at /mcp by ilgraph serve) and stdio (ilgraph mcp).
+// same_root_cause, graph_neighbourhood, and the judgments of similar
+// matches: judge_similar, withdraw_judgment, hide_similar,
+// unhide_similar), over Streamable HTTP (NewHandler, mounted at /mcp by
+// ilgraph serve) and stdio (ilgraph mcp).
 //
 // Like the JSON API it translates to the application core, and it answers
 // with the same shapes (internal/view), so a tool's structured content is
-// the JSON API's answer to the same question. Every tool is read-only, has
-// input and output schemas (inferred from the Go types below, with the API's
-// limits added), returns structured content with a short text rendering,
-// and runs under the API's per-request timeout.
+// the JSON API's answer to the same question. The reading tools are
+// read-only; the judgments' tools write, as the request's principal, and
+// the core checks its role. Every tool has input and output schemas
+// (inferred from the Go types below, with the API's limits added), returns
+// structured content with a short text rendering, and runs under the API's
+// per-request timeout.
 package mcpserver
 
 import (
@@ -78,7 +82,10 @@ Use vocab to learn the term ids; search_incidents for free text; list_incidents 
 get_incident for one case; get_topic for a term; similar_incidents and same_root_cause for
 related cases; match_incident to describe an incident in progress and get similar cases,
 causes to check and what resolved them; suggest_terms to turn a description into term ids;
-graph_neighbourhood for the graph around a case or term.`
+graph_neighbourhood for the graph around a case or term.
+With a reviewer's token, judge_similar records how relevant a similar incident is to its case
+(withdraw_judgment takes it back); with an editor's, hide_similar hides a match judged not relevant
+and unhide_similar shows it again.`
 
 // kindList names kinds as the tools take them, each with its label where
 // that differs: "root_cause (root cause), component, …, and org
@@ -124,7 +131,8 @@ func NewServer(core *explore.Service, opt Options) *mcp.Server {
 // request stands alone (no sessions to keep), so any instance behind a load
 // balancer can answer it, as with the rest of the API. It is mounted in the
 // HTTP shell (httpapi), which bounds the request body; a body over the
-// bound answers 413 (Fail).
+// bound answers 413 (Fail). A request whose tool calls the core all
+// refused for its credentials answers 401 or 403 (refusal.go).
 func NewHandler(core *explore.Service, opt Options) http.Handler {
 	opt.defaults()
 	s := NewServer(core, opt)
@@ -158,6 +166,11 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 		}
 		defer release()
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if calls := toolCalls(msgs); calls > 0 {
+			rs := &refusals{}
+			r = r.WithContext(context.WithValue(r.Context(), refusalsKey{}, rs))
+			w = &refusing{ResponseWriter: w, r: r, rs: rs, calls: calls}
+		}
 		h.ServeHTTP(w, r)
 	})
 }
@@ -360,6 +373,9 @@ var fieldNames = withKindArgs(map[string]string{
 	ilgraph.FieldNeighbourhoodNodes: "nodes",
 	ilgraph.FieldFilterDateFrom:     "from",
 	ilgraph.FieldFilterDateTo:       "to",
+	ilgraph.FieldJudgmentMatch:      "match",
+	ilgraph.FieldJudgmentGrade:      "grade",
+	ilgraph.FieldJudgmentReason:     "reason",
 })
 
 // withKindArgs adds the names of every kind's terms: in a filter, the
@@ -395,22 +411,47 @@ func withKindArgs(names map[string]string) map[string]string {
 	return names
 }
 
-// readOnly are the annotations of every tool: nothing is ever written, and
-// the answers come from our own closed corpus.
+// readOnly are the annotations of the reading tools: nothing is written,
+// and the answers come from our own closed corpus.
 func readOnly(title string) *mcp.ToolAnnotations {
 	f := false
 	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &f, OpenWorldHint: &f}
 }
 
-// addTool registers a typed tool. Its input schema is inferred from In, made
+// writing are the annotations of the judgments' tools: they write, but
+// calling one again with the same arguments changes nothing more (a
+// judge's judgment of a pair is replaced, a hidden match keeps its first
+// hiding, withdrawing or showing again twice finds nothing the second
+// time). A tool that removes what was stored (a judgment and its reason,
+// a hiding) is destructive in the MCP sense, which calls a tool
+// non-destructive only when its updates are additive.
+func writing(title string, destructive bool) *mcp.ToolAnnotations {
+	f := false
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: false, IdempotentHint: true, DestructiveHint: &destructive, OpenWorldHint: &f}
+}
+
+// addWriteTool registers a tool that writes (annotated so; destructive
+// when it removes stored data); the core checks the role of the request's
+// principal.
+func addWriteTool[In, Out any](t *tools, s *mcp.Server, name, title, desc string, destructive bool, run func(context.Context, In) (*Out, string, error)) {
+	add(t, s, name, writing(title, destructive), desc, run, nil)
+}
+
+// addTool registers a read-only tool (add).
+func addTool[In, Out any](t *tools, s *mcp.Server, name, title, desc string, run func(context.Context, In) (*Out, string, error), defs defaults) {
+	add(t, s, name, readOnly(title), desc, run, defs)
+}
+
+// add registers a typed tool with its annotations. Its input schema is inferred from In, made
 // to take no nulls (an argument left out is omitted, not null) and given the
 // API's limits; its output schema is inferred from Out, the answer's value
 // type, so that its top-level type is "object" as the MCP specification
 // requires (a pointer type would infer ["null", "object"], which the
 // TypeScript SDK, and the clients built on it, refuse: every tool, for the
 // whole tools/list). The handler runs under the timeout and renders its
-// output as short text.
-func addTool[In, Out any](t *tools, s *mcp.Server, name, title, desc string, run func(context.Context, In) (*Out, string, error), defs defaults) {
+// output as short text; a refusal for the caller's credentials is noted
+// for NewHandler (refused).
+func add[In, Out any](t *tools, s *mcp.Server, name string, ann *mcp.ToolAnnotations, desc string, run func(context.Context, In) (*Out, string, error), defs defaults) {
 	admission.ClassOf("mcp " + name) // every tool has a cost class
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -425,7 +466,7 @@ func addTool[In, Out any](t *tools, s *mcp.Server, name, title, desc string, run
 	if in.Type != "object" || out.Type != "object" {
 		panic(fmt.Sprintf("mcpserver: %s: input and output schemas must have type \"object\", not %q and %q", name, in.Type, out.Type))
 	}
-	tool := &mcp.Tool{Name: name, Title: title, Description: desc, Annotations: readOnly(title), InputSchema: in, OutputSchema: out}
+	tool := &mcp.Tool{Name: name, Title: ann.Title, Description: desc, Annotations: ann, InputSchema: in, OutputSchema: out}
 	mcp.AddTool(s, tool, func(ctx context.Context, _ *mcp.CallToolRequest, args In) (*mcp.CallToolResult, Out, error) {
 		ctx, cancel := context.WithTimeout(ctx, t.opt.Timeout)
 		defer cancel()
@@ -435,6 +476,7 @@ func addTool[In, Out any](t *tools, s *mcp.Server, name, title, desc string, run
 			err = ilgraph.Errorf(ilgraph.EINTERNAL, "%s answered nothing", name)
 		}
 		if err != nil {
+			refused(ctx, err)
 			var te *toolError
 			if !errors.As(err, &te) {
 				err = t.asToolError(ctx, name, err)

@@ -183,3 +183,45 @@ func TestKindsComeFromTheKindTable(t *testing.T) {
 		}
 	}
 }
+
+// TestGradesComeFromTheGradeTable: judge_similar's grade takes the keys of
+// the grade table (ilgraph.Grades), lowest first, and its description and
+// the tool's name them all, so that a new grade cannot be left out; its
+// match and reason carry the core's bounds.
+func TestGradesComeFromTheGradeTable(t *testing.T) {
+	tools, _ := listed(t)
+	var judge map[string]any
+	for _, x := range tools {
+		if x["name"] == "judge_similar" {
+			judge = x
+		}
+	}
+	if judge == nil {
+		t.Fatal("no tool judge_similar")
+	}
+	in := judge["inputSchema"].(map[string]any)
+	props := in["properties"].(map[string]any)
+	grade := props["grade"].(map[string]any)
+	var got, want []string
+	for _, x := range grade["enum"].([]any) {
+		got = append(got, x.(string))
+	}
+	for _, g := range ilgraph.Grades {
+		want = append(want, g.Key())
+		if !strings.Contains(grade["description"].(string), g.Key()) || !strings.Contains(judge["description"].(string), g.Key()) {
+			t.Errorf("judge_similar or its grade does not name %s: %q, %q", g.Key(), judge["description"], grade["description"])
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("judge_similar's grade takes %v, want %v", got, want)
+	}
+	if req := fmt.Sprint(in["required"]); !strings.Contains(req, "grade") || !strings.Contains(req, "match") || !strings.Contains(req, "id") || strings.Contains(req, "reason") {
+		t.Errorf("judge_similar requires %s; want id, match and grade, not reason", req)
+	}
+	if n, _ := props["reason"].(map[string]any)["maxLength"].(float64); int(n) != ilgraph.MaxJudgmentReason {
+		t.Errorf("judge_similar's reason: maxLength %v, want %d", props["reason"].(map[string]any)["maxLength"], ilgraph.MaxJudgmentReason)
+	}
+	if _, ok := props["match"].(map[string]any)["maxLength"]; !ok {
+		t.Error("judge_similar's match has no maxLength")
+	}
+}

@@ -109,6 +109,7 @@ func (r Ranking) query() explore.SimilarityQuery {
 type SimilarArgs struct {
 	ID string `json:"id" jsonschema:"case id, e.g. IL-0282"`
 	Ranking
+	IncludeHidden bool `json:"include_hidden,omitempty" jsonschema:"also list the matches an editor hid (hide_similar), marked hidden"`
 }
 
 // MatchArgs are match_incident's arguments: what is known of an incident in
@@ -155,6 +156,31 @@ type NeighbourhoodArgs struct {
 	Nodes *int   `json:"nodes,omitempty" jsonschema:"at most this many nodes"`
 }
 
+// JudgeArgs are judge_similar's arguments.
+type JudgeArgs struct {
+	ID     string `json:"id" jsonschema:"the case whose similar cases were listed, e.g. IL-0282"`
+	Match  string `json:"match" jsonschema:"the similar case judged: the id of one of the case's similar_incidents matches"`
+	Grade  string `json:"grade" jsonschema:"how relevant the match is to the case"`
+	Reason string `json:"reason,omitempty" jsonschema:"why, in a sentence or two on one line"`
+}
+
+// PairArgs name a similar match: withdraw_judgment's, hide_similar's and
+// unhide_similar's arguments.
+type PairArgs struct {
+	ID    string `json:"id" jsonschema:"the case whose similar cases were listed, e.g. IL-0282"`
+	Match string `json:"match" jsonschema:"the similar case, as similar_incidents lists it"`
+}
+
+// Withdrawn is withdraw_judgment's answer, the JSON API's.
+type Withdrawn struct {
+	Withdrawn bool `json:"withdrawn" jsonschema:"whether there was a judgment of yours to withdraw (false: none, nothing changed)"`
+}
+
+// Unhidden is unhide_similar's answer, the JSON API's.
+type Unhidden struct {
+	Unhidden bool `json:"unhidden" jsonschema:"whether the match was hidden (false: it was not, nothing changed)"`
+}
+
 func (t *tools) register(s *mcp.Server) {
 	addTool(t, s, "search_incidents", "Search incidents",
 		"Full-text search of incident post-mortems (titles and summaries, English and Korean), best match first, optionally narrowed by terms and dates. Returns a page of case summaries, the total and a cursor for more.",
@@ -186,6 +212,34 @@ func (t *tools) register(s *mcp.Server) {
 	addTool(t, s, "graph_neighbourhood", "Graph neighbourhood",
 		"The nodes within a few hops of a case or a term in the incident graph (cases, and terms of each kind: "+kindNames(ilgraph.AllKinds, "and")+") and the relationships among them.",
 		t.neighbourhood, defaults{"depth": explore.DefaultNeighbourhoodDepth, "nodes": explore.DefaultNeighbourhoodLimit})
+
+	// Judgments of similar matches: they change no score (docs/similarity.md).
+	addWriteTool(t, s, "judge_similar", "Judge a similar incident",
+		"Record how relevant a similar incident (a match similar_incidents listed for a case) is to that case: "+gradeNames("or")+", with an optional reason. Judging the same pair again replaces your judgment. Needs a token with the reviewer role or above. Judgments are shown beside the match and change no score.",
+		false,
+		t.judge)
+	addWriteTool(t, s, "withdraw_judgment", "Withdraw a judgment",
+		"Withdraw your own judgment of a similar incident (judge_similar); answers whether there was one. A match hidden only on the strength of it is shown again. Needs a token with the reviewer role or above.",
+		true,
+		t.withdraw)
+	addWriteTool(t, s, "hide_similar", "Hide a similar incident",
+		"Hide a similar incident from a case's similar_incidents list (it stays listed with include_hidden, marked hidden, and its score and everybody's ranking are unchanged). Only a match some judgment marks not_relevant may be hidden. Needs a token with the editor role or above.",
+		false,
+		t.hide)
+	addWriteTool(t, s, "unhide_similar", "Show a hidden similar incident",
+		"Show a match hide_similar hid in its case's similar_incidents list again; answers whether it was hidden. Needs a token with the editor role or above.",
+		true,
+		t.unhide)
+}
+
+// gradeNames are the grades' keys, from the grade table (ilgraph.Grades):
+// "not_relevant, relevant or strongly_relevant".
+func gradeNames(conj string) string {
+	names := make([]string, len(ilgraph.Grades))
+	for i, g := range ilgraph.Grades {
+		names[i] = g.Key()
+	}
+	return joinList(names, conj)
 }
 
 func intOr(p *int, def int) int {
@@ -301,7 +355,9 @@ func (t *tools) vocab(ctx context.Context, a VocabArgs) (*view.Vocabulary, strin
 }
 
 func (t *tools) similar(ctx context.Context, a SimilarArgs) (*view.SimilarList, string, error) {
-	scs, err := t.core.Similar(ctx, a.ID, a.Ranking.query())
+	q := a.Ranking.query()
+	q.IncludeHidden = a.IncludeHidden
+	scs, err := t.core.Similar(ctx, a.ID, q)
 	if err != nil {
 		return nil, "", err
 	}
@@ -407,4 +463,52 @@ func (t *tools) neighbourhood(ctx context.Context, a NeighbourhoodArgs) (*view.D
 	}
 	v := view.Draw(d)
 	return v, renderDrawing(kind, a.ID, v), nil
+}
+
+// The judgments' tools translate only: the roles, the checks of the pair,
+// the grade and the reason, and the conflict of an unjudged hiding are the
+// core's (explore.Service.JudgeSimilar and kin).
+
+func (t *tools) judge(ctx context.Context, a JudgeArgs) (*view.Judgment, string, error) {
+	g, err := ilgraph.ParseGrade(a.Grade)
+	if err != nil {
+		return nil, "", err
+	}
+	j, err := t.core.JudgeSimilar(ctx, a.ID, a.Match, g, a.Reason)
+	if err != nil {
+		return nil, "", err
+	}
+	v := view.JudgmentOf(*j)
+	return &v, fmt.Sprintf("Judged %s as a similar case of %s: %s.", j.Match, j.Query, j.Note()), nil
+}
+
+func (t *tools) withdraw(ctx context.Context, a PairArgs) (*Withdrawn, string, error) {
+	ok, err := t.core.WithdrawJudgment(ctx, a.ID, a.Match)
+	if err != nil {
+		return nil, "", err
+	}
+	if !ok {
+		return &Withdrawn{}, fmt.Sprintf("You had no judgment of %s as a similar case of %s: nothing changed.", a.Match, a.ID), nil
+	}
+	return &Withdrawn{Withdrawn: true}, fmt.Sprintf("Withdrew your judgment of %s as a similar case of %s.", a.Match, a.ID), nil
+}
+
+func (t *tools) hide(ctx context.Context, a PairArgs) (*view.Hiding, string, error) {
+	h, err := t.core.HideSimilar(ctx, a.ID, a.Match)
+	if err != nil {
+		return nil, "", err
+	}
+	v := view.HidingOf(*h)
+	return &v, fmt.Sprintf("%s is hidden from the similar cases of %s (%s at %s).", h.Match, h.Query, h.Note(), v.At), nil
+}
+
+func (t *tools) unhide(ctx context.Context, a PairArgs) (*Unhidden, string, error) {
+	ok, err := t.core.UnhideSimilar(ctx, a.ID, a.Match)
+	if err != nil {
+		return nil, "", err
+	}
+	if !ok {
+		return &Unhidden{}, fmt.Sprintf("%s was not hidden from the similar cases of %s: nothing changed.", a.Match, a.ID), nil
+	}
+	return &Unhidden{Unhidden: true}, fmt.Sprintf("%s is shown again among the similar cases of %s.", a.Match, a.ID), nil
 }

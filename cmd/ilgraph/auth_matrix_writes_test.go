@@ -254,6 +254,16 @@ func (m *matrixWrites) operations() map[string]operation {
 			path: "/cases/" + matrixQuery + "/similar/" + matrixMatch + "/hidden"},
 		"DELETE /cases/{id}/similar/{match}/hidden": {door: "json", method: "DELETE", need: ilgraph.RoleEditor,
 			path: "/cases/" + matrixQuery + "/similar/" + matrixMatch + "/hidden"},
+		// …and through MCP's tools, which answer a call refused for its
+		// credentials with 401 or 403 as the other doors do.
+		"mcp judge_similar": {door: "mcp", method: "POST", need: ilgraph.RoleReviewer, path: "/mcp",
+			body: toolBody("judge_similar", map[string]any{"id": matrixQuery, "match": matrixMatch, "grade": "relevant", "reason": "matrix"})},
+		"mcp withdraw_judgment": {door: "mcp", method: "POST", need: ilgraph.RoleReviewer, path: "/mcp",
+			body: toolBody("withdraw_judgment", map[string]any{"id": matrixQuery, "match": matrixMatch})},
+		"mcp hide_similar": {door: "mcp", method: "POST", need: ilgraph.RoleEditor, path: "/mcp",
+			body: toolBody("hide_similar", map[string]any{"id": matrixQuery, "match": matrixMatch})},
+		"mcp unhide_similar": {door: "mcp", method: "POST", need: ilgraph.RoleEditor, path: "/mcp",
+			body: toolBody("unhide_similar", map[string]any{"id": matrixQuery, "match": matrixMatch})},
 	}
 	return ops
 }

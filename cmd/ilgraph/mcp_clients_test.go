@@ -58,6 +58,14 @@ func TestMCPWithTheTypeScriptSDKAndTheInspector(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeDB()
+	// The clients act as an editor's token (judging needs a reviewer's,
+	// hiding an editor's): sent as a bearer token over HTTP, and as
+	// ILGRAPH_TOKEN to ilgraph mcp over stdio, as a host is configured.
+	var tokOut bytes.Buffer
+	if code := run(ctx, []string{"token", "create", "--name", tsClientJudge, "--role", "editor", "--expires", "1d"}, &tokOut, &errb); code != exitOK {
+		t.Fatalf("token create: exit %d: %s", code, errb.String())
+	}
+	tok := strings.TrimSpace(tokOut.String())
 
 	bin := buildBinary(t)
 	env := neo4jEnv()
@@ -82,8 +90,9 @@ func TestMCPWithTheTypeScriptSDKAndTheInspector(t *testing.T) {
 		k, v, _ := strings.Cut(kv, "=")
 		envMap[k] = v
 	}
+	envMap["ILGRAPH_TOKEN"] = tok
 	reports := map[string]*tsReport{
-		"http":  runTSClient(t, node, map[string]any{"transport": "http", "url": base + "/mcp", "calls": calls}),
+		"http":  runTSClient(t, node, map[string]any{"transport": "http", "url": base + "/mcp", "token": tok, "calls": calls}),
 		"stdio": runTSClient(t, node, map[string]any{"transport": "stdio", "command": bin, "args": []string{"mcp"}, "env": envMap, "calls": calls}),
 	}
 	for _, transport := range []string{"http", "stdio"} {
@@ -97,7 +106,7 @@ func TestMCPWithTheTypeScriptSDKAndTheInspector(t *testing.T) {
 			t.Fatalf("%d calls over HTTP, %d over stdio, %d planned", len(h), len(s), len(calls))
 		}
 		for i, c := range calls {
-			if c.Check != nil && !bytes.Equal(canonicalJSON(t, h[i].StructuredContent), canonicalJSON(t, s[i].StructuredContent)) {
+			if c.Check != nil && !bytes.Equal(unstamped(t, c, h[i].StructuredContent), unstamped(t, c, s[i].StructuredContent)) {
 				t.Errorf("%s(%v) answers differently over HTTP and stdio:\n%s\n%s", c.Tool, c.Args, clipped(h[i].StructuredContent), clipped(s[i].StructuredContent))
 			}
 		}
@@ -267,13 +276,34 @@ func (f *seedFacts) count(keep func(*ilgraph.Case) bool) int {
 // mcpCall is one call of the plan: good arguments with a check of the
 // answer, or bad ones (Check nil) whose error must mention every one of
 // Mentions. RPC: the call must fail as a JSON-RPC error, not a tool error.
+// Stamped: the answer is a write's, whose time ("at") differs between the
+// runs over HTTP and stdio.
 type mcpCall struct {
 	Tool     string                             `json:"tool"`
 	Args     map[string]any                     `json:"args"`
 	Mentions []string                           `json:"-"`
 	RPC      bool                               `json:"-"`
+	Stamped  bool                               `json:"-"`
 	Check    func(t *testing.T, content []byte) `json:"-"`
 }
+
+// unstamped is a call's answer as JSON to compare across transports:
+// without its time when Stamped.
+func unstamped(t *testing.T, c mcpCall, content []byte) []byte {
+	t.Helper()
+	if !c.Stamped {
+		return canonicalJSON(t, content)
+	}
+	var v map[string]any
+	mustUnmarshal(t, content, &v)
+	delete(v, "at")
+	out, _ := json.Marshal(v)
+	return out
+}
+
+// tsClientJudge is the name of the token the TypeScript SDK's client acts
+// as: the judge of its judgments.
+const tsClientJudge = "ts-sdk-client"
 
 // mcpCalls is the plan: every tool with good arguments taken from the seed
 // files, their answers checked against the files and the Go core, and with
@@ -325,6 +355,39 @@ func mcpCalls(t *testing.T, f *seedFacts, core *explore.Service) []mcpCall {
 		orgs[x.OrgSlug] = true
 	}
 	suggestText := c.Title.En + ". " + c.Summary.En
+	// The pair the plan judges: not c, whose similar cases the plan lists
+	// (a judgment shows on its match's row, and both runs must list the
+	// same), but another case and its most similar one.
+	var judged *ilgraph.Case
+	for _, x := range f.cases {
+		if x.ID != c.ID {
+			judged = x
+			break
+		}
+	}
+	top, err := core.Similar(ctx, judged.ID, explore.SimilarityQuery{K: 1})
+	if err != nil || len(top) == 0 {
+		t.Fatalf("the most similar case of %s: %v %v", judged.ID, top, err)
+	}
+	query, match := judged.ID, top[0].Case.ID
+	pair := map[string]any{"id": query, "match": match}
+	judgedAs := func(grade, reason string) func(t *testing.T, b []byte) {
+		return func(t *testing.T, b []byte) {
+			var v struct {
+				CaseID     string `json:"case_id"`
+				Match      string
+				Judge      string
+				Grade      string
+				GradeValue *int `json:"grade_value"`
+				Reason     string
+				At         string
+			}
+			mustUnmarshal(t, b, &v)
+			if v.CaseID != query || v.Match != match || v.Judge != tsClientJudge || v.Grade != grade || v.GradeValue == nil || v.Reason != reason || v.At == "" {
+				t.Errorf("judge_similar %s %s %s: %s; want the judgment of %s", query, match, grade, b, tsClientJudge)
+			}
+		}
+	}
 
 	return []mcpCall{
 		{Tool: "search_incidents", Args: map[string]any{"query": f.word, "limit": 100}, Check: func(t *testing.T, b []byte) {
@@ -496,6 +559,51 @@ func mcpCalls(t *testing.T, f *seedFacts, core *explore.Service) []mcpCall {
 		{Tool: "graph_neighbourhood", Args: map[string]any{"kind": "case", "id": c.ID, "depth": 9}, Mentions: []string{"depth"}},
 		{Tool: "graph_neighbourhood", Args: map[string]any{"kind": "planet", "id": "earth"}, Mentions: []string{"INVALID", "kind"}},
 		{Tool: "drop_database", Args: map[string]any{}, Mentions: []string{"drop_database"}, RPC: true},
+
+		// Judgments, in order: judged not relevant, hidden, shown again,
+		// withdrawn (and then not hidden: nothing marks it not relevant),
+		// judged again. Each run ends where the plan's last judgment leaves
+		// it, which the core reads back.
+		{Tool: "judge_similar", Args: map[string]any{"id": query, "match": match, "grade": "not_relevant", "reason": "a different failure"}, Stamped: true,
+			Check: judgedAs("not_relevant", "a different failure")},
+		{Tool: "hide_similar", Args: pair, Stamped: true, Check: func(t *testing.T, b []byte) {
+			var v struct {
+				CaseID    string `json:"case_id"`
+				Match, By string
+			}
+			mustUnmarshal(t, b, &v)
+			if v.CaseID != query || v.Match != match || v.By != tsClientJudge {
+				t.Errorf("hide_similar %s %s: %s; want it hidden by %s", query, match, b, tsClientJudge)
+			}
+		}},
+		{Tool: "unhide_similar", Args: pair, Check: func(t *testing.T, b []byte) {
+			if string(canonicalJSON(t, b)) != `{"unhidden":true}` {
+				t.Errorf("unhide_similar %s %s: %s", query, match, b)
+			}
+		}},
+		{Tool: "withdraw_judgment", Args: pair, Check: func(t *testing.T, b []byte) {
+			if string(canonicalJSON(t, b)) != `{"withdrawn":true}` {
+				t.Errorf("withdraw_judgment %s %s: %s", query, match, b)
+			}
+		}},
+		{Tool: "hide_similar", Args: pair, Mentions: []string{"CONFLICT", "not relevant"}},
+		{Tool: "judge_similar", Args: map[string]any{"id": query, "match": match, "grade": "strongly_relevant", "reason": "the same cascade"}, Stamped: true,
+			Check: func(t *testing.T, b []byte) {
+				judgedAs("strongly_relevant", "the same cascade")(t, b)
+				fb, err := core.Judgments(ctx, query)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(fb.Judgments) != 1 || fb.Judgments[0].Judge != tsClientJudge || fb.Judgments[0].Match != match ||
+					fb.Judgments[0].Grade != ilgraph.GradeStronglyRelevant || fb.Judgments[0].Reason != "the same cascade" || len(fb.Hidden) != 0 {
+					t.Errorf("the Go core reads back %+v; want one judgment of %s, strongly relevant, by %s, and nothing hidden", fb, match, tsClientJudge)
+				}
+			}},
+		{Tool: "judge_similar", Args: map[string]any{"id": query, "match": query, "grade": "relevant"}, Mentions: []string{"INVALID", "match", "another case"}},
+		{Tool: "judge_similar", Args: map[string]any{"id": "IL-9999", "match": match, "grade": "relevant"}, Mentions: []string{"NOT_FOUND", "IL-9999"}},
+		{Tool: "judge_similar", Args: map[string]any{"id": query, "match": match, "grade": "very"}, Mentions: []string{"grade"}},
+		{Tool: "withdraw_judgment", Args: map[string]any{"id": query, "match": query}, Mentions: []string{"INVALID", "match"}},
+		{Tool: "unhide_similar", Args: map[string]any{"id": query, "match": query}, Mentions: []string{"INVALID", "match"}},
 	}
 }
 

@@ -44,7 +44,7 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools, err := s.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 10 {
+	if err != nil || len(tools.Tools) != 14 {
 		t.Fatalf("tools: %v %v", tools, err)
 	}
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "get_incident", Arguments: map[string]any{"id": "IL-0384"}})
@@ -58,6 +58,15 @@ func TestMCPOverStdio(t *testing.T) {
 	res, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "get_incident", Arguments: map[string]any{"id": "IL-9999"}})
 	if err != nil || !res.IsError {
 		t.Fatalf("unknown id: %v %+v", err, res)
+	}
+	// Without ILGRAPH_TOKEN it is anonymous: a judgment is refused as a
+	// tool error, with the core's code and message.
+	res, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "judge_similar", Arguments: map[string]any{"id": "IL-0384", "match": "IL-0282", "grade": "relevant"}})
+	if err != nil || !res.IsError || len(res.Content) == 0 {
+		t.Fatalf("judge_similar without a token: %v %+v", err, res)
+	}
+	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || !strings.HasPrefix(tc.Text, "UNAUTHORIZED: this needs a token with the reviewer role") {
+		t.Fatalf("judge_similar without a token: %v %+v", err, res)
 	}
 	// The client closing its end stops the server cleanly.
 	s.Close()

@@ -93,6 +93,13 @@ var Classes = map[string]Class{
 	"Mutation.reviewCase":     List,
 	"GET /review-queue":       Similarity,
 	"POST /cases/{id}/review": List,
+
+	// Judgments of similar cases: one write transaction each, as the
+	// mutations and routes that make them.
+	"mcp judge_similar":     List,
+	"mcp withdraw_judgment": List,
+	"mcp hide_similar":      List,
+	"mcp unhide_similar":    List,
 }
 
 // ClassOf is the class of a table key; it panics for a key the table does

@@ -5,7 +5,11 @@
 //   {"transport": "http", "url": "http://127.0.0.1:PORT/mcp",
 //    "calls": [{"tool": "get_incident", "args": {"id": "IL-0282"}}, …]}
 //   {"transport": "stdio", "command": "/path/to/ilgraph", "args": ["mcp"],
-//    "env": {"NEO4J_URI": "bolt://…"}, "calls": […]}
+//    "env": {"NEO4J_URI": "bolt://…", "ILGRAPH_TOKEN": "ilg_…"}, "calls": […]}
+//
+// Over HTTP a plan's "token", when given, is sent as Authorization: Bearer,
+// as a host configured with the server's token sends it (over stdio the
+// server acts as ILGRAPH_TOKEN's principal).
 //
 // and reports what the client saw: whether tools/list parsed, each tool's
 // schemas checked against JSON Schema 2020-12 (the dialect of the MCP
@@ -98,7 +102,8 @@ const report = {
 let transport;
 let stderr = "";
 if (plan.transport === "http") {
-  transport = new StreamableHTTPClientTransport(new URL(plan.url));
+  const headers = plan.token ? { Authorization: `Bearer ${plan.token}` } : {};
+  transport = new StreamableHTTPClientTransport(new URL(plan.url), { requestInit: { headers } });
 } else if (plan.transport === "stdio") {
   transport = new StdioClientTransport({ command: plan.command, args: plan.args, env: plan.env, stderr: "pipe" });
   transport.stderr?.on("data", (d) => { stderr = (stderr + d).slice(-4000); });
