@@ -127,7 +127,10 @@ func newSite(t testing.TB, db *graph.DB, src *memstore.Source) *site {
 			Shell:   httpapi.Options{Ready: db.Ping, Routes: routes, Credentials: s.credentials()},
 		})
 	}
-	h := serve(explore.New(db, sim, explore.WithReadModel(store), explore.WithSuggester(engine)))
+	// Writes and judgments as ilgraph serve has them (the write screens'
+	// test, TestWritesInBrowser, uses them; the other tests only read).
+	h := serve(explore.New(db, sim, explore.WithReadModel(store), explore.WithSuggester(engine),
+		explore.WithWrites(db, loader.Validator{DB: db}), explore.WithJudgments(db)))
 	tight := serve(explore.New(db, sim, explore.WithReadModel(store), explore.WithSuggester(engine), explore.WithSuggestCutoffs(tightCutoffs)))
 	// The same API without a suggestion engine, as a server without one runs.
 	plainSrc := memstore.NewSource(db)

@@ -31,8 +31,9 @@ func (m tokenMap) Authenticate(_ context.Context, token string) (ilgraph.Princip
 
 // testTokens are the tokens the test site knows.
 var testTokens = tokenMap{
-	"ilg-test-editor": {Name: "eve", Role: ilgraph.RoleEditor},
-	"ilg-test-viewer": {Name: "val", Role: ilgraph.RoleViewer},
+	"ilg-test-editor":   {Name: "eve", Role: ilgraph.RoleEditor},
+	"ilg-test-viewer":   {Name: "val", Role: ilgraph.RoleViewer},
+	"ilg-test-reviewer": {Name: "rita", Role: ilgraph.RoleReviewer},
 }
 
 // writeSeen is one request to /test/write as it reached the server.
