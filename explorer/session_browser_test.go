@@ -135,7 +135,7 @@ func TestSessionInBrowser(t *testing.T) {
 	shown := func() []string {
 		t.Helper()
 		poll(`new Promise((ok) => requestAnimationFrame(() => ok(true)))`)
-		return eval[[]string](b, `[...document.querySelectorAll("[data-needs-role]")].filter((e) => getComputedStyle(e).display !== "none").map((e) => e.id)`)
+		return eval[[]string](b, `[...document.querySelectorAll("[data-needs-role][id^=needs-]")].filter((e) => getComputedStyle(e).display !== "none").map((e) => e.id)`)
 	}
 	if got := shown(); len(got) != 0 {
 		t.Errorf("signed out, the page shows %v", got)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/ilgraph/ilgraph"
 )
 
 // poll waits until js is true.
@@ -42,6 +46,27 @@ func (b *browser) signIn(token string) {
 	}
 }
 
+// enforceCSP turns the page's Content Security Policy back on (the other
+// browser tests bypass it to inject axe-core) and counts its violations on
+// every page; the function it returns fails the test if there were any on
+// the page shown.
+func (b *browser) enforceCSP() func(where string) {
+	b.do(chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		if _, err := chromedp.Call(ctx, page.SetBypassCSP, page.SetBypassCSPParams{Enabled: false}); err != nil {
+			return err
+		}
+		_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+			Source: `window.__csp = []; document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(e.violatedDirective + " " + e.blockedURI));`})
+		return err
+	}))
+	return func(where string) {
+		b.t.Helper()
+		if v := eval[[]string](b, `window.__csp || ["no counter"]`); len(v) > 0 {
+			b.t.Errorf("%s: CSP violations: %q", where, v)
+		}
+	}
+}
+
 // matchRow is a JavaScript expression for the similar-cases row of match.
 func matchRow(match string) string {
 	return fmt.Sprintf(`[...document.querySelectorAll("#similar > li")].find((li) => li.querySelector(".similar-head .case-id").textContent === %q)`, match)
@@ -60,22 +85,7 @@ const writeControls = `[...document.querySelectorAll("#edit, .judge-form, .judge
 func TestWritesInBrowser(t *testing.T) {
 	s := mustSite(t)
 	b := newBrowser(t)
-	// Unlike the other browser tests this one injects nothing, so the
-	// page's own CSP is enforced, and every violation counted.
-	b.do(chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-		if _, err := chromedp.Call(ctx, page.SetBypassCSP, page.SetBypassCSPParams{Enabled: false}); err != nil {
-			return err
-		}
-		_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-			Source: `window.__csp = []; document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(e.violatedDirective + " " + e.blockedURI));`})
-		return err
-	}))
-	cspViolations := func(where string) {
-		t.Helper()
-		if v := eval[[]string](b, `window.__csp || ["no counter"]`); len(v) > 0 {
-			t.Errorf("%s: CSP violations: %q", where, v)
-		}
-	}
+	cspViolations := b.enforceCSP()
 
 	const id = "IL-0384"
 	var sim struct {
@@ -232,4 +242,173 @@ func TestWritesInBrowser(t *testing.T) {
 		t.Errorf("errors editing: %q", errs)
 	}
 	cspViolations("editing")
+}
+
+// machineTagged is the seed case seed as id, machine-tagged: written by
+// import, not reviewed, every tag with a confidence (as
+// cmd/ilgraph/auth_matrix_writes_test.go makes them).
+func machineTagged(t *testing.T, seed, id string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "seeds", "cases", seed+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := map[string]any{}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	c["id"] = id
+	c["related"] = []any{}
+	delete(c, "recurrence_of")
+	c["review"] = map[string]any{"written_by": "import", "reviewed_at": "", "reviewed_by": ""}
+	tc := map[string]any{"root_cause": map[string]float64{c["root_cause"].(string): 0.5}}
+	for _, f := range []string{"components", "symptoms", "contributing", "domain"} {
+		conf := map[string]float64{}
+		list, _ := c[f].([]any)
+		for _, x := range list {
+			conf[x.(string)] = 0.5
+		}
+		if len(conf) > 0 {
+			tc[f] = conf
+		}
+	}
+	c["tag_confidence"] = tc
+	b, _ := json.Marshal(c)
+	return b
+}
+
+// TestReviewInBrowser reviews a machine-tagged case on the Review screen:
+// the queue as the API lists it, no controls for a viewer, a refused
+// decision's problem shown next to it (nothing changed), and a review
+// that takes the case out of the queue.
+func TestReviewInBrowser(t *testing.T) {
+	s := mustSite(t)
+	ctx := ilgraph.NewContextWithPrincipal(context.Background(), ilgraph.Principal{Name: "importer", Role: ilgraph.RoleEditor})
+	for seed, id := range map[string]string{"IL-0384": "IL-9901", "IL-0282": "IL-9902"} {
+		if _, err := s.core.CreateCase(ctx, machineTagged(t, seed, id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var q struct {
+		ReviewQueue struct {
+			TotalCount int
+			Nodes      []struct {
+				Case      struct{ ID string }
+				Suggested []struct {
+					Kind string
+					Term struct{ ID string }
+				}
+			}
+		}
+	}
+	queue := func() []string {
+		s.api(`{ reviewQueue(first: 10) { totalCount nodes { case { id } suggested { kind term { id } } } } }`, nil, &q)
+		var ids []string
+		for _, n := range q.ReviewQueue.Nodes {
+			ids = append(ids, n.Case.ID)
+		}
+		return ids
+	}
+	want := queue()
+	if len(want) != 2 {
+		t.Fatalf("the queue holds %v, want the two cases made", want)
+	}
+	b := newBrowser(t)
+	cspViolations := b.enforceCSP()
+	shownQueue := `[...document.querySelectorAll("#review-queue > li")].map((li) => li.dataset.case)`
+
+	// Signed out (or a viewer): the queue, no controls, no nav link.
+	if st, _ := b.open(s.url + "/review"); st != "ready" {
+		t.Fatalf("review: state %s %v", st, b.takeErrors())
+	}
+	if got := eval[[]string](b, shownQueue); !slices.Equal(got, want) {
+		t.Errorf("the Review screen lists %v, want the API's %v", got, want)
+	}
+	b.signIn("ilg-test-viewer")
+	if n := eval[int](b, `[...document.querySelectorAll(".review-form, header nav [data-needs-role]")].filter((e) => e.checkVisibility()).length`); n != 0 {
+		t.Errorf("a viewer sees %d review controls", n)
+	}
+
+	// A reviewer replaces a component with a term that is not one: the
+	// problem shows at that decision, and the case is as it was.
+	b.signIn("ilg-test-reviewer")
+	if !eval[bool](b, `document.querySelector('header nav a[data-screen="review"]').checkVisibility() && document.querySelector(".review-form").checkVisibility()`) {
+		t.Fatal("a reviewer does not see the Review link and form")
+	}
+	id := want[0]
+	var c struct {
+		Case struct {
+			Version       int
+			MachineTagged bool
+		}
+	}
+	read := func() {
+		s.api(`query($id: ID!) { case(id: $id) { version machineTagged } }`, map[string]any{"id": id}, &c)
+	}
+	read()
+	v0 := c.Case.Version
+	item := fmt.Sprintf(`document.querySelector('#review-queue > li[data-case=%q]')`, id)
+	row := 1 // the first component (row 0 is the root cause)
+	if q.ReviewQueue.Nodes[0].Suggested[row].Kind != "COMPONENT" {
+		t.Fatalf("the second suggestion of %s is a %s", id, q.ReviewQueue.Nodes[0].Suggested[row].Kind)
+	}
+	eval[bool](b, fmt.Sprintf(`(() => { const li = %s; const tr = li.querySelector('tr[data-decision="%d"]');
+		tr.querySelector('input[value="REPLACE"]').click(); tr.querySelector('input[type="text"]').value = "no-such-term";
+		li.querySelector(".mark-reviewed").click(); return true })()`, item, row))
+	b.poll(`!!` + item + `.querySelector('tr[data-decision="1"] .problem')`)
+	if f := eval[string](b, item+`.querySelector('tr[data-decision="1"] .problem').dataset.problemField`); f != "decisions[1].with" {
+		t.Errorf("the problem next to the decision names %q, want decisions[1].with", f)
+	}
+	b.screenshot("review-problem", "#review-queue")
+	read()
+	if c.Case.Version != v0 || !c.Case.MachineTagged {
+		t.Errorf("a refused review changed %s: version %d → %d, machineTagged %v", id, v0, c.Case.Version, c.Case.MachineTagged)
+	}
+	b.takeErrors() // an INVALID answer may be logged as a failed request
+
+	// Accept it after all: the case is reviewed and leaves the queue.
+	eval[bool](b, fmt.Sprintf(`(() => { const li = %s; li.querySelector('tr[data-decision="%d"] input[value="ACCEPT"]').click();
+		li.querySelector(".mark-reviewed").click(); return true })()`, item, row))
+	b.poll(`!!document.getElementById("review-saved") && document.body.dataset.state === "ready"`)
+	if got := eval[[]string](b, shownQueue); slices.Contains(got, id) || len(got) != 1 {
+		t.Errorf("after the review the screen lists %v", got)
+	}
+	if saved := eval[string](b, `document.getElementById("review-saved").textContent`); !strings.Contains(saved, id+" reviewed") || !strings.Contains(saved, "rita") {
+		t.Errorf("after the review the page says %q", saved)
+	}
+	b.screenshot("review")
+	read()
+	if c.Case.Version != v0+1 || c.Case.MachineTagged {
+		t.Errorf("after the review %s has version %d, machineTagged %v", id, c.Case.Version, c.Case.MachineTagged)
+	}
+	if got := queue(); slices.Contains(got, id) {
+		t.Errorf("the API's queue still holds %s: %v", id, got)
+	}
+	if errs := b.takeErrors(); len(errs) > 0 {
+		t.Errorf("errors reviewing: %q", errs)
+	}
+	cspViolations("reviewing")
+
+	// axe-core, injected (so in a browser that bypasses the CSP), finds
+	// nothing serious on the write controls: the Review screen and the
+	// case page with its edit form open, signed in as an editor.
+	a := newBrowser(t)
+	if st, _ := a.open(s.url + "/review"); st != "ready" {
+		t.Fatalf("review: state %s", st)
+	}
+	a.signIn("ilg-test-editor")
+	if v := a.axe(); len(v) > 0 {
+		t.Errorf("axe on the Review screen: %q", v)
+	}
+	if st, _ := a.open(s.url + "/case/IL-0384"); st != "ready" {
+		t.Fatalf("case: state %s", st)
+	}
+	a.do(chromedp.Click(chromedp.CSS("#edit > summary")))
+	a.poll(`!!document.getElementById("edit-form")`)
+	if v := a.axe(); len(v) > 0 {
+		t.Errorf("axe on the case page with its write controls: %q", v)
+	}
+	if errs := a.takeErrors(); len(errs) > 0 {
+		t.Errorf("errors: %q", errs)
+	}
 }
