@@ -9,9 +9,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
@@ -47,10 +49,24 @@ func (b *browser) signIn(token string) {
 }
 
 // enforceCSP turns the page's Content Security Policy back on (the other
-// browser tests bypass it to inject axe-core) and counts its violations on
-// every page; the function it returns fails the test if there were any on
-// the page shown.
-func (b *browser) enforceCSP() func(where string) {
+// browser tests bypass it to inject axe-core) and counts its violations:
+// the browser's security log entries on every page, and the page's
+// securitypolicyviolation events. It checks first that the count works (an
+// inline style element, which the policy refuses, is counted), on the page
+// at url. The function it returns fails the test if there were any since.
+func (b *browser) enforceCSP(url string) func(where string) {
+	b.t.Helper()
+	var mu sync.Mutex
+	var logged []string
+	if err := chromedp.Listen(b.ctx, func(ev any) {
+		if e, ok := ev.(*cdplog.EventEntryAdded); ok && (e.Entry.Source == cdplog.EntrySourceSecurity || strings.Contains(e.Entry.Text, "Content Security Policy")) {
+			mu.Lock()
+			logged = append(logged, e.Entry.Text)
+			mu.Unlock()
+		}
+	}); err != nil {
+		b.t.Fatal(err)
+	}
 	b.do(chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
 		if _, err := chromedp.Call(ctx, page.SetBypassCSP, page.SetBypassCSPParams{Enabled: false}); err != nil {
 			return err
@@ -59,9 +75,30 @@ func (b *browser) enforceCSP() func(where string) {
 			Source: `window.__csp = []; document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(e.violatedDirective + " " + e.blockedURI));`})
 		return err
 	}))
+	take := func() []string {
+		// Not under the lock: the listener may be waiting for it on the
+		// goroutine that would deliver eval's answer.
+		seen := eval[[]string](b, `(() => { const v = window.__csp || ["no counter"]; window.__csp = []; return v })()`)
+		mu.Lock()
+		defer mu.Unlock()
+		out := append(logged, seen...)
+		logged = nil
+		return out
+	}
+	if st, _ := b.open(url); st != "ready" {
+		b.t.Fatalf("%s: state %s", url, st)
+	}
+	eval[bool](b, `(() => { const s = document.createElement("style"); s.textContent = "p { color: red }"; document.head.append(s); return true })()`)
+	b.poll(`window.__csp.length > 0`)
+	time.Sleep(200 * time.Millisecond) // the log entry
+	if v := take(); len(v) < 2 {
+		b.t.Fatalf("the CSP violation counter saw %q for an inline style, want the log entry and the event", v)
+	}
+	eval[bool](b, `(() => { document.querySelector("head style").remove(); return true })()`)
+	b.takeErrors()
 	return func(where string) {
 		b.t.Helper()
-		if v := eval[[]string](b, `window.__csp || ["no counter"]`); len(v) > 0 {
+		if v := take(); len(v) > 0 {
 			b.t.Errorf("%s: CSP violations: %q", where, v)
 		}
 	}
@@ -85,7 +122,7 @@ const writeControls = `[...document.querySelectorAll("#edit, .judge-form, .judge
 func TestWritesInBrowser(t *testing.T) {
 	s := mustSite(t)
 	b := newBrowser(t)
-	cspViolations := b.enforceCSP()
+	cspViolations := b.enforceCSP(s.url + "/")
 
 	const id = "IL-0384"
 	var sim struct {
@@ -314,7 +351,7 @@ func TestReviewInBrowser(t *testing.T) {
 		t.Fatalf("the queue holds %v, want the two cases made", want)
 	}
 	b := newBrowser(t)
-	cspViolations := b.enforceCSP()
+	cspViolations := b.enforceCSP(s.url + "/")
 	shownQueue := `[...document.querySelectorAll("#review-queue > li")].map((li) => li.dataset.case)`
 
 	// Signed out (or a viewer): the queue, no controls, no nav link.
