@@ -278,6 +278,34 @@ func TestWritesInBrowser(t *testing.T) {
 	if errs := b.takeErrors(); len(errs) > 0 {
 		t.Errorf("errors editing: %q", errs)
 	}
+
+	// Someone else saves meanwhile: the page's save is a CONFLICT, says
+	// so, saves nothing, and its reload shows the case as it is now.
+	read()
+	v1, json1 := c.Case.Version, c.Case.JSON
+	ctx := ilgraph.NewContextWithPrincipal(context.Background(), ilgraph.Principal{Name: "other", Role: ilgraph.RoleEditor})
+	var other map[string]any
+	if err := json.Unmarshal([]byte(json1), &other); err != nil {
+		t.Fatal(err)
+	}
+	other["title"].(map[string]any)["en"] = title0
+	data, _ := json.Marshal(other)
+	if _, err := s.core.UpdateCase(ctx, id, int64(v1), data); err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](b, `(() => { document.getElementById("edit-title-en").value = "a title nobody will see"; document.getElementById("edit-save").click(); return true })()`)
+	b.poll(`!!document.getElementById("edit-conflict")`)
+	read()
+	if c.Case.Version != v1+1 || c.Case.Title.En != title0 {
+		t.Errorf("after the conflict the API has version %d, title %q; want %d, %q", c.Case.Version, c.Case.Title.En, v1+1, title0)
+	}
+	b.screenshot("case-edit-conflict", "#edit-status")
+	b.takeErrors() // a CONFLICT answer may be logged as a failed request
+	eval[bool](b, `(() => { document.querySelector("#edit-conflict button").click(); return true })()`)
+	b.poll(`document.body.dataset.state === "ready" && !document.getElementById("edit-conflict") && !document.querySelector("h1").textContent.includes("(edited in the browser)")`)
+	if v := eval[string](b, `document.querySelector("#edit > summary").textContent`); !strings.Contains(v, fmt.Sprintf("version %d", v1+1)) {
+		t.Errorf("after the reload the form says %q, want version %d", v, v1+1)
+	}
 	cspViolations("editing")
 }
 
