@@ -238,8 +238,28 @@ func TestWritesInBrowser(t *testing.T) {
 	}
 	b.takeErrors() // an INVALID answer may be logged as a failed request
 
-	// A valid edit: the title; saved as the next version, with its history
-	// entry, and there after a reload.
+	// A valid edit: the title, and a component added by its label through
+	// the typeahead; saved as the next version, with its history entry, and
+	// there after a reload.
+	var voc struct {
+		Vocabulary []struct{ Kind, ID, En string }
+	}
+	s.api(`{ vocabulary { kind id en } }`, nil, &voc)
+	var was0 map[string]any
+	if err := json.Unmarshal([]byte(json0), &was0); err != nil {
+		t.Fatal(err)
+	}
+	var addID, addLabel string
+	for _, x := range voc.Vocabulary {
+		if x.Kind == "COMPONENT" && !slices.Contains(was0["components"].([]any), any(x.ID)) {
+			addID, addLabel = x.ID, x.En
+			break
+		}
+	}
+	eval[bool](b, fmt.Sprintf(`(() => { const i = document.getElementById("edit-components"); i.value = %q; i.closest(".edit-add").querySelector("button").click(); return true })()`, addLabel))
+	if chips := eval[string](b, `document.querySelector('[data-field="components"] .edit-tags').textContent`); !strings.Contains(chips, addID) {
+		t.Errorf("after adding %q the components are %q", addLabel, chips)
+	}
 	title := title0 + " (edited in the browser)"
 	eval[bool](b, fmt.Sprintf(`(() => { document.getElementById("edit-timeline-resolved-after").value = %q; document.getElementById("edit-title-en").value = %q; document.getElementById("edit-save").click(); return true })()`,
 		eval[string](b, `(JSON.parse(`+fmt.Sprintf("%q", json0)+`).timeline || {}).resolved_after || ""`), title))
@@ -260,8 +280,9 @@ func TestWritesInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	was["title"].(map[string]any)["en"] = title
+	was["components"] = append(was["components"].([]any), addID)
 	if !reflect.DeepEqual(was, now) {
-		t.Errorf("the edit changed more than the title:\nwas %s\nnow %s", json0, c.Case.JSON)
+		t.Errorf("the edit changed more than the title and the component added:\nwas %s\nnow %s", json0, c.Case.JSON)
 	}
 	b.screenshot("case-edit-saved")
 	if st, _ := b.open(caseURL); st != "ready" {
@@ -472,6 +493,19 @@ func TestReviewInBrowser(t *testing.T) {
 	a.poll(`!!document.getElementById("edit-form")`)
 	if v := a.axe(); len(v) > 0 {
 		t.Errorf("axe on the case page with its write controls: %q", v)
+	}
+	// And in Korean, no program value shows as text on either.
+	for _, u := range []string{"/review?lang=ko", "/case/IL-0384?lang=ko"} {
+		if st, _ := a.open(s.url + u); st != "ready" {
+			t.Fatalf("%s: state %s", u, st)
+		}
+		if u != "/review?lang=ko" {
+			a.do(chromedp.Click(chromedp.CSS("#edit > summary")))
+			a.poll(`!!document.getElementById("edit-form")`)
+		}
+		if junk := eval[[]string](a, junkText); len(junk) > 0 {
+			t.Errorf("%s: text nodes that are program values: %q", u, junk)
+		}
 	}
 	if errs := a.takeErrors(); len(errs) > 0 {
 		t.Errorf("errors: %q", errs)
