@@ -426,10 +426,11 @@ func TestReviewInBrowser(t *testing.T) {
 		Case struct {
 			Version       int
 			MachineTagged bool
+			Mechanisms    []struct{ ID string }
 		}
 	}
 	read := func() {
-		s.api(`query($id: ID!) { case(id: $id) { version machineTagged } }`, map[string]any{"id": id}, &c)
+		s.api(`query($id: ID!) { case(id: $id) { version machineTagged mechanisms { id } } }`, map[string]any{"id": id}, &c)
 	}
 	read()
 	v0 := c.Case.Version
@@ -452,9 +453,26 @@ func TestReviewInBrowser(t *testing.T) {
 	}
 	b.takeErrors() // an INVALID answer may be logged as a failed request
 
-	// Accept it after all: the case is reviewed and leaves the queue.
-	eval[bool](b, fmt.Sprintf(`(() => { const li = %s; li.querySelector('tr[data-decision="%d"] input[value="ACCEPT"]').click();
-		li.querySelector(".mark-reviewed").click(); return true })()`, item, row))
+	// Accept it after all, and add a mechanism by its label through the
+	// typeahead: the case is reviewed and leaves the queue.
+	var voc struct {
+		Vocabulary []struct{ Kind, ID, En string }
+	}
+	s.api(`{ vocabulary { kind id en } }`, nil, &voc)
+	var mechID, mechLabel string
+	for _, x := range voc.Vocabulary {
+		if x.Kind == "MECHANISM" && !slices.ContainsFunc(c.Case.Mechanisms, func(m struct{ ID string }) bool { return m.ID == x.ID }) {
+			mechID, mechLabel = x.ID, x.En
+			break
+		}
+	}
+	if !eval[bool](b, fmt.Sprintf(`(() => { const li = %s; li.querySelector('tr[data-decision="%d"] input[value="ACCEPT"]').click();
+		const k = li.querySelector(".review-add select"); k.value = "MECHANISM"; k.dispatchEvent(new Event("change"));
+		li.querySelector(".review-add input").value = %q; li.querySelector(".review-add button").click();
+		if (!li.querySelector('.review-add li[data-add="0"]').textContent.includes(%q)) return false;
+		li.querySelector(".mark-reviewed").click(); return true })()`, item, row, mechLabel, mechID)) {
+		t.Fatalf("adding the mechanism %q by its label did not list %s", mechLabel, mechID)
+	}
 	b.poll(`!!document.getElementById("review-saved") && document.body.dataset.state === "ready"`)
 	if got := eval[[]string](b, shownQueue); slices.Contains(got, id) || len(got) != 1 {
 		t.Errorf("after the review the screen lists %v", got)
@@ -466,6 +484,9 @@ func TestReviewInBrowser(t *testing.T) {
 	read()
 	if c.Case.Version != v0+1 || c.Case.MachineTagged {
 		t.Errorf("after the review %s has version %d, machineTagged %v", id, c.Case.Version, c.Case.MachineTagged)
+	}
+	if !slices.ContainsFunc(c.Case.Mechanisms, func(m struct{ ID string }) bool { return m.ID == mechID }) {
+		t.Errorf("after the review %s has mechanisms %v, want %s added", id, c.Case.Mechanisms, mechID)
 	}
 	if got := queue(); slices.Contains(got, id) {
 		t.Errorf("the API's queue still holds %s: %v", id, got)
