@@ -80,6 +80,8 @@ type site struct {
 	noSuggest atomic.Bool // serve the API without a suggestion engine
 	cutoffs   atomic.Bool // serve the API with the cut-offs of tightCutoffs
 	private   atomic.Bool // serve a private corpus (serve --private)
+	// core answers the API; tests set up what they need through it.
+	core *explore.Service
 	// sessions signs browsers in with the tokens of testTokens, as
 	// ilgraph serve does with its token store.
 	sessions *session.Manager
@@ -127,7 +129,11 @@ func newSite(t testing.TB, db *graph.DB, src *memstore.Source) *site {
 			Shell:   httpapi.Options{Ready: db.Ping, Routes: routes, Credentials: s.credentials()},
 		})
 	}
-	h := serve(explore.New(db, sim, explore.WithReadModel(store), explore.WithSuggester(engine)))
+	// Writes and judgments as ilgraph serve has them (the write screens'
+	// test, TestWritesInBrowser, uses them; the other tests only read).
+	s.core = explore.New(db, sim, explore.WithReadModel(store), explore.WithSuggester(engine),
+		explore.WithWrites(db, loader.Validator{DB: db}), explore.WithJudgments(db))
+	h := serve(s.core)
 	tight := serve(explore.New(db, sim, explore.WithReadModel(store), explore.WithSuggester(engine), explore.WithSuggestCutoffs(tightCutoffs)))
 	// The same API without a suggestion engine, as a server without one runs.
 	plainSrc := memstore.NewSource(db)

@@ -57,7 +57,7 @@ type file struct {
 
 // Screens are the first path segments that answer with the page. The case
 // list is the home page: /cases is the JSON API's, on the same server.
-var screens = map[string]bool{"": true, "graph": true, "case": true, "topic": true, "live": true, "dashboard": true}
+var screens = map[string]bool{"": true, "graph": true, "case": true, "topic": true, "live": true, "dashboard": true, "review": true}
 
 // securityHeaders apply to every answer of the explorer and of the IDE: the
 // pages load scripts, styles and data from this origin only, and nothing
@@ -72,7 +72,7 @@ func securityHeaders(h http.Header) {
 
 // Handler serves the explorer: /assets/… are the embedded files (gzipped
 // when the browser accepts it, revalidated by ETag), and the screens' paths
-// (/, /graph, /case/…, /topic/…, /live, /dashboard) answer with the page. Any other path answers the page with 404, and the page shows its
+// (/, /graph, /case/…, /topic/…, /live, /dashboard, /review) answer with the page. Any other path answers the page with 404, and the page shows its
 // "not found" view. Mount it at "/".
 func Handler() http.Handler {
 	files := loadFiles(Assets())

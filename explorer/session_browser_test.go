@@ -31,8 +31,9 @@ func (m tokenMap) Authenticate(_ context.Context, token string) (ilgraph.Princip
 
 // testTokens are the tokens the test site knows.
 var testTokens = tokenMap{
-	"ilg-test-editor": {Name: "eve", Role: ilgraph.RoleEditor},
-	"ilg-test-viewer": {Name: "val", Role: ilgraph.RoleViewer},
+	"ilg-test-editor":   {Name: "eve", Role: ilgraph.RoleEditor},
+	"ilg-test-viewer":   {Name: "val", Role: ilgraph.RoleViewer},
+	"ilg-test-reviewer": {Name: "rita", Role: ilgraph.RoleReviewer},
 }
 
 // writeSeen is one request to /test/write as it reached the server.
@@ -134,7 +135,7 @@ func TestSessionInBrowser(t *testing.T) {
 	shown := func() []string {
 		t.Helper()
 		poll(`new Promise((ok) => requestAnimationFrame(() => ok(true)))`)
-		return eval[[]string](b, `[...document.querySelectorAll("[data-needs-role]")].filter((e) => getComputedStyle(e).display !== "none").map((e) => e.id)`)
+		return eval[[]string](b, `[...document.querySelectorAll("[data-needs-role][id^=needs-]")].filter((e) => getComputedStyle(e).display !== "none").map((e) => e.id)`)
 	}
 	if got := shown(); len(got) != 0 {
 		t.Errorf("signed out, the page shows %v", got)

@@ -2,8 +2,9 @@
 // timeline, sources, related cases and recurrences, the cases with the same
 // root cause (with reasons) and the most similar cases (a bar per case:
 // each shared feature's share of the score; weights adjustable).
-import { h, fill, query, must, english, KINDS, kindByAPI, L, state, text, termSpan, termLabel, link, go, caseLink, topicLink, safeURL, NotFound, CASE_ID, fmtMinutes } from "./lib.js";
+import { h, fill, query, must, english, ApiError, session, KINDS, kindByAPI, L, state, text, termSpan, termLabel, link, go, caseLink, topicLink, safeURL, NotFound, CASE_ID, fmtMinutes } from "./lib.js";
 import { scoreBar, kindLegend } from "./bars.js";
+import { editForm, takeFlash } from "./edit.js";
 
 // TEXT_KIND labels the text channel's weight, which is not a kind of tag.
 const TEXT_KIND = { en: "Text (trigger, lessons)", ko: "텍스트(계기·교훈)" };
@@ -12,9 +13,10 @@ const WEIGHT_KEYS = [["rootCause", "ROOT_CAUSE"], ["component", "COMPONENT"], ["
 const T = "{ en ko }";
 const TERM = "{ kind id en ko }";
 const BRIEF = `{ id date year title ${T} organization ${TERM} }`;
-const CASE = `query CasePage($id: ID!, $k: Int, $weights: WeightsInput, $rarity: Boolean) {
+const CASE = `query CasePage($id: ID!, $k: Int, $weights: WeightsInput, $rarity: Boolean, $hidden: Boolean) {
   case(id: $id) {
-    id date year dateKind severity url updatedAt
+    id date year dateKind severity url updatedAt version
+    history { version action by at restoredFrom }
     title ${T} summary ${T} trigger ${T} detection ${T} symptomsText ${T} lessons ${T}
     remediation ${T} actionItems ${T}
     impact { scope users region }
@@ -28,8 +30,9 @@ const CASE = `query CasePage($id: ID!, $k: Int, $weights: WeightsInput, $rarity:
     totalCount
     nodes { case ${BRIEF} reason sharedCount shared { kind term ${TERM} } }
   }
-  similarCases(caseId: $id, k: $k, weights: $weights, rarity: $rarity) {
-    case ${BRIEF} score
+  similarCases(caseId: $id, k: $k, weights: $weights, rarity: $rarity, includeHidden: $hidden) {
+    case ${BRIEF} score hidden notes
+    judgments { judge grade reason }
     shared { kind term ${TERM} weight contribution }
     text { contribution words }
   }
@@ -45,7 +48,7 @@ function parse(params, bad) {
       const n = Number(v);
       if (!WEIGHT_KEYS.some(([x]) => x === k) || v === undefined || v === "" || !isFinite(n) || n < 0 || n > 100) {
         bad.push("w");
-        return { weights: {}, k: 10, rarity: null };
+        return { weights: {}, k: 10, rarity: null, hidden: false };
       }
       weights[k] = n;
     }
@@ -59,12 +62,14 @@ function parse(params, bad) {
   }
   const rarity = params.get("rarity");
   if (rarity !== null && rarity !== "1" && rarity !== "0") bad.push("rarity");
+  const hidden = params.get("hidden");
+  if (hidden !== null && hidden !== "1") bad.push("hidden");
   // rarity: null leaves it to the server's default (similarityDefaults).
-  return { weights, k, rarity: rarity === "1" ? true : rarity === "0" ? false : null };
+  return { weights, k, rarity: rarity === "1" ? true : rarity === "0" ? false : null, hidden: hidden === "1" };
 }
 
 // caseParams are a case page's URL parameters besides its id.
-const caseParams = (st) => ({ w: wParam(st.weights), k: st.k !== 10 ? st.k : "", rarity: st.rarity === null ? "" : st.rarity ? "1" : "0" });
+const caseParams = (st) => ({ w: wParam(st.weights), k: st.k !== 10 ? st.k : "", rarity: st.rarity === null ? "" : st.rarity ? "1" : "0", hidden: st.hidden ? "1" : "" });
 
 const wParam = (weights) => Object.entries(weights).map(([k, v]) => `${k}:${v}`).join(",");
 
@@ -77,7 +82,7 @@ export async function render(ctx) {
   const notFound = () => new NotFound(L(`There is no case “${id}”.`, `“${id}” 사례는 없습니다.`));
   let r;
   try {
-    r = await query(CASE, { id, k: st.k, rarity: st.rarity, weights: Object.keys(st.weights).length ? st.weights : null });
+    r = await query(CASE, { id, k: st.k, rarity: st.rarity, hidden: st.hidden, weights: Object.keys(st.weights).length ? st.weights : null });
   } catch (e) {
     // sameRootCause and similarCases answer NOT_FOUND for an unknown case,
     // which nulls the whole answer.
@@ -111,6 +116,7 @@ export async function render(ctx) {
     h("article", { class: "case" },
       h("p", { class: "crumbs" }, h("a", { href: link("/"), "data-nav": "" }, L("Cases", "사례")), " › ", c.id),
       h("h1", {}, h("span", { class: "case-id" }, c.id), " ", text(c.title)),
+      takeFlash(c.id),
       h("p", { class: "meta" }, termSpan(c.organization), " · ", h("time", { datetime: c.date }, c.date),
         c.severity ? [" · ", L("severity ", "심각도 "), c.severity] : null),
       h("dl", { class: "tag-list" },
@@ -146,6 +152,7 @@ export async function render(ctx) {
       sameRootCause(c, r.data.sameRootCause),
       similar(c, r.data.similarCases, r.data.similarityDefaults, st),
       h("p", {}, h("a", { href: link("/graph", { x: "case:" + c.id }), "data-nav": "" }, L("Show this case's neighbourhood as a graph", "이 사례 주변을 그래프로 보기"))),
+      editForm(c.id, c.version, c.history),
       rawJSON(c.id)));
 }
 
@@ -202,7 +209,7 @@ function similar(c, matches, sd, st) {
       if (isFinite(v) && v >= 0 && v !== defaults[key]) w[key] = v;
     }
     const r = form.elements.rarity.checked;
-    go(link("/case/" + encodeURIComponent(c.id), caseParams({ weights: w, k: Number(form.elements.k.value) || 10, rarity: r === sd.rarity ? null : r })));
+    go(link("/case/" + encodeURIComponent(c.id), caseParams({ weights: w, k: Number(form.elements.k.value) || 10, rarity: r === sd.rarity ? null : r, hidden: st.hidden })));
   } },
   h("fieldset", {}, h("legend", {}, L("Weights per kind", "종류별 가중치")), inputs,
     h("div", { class: "weight" }, h("label", { for: "w-k" }, L("How many", "개수")),
@@ -216,12 +223,13 @@ function similar(c, matches, sd, st) {
       h("div", { class: "similar-head" },
         h("a", { href: caseLink(m.case.id), "data-nav": "" }, h("span", { class: "case-id" }, m.case.id), " ", text(m.case.title)),
         " ", h("span", { class: "meta" }, termSpan(m.case.organization), " · ", String(m.case.year))),
-      scoreBar(m), why(c.id, m.case.id, st))))
+      m.hidden ? h("p", { class: "hidden-note" }, h("span", { class: "badge" }, L("hidden", "숨김")), " ", L("Hidden from this list; shown because “show hidden matches” is on.", "목록에서 숨긴 사례입니다. “숨긴 사례 보기”가 켜져 있어 보입니다.")) : null,
+      scoreBar(m), notes(m), judge(c.id, m), why(c.id, m.case.id, st))))
     : h("p", {}, L("No case shares a feature with this one.", "이 사례와 특징을 공유하는 사례가 없습니다."));
   return h("section", { class: "field", "aria-labelledby": "h-similar" },
     h("h2", { id: "h-similar" }, L("Similar cases", "비슷한 사례")),
     h("p", { class: "help" }, L("Each bar is the case's score (0–1); its parts are the shared features' shares of it.", "막대 길이는 점수(0~1)이고, 각 칸은 공유하는 특징이 점수에서 차지하는 몫입니다.")),
-    kindLegend(), form, body);
+    kindLegend(), form, showHidden(c.id, st), body);
 }
 
 // why explains one match feature by feature (explainSimilarity), asked
@@ -258,4 +266,76 @@ function why(a, b, st) {
     }
   });
   return details;
+}
+
+// notes lists what reviewers and editors said of a match ("marked not
+// relevant by alice: …", "hidden by bob"), for everyone.
+function notes(m) {
+  if (!m.notes || !m.notes.length) return null;
+  return h("ul", { class: "judge-notes" }, m.notes.map((n) => h("li", { lang: "en" }, n)));
+}
+
+const GRADES = [["STRONGLY_RELEVANT", "Strongly relevant", "매우 관련"], ["RELEVANT", "Relevant", "관련"], ["NOT_RELEVANT", "Not relevant", "관련 없음"]];
+
+// mutate runs a mutation and throws an ApiError on any error.
+async function mutate(doc, vars) {
+  const r = await query(doc, vars);
+  if (r.errors.length) {
+    const e = r.errors[0];
+    throw new ApiError(e.message, { code: (e.extensions && e.extensions.code) || "", errors: r.errors });
+  }
+  return r.data;
+}
+
+// judge is a match's controls for reviewers (a grade with an optional
+// reason; withdrawing one's own judgment) and editors (hide a match marked
+// not relevant, or show a hidden one again). After a change the page
+// renders again from the API.
+function judge(caseId, m) {
+  const key = m.case.id.replace(/[^A-Za-z0-9_-]/g, "_");
+  const me = session.current.name;
+  const mine = m.judgments.find((j) => j.judge === me);
+  const status = h("div", { class: "judge-status", "aria-live": "polite" });
+  const reason = h("input", { type: "text", id: "judge-reason-" + key, maxlength: "500", value: mine && mine.reason ? mine.reason : "" });
+  const run = async (btns, doc, vars) => {
+    for (const b of btns) b.disabled = true;
+    fill(status);
+    try {
+      await mutate(doc, vars);
+      window.dispatchEvent(new Event("ilgraph:navigate"));
+    } catch (e) {
+      for (const b of btns) b.disabled = false;
+      const p = e.errors && e.errors[0] && e.errors[0].extensions && e.errors[0].extensions.problems;
+      fill(status, h("p", { class: "problem", role: "alert" }, e.message, p && p.length ? [" ", p.map((x) => `${x.field}: ${x.message}`).join("; ")] : null));
+    }
+  };
+  const buttons = [];
+  for (const [grade, en, ko] of GRADES) {
+    buttons.push(h("button", { type: "button", class: "grade", "data-grade": grade, "aria-pressed": mine && mine.grade === grade ? "true" : "false",
+      onclick: () => run(buttons, `mutation Judge($c: ID!, $m: ID!, $g: Grade!, $r: String) { judgeSimilar(caseId: $c, match: $m, grade: $g, reason: $r) { note } }`,
+        { c: caseId, m: m.case.id, g: grade, r: reason.value.trim() || null }) }, L(en, ko)));
+  }
+  if (mine) {
+    buttons.push(h("button", { type: "button", class: "link", onclick: () => run(buttons, `mutation Withdraw($c: ID!, $m: ID!) { withdrawJudgment(caseId: $c, match: $m) }`, { c: caseId, m: m.case.id }) },
+      L("Withdraw my judgment", "내 판정 철회")));
+  }
+  const notRelevant = m.judgments.some((j) => j.grade === "NOT_RELEVANT");
+  const hideBtn = m.hidden
+    ? h("button", { type: "button", class: "unhide", "data-needs-role": "editor",
+      onclick: () => run([hideBtn], `mutation Unhide($c: ID!, $m: ID!) { unhideSimilar(caseId: $c, match: $m) }`, { c: caseId, m: m.case.id }) }, L("Show in the list again", "목록에 다시 보이기"))
+    : notRelevant ? h("button", { type: "button", class: "hide", "data-needs-role": "editor",
+      onclick: () => run([hideBtn], `mutation Hide($c: ID!, $m: ID!) { hideSimilar(caseId: $c, match: $m) { by } }`, { c: caseId, m: m.case.id }) }, L("Hide from this list", "목록에서 숨기기"))
+      : null;
+  return h("div", { class: "judge" },
+    h("div", { class: "judge-form", role: "group", "aria-label": L(`Judge ${m.case.id}`, `${m.case.id} 판정`), "data-needs-role": "reviewer" },
+      h("label", { for: "judge-reason-" + key }, L("Reason (optional)", "이유 (선택)")), reason, buttons),
+    hideBtn, status);
+}
+
+// showHidden switches the list to include the matches editors hid (the
+// URL's hidden=1).
+function showHidden(id, st) {
+  const box = h("input", { type: "checkbox", id: "show-hidden", checked: st.hidden,
+    onchange: () => go(link("/case/" + encodeURIComponent(id), caseParams({ ...st, hidden: box.checked }))) });
+  return h("p", { class: "show-hidden", "data-needs-role": "editor" }, box, " ", h("label", { for: "show-hidden", class: "inline" }, L("Show hidden matches", "숨긴 사례 보기")));
 }

@@ -8,6 +8,7 @@ import * as casePage from "./case.js";
 import * as topic from "./topic.js";
 import * as live from "./live.js";
 import * as dashboard from "./dashboard.js";
+import * as review from "./review.js";
 import * as account from "./account.js";
 
 const routes = [
@@ -19,6 +20,7 @@ const routes = [
   { re: /^\/topic\/([^/]+)\/([^/]+)$/, screen: "topic", mod: topic },
   { re: /^\/live$/, screen: "live", mod: live },
   { re: /^\/dashboard$/, screen: "dashboard", mod: dashboard },
+  { re: /^\/review$/, screen: "review", mod: review },
 ];
 
 const main = document.getElementById("main");
