@@ -271,3 +271,59 @@ func TestJudgingRefusals(t *testing.T) {
 		}
 	})
 }
+
+// TestManyHiddenMatches: a case with more hidden matches than the ranking
+// asks for beyond k before its hidings are known still lists k matches, the
+// first k of its ranking that are not hidden, and each hidden one comes
+// back marked when asked for.
+func TestManyHiddenMatches(t *testing.T) {
+	core, _ := judgingCore(t)
+	const query, k, hide = "IL-0282", 5, 10 // hide > the slack the ranking starts with
+	reviewer, editor := as("alice", ilgraph.RoleReviewer), as("carol", ilgraph.RoleEditor)
+	before, err := core.Similar(context.Background(), query, explore.SimilarityQuery{K: k + 2*hide + 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) < k+2*hide {
+		t.Fatalf("only %d matches of %s, want at least %d", len(before), query, k+2*hide)
+	}
+	// Hide the first hide matches and, further down, every other one, so
+	// that the top of the ranking is all hidden and then alternates.
+	hidden := map[string]bool{}
+	for i := 0; i < 2*hide; i++ {
+		if i >= hide && i%2 == 0 {
+			continue
+		}
+		id := before[i].Case.ID
+		if _, err := core.JudgeSimilar(reviewer, query, id, ilgraph.GradeNotRelevant, ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := core.HideSimilar(editor, query, id); err != nil {
+			t.Fatal(err)
+		}
+		hidden[id] = true
+	}
+	// Independently: the ranking before, less the hidden matches, first k.
+	var want []string
+	for _, sc := range before {
+		if !hidden[sc.Case.ID] && len(want) < k {
+			want = append(want, fmt.Sprintf("%s %.9f hidden=false", sc.Case.ID, sc.Score))
+		}
+	}
+	got, err := core.Similar(context.Background(), query, explore.SimilarityQuery{K: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := ranked(got); !slices.Equal(g, want) {
+		t.Errorf("with %d hidden: got %q, want %q", len(hidden), g, want)
+	}
+	all, err := core.Similar(context.Background(), query, explore.SimilarityQuery{K: k + 2*hide + 5, IncludeHidden: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, sc := range all {
+		if sc.Case.ID != before[i].Case.ID || (sc.Hidden != nil) != hidden[sc.Case.ID] {
+			t.Errorf("with hidden ones, row %d is %s hidden=%v; want %s hidden=%v", i, sc.Case.ID, sc.Hidden != nil, before[i].Case.ID, hidden[before[i].Case.ID])
+		}
+	}
+}

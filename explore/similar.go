@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/ilgraph/ilgraph"
@@ -15,6 +16,9 @@ const (
 	MaxSimilarK     = 100
 	// MaxDiffering bounds the differing features listed per match.
 	MaxDiffering = 5
+	// hiddenSlack is how many matches beyond k a case's list is ranked
+	// with before its hidings are known (Similar).
+	hiddenSlack = 8
 )
 
 // SimilarityQuery says how to rank: how many, with which weights (kinds
@@ -85,22 +89,61 @@ func (s *Service) Similar(ctx context.Context, caseID string, q SimilarityQuery)
 	if opt.Filter, err = s.resolveFilter(ctx, opt.Filter); err != nil {
 		return nil, err
 	}
-	fb, err := s.feedback(ctx, caseID)
-	if err != nil {
-		return nil, err
+	// The judgments are read from the graph while the ranking runs in
+	// memory, so that the one round trip adds nothing to the ranking's
+	// time. The ranking asks for hiddenSlack more matches than the list
+	// keeps, which covers the hidden matches of nearly every case; a case
+	// with more is ranked again once its hidings are known.
+	type fbResult struct {
+		fb  *Feedback
+		err error
 	}
+	fbc := make(chan fbResult, 1)
+	go func() {
+		fb, err := s.feedback(ctx, caseID)
+		fbc <- fbResult{fb, err}
+	}()
+	k := opt.K
 	if !q.IncludeHidden {
-		opt.K += len(fb.Hidden) // enough to fill the list once they are left out
+		opt.K += hiddenSlack
 	}
 	ms, err := s.sim.Similar(ctx, caseID, opt)
+	r := <-fbc
 	if err != nil {
 		return nil, err
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	fb := r.fb
+	if !q.IncludeHidden && len(fb.Hidden) > hiddenSlack {
+		opt.K = k + len(fb.Hidden) // enough to fill the list once they are left out
+		if ms, err = s.sim.Similar(ctx, caseID, opt); err != nil {
+			return nil, err
+		}
+	}
+	if !q.IncludeHidden { // the rows the list keeps, before they are built
+		ms = shown(ms, fb, k)
 	}
 	scs, err := s.similarCases(ctx, ms)
 	if err != nil {
 		return nil, err
 	}
 	return withFeedback(scs, fb, q.IncludeHidden, q.K), nil
+}
+
+// shown is the first k of the matches that fb does not hide.
+func shown(ms []ilgraph.Match, fb *Feedback, k int) []ilgraph.Match {
+	out := make([]ilgraph.Match, 0, min(k, len(ms)))
+	for _, m := range ms {
+		if len(out) == k {
+			break
+		}
+		if !slices.ContainsFunc(fb.Hidden, func(h ilgraph.Hiding) bool { return h.Match == m.ID }) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Profile is an incident that is not a stored case — one in progress —
