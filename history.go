@@ -29,6 +29,10 @@ type Revision struct {
 	RestoredFrom int64
 	JSON         string
 	Previous     string
+	// CorpusVersion is the corpus version the write made (the one before
+	// it plus one): the in-memory corpus follows the write to it. 0 when
+	// not known.
+	CorpusVersion int64
 }
 
 // InputProblem is one thing wrong with a case given to a write, as the

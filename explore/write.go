@@ -187,10 +187,11 @@ func (s *Service) checkedCase(ctx context.Context, data []byte) (*ilgraph.Case, 
 }
 
 // write stores one change, then forgets what the core keeps of the corpus
-// (term counts, organizations), so that the next question sees it. The
-// rest follows from the corpus version the change moved on: a read model
-// behind it answers no question (the store does) and the similarity index
-// is rebuilt before it ranks again.
+// (term counts, organizations), so that the next question sees it, and
+// has a read model that follows writes (Follower) apply it before it
+// returns. Without one, the rest follows from the corpus version the
+// change moved on: a read model behind it answers no question (the store
+// does) and the similarity index is rebuilt before it ranks again.
 func (s *Service) write(ctx context.Context, ch ilgraph.CaseChange) (*ilgraph.Revision, error) {
 	if err := ilgraph.Require(ctx, ch.Role()); err != nil {
 		return nil, err
@@ -202,13 +203,40 @@ func (s *Service) write(ctx context.Context, ch ilgraph.CaseChange) (*ilgraph.Re
 	if ch.At.IsZero() {
 		ch.At = time.Now()
 	}
+	f, _ := s.rm.(Follower)
+	if f != nil {
+		release := f.Hold()
+		defer release()
+	}
 	rev, err := s.writer.WriteCase(ctx, ch)
 	if err != nil {
 		return nil, err
 	}
 	s.vocab.forget()
 	s.orgs.forget()
+	if f != nil && rev.CorpusVersion > 0 {
+		var c *ilgraph.Case
+		if ch.Action != ilgraph.ActionDelete {
+			c = ch.Case
+		}
+		f.Follow(ctx, rev.CorpusVersion, ch.ID, c)
+	}
 	return rev, nil
+}
+
+// Follower is a read model that follows the core's writes in memory
+// (memstore.Store): every door answers with a write as soon as it returns,
+// without a build of the corpus.
+type Follower interface {
+	// Hold says that a write is under way: until release, a question that
+	// finds the read model behind the graph is answered from the graph, or
+	// waits for the write, rather than starting a build.
+	Hold() (release func())
+	// Follow applies the write that made the corpus version version: the
+	// case id as written, nil for a delete. It returns once every door
+	// answers with it (false: it could not follow, and the read model is
+	// built again from the graph instead).
+	Follow(ctx context.Context, version int64, id string, c *ilgraph.Case) bool
 }
 
 func (c *vocabCache) forget() {

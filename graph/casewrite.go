@@ -71,13 +71,17 @@ func (db *DB) WriteCase(ctx context.Context, w ilgraph.CaseChange) (*ilgraph.Rev
 				return nil, err
 			}
 		}
-		if _, err := exec(ctx, tx, `CREATE (:CaseRevision {case_id: $id, version: $version, action: $action, by: $by, at: $at,
-  json: $json, previous: $previous, restored_from: $restored, token: $token, settled: false})`, map[string]any{
-			"id": rev.CaseID, "version": rev.Version, "action": rev.Action, "by": rev.By, "at": rev.At,
-			"json": rev.JSON, "previous": rev.Previous, "restored": rev.RestoredFrom, "token": token}); err != nil {
+		bumped, err := collect(ctx, tx, "MATCH (m:IlgraphMeta {id: 'corpus'}) SET m.version = coalesce(m.version, 0) + 1 RETURN m.version AS v", nil)
+		if err != nil {
 			return nil, err
 		}
-		if _, err := exec(ctx, tx, "MATCH (m:IlgraphMeta {id: 'corpus'}) SET m.version = coalesce(m.version, 0) + 1", nil); err != nil {
+		if len(bumped) > 0 {
+			rev.CorpusVersion = integer(bumped[0], "v")
+		}
+		if _, err := exec(ctx, tx, `CREATE (:CaseRevision {case_id: $id, version: $version, action: $action, by: $by, at: $at,
+  json: $json, previous: $previous, restored_from: $restored, token: $token, settled: false, corpus_version: $corpus})`, map[string]any{
+			"id": rev.CaseID, "version": rev.Version, "action": rev.Action, "by": rev.By, "at": rev.At,
+			"json": rev.JSON, "previous": rev.Previous, "restored": rev.RestoredFrom, "token": token, "corpus": rev.CorpusVersion}); err != nil {
 			return nil, err
 		}
 		return rev, nil
@@ -191,6 +195,7 @@ func recordRevision(rec *neo4j.Record, withJSON bool) *ilgraph.Revision {
 	r := &ilgraph.Revision{
 		CaseID: prop[string](n, "case_id"), Version: prop[int64](n, "version"), Action: prop[string](n, "action"),
 		By: prop[string](n, "by"), At: prop[string](n, "at"), RestoredFrom: prop[int64](n, "restored_from"),
+		CorpusVersion: prop[int64](n, "corpus_version"),
 	}
 	if withJSON {
 		r.JSON, r.Previous = prop[string](n, "json"), prop[string](n, "previous")

@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ilgraph/ilgraph"
@@ -46,11 +47,25 @@ type Consuming interface {
 	Finish(s *Snapshot) (any, error)
 }
 
+// An Applier is a Consumer whose value follows one case's change without
+// a build (Source.Apply).
+type Applier interface {
+	Consumer
+	// Apply returns the value over next, the snapshot after the change of
+	// one case (c as written, nil for a delete; m says where its cases
+	// went), given v, the value over the snapshot before. v is not to be
+	// changed: readers may hold it.
+	Apply(v any, next *Snapshot, m Moved, c *ilgraph.Case) (any, error)
+}
+
 // Corpus is what a Source built at one corpus version: the snapshot and
 // each consumer's value.
 type Corpus struct {
 	*Snapshot
 	values map[Consumer]any
+	// Applied counts the changes applied since the build it started from
+	// (Source.Apply).
+	Applied int
 }
 
 // Value returns a consumer's value (nil for a consumer the source does not
@@ -73,7 +88,46 @@ type Source struct {
 	consumers []Consumer
 	started   bool
 	v         versioned.Value[*Corpus]
+
+	// The changes written through this process, by the corpus version they
+	// made (Apply): those not applied yet (a write whose predecessor is
+	// still on its way), and those applied since the last build, which a
+	// build that finishes behind them catches up with.
+	// amu guards pending and settle, lmu applied: lmu is taken while the
+	// corpus is locked (catchUp), amu before it (drain), never the other
+	// way.
+	amu     sync.Mutex
+	pending map[int64]Change
+	settle  *time.Timer
+	lmu     sync.Mutex
+	applied map[int64]Change
+	// SettleAfter is how long after the last applied change the source
+	// builds the corpus again from the graph (see Apply); 0 means
+	// DefaultSettleAfter, a negative value never.
+	SettleAfter time.Duration
+	// ApplyWait bounds how long Apply waits for the changes before its own
+	// (0: DefaultApplyWait).
+	ApplyWait time.Duration
+	builds    atomic.Int64
 }
+
+// Change is one case's change as the in-memory corpus applies it: the case
+// as written, nil for a delete.
+type Change struct {
+	ID   string
+	Case *ilgraph.Case
+}
+
+// DefaultSettleAfter is how long after the last change applied to the
+// corpus a source builds it again from the graph: what a change does not
+// update at once (the text channel's corpus statistics, the suggestion
+// engine's indexes) catches up then.
+const DefaultSettleAfter = time.Minute
+
+// DefaultApplyWait bounds how long Apply waits for the changes before its
+// own (written by other requests of this process, with a lower corpus
+// version) to reach it; past it, the corpus is built again from the graph.
+const DefaultApplyWait = 5 * time.Second
 
 // NewSource returns a source over g.
 func NewSource(g Graph) *Source {
@@ -89,8 +143,161 @@ func NewSource(g Graph) *Source {
 		},
 		What:    "the in-memory corpus",
 		Timeout: BuildTimeout,
+		CatchUp: s.catchUp,
 	}
 	return s
+}
+
+// Builds counts the corpus's builds from the graph since the source was
+// made (changes applied with Apply are not builds).
+func (s *Source) Builds() int64 { return s.builds.Load() }
+
+// Hold says that a change of a case is being written: until release, a
+// reader that finds the corpus behind the graph answers from the graph
+// (Current) or waits for the change (Get) rather than start a build. Call
+// Apply with the change once written, then release.
+func (s *Source) Hold() (release func()) { return s.v.Hold() }
+
+// Apply brings the corpus up to version, the corpus version a change of one
+// case through this process made (the version before it plus one), without
+// a build: the snapshot and every Applier's value follow the change, and
+// the values of other consumers stay as they were until the next build,
+// which starts SettleAfter after the last change. It returns once the
+// corpus is at version or past it — after the changes before it, written
+// by other requests, were applied too — or after ApplyWait, when one of
+// those never came (it is built again from the graph then). It reports
+// whether the change was applied.
+func (s *Source) Apply(ctx context.Context, version int64, ch Change) bool {
+	s.amu.Lock()
+	if s.pending == nil {
+		s.pending = map[int64]Change{}
+	}
+	s.pending[version] = ch
+	s.drain()
+	s.amu.Unlock()
+	wait := s.ApplyWait
+	if wait <= 0 {
+		wait = DefaultApplyWait
+	}
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	for {
+		at, ok := s.v.At()
+		if ok && at >= version {
+			return true
+		}
+		moved := s.v.Wait()
+		if at, ok := s.v.At(); ok && at >= version {
+			return true
+		}
+		select {
+		case <-moved:
+		case <-deadline.C:
+			s.amu.Lock()
+			delete(s.pending, version)
+			s.amu.Unlock()
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// drain applies the pending changes that follow the corpus, in version
+// order; s.amu is held.
+func (s *Source) drain() {
+	for {
+		at, ok := s.v.At()
+		if !ok {
+			return
+		}
+		for v := range s.pending {
+			if v <= at {
+				delete(s.pending, v) // a build already holds it
+			}
+		}
+		ch, ok := s.pending[at+1]
+		if !ok {
+			return
+		}
+		delete(s.pending, at+1)
+		s.log(at+1, &ch)
+		if done, err := s.v.Advance(at, at+1, func(c *Corpus) (*Corpus, error) { return s.apply(c, at+1, ch) }); err != nil || !done {
+			s.log(at+1, nil)
+			return
+		}
+		s.schedule()
+	}
+}
+
+// log records the change applied at version (nil: forgets it).
+func (s *Source) log(version int64, ch *Change) {
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	if ch == nil {
+		delete(s.applied, version)
+		return
+	}
+	if s.applied == nil {
+		s.applied = map[int64]Change{}
+	}
+	s.applied[version] = *ch
+}
+
+// apply makes the corpus after one change at version.
+func (s *Source) apply(c *Corpus, version int64, ch Change) (*Corpus, error) {
+	var row *ilgraph.CaseFeatures
+	if ch.Case != nil {
+		r := ilgraph.SimilarityRow(ch.Case)
+		row = &r
+	}
+	next, m := c.Snapshot.With(version, ch.ID, row)
+	out := &Corpus{Snapshot: next, values: make(map[Consumer]any, len(c.values)), Applied: c.Applied + 1}
+	for k, v := range c.values {
+		if a, ok := k.(Applier); ok {
+			nv, err := a.Apply(v, next, m, ch.Case)
+			if err != nil {
+				return nil, err
+			}
+			v = nv
+		}
+		out.values[k] = v
+	}
+	return out, nil
+}
+
+// catchUp applies to a corpus built at from the changes applied since, up
+// to to; false when one of them is not known (written by another process).
+func (s *Source) catchUp(c *Corpus, from, to int64) (*Corpus, bool) {
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	for v := from + 1; v <= to; v++ {
+		ch, ok := s.applied[v]
+		if !ok {
+			return nil, false
+		}
+		next, err := s.apply(c, v, ch)
+		if err != nil {
+			return nil, false
+		}
+		c = next
+	}
+	return c, true
+}
+
+// schedule starts (or moves) the settling build; s.amu is held.
+func (s *Source) schedule() {
+	after := s.SettleAfter
+	if after == 0 {
+		after = DefaultSettleAfter
+	}
+	if after < 0 {
+		return
+	}
+	if s.settle != nil {
+		s.settle.Stop()
+	}
+	s.settle = time.AfterFunc(after, func() { s.v.Refresh(context.Background()) })
 }
 
 // Register adds a consumer, whose value every corpus built from then on
@@ -124,10 +331,18 @@ func (s *Source) build(ctx context.Context) (*Corpus, error) {
 	s.started = true
 	consumers := s.consumers
 	s.mu.Unlock()
+	s.builds.Add(1)
 	version, err := s.g.CorpusVersion(ctx)
 	if err != nil {
 		return nil, err
 	}
+	s.lmu.Lock()
+	for v := range s.applied {
+		if v <= version {
+			delete(s.applied, v) // this build reads it from the graph
+		}
+	}
+	s.lmu.Unlock()
 	orgs, err := s.g.CaseOrganizations(ctx)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,9 @@ package memstore_test
 import (
 	"context"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/internal/corpus"
@@ -148,5 +150,120 @@ func TestSourceRefusesChangedOrganizations(t *testing.T) {
 	g.wrongOrgs = false
 	if c, err := src.Get(ctx); err != nil || c.Len() != 50 || g.reads != 2 {
 		t.Errorf("the next request: %v, %d reads", err, g.reads)
+	}
+}
+
+// versionGraph is countingGraph with a version safe to move while the
+// source reads it.
+type versionGraph struct {
+	countingGraph
+	mu sync.Mutex
+	v  int64
+}
+
+func (g *versionGraph) CorpusVersion(context.Context) (int64, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.v, nil
+}
+
+func (g *versionGraph) set(v int64) {
+	g.mu.Lock()
+	g.v = v
+	g.mu.Unlock()
+}
+
+// TestSourceAppliesChangesInOrder: changes applied out of order wait for
+// the ones before them and land in version order, with no read of the
+// graph; an Applier's value follows them, another consumer's stays until
+// the settling build, which comes SettleAfter after the last change; a
+// change whose predecessor never comes gives up after ApplyWait and the
+// corpus is read again.
+func TestSourceAppliesChangesInOrder(t *testing.T) {
+	ctx := context.Background()
+	cases := generated(t, 50, 3)
+	g := &versionGraph{countingGraph: countingGraph{casesGraph: casesGraph{cases: cases[:40]}}, v: 1}
+	src := memstore.NewSource(g)
+	src.SettleAfter = -1
+	src.ApplyWait = 200 * time.Millisecond
+	rec := &recorder{}
+	src.Register(rec)
+	sim := similarity.NewService(nil, src)
+	if _, err := src.Get(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Version 2 creates cases[40]; version 3 deletes cases[0]. The later
+	// one is applied first.
+	release := src.Hold()
+	g.set(3)
+	done := make(chan bool)
+	go func() { done <- src.Apply(ctx, 3, memstore.Change{ID: cases[0].ID}) }()
+	time.Sleep(20 * time.Millisecond)
+	if c, _ := src.Current(ctx); c != nil {
+		t.Error("Current answered while the corpus is behind the graph")
+	}
+	if !src.Apply(ctx, 2, memstore.Change{ID: cases[40].ID, Case: cases[40]}) || !<-done {
+		t.Fatal("the changes were not applied")
+	}
+	release()
+	c, err := src.Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Version != 3 || c.Applied != 2 || !c.Has(cases[40].ID) || c.Has(cases[0].ID) || c.Len() != 40 {
+		t.Errorf("after the changes: version %d, %d applied, %d cases, has the new case %v, has the deleted %v",
+			c.Version, c.Applied, c.Len(), c.Has(cases[40].ID), c.Has(cases[0].ID))
+	}
+	if src.Builds() != 1 || g.reads != 1 {
+		t.Errorf("builds %d, reads %d: want 1 and 1", src.Builds(), g.reads)
+	}
+	if n := c.Value(rec).(int); n != 40 {
+		t.Errorf("the recorder's value: got %d, want the build's 40 until the next build", n)
+	}
+	ix, err := sim.Index(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ix.Has(cases[40].ID) || ix.Has(cases[0].ID) || ix.Version != 3 {
+		t.Errorf("the similarity index did not follow: version %d", ix.Version)
+	}
+
+	// A change whose predecessor (version 4) never comes.
+	release = src.Hold()
+	g.set(5)
+	if src.Apply(ctx, 5, memstore.Change{ID: cases[41].ID, Case: cases[41]}) {
+		t.Error("a change after a gap was applied")
+	}
+	release()
+	g.cases = append(g.cases[1:40:40], cases[40], cases[41])
+	c, err = src.Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Version != 5 || !c.Has(cases[41].ID) || src.Builds() != 2 {
+		t.Errorf("after the gap: version %d, has %s %v, builds %d; want 5, true, 2", c.Version, cases[41].ID, c.Has(cases[41].ID), src.Builds())
+	}
+
+	// The settling build follows the last change.
+	src.SettleAfter = 50 * time.Millisecond
+	g.cases = append(g.cases, cases[42])
+	release = src.Hold()
+	g.set(6)
+	if !src.Apply(ctx, 6, memstore.Change{ID: cases[42].ID, Case: cases[42]}) {
+		t.Fatal("change 6 not applied")
+	}
+	release()
+	deadline := time.Now().Add(10 * time.Second)
+	for src.Builds() < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for time.Now().Before(deadline) {
+		if c, _ = src.Get(ctx); c.Applied == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if c.Applied != 0 || c.Value(rec).(int) != 42 || c.Version != 6 {
+		t.Errorf("after settling: %d applied since the build, recorder %d, version %d; want 0, 42, 6", c.Applied, c.Value(rec).(int), c.Version)
 	}
 }

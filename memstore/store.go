@@ -115,3 +115,13 @@ func (st *Store) OrgNameMap(ctx context.Context) (map[string]string, bool, error
 	}
 	return s.orgTerms, true, nil
 }
+
+// Hold says that a write through the core is under way (Source.Hold).
+func (st *Store) Hold() (release func()) { return st.src.Hold() }
+
+// Follow applies a write through the core to the corpus (Source.Apply):
+// the case id as written, nil for a delete, which made the corpus version
+// version.
+func (st *Store) Follow(ctx context.Context, version int64, id string, c *ilgraph.Case) bool {
+	return st.src.Apply(ctx, version, Change{ID: id, Case: c})
+}

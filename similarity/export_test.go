@@ -10,3 +10,10 @@ func RankSample(ix *Index, step, k int, opt ilgraph.SimilarityOptions) [][]ilgra
 	}
 	return topKOf(ix, some, k, opt)
 }
+
+// OwnTextStats are the text statistics of rows, as a build over them
+// weighs their texts with.
+func OwnTextStats(rows []ilgraph.CaseFeatures) TextStats {
+	_, st := textVectors(rows)
+	return st
+}

@@ -52,9 +52,10 @@ type Index struct {
 	// The text channel (see text.go): each case's text vector by term id,
 	// and the same as postings: term id -> the cases with the term and its
 	// weight.
-	terms    []string       // term id -> term
-	textVec  [][]termWeight // case -> its terms by term id
-	textPost [][]termWeight // term id -> cases (in Case) with weights, ascending
+	terms    []string         // term id -> term
+	termID   map[string]int32 // term -> term id, made by the first With
+	textVec  [][]termWeight   // case -> its terms by term id
+	textPost [][]termWeight   // term id -> cases (in Case) with weights, ascending
 
 	// The corpus statistics the weights follow: rarityN is the N of the
 	// rarity factors (the number of cases, or a snapshot's); textStats are

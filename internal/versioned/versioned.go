@@ -31,15 +31,36 @@ type Value[T any] struct {
 	// short is thrown away and started again by the next request, so a
 	// bound below the build's time means it never finishes.
 	Timeout time.Duration
+	// CatchUp, when set, brings a value that a rebuild finished at version
+	// from up to the current value's version to (the changes applied with
+	// Advance meanwhile); ok false throws the rebuild away. Without it a
+	// rebuild that finishes behind the current value is thrown away.
+	CatchUp func(v T, from, to int64) (T, bool)
 
 	mu      sync.Mutex
 	current *built[T]
 	build   *rebuild[T] // the rebuild under way, if any
+	// holds counts the changes under way (Hold): while there are any, a
+	// reader that finds the value behind the graph waits for them, or
+	// answers without it, rather than starting a rebuild that the change
+	// about to be applied makes needless.
+	holds int
+	moved chan struct{} // closed (and replaced) when holds or the value change
 }
 
 type built[T any] struct {
 	v       T
 	version int64
+	base    int64 // the version of the build it was advanced from
+}
+
+// answers reports whether the value answers for a reader who read the
+// graph at version: it is at that version, or it was advanced past it from
+// a build at or before it (the reader read the graph just before a change
+// that the value already holds). A version below the build's means the
+// graph went back (it was emptied and loaded again): the value is rebuilt.
+func (b *built[T]) answers(version int64) bool {
+	return b != nil && (b.version == version || (b.base <= version && version < b.version))
 }
 
 type rebuild[T any] struct {
@@ -58,13 +79,98 @@ func (c *Value[T]) Current(ctx context.Context) (v T, ok bool, err error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.current != nil && c.current.version == version {
+	if c.current.answers(version) {
 		return c.current.v, true, nil
 	}
-	if c.build == nil {
+	if c.build == nil && c.holds == 0 {
 		c.startBuild(ctx)
 	}
 	return v, false, nil
+}
+
+// Hold says that a change of the graph is under way whose result will be
+// applied with Advance: until release is called, a reader that finds the
+// value behind the graph does not start a rebuild (Current answers ok
+// false, Get waits for the change). Call release once the change is
+// applied, or has failed.
+func (c *Value[T]) Hold() (release func()) {
+	c.mu.Lock()
+	c.holds++
+	c.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			c.holds--
+			c.signal()
+			c.mu.Unlock()
+		})
+	}
+}
+
+// signal wakes whoever waits for the value or the holds to change; c.mu is
+// held.
+func (c *Value[T]) signal() {
+	if c.moved != nil {
+		close(c.moved)
+		c.moved = nil
+	}
+}
+
+// wait returns a channel closed when the value or the holds change; c.mu
+// is held.
+func (c *Value[T]) wait() <-chan struct{} {
+	if c.moved == nil {
+		c.moved = make(chan struct{})
+	}
+	return c.moved
+}
+
+// Wait returns a channel closed when the value (or a Hold) changes next.
+func (c *Value[T]) Wait() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.wait()
+}
+
+// At returns the version of the current value; false when there is none.
+func (c *Value[T]) At() (int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.current == nil {
+		return 0, false
+	}
+	return c.current.version, true
+}
+
+// Advance replaces the current value, when it is at version from, with
+// next's value over it at version to, and reports whether it did (false:
+// there is no value, or it is at another version). next runs with the
+// value locked: Advances happen one after another, in version order.
+func (c *Value[T]) Advance(from, to int64, next func(T) (T, error)) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.current == nil || c.current.version != from {
+		return false, nil
+	}
+	v, err := next(c.current.v)
+	if err != nil {
+		return false, err
+	}
+	c.current = &built[T]{v: v, version: to, base: c.current.base}
+	c.signal()
+	return true, nil
+}
+
+// Refresh starts a rebuild in the background, unless one is under way,
+// even when the value is as current as the graph: for a value whose
+// Advances keep it current but not as a build would make it.
+func (c *Value[T]) Refresh(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.build == nil {
+		c.startBuild(ctx)
+	}
 }
 
 // startBuild starts a rebuild in the background; c.mu is held.
@@ -82,10 +188,19 @@ func (c *Value[T]) startBuild(ctx context.Context) *rebuild[T] {
 		v, at, err := c.Build(ctx)
 		c.mu.Lock()
 		if err == nil {
-			r.b = &built[T]{v: v, version: at}
-			if c.current == nil || at >= c.current.version {
+			r.b = &built[T]{v: v, version: at, base: at}
+			switch {
+			case c.current == nil || at >= c.current.version || at < c.current.base:
+				// At or past the value, or the graph went back (emptied
+				// and loaded again).
 				c.current = r.b
+			case c.CatchUp != nil:
+				if caught, ok := c.CatchUp(v, at, c.current.version); ok {
+					r.b = &built[T]{v: caught, version: c.current.version, base: at}
+					c.current = r.b
+				}
 			}
+			c.signal()
 		}
 		r.err = err
 		c.build = nil
@@ -103,7 +218,18 @@ func (c *Value[T]) Get(ctx context.Context) (T, error) {
 		return zero, err
 	}
 	c.mu.Lock()
-	if c.current != nil && c.current.version == version {
+	for c.holds > 0 && !c.current.answers(version) && (c.current == nil || c.current.version < version) {
+		// A change under way will bring the value up to the graph.
+		moved := c.wait()
+		c.mu.Unlock()
+		select {
+		case <-moved:
+		case <-ctx.Done():
+			return zero, ilgraph.WrapError(ilgraph.ETIMEOUT, ctx.Err(), "waiting for %s", c.What)
+		}
+		c.mu.Lock()
+	}
+	if c.current.answers(version) {
 		v := c.current.v
 		c.mu.Unlock()
 		return v, nil

@@ -142,3 +142,100 @@ func TestTimeoutBoundsTheBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestAdvanceFollowsChangesWithoutBuilds: a value advanced by the changes
+// it is told of answers at each new version without a build; one that a
+// reader finds behind the graph while a change is held is not rebuilt
+// (Current says not ok, Get waits for the change).
+func TestAdvanceFollowsChangesWithoutBuilds(t *testing.T) {
+	ctx := context.Background()
+	c := &corpus{}
+	c.version.Store(1)
+	v := c.value()
+	if x, err := v.Get(ctx); err != nil || x != 10 {
+		t.Fatalf("first Get: %d, %v", x, err)
+	}
+	release := v.Hold()
+	c.version.Store(2) // the change is written; not applied yet
+	if _, ok, err := v.Current(ctx); ok || err != nil {
+		t.Fatalf("Current while a change is held: ok %v, %v; want not ok", ok, err)
+	}
+	got := make(chan int64)
+	go func() {
+		x, err := v.Get(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- x
+	}()
+	time.Sleep(20 * time.Millisecond) // let Get wait
+	if ok, err := v.Advance(1, 2, func(x int64) (int64, error) { return x + 5, nil }); !ok || err != nil {
+		t.Fatalf("Advance(1, 2): %v, %v", ok, err)
+	}
+	release()
+	if x := <-got; x != 15 {
+		t.Errorf("Get waiting for the change: got %d, want 15 (the advanced value)", x)
+	}
+	if n := c.builds.Load(); n != 1 {
+		t.Errorf("builds: got %d, want 1", n)
+	}
+	// A reader that read the graph just before the change still gets the
+	// advanced value, not a build.
+	if x, ok, _ := v.Current(ctx); !ok || x != 15 {
+		t.Errorf("Current at version 2: %d, %v", x, ok)
+	}
+	if ok, _ := v.Advance(1, 2, func(x int64) (int64, error) { return x, nil }); ok {
+		t.Error("Advance from a version the value is not at: ok")
+	}
+	// Without a hold, a value behind the graph starts a build.
+	c.version.Store(3)
+	if x, err := v.Get(ctx); err != nil || x != 30 {
+		t.Errorf("Get after an outside change: %d, %v; want 30 from a build", x, err)
+	}
+	if n := c.builds.Load(); n != 2 {
+		t.Errorf("builds: got %d, want 2", n)
+	}
+}
+
+// TestCatchUpKeepsARebuildThatFinishedBehind: a rebuild that finishes
+// behind changes applied meanwhile is caught up with them, not thrown
+// away; when the catch-up cannot (ok false) it is thrown away.
+func TestCatchUpKeepsARebuildThatFinishedBehind(t *testing.T) {
+	ctx := context.Background()
+	for _, catch := range []bool{true, false} {
+		c := &corpus{}
+		c.version.Store(1)
+		v := c.value()
+		v.CatchUp = func(x int64, from, to int64) (int64, bool) { return x + 1000*(to-from), catch }
+		if _, err := v.Get(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c.release = make(chan struct{})
+		v.Refresh(ctx) // builds at version 1, held
+		for c.builds.Load() < 2 {
+			time.Sleep(time.Millisecond)
+		}
+		for i := int64(1); i <= 2; i++ {
+			if ok, _ := v.Advance(i, i+1, func(x int64) (int64, error) { return x + 1, nil }); !ok {
+				t.Fatalf("Advance(%d)", i)
+			}
+		}
+		wait := v.Wait()
+		close(c.release)
+		<-wait
+		for { // the build's end is signalled after the value is set
+			if _, err := v.Get(context.Background()); err == nil {
+				break
+			}
+		}
+		at, _ := v.At()
+		x, ok, _ := v.Current(ctx)
+		want := int64(12) // the advanced value: the rebuild thrown away
+		if catch {
+			want = 2010 // the rebuild (10) caught up over two versions
+		}
+		if at != 3 || !ok || x != want {
+			t.Errorf("catch-up %v: value %d at %d (current %v), want %d at 3", catch, x, at, ok, want)
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package similarity
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/memstore"
+)
+
+// Apply follows one case's change (memstore.Applier): the index over next,
+// from the index over the snapshot before it.
+func (*consumer) Apply(v any, next *memstore.Snapshot, m memstore.Moved, c *ilgraph.Case) (any, error) {
+	text := ""
+	if c != nil {
+		text = ilgraph.SimilarityText(c.Trigger.En, c.Lessons.En)
+	}
+	return v.(*Index).With(next, m, text), nil
+}
+
+// With returns the index over next, the snapshot after one case's change
+// (m, as memstore.Snapshot.With says; text is the changed case's
+// SimilarityText). ix is not changed. The rarity factors and per-kind sums
+// follow the new corpus exactly, as a build over it makes them (they cost
+// a pass over the features, not over the texts). The text channel keeps
+// the corpus statistics of the build the index started from: the changed
+// case's text is weighed with them (BuildFrozen's rule), the other cases'
+// vectors stay, and the next build (memstore.Source's settling build)
+// weighs every text with the corpus's own statistics again.
+func (ix *Index) With(next *memstore.Snapshot, m memstore.Moved, text string) *Index {
+	n := &Index{snap: next, ids: next.IDs(), features: next.FeatureList(), postings: next.Postings(), caseFeat: next.CaseFeatureIDs(),
+		terms: ix.terms, termID: ix.termID, textVec: slices.Clone(ix.textVec), textPost: slices.Clone(ix.textPost),
+		textStats: ix.textStats, Version: next.Version, Built: next.Built}
+	cases := len(n.ids)
+	n.scratch.New = func() any { return &scratch{acc: make([]accum, cases)} }
+	n.rarityN = cases
+	n.rarity = make([]float64, len(n.features))
+	for f, p := range n.postings {
+		n.rarity[f] = ilgraph.Rarity(n.rarityN, len(p))
+	}
+	n.sumKinds()
+	if n.termID == nil {
+		n.termID = make(map[string]int32, len(n.terms))
+		for id, t := range n.terms {
+			n.termID[t] = int32(id)
+		}
+	}
+	// The text vectors: the changed case's goes (Old) and comes (New), and
+	// a delete moves the last case's to the deleted case's number.
+	if m.Old >= 0 {
+		n.dropVector(m.Old)
+	}
+	switch {
+	case m.New < 0 && m.Old < 0: // the delete of a case the index did not have
+	case m.New < 0 && m.From >= 0:
+		v := n.textVec[m.From]
+		for _, t := range v {
+			n.textPost[t.Case] = withoutPosting(n.textPost[t.Case], m.From)
+			n.textPost[t.Case] = withPosting(n.textPost[t.Case], termWeight{m.Old, t.W})
+		}
+		n.textVec[m.Old] = v
+		n.textVec = n.textVec[:m.From]
+	case m.New < 0:
+		n.textVec = n.textVec[:len(n.textVec)-1]
+	default:
+		if int(m.New) == len(n.textVec) {
+			n.textVec = append(n.textVec, nil)
+		}
+		v := n.vectorOf(text)
+		for _, t := range v {
+			n.textPost[t.Case] = withPosting(n.textPost[t.Case], termWeight{m.New, t.W})
+		}
+		n.textVec[m.New] = v
+	}
+	return n
+}
+
+// dropVector takes case i's text vector out of the postings.
+func (ix *Index) dropVector(i int32) {
+	for _, t := range ix.textVec[i] {
+		ix.textPost[t.Case] = withoutPosting(ix.textPost[t.Case], i)
+	}
+	ix.textVec[i] = nil
+}
+
+// vectorOf is the text vector of text under the index's text statistics,
+// by the index's term ids (numbering the terms it did not have).
+func (ix *Index) vectorOf(text string) []termWeight {
+	ta := newTextAnalyser(ix.textStats.Extra)
+	ta.add(text)
+	a := ta.finish()
+	vecs := a.vectorsWith(ix.textStats)
+	if len(vecs) == 0 {
+		return nil
+	}
+	v := vecs[0]
+	for j, t := range v {
+		term := a.terms[t.Case]
+		id, ok := ix.termID[term]
+		if !ok {
+			id = int32(len(ix.terms))
+			ix.terms = append(slices.Clip(ix.terms), term)
+			ix.termID = maps.Clone(ix.termID)
+			ix.termID[term] = id
+			ix.textPost = append(ix.textPost, nil)
+		}
+		v[j].Case = id
+	}
+	return v
+}
+
+// withPosting returns a new list, ascending by case: l with t.
+func withPosting(l []termWeight, t termWeight) []termWeight {
+	at, found := slices.BinarySearchFunc(l, t.Case, func(x termWeight, c int32) int { return int(x.Case - c) })
+	out := make([]termWeight, 0, len(l)+1)
+	out = append(out, l[:at]...)
+	out = append(out, t)
+	if found {
+		at++
+	}
+	return append(out, l[at:]...)
+}
+
+// withoutPosting returns a new list, ascending by case: l without case c.
+func withoutPosting(l []termWeight, c int32) []termWeight {
+	at, found := slices.BinarySearchFunc(l, c, func(x termWeight, c int32) int { return int(x.Case - c) })
+	if !found {
+		return l
+	}
+	out := make([]termWeight, 0, len(l)-1)
+	out = append(out, l[:at]...)
+	return append(out, l[at+1:]...)
+}

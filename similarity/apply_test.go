@@ -1,0 +1,127 @@
+package similarity_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/internal/corpus"
+	"github.com/ilgraph/ilgraph/similarity"
+)
+
+// TestIndexWithMatchesBruteForce: an index reached by changes — creates,
+// updates (some of a case twice) and deletes, in random order, from a
+// start that lacks a third of the final cases, holds wrong versions of
+// another third and decoys — ranks exactly as brute force over the final
+// cases does: rarity over the final corpus, the text vectors of cases the
+// changes left alone as the start's build weighed them, and those of the
+// changed cases weighed with the start's text statistics.
+func TestIndexWithMatchesBruteForce(t *testing.T) {
+	final := generated(t, 600, 42)
+	decoys := generated(t, 60, 9)
+	r := rand.New(rand.NewPCG(4, 2))
+	type change struct {
+		id string
+		c  *ilgraph.Case // nil: delete
+	}
+	var start []*ilgraph.Case
+	byCase := map[string][]change{}
+	var order []string
+	add := func(id string, c *ilgraph.Case) {
+		if byCase[id] == nil {
+			order = append(order, id)
+		}
+		byCase[id] = append(byCase[id], change{id, c})
+	}
+	wrong := func(id string) *ilgraph.Case {
+		w := *final[r.IntN(len(final))]
+		w.ID = id
+		return &w
+	}
+	for i, c := range final {
+		switch i % 3 {
+		case 0:
+			add(c.ID, c)
+		case 1:
+			start = append(start, wrong(c.ID))
+			if i%2 == 0 {
+				add(c.ID, wrong(c.ID))
+			}
+			add(c.ID, c)
+		default:
+			start = append(start, c)
+		}
+	}
+	for i, d := range decoys {
+		x := *d
+		x.ID = fmt.Sprintf("ZZ-DECOY-%03d", i)
+		if i%2 == 0 {
+			start = append(start, &x)
+		} else {
+			add(x.ID, &x)
+		}
+		add(x.ID, nil)
+	}
+	r.Shuffle(len(start), func(i, j int) { start[i], start[j] = start[j], start[i] })
+
+	ix := similarity.Build(rowsOf(start), 1)
+	snap := ix.Corpus()
+	version := int64(1)
+	changed := map[string]bool{}
+	for len(order) > 0 {
+		k := r.IntN(len(order))
+		ch := byCase[order[k]][0]
+		if byCase[ch.id] = byCase[ch.id][1:]; len(byCase[ch.id]) == 0 {
+			order = slices.Delete(order, k, k+1)
+		}
+		version++
+		var row *ilgraph.CaseFeatures
+		text := ""
+		if ch.c != nil {
+			x := ilgraph.SimilarityRow(ch.c)
+			row, text = &x, x.Text
+		}
+		next, m := snap.With(version, ch.id, row)
+		ix, snap = ix.With(next, m, text), next
+		changed[ch.id] = true
+	}
+	if ix.Len() != len(final) || ix.Version != version {
+		t.Fatalf("after the changes: %d cases at version %d, want %d at %d", ix.Len(), ix.Version, len(final), version)
+	}
+
+	brute := corpus.NewBrute(final)
+	startRows := rowsOf(start)
+	startVecs := similarity.TextVectors(startRows)
+	stats := similarity.OwnTextStats(startRows)
+	for i, c := range start {
+		if !changed[c.ID] {
+			brute.Text[c.ID] = startVecs[i]
+		}
+	}
+	for _, c := range final {
+		if changed[c.ID] {
+			brute.Text[c.ID] = similarity.TextVectorsWith(rowsOf([]*ilgraph.Case{c}), stats)[0]
+		}
+	}
+	for wi, w := range weightSettings {
+		for _, rarity := range []bool{false, true} {
+			for i := 0; i < len(final); i += 37 {
+				c := final[i]
+				opt := ilgraph.SimilarityOptions{K: 10, Weights: w, Rarity: rarity}
+				label := fmt.Sprintf("weights #%d rarity %v case %s (changed %v)", wi, rarity, c.ID, changed[c.ID])
+				sameMatches(t, label, ix.Similar(c.Features(), c.ID, opt), brute.Similar(c, 10, w, rarity, nil))
+			}
+		}
+	}
+	profile := []ilgraph.Feature{{Kind: ilgraph.KindSymptom, ID: "high-latency"}, {Kind: ilgraph.KindComponent, ID: "message-broker"}}
+	opt := ilgraph.SimilarityOptions{K: 20, Weights: ilgraph.DefaultWeights(), Rarity: true}
+	sameMatches(t, "profile", ix.Similar(profile, "", opt), brute.ToFeatures(profile, "", 20, opt.Weights, true, nil))
+	// The decoys are gone from the ranking as from the corpus.
+	for _, m := range ix.Similar(final[0].Features(), final[0].ID, ilgraph.SimilarityOptions{K: len(final), Weights: ilgraph.DefaultWeights()}) {
+		if len(m.ID) > 3 && m.ID[:3] == "ZZ-" {
+			t.Fatalf("deleted case %s still ranks", m.ID)
+		}
+	}
+}
