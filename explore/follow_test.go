@@ -1,0 +1,178 @@
+package explore_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/internal/corpus"
+	"github.com/ilgraph/ilgraph/internal/neo4jtest"
+	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/memstore"
+	"github.com/ilgraph/ilgraph/similarity"
+)
+
+// TestWritesFollowedInMemory: writes through the core — creates (one of a
+// new organization), updates that move tags and dates, deletes and a
+// restore — are applied to the in-memory corpus without a build from
+// Neo4j, and what the corpus answers afterwards is what a corpus built
+// afresh from Neo4j answers: every list in every order, facets,
+// statistics, co-occurrence, same root cause, each case's tags, and the
+// similarity ranking by tags (the text channel keeps the build's
+// statistics until the settling build; TestIndexWithMatchesBruteForce
+// checks it).
+func TestWritesFollowedInMemory(t *testing.T) {
+	ctx := editorCtx()
+	db := neo4jtest.MustOpenSeeds(t)
+	src := memstore.NewSource(db)
+	src.SettleAfter = -1 // no settling build: what answers is what the writes made
+	sim := similarity.NewService(db, src)
+	core := explore.New(db, sim, explore.WithReadModel(memstore.NewStore(src)), explore.WithWrites(db, loader.Validator{DB: db}))
+	if _, err := src.Get(ctx); err != nil {
+		t.Fatal(err)
+	}
+	seeds := corpus.Cases(t, filepath.Join(corpus.Seeds(t), "cases"))
+	free := unlinkedSeed(t)
+
+	// Bodies: seed cases with another case's tags, dates and severity.
+	tagsOf := func(body map[string]any, from string) {
+		src := seedJSON(t, from)
+		for _, k := range []string{"root_cause", "components", "symptoms", "contributing", "mechanisms", "date", "severity"} {
+			if v, ok := src[k]; ok {
+				body[k] = v
+			} else {
+				delete(body, k)
+			}
+		}
+	}
+	var created []string
+	for i := 0; i < 6; i++ {
+		body := seedJSON(t, seeds[i*7].ID)
+		body["id"] = fmt.Sprintf("IL-%04d", 9100+i)
+		if i%2 == 1 {
+			tagsOf(body, seeds[i*11+3].ID)
+		}
+		if i == 4 {
+			body["org"], body["org_slug"] = "Followed Example Org", "followed-example-org"
+		}
+		if _, err := core.CreateCase(ctx, marshal(t, body)); err != nil {
+			t.Fatalf("create %s: %v", body["id"], err)
+		}
+		created = append(created, body["id"].(string))
+	}
+	for i, id := range []string{created[0], created[1], free.ID} {
+		body := seedJSON(t, free.ID)
+		if id != free.ID {
+			body = seedJSON(t, seeds[i*7].ID)
+			body["id"] = id
+		}
+		tagsOf(body, seeds[len(seeds)-1-i*5].ID)
+		_, v, err := core.CaseJSON(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := core.UpdateCase(ctx, id, v, marshal(t, body)); err != nil {
+			t.Fatalf("update %s: %v", id, err)
+		}
+	}
+	for _, id := range []string{created[2], created[5], free.ID} {
+		_, v, err := core.CaseJSON(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := core.DeleteCase(ctx, id, v); err != nil {
+			t.Fatalf("delete %s: %v", id, err)
+		}
+	}
+	hist, err := core.CaseHistory(ctx, free.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := core.RestoreCase(ctx, free.ID, hist[0].Version, 1); err != nil {
+		t.Fatalf("restore %s: %v", free.ID, err)
+	}
+
+	followed, err := src.Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Builds() != 1 || followed.Applied != 13 {
+		t.Errorf("after 13 writes: %d builds from Neo4j, %d changes applied; want 1 and 13", src.Builds(), followed.Applied)
+	}
+	if v, _ := db.CorpusVersion(ctx); followed.Version != v {
+		t.Errorf("the followed corpus is at version %d, the graph at %d", followed.Version, v)
+	}
+	freshSrc := memstore.NewSource(db)
+	freshSim := similarity.NewService(db, freshSrc)
+	fresh, err := freshSrc.Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := followed.Snapshot, fresh.Snapshot
+	if got.Len() != want.Len() {
+		t.Fatalf("cases: followed %d, fresh %d", got.Len(), want.Len())
+	}
+	same := func(what string, g, w any) {
+		t.Helper()
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("%s: followed %v\nfresh %v", what, g, w)
+		}
+	}
+	all := ilgraph.CaseFilter{}
+	same("facets", got.Facets(all), want.Facets(all))
+	same("stats", got.Stats(all), want.Stats(all))
+	for _, k := range []ilgraph.Kind{ilgraph.KindComponent, ilgraph.KindMechanism, ilgraph.KindContributing} {
+		same("co-occurrence of root causes and "+string(k), got.Cooccurrence(ilgraph.KindRootCause, k, all), want.Cooccurrence(ilgraph.KindRootCause, k, all))
+	}
+	for _, order := range []ilgraph.CaseSort{ilgraph.SortDateDesc, ilgraph.SortDateAsc, ilgraph.SortIDAsc, ilgraph.SortIDDesc} {
+		g, gt := got.ListCases(all, order, 0, 10000)
+		w, wt := want.ListCases(all, order, 0, 10000)
+		same("list by "+string(order), fmt.Sprint(gt, ids(g)), fmt.Sprint(wt, ids(w)))
+	}
+	ixGot, err := sim.Index(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ixWant, err := freshSim.Index(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fails := 0
+	opt := ilgraph.SimilarityOptions{K: 10, Weights: ilgraph.DefaultWeights(), Rarity: true}
+	opt.Weights[ilgraph.WeightText] = 0
+	for _, id := range want.IDs() {
+		gc, _ := got.CaseTags(id)
+		wc, _ := want.CaseTags(id)
+		gr, gt, _ := got.SameRootCause(id, 0, 1000)
+		wr, wt, _ := want.SameRootCause(id, 0, 1000)
+		gm, wm := ixGot.Similar(ixGot.Features(id), id, opt), ixWant.Similar(ixWant.Features(id), id, opt)
+		ok := reflect.DeepEqual(gc, wc) && gt == wt && reflect.DeepEqual(gr, wr) && len(gm) == len(wm)
+		for i := 0; ok && i < len(gm); i++ {
+			ok = gm[i].ID == wm[i].ID && math.Abs(gm[i].Score-wm[i].Score) < 1e-9
+		}
+		if !ok {
+			t.Errorf("case %s: tags %v / %v; same root cause %d / %d; similar %v / %v", id, gc, wc, gt, wt, matchIDs(gm), matchIDs(wm))
+			if fails++; fails > 5 {
+				t.Fatal("stopping")
+			}
+		}
+	}
+	// Through the core: the new organization's case ranks and is ranked.
+	scs, err := core.Similar(context.Background(), created[4], explore.SimilarityQuery{K: 3})
+	if err != nil || len(scs) == 0 {
+		t.Errorf("similar to the created %s: %v, %v", created[4], scs, err)
+	}
+}
+
+func matchIDs(ms []ilgraph.Match) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = fmt.Sprintf("%s %.6f", m.ID, m.Score)
+	}
+	return out
+}
