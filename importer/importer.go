@@ -36,8 +36,9 @@ type Record struct {
 	// SourceID is the record's id in its source, for messages.
 	SourceID   string
 	Org        string
-	Date       string // YYYY-MM-DD
-	DateKind   string // "incident" or "published"
+	Date       string      // YYYY-MM-DD
+	DateKind   string      // DateIncident, DatePublished or DateApproximate
+	DateFound  DateFinding // where the date was found (postmortems.app)
 	Title      string
 	Summary    string
 	URL        string

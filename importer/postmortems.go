@@ -153,14 +153,15 @@ func ParsePostmortem(name string, data []byte) (*Record, *loader.Problem) {
 		}
 		times[key] = t
 	}
-	switch start, pub := times["start_time"], times["source_published_at"]; {
-	case !start.IsZero():
-		r.Date, r.DateKind = start.UTC().Format(ilgraph.DateLayout), "incident"
-	case !pub.IsZero():
-		r.Date, r.DateKind = pub.UTC().Format(ilgraph.DateLayout), "published"
-	default:
-		return nil, at(keyLine("start_time"), "no date: start_time and source_published_at are both missing or empty")
+	date, kind, found, ok := pickDate(times["start_time"], times["source_published_at"], fm.Summary, body, r.URL, r.Archived, time.Now())
+	if !ok {
+		msg := "no date: start_time and source_published_at are both missing or empty, and no date is stated in the first sentences of the summary or body, in the url or in the archive_url"
+		if len(found.Refused) > 0 {
+			msg += "; refused " + strings.Join(found.Refused, "; ")
+		}
+		return nil, at(keyLine("start_time"), "%s", msg)
 	}
+	r.Date, r.DateKind, r.DateFound = date, kind, found
 	r.ResolvedAfter = resolvedAfter(times["start_time"], times["end_time"])
 
 	summary := strings.TrimSpace(fm.Summary)

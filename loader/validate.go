@@ -19,8 +19,8 @@ const (
 	MaxStringLen = 2_000   // characters in a short string (ids, names, URLs)
 )
 
-// earliestDate is the earliest incident date accepted.
-var earliestDate = time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)
+// EarliestDate is the earliest incident date accepted.
+var EarliestDate = time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // fieldProblem is a problem with one field of one case, before it is located.
 type fieldProblem struct{ field, msg string }
@@ -70,8 +70,8 @@ func (ps *caseProblems) identity(c *ilgraph.Case, now time.Time) {
 		ps.add("date", "required")
 	} else if d, err := time.Parse(ilgraph.DateLayout, c.Date); err != nil {
 		ps.add("date", "%q is not a real calendar date in the form YYYY-MM-DD", clip(c.Date))
-	} else if d.Before(earliestDate) {
-		ps.add("date", "%s is before %s", c.Date, earliestDate.Format(ilgraph.DateLayout))
+	} else if d.Before(EarliestDate) {
+		ps.add("date", "%s is before %s", c.Date, EarliestDate.Format(ilgraph.DateLayout))
 	} else if d.After(now.AddDate(0, 0, 1)) {
 		ps.add("date", "%s is in the future", c.Date)
 	}

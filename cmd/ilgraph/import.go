@@ -96,6 +96,11 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, n := range res.Notes {
 		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
+	for _, r := range recs {
+		if n := r.DateNote(); n != "" {
+			fmt.Fprintf(stderr, "date: %s\n", n)
+		}
+	}
 	for _, p := range skipped {
 		fmt.Fprintf(stderr, "skipped: %s\n", p.Error())
 	}
@@ -104,6 +109,9 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		where = *out
 	}
 	fmt.Fprintf(stderr, "imported %d case(s) to %s, machine-tagged; %d input(s) skipped\n", len(res.Cases), where, len(skipped))
+	if kinds := importer.DateKinds(res.Cases); kinds != "" {
+		fmt.Fprintf(stderr, "dates: %s\n", kinds)
+	}
 	switch {
 	case len(skipped) > 0 && len(res.Cases) == 0:
 		return ilgraph.Errorf(ilgraph.EINVALID, "no input could be imported")

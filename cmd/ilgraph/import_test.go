@@ -57,6 +57,9 @@ func TestImportCommand(t *testing.T) {
 			"skipped: " + filepath.Join(pmFixtures, "6b2a9c8d-3e4f-4a5b-9c6d-7e8f9a0b1c2d.md") + ":4: invalid YAML",
 			"skipped: " + filepath.Join(pmFixtures, "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a.md") + ":5: no date",
 			"imported 4 case(s)",
+			// the per-entry date report: a date not from start_time, and the count by kind
+			"date: " + filepath.Join(pmFixtures, "3c7d1e5b9a2f4c6d.md") + ":1: date 2019-06-21 (published) from source_published_at",
+			"dates: incident 3, published 1",
 		} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, stderr)
