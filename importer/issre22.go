@@ -379,7 +379,7 @@ func parseISSRERecord(key string, raw json.RawMessage, pos loader.Position, prov
 				rec.Labels = append(rec.Labels, s)
 			}
 		}
-		x.Details = joinNew(x.Details, labelled("Root cause", rc.Details))
+		x.Details = joinNew(x.Details, "Root cause: ", rc.Details)
 	}
 	rec.Mapped = MapISSRELabels(rec.Labels)
 	for _, l := range rec.Labels {
@@ -401,7 +401,7 @@ func parseISSRERecord(key string, raw json.RawMessage, pos loader.Position, prov
 				r.Remediation = append(r.Remediation, m)
 			}
 		}
-		x.Details = joinNew(x.Details, labelled("Mitigation", x.Mitigation.Details))
+		x.Details = joinNew(x.Details, "Mitigation: ", x.Mitigation.Details)
 	}
 
 	// Durations, in minutes: duration is the impact's, start to
@@ -415,7 +415,7 @@ func parseISSRERecord(key string, raw json.RawMessage, pos loader.Position, prov
 
 	summary := strings.TrimSpace(x.Summary)
 	details := strings.TrimSpace(x.Details)
-	r.Summary = joinNew(summary, details)
+	r.Summary = joinNew(summary, "", details)
 	title := ""
 	if x.Title != nil {
 		title = strings.Join(strings.Fields(*x.Title), " ")
@@ -483,33 +483,31 @@ func stringOrList(raw json.RawMessage) ([]string, error) {
 	return out, nil
 }
 
-// joinNew appends text to base as a new paragraph, unless it is empty or
-// base already holds it (the collection's root-cause and mitigation
-// details are often quoted from the details).
-func joinNew(base, text string) string {
+// joinNew appends text to base as a new paragraph, prefixed with label
+// ("Root cause: "), unless it is empty or base already says it (the
+// collection's root-cause and mitigation details are often quoted from the
+// details); when text holds base, text replaces it.
+func joinNew(base, label, text string) string {
 	text = strings.TrimSpace(text)
 	base = strings.TrimSpace(base)
 	switch {
 	case text == "":
 		return base
 	case base == "":
-		return text
-	case strings.Contains(norm(base), norm(strings.TrimPrefix(text, "Root cause: "))) || strings.Contains(norm(base), norm(strings.TrimPrefix(text, "Mitigation: "))):
+		return label + text
+	case strings.Contains(norm(base), norm(text)):
 		return base
-	case strings.Contains(norm(text), norm(base)):
+	case label == "" && strings.Contains(norm(text), norm(base)):
 		return text
 	}
-	return base + "\n\n" + text
+	return base + "\n\n" + label + text
 }
 
-func labelled(label, text string) string {
-	if text = strings.TrimSpace(text); text == "" {
-		return ""
-	}
-	return label + ": " + text
+// norm is s lower-cased, spaces evened out, without the punctuation that
+// ends a sentence.
+func norm(s string) string {
+	return strings.TrimRight(strings.Join(strings.Fields(strings.ToLower(s)), " "), ".;:, ")
 }
-
-func norm(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
 
 // jsonKind names a Go type as the JSON the field wants.
 func jsonKind(t string) string {

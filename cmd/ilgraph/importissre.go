@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -250,5 +251,34 @@ func runEvalImport(_ context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%s\t%d\t%d\t%s\t\n", r.Provider, r.Records, r.Labelled, r.Top1, pct(r.Top1, r.Labelled), r.Top3, pct(r.Top3, r.Labelled),
 			r.Partly, r.PartlyTop3, pct(r.PartlyTop3, r.Partly))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// The baseline an engine has to beat: always answering the most
+	// frequent mapped root causes of these very records (an in-sample
+	// majority guess, which knows the label distribution).
+	freq := map[string]int{}
+	n := 0
+	for _, r := range recs {
+		if r.Mapped != "" {
+			freq[r.Mapped]++
+			n++
+		}
+	}
+	var terms []string
+	for k := range freq {
+		terms = append(terms, k)
+	}
+	sort.Slice(terms, func(i, j int) bool {
+		return freq[terms[i]] > freq[terms[j]] || freq[terms[i]] == freq[terms[j]] && terms[i] < terms[j]
+	})
+	if len(terms) > 0 {
+		top3 := 0
+		for _, k := range terms[:min(3, len(terms))] {
+			top3 += freq[k]
+		}
+		fmt.Fprintf(stdout, "majority baseline (always %s): top-1 %s, top-3 %s of %d labelled\n",
+			strings.Join(terms[:min(3, len(terms))], ", "), pct(freq[terms[0]], n), pct(top3, n), n)
+	}
+	return nil
 }
