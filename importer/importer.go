@@ -317,7 +317,7 @@ func (t *Tagger) Case(r *Record) (*ilgraph.Case, loader.Problems) {
 	// cut-off and no category or label gave one, the engine's best of that
 	// kind is taken, with its (low) confidence, for a reviewer to judge.
 	for _, k := range []ilgraph.Kind{ilgraph.KindSymptom, ilgraph.KindDomain} {
-		if best := res.Top(k, 1, 0); len(*lists[k]) == 0 && len(best) > 0 {
+		if best := res.Top(k, 1, 0); len(*lists[k]) == 0 && len(best) > 0 && best[0].Confidence > 0 {
 			*lists[k] = append(*lists[k], best[0].ID)
 			conf.Set(k, best[0].ID, best[0].Confidence)
 		}

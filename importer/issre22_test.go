@@ -347,3 +347,25 @@ func TestRootCauseAgreement(t *testing.T) {
 		t.Errorf("labelled %d, partly %d: the fixtures have 4 records mapped for certain and 5 with a mapped label", got[3].Labelled, got[3].Partly)
 	}
 }
+
+// TestTidyAddsSecurityDomain: a machine-chosen security root cause gets the
+// security domain the rule security-cause-without-domain asks for, with the
+// root cause's confidence, and the case no longer breaks the rule.
+func TestTidyAddsSecurityDomain(t *testing.T) {
+	c := &ilgraph.Case{
+		Org: "Amazon Web Services", OrgSlug: "amazon-web-services", Title: ilgraph.Text{En: "AWS: a DDoS attack on the DNS service"},
+		RootCause: "security", Symptoms: []string{"high-error-rate"}, Domain: []string{"aws"},
+		TagConfidence: &ilgraph.TagConfidence{
+			RootCause: map[string]float64{"security": 0.42},
+			Symptoms:  map[string]float64{"high-error-rate": 0.6},
+			Domain:    map[string]float64{"aws": 1},
+		},
+	}
+	tidy(c)
+	if !slices.Equal(c.Domain, []string{"aws", "security"}) || c.TagConfidence.Domain["security"] != 0.42 {
+		t.Errorf("domains %v %v", c.Domain, c.TagConfidence.Domain)
+	}
+	for _, w := range loader.CheckTagging(c, loader.Position{}) {
+		t.Errorf("still breaks %v", w)
+	}
+}
