@@ -47,6 +47,25 @@ type Record struct {
 	// ResolvedAfter is the end time minus the start time, as the library
 	// writes durations; empty when unknown.
 	ResolvedAfter string
+	// DetectedAfter is the time from the start to detection, when the
+	// source gives it.
+	DetectedAfter string
+	// Given are tags the source's own labels give without doubt (a
+	// person's label mapped by a table, or the organization's provider
+	// domain), each with its confidence. A given root cause wins over the
+	// engine's suggestion.
+	Given []Given
+	// Remediation are what was done to mitigate, as the source lists it.
+	Remediation []string
+	// Sources, when set, are the case's sources, the official one first
+	// (its URL is the case's url); otherwise URL and Archived make one.
+	Sources []ilgraph.Source
+}
+
+// Given is a tag a source's own labels give, with its confidence.
+type Given struct {
+	ilgraph.Feature
+	Confidence float64
 }
 
 // CategoryConfidence is the confidence recorded for a tag taken from a
@@ -212,7 +231,16 @@ func (t *Tagger) Case(r *Record) (*ilgraph.Case, loader.Problems) {
 		Review:  ilgraph.Review{WrittenBy: ilgraph.ImportWriter},
 	}
 	c.Timeline.ResolvedAfter = r.ResolvedAfter
-	if r.URL != "" {
+	c.Timeline.DetectedAfter = r.DetectedAfter
+	for _, m := range r.Remediation {
+		if m = strings.TrimSpace(m); m != "" {
+			c.Remediation = append(c.Remediation, ilgraph.Item{Text: ilgraph.Text{En: m}})
+		}
+	}
+	if len(r.Sources) > 0 {
+		c.Sources = r.Sources
+		c.URL = r.Sources[0].URL
+	} else if r.URL != "" {
 		s := ilgraph.Source{URL: r.URL, Kind: "official"}
 		if r.Archived != "" {
 			s.Archived = r.Archived
@@ -235,7 +263,10 @@ func (t *Tagger) Case(r *Record) (*ilgraph.Case, loader.Problems) {
 		return nil, problem("summary", "%v", err)
 	}
 	conf := &ilgraph.TagConfidence{}
-	if best := res.Top(ilgraph.KindRootCause, 1, 0); len(best) > 0 {
+	if g, ok := t.givenRootCause(r.Given); ok {
+		c.RootCause = g.ID
+		conf.Set(ilgraph.KindRootCause, g.ID, max(g.Confidence, confidenceOf(res, ilgraph.KindRootCause, g.ID)))
+	} else if best := res.Top(ilgraph.KindRootCause, 1, 0); len(best) > 0 {
 		c.RootCause = best[0].ID
 		conf.Set(ilgraph.KindRootCause, best[0].ID, best[0].Confidence)
 	} else if rc := t.mappedRootCause(r.Categories); rc != "" {
@@ -271,12 +302,55 @@ func (t *Tagger) Case(r *Record) (*ilgraph.Case, loader.Problems) {
 			}
 		}
 	}
+	for _, g := range r.Given {
+		list := lists[g.Kind]
+		if list == nil || !t.vocab.Has(g.Kind, g.ID) {
+			continue
+		}
+		if !slices.Contains(*list, g.ID) {
+			*list = append(*list, g.ID)
+		}
+		if conf.Of(g.Kind)[g.ID] < g.Confidence {
+			conf.Set(g.Kind, g.ID, g.Confidence)
+		}
+	}
+	// The tagging rules want a symptom and a domain: when none cleared its
+	// cut-off and no category or label gave one, the engine's best of that
+	// kind is taken, with its (low) confidence, for a reviewer to judge.
+	for _, k := range []ilgraph.Kind{ilgraph.KindSymptom, ilgraph.KindDomain} {
+		if best := res.Top(k, 1, 0); len(*lists[k]) == 0 && len(best) > 0 && best[0].Confidence > 0 {
+			*lists[k] = append(*lists[k], best[0].ID)
+			conf.Set(k, best[0].ID, best[0].Confidence)
+		}
+	}
 	c.TagConfidence = conf
 	tidy(c)
 	if probs := loader.CheckCase(c, t.index, t.Now(), r.Pos); len(probs) > 0 {
 		return nil, probs
 	}
 	return c, nil
+}
+
+// confidenceOf is the engine's confidence in term id of kind k, 0 when it
+// did not suggest it.
+func confidenceOf(res *suggest.Result, k ilgraph.Kind, id string) float64 {
+	for _, s := range res.ByKind[k] {
+		if s.ID == id {
+			return s.Confidence
+		}
+	}
+	return 0
+}
+
+// givenRootCause is the root cause among given tags, when it is a term of
+// the vocabulary.
+func (t *Tagger) givenRootCause(given []Given) (Given, bool) {
+	for _, g := range given {
+		if g.Kind == ilgraph.KindRootCause && t.vocab.Has(ilgraph.KindRootCause, g.ID) {
+			return g, true
+		}
+	}
+	return Given{}, false
 }
 
 func (t *Tagger) mappedRootCause(categories []string) string {
@@ -303,7 +377,8 @@ var indexedField = regexp.MustCompile(`^(components|symptoms|contributing|domain
 // tidy drops the machine-chosen tags that break a tagging rule whose fix is
 // to drop them, so that an imported case does not start with warnings a
 // program could have avoided; with both full-outage and partial-outage, the
-// less confident goes.
+// less confident goes. A security root cause gets the security domain the
+// rule asks for.
 func tidy(c *ilgraph.Case) {
 	kindOf := map[string]ilgraph.Kind{"components": ilgraph.KindComponent, "symptoms": ilgraph.KindSymptom, "contributing": ilgraph.KindContributing, "domain": ilgraph.KindDomain}
 	drop := func(k ilgraph.Kind, id string) {
@@ -326,6 +401,11 @@ func tidy(c *ilgraph.Case) {
 				} else {
 					drop(ilgraph.KindSymptom, "partial-outage")
 				}
+			case w.Rule == "security-cause-without-domain" && !slices.Contains(c.Domain, "security"):
+				// The rule follows from the root cause: an attack carries
+				// the security domain, as sure as the root cause is.
+				c.Domain = append(c.Domain, "security")
+				c.TagConfidence.Set(ilgraph.KindDomain, "security", c.TagConfidence.Of(ilgraph.KindRootCause)[c.RootCause])
 			case removable[w.Rule] && m != nil:
 				k := kindOf[m[1]]
 				i, _ := strconv.Atoi(m[2])

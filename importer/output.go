@@ -12,6 +12,7 @@ type Output struct {
 	DateKind      string                 `json:"date_kind,omitempty"`
 	Title         ilgraph.Text           `json:"title"`
 	Summary       ilgraph.Text           `json:"summary"`
+	Remediation   []ilgraph.Item         `json:"remediation,omitempty"`
 	Timeline      *ilgraph.Timeline      `json:"timeline,omitempty"`
 	RootCause     string                 `json:"root_cause"`
 	Components    []string               `json:"components"`
@@ -36,6 +37,7 @@ func Compact(c *ilgraph.Case) Output {
 		ID: c.ID, Org: c.Org, OrgSlug: c.OrgSlug, Date: c.Date, DateKind: c.DateKind, Title: c.Title, Summary: c.Summary,
 		RootCause: c.RootCause, Components: list(c.Components), Symptoms: list(c.Symptoms), Contributing: list(c.Contributing),
 		Domain: list(c.Domain), Sources: c.Sources, Review: c.Review, URL: c.URL, TagConfidence: c.TagConfidence,
+		Remediation: c.Remediation,
 	}
 	if c.Timeline != (ilgraph.Timeline{}) {
 		t := c.Timeline

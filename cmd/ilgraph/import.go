@@ -17,6 +17,7 @@ import (
 const importUsage = `Usage:
   ilgraph import postmortems [--seeds DIR] [--out FILE] DIR|FILE...
   ilgraph import text [--seeds DIR] [--out FILE] FILE
+  ilgraph import issre22 [--seeds DIR] [--out FILE] [--report FILE] DIR|FILE...
 
 Turns incidents from outside collections into cases of our format, as JSON
 Lines on stdout (or --out FILE), ready for ilgraph load:
@@ -25,6 +26,8 @@ Lines on stdout (or --out FILE), ready for ilgraph load:
                matter and a Markdown body); ids PM-NNNNNNNNN from the uuid
   text         JSON Lines of {id, org, date, title, description, url}; the
                id is kept when it is a case id (TX-0001), else TX-NNNNNNNNN
+  issre22      the ISSRE'22 study's cloud post-mortems (anomaly_collection/
+               AWS, Azure, Google JSON files); ids IS-NNNNNNNNN
 
 Every case is tagged by the suggestion engine, with the vocabulary and the
 cases of --seeds as its evidence, plus the postmortems.app categories that
@@ -48,6 +51,9 @@ func (e errPartial) Error() string {
 }
 
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "issre22" {
+		return runImportISSRE(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || (args[0] != "postmortems" && args[0] != "text") {
 		fmt.Fprintln(stderr, importUsage)
 		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h" || args[0] == "-help") {
