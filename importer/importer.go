@@ -46,6 +46,14 @@ type Record struct {
 	// ResolvedAfter is the end time minus the start time, as the library
 	// writes durations; empty when unknown.
 	ResolvedAfter string
+	// TagText and Lang, when set, are the text the tags are suggested from
+	// and its language ("en", "ko"); by default the title and summary in
+	// English (suggest.ImportText).
+	TagText, Lang string
+	// Fill, when set, fills the fields of the case a source gives beyond
+	// the record's (a Markdown post-mortem's sections), before the case is
+	// checked.
+	Fill func(*ilgraph.Case)
 }
 
 // CategoryConfidence is the confidence recorded for a tag taken from a
@@ -211,6 +219,9 @@ func (t *Tagger) Case(r *Record) (*ilgraph.Case, loader.Problems) {
 		Review:  ilgraph.Review{WrittenBy: ilgraph.ImportWriter},
 	}
 	c.Timeline.ResolvedAfter = r.ResolvedAfter
+	if r.Fill != nil {
+		r.Fill(c)
+	}
 	if r.URL != "" {
 		s := ilgraph.Source{URL: r.URL, Kind: "official"}
 		if r.Archived != "" {
@@ -225,11 +236,17 @@ func (t *Tagger) Case(r *Record) (*ilgraph.Case, loader.Problems) {
 	if c.OrgSlug == "" && strings.TrimSpace(r.Org) != "" {
 		return nil, problem("org", "%q has no letter or digit to make an organization slug of", ilgraph.Clip(r.Org, 60))
 	}
-	text := suggest.ImportText(r.Title, r.Summary)
+	text, lang := suggest.ImportText(r.Title, r.Summary), "en"
+	if r.TagText != "" {
+		text = suggest.ImportText("", r.TagText)
+	}
+	if r.Lang != "" {
+		lang = r.Lang
+	}
 	if strings.TrimSpace(text) == "" {
 		return nil, problem("summary", "no title and no text to tag")
 	}
-	res, err := t.engine.Suggest(text, "en", "")
+	res, err := t.engine.Suggest(text, lang, "")
 	if err != nil {
 		return nil, problem("summary", "%v", err)
 	}
