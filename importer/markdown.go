@@ -952,19 +952,22 @@ var sevPattern = regexp.MustCompile(`^\s*(?:sev(?:erity)?)?[\s-]*([0-5])\b`)
 // leadingTime is a date and time a timeline entry begins with.
 var leadingTime = regexp.MustCompile(`^[\d\-/.:T ]+(?:Z|UTC|KST|GMT)?\s*[-–—:]?\s*`)
 
-// plainFirstLine is text's first line without its list marker, table
-// pipes, heading marks and leading date and time, for a title made of the
-// first sentence.
+// plainFirstLine is text's first paragraph, or for a list or a table its
+// first line without the list marker, the pipes and a leading date and
+// time: what a title is made of (its first sentence).
 func plainFirstLine(text string) string {
-	first, _, _ := strings.Cut(text, "\n")
-	first = strings.TrimSpace(first)
-	if m := listItem.FindStringSubmatch(first); m != nil {
-		first = m[2]
+	first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	m := listItem.FindStringSubmatch(first)
+	cells := tableCells(first)
+	if m == nil && cells == nil {
+		para, _, _ := strings.Cut(strings.TrimSpace(text), "\n\n")
+		return strings.TrimLeft(para, "# ")
 	}
-	if cells := tableCells(first); cells != nil {
+	if m != nil {
+		first = m[2]
+	} else {
 		first = strings.Join(cells, " ")
 	}
-	first = strings.TrimLeft(first, "# ")
 	if t := leadingTime.ReplaceAllString(first, ""); t != "" {
 		first = t
 	}
