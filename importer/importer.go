@@ -1,6 +1,7 @@
 // Package importer turns incidents from outside collections into cases of
 // the incident-library format: the postmortems.app collection's Markdown
-// files (ReadPostmortems) and JSON Lines of plain descriptions (ReadText).
+// files (ReadPostmortems), JSON Lines of plain descriptions (ReadText) and
+// teams' own Markdown post-mortems (ReadMarkdown).
 // A Tagger tags each one with the suggestion engine (package suggest), built
 // from the vocabulary and a corpus of hand-tagged cases as evidence, plus
 // the source's own categories where they map to a term without doubt.

@@ -357,3 +357,62 @@ func TestMarkdownImport(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseMarkdown: any bytes give a record or a problem, never a panic;
+// a record always has an organization, a date, a title and a summary, and
+// its Fill leaves the case's texts within what the loader checks.
+func FuzzParseMarkdown(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(mdFixtures, "*.md"))
+	for _, name := range files {
+		data, _ := os.ReadFile(name)
+		f.Add(data)
+	}
+	f.Add([]byte("## Timeline\n- 2024-01-01 23:59 a\n- 00:01 b resolved\n"))
+	f.Add([]byte("| Summary | x<br>y |\n| Date | 2020-01-01 |"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, p := ParseMarkdown("f.md", data, "Org")
+		if (r == nil) == (p == nil) {
+			t.Fatalf("record %v and problem %v", r, p)
+		}
+		if r == nil {
+			return
+		}
+		if r.Org == "" || r.Title == "" || strings.TrimSpace(r.Summary) == "" {
+			t.Fatalf("record without org, title or summary: %+v", r)
+		}
+		if _, err := time.Parse(ilgraph.DateLayout, r.Date); err != nil {
+			t.Fatalf("date %q", r.Date)
+		}
+		c := filled(r)
+		for _, d := range []string{c.Timeline.DetectedAfter, c.Timeline.ResolvedAfter} {
+			if _, err := ilgraph.ParseDuration(d); d != "" && err != nil {
+				t.Fatalf("duration %q: %v", d, err)
+			}
+		}
+		for _, it := range append(c.Remediation, c.ActionItems...) {
+			if strings.TrimSpace(it.Text.En+it.Text.Ko) == "" {
+				t.Fatalf("empty item in %+v", c)
+			}
+		}
+	})
+}
+
+// BenchmarkParseMarkdown parses a post-mortem of just under the size limit
+// (1 MiB of the Google SRE fixture's sections repeated).
+func BenchmarkParseMarkdown(b *testing.B) {
+	one, err := os.ReadFile(filepath.Join(mdFixtures, "google-sre.md"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var doc bytes.Buffer
+	for doc.Len()+len(one) < MaxMarkdownBytes {
+		doc.Write(one)
+	}
+	b.SetBytes(int64(doc.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, p := ParseMarkdown("bench.md", doc.Bytes(), "Org"); p != nil {
+			b.Fatal(p)
+		}
+	}
+}
