@@ -655,6 +655,7 @@ func timelineSpans(entries []timelineEntry) (detected, resolved string) {
 // returned in path order.
 func ReadMarkdown(paths []string, org string) ([]*Record, loader.Problems, error) {
 	var files []string
+	rel := map[string]string{} // file -> its name in its source id
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
@@ -662,6 +663,7 @@ func ReadMarkdown(paths []string, org string) ([]*Record, loader.Problems, error
 		}
 		if !info.IsDir() {
 			files = append(files, p)
+			rel[p] = filepath.Base(p)
 			continue
 		}
 		err = filepath.WalkDir(p, func(path string, e fs.DirEntry, err error) error {
@@ -676,6 +678,9 @@ func ReadMarkdown(paths []string, org string) ([]*Record, loader.Problems, error
 			}
 			if ext := strings.ToLower(filepath.Ext(path)); !e.IsDir() && (ext == ".md" || ext == ".markdown") {
 				files = append(files, path)
+				if r, err := filepath.Rel(p, path); err == nil {
+					rel[path] = filepath.ToSlash(r)
+				}
 			}
 			return nil
 		})
@@ -709,6 +714,14 @@ func ReadMarkdown(paths []string, org string) ([]*Record, loader.Problems, error
 		if p != nil {
 			probs = append(probs, p)
 			continue
+		}
+		if r.ID == "" && rel[f] != "" {
+			// Two folders of one organization may hold files of one name
+			// (2023/outage.md, 2024/outage.md): the path under the folder
+			// given tells them apart.
+			slug, _, _ := strings.Cut(r.SourceID, "/")
+			r.SourceID = slug + "/" + strings.TrimSuffix(rel[f], filepath.Ext(rel[f]))
+			r.Key = hashKey(r.SourceID)
 		}
 		recs = append(recs, r)
 	}

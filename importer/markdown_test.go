@@ -196,6 +196,25 @@ func TestParseMarkdownFixtures(t *testing.T) {
 			t.Errorf("timeline %+v", c.Timeline)
 		}
 	})
+	t.Run("bold lines and labels for headings", func(t *testing.T) {
+		r := readFixture(t, "bold-labels.md", "")
+		c := filled(r)
+		if r.Org != "Fernhollow Outfitters" || r.Date != "2023-08-14" || r.Title != "Post-incident review: checkout latency at Fernhollow Outfitters" {
+			t.Errorf("org %q date %q title %q", r.Org, r.Date, r.Title)
+		}
+		// "#Summary" (no space) is a heading because it names a section.
+		if !strings.Contains(c.Summary.En, "\n\nCheckout pages on the Fernhollow") || strings.Contains(c.Summary.En, "Summary") || strings.Contains(c.Summary.En, "Date") {
+			t.Errorf("summary %q", c.Summary.En)
+		}
+		if !strings.HasPrefix(c.Trigger.En, "The widget's query") || !strings.HasPrefix(c.Impact.Scope, "about 30% of checkouts") {
+			t.Errorf("trigger %q impact %q", c.Trigger.En, c.Impact.Scope)
+		}
+		wantItems(t, "remediation", c.Remediation, "we disabled the recommendation widget with its feature flag and added the missing index.")
+		wantItems(t, "action items", c.ActionItems, "Require a query plan review for new queries on the orders table", "Add a latency alert for the checkout page")
+		if c.Timeline.DetectedAfter != span(t, "10:12", "10:48") || c.Timeline.ResolvedAfter != span(t, "10:12", "11:15") {
+			t.Errorf("timeline %+v", c.Timeline)
+		}
+	})
 	t.Run("a table", func(t *testing.T) {
 		r := readFixture(t, "table.md", "")
 		c := filled(r)
@@ -318,6 +337,35 @@ func TestMarkdownSizeLimit(t *testing.T) {
 	res := newTestTagger(t).Import([]*Record{r}, MarkdownPrefix)
 	if len(res.Cases) != 0 || len(res.Skipped) == 0 || !strings.Contains(res.Skipped[0].Error(), `field "summary.en"`) || !strings.Contains(res.Skipped[0].Error(), "more than the limit of 100000") {
 		t.Errorf("a 1 MiB summary: cases %d, skipped %v", len(res.Cases), res.Skipped)
+	}
+}
+
+// TestMarkdownIDs: files of one name in two sub-folders get two ids, from
+// their paths under the folder given; a file given by itself, from its name.
+func TestMarkdownIDs(t *testing.T) {
+	dir := t.TempDir()
+	doc, _ := os.ReadFile(filepath.Join(mdFixtures, "table.md"))
+	for _, sub := range []string{"2023", "2024"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, sub, "outage.md"), doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, probs, err := ReadMarkdown([]string{dir, filepath.Join(mdFixtures, "table.md")}, "")
+	if err != nil || len(probs) > 0 || len(recs) != 3 {
+		t.Fatal(err, probs, len(recs))
+	}
+	res := newTestTagger(t).Import(recs, MarkdownPrefix)
+	if len(res.Cases) != 3 || len(res.Skipped) > 0 || len(res.Notes) > 0 {
+		t.Fatalf("%d cases, skipped %v, notes %v", len(res.Cases), res.Skipped, res.Notes)
+	}
+	for i, name := range []string{"2023/outage", "2024/outage", "table"} {
+		want, _ := shortID(MarkdownPrefix, hashKey("brambleway-rail/"+name), 0)
+		if recs[i].ID != want {
+			t.Errorf("%s: id %s, want %s", recs[i].Pos.File, recs[i].ID, want)
+		}
 	}
 }
 
