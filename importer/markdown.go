@@ -330,11 +330,19 @@ func parseMarkdownDoc(lines []string, first int) *mdDoc {
 		if trimmed != "" && !listItem.MatchString(line) && tableCells(line) == nil {
 			// A bold line naming a section ("**Root cause**"), or a label
 			// ("Root cause: a config push…"), in a document without headings.
-			if m := boldLine.FindStringSubmatch(line); m != nil && SectionOf(m[1]) != "" {
+			var m []string
+			if strings.HasPrefix(trimmed, "**") || strings.HasPrefix(trimmed, "__") {
+				m = boldLine.FindStringSubmatch(line)
+			}
+			if m != nil && SectionOf(m[1]) != "" {
 				start(SectionOf(m[1]), m[1], 7, n)
 				continue
 			}
-			if m := labelLine.FindStringSubmatch(line); m != nil {
+			m = nil
+			if strings.ContainsAny(line, ":：") { // only a line with a colon holds a label
+				m = labelLine.FindStringSubmatch(line)
+			}
+			if m != nil {
 				if f, v, ok := metaOf(m[1] + ":" + m[2]); ok && (cur.sec == "" || cur.sec == "?") {
 					setMeta(f, v, n)
 					continue
