@@ -207,10 +207,10 @@ func tableCells(s string) []string {
 
 // mdDoc is a parsed post-mortem.
 type mdDoc struct {
-	title, titleLine string
-	meta             map[string]string // date, org, severity, id
-	metaLine         map[string]int
-	blocks           []*mdBlock
+	title    string
+	meta     map[string]string // date, org, org_slug, severity, id
+	metaLine map[string]int
+	blocks   []*mdBlock
 }
 
 // parseMarkdownDoc splits lines into the title, metadata and blocks. first
@@ -244,7 +244,6 @@ func parseMarkdownDoc(lines []string, first int) *mdDoc {
 			start(sec, text, level, line)
 		case d.title == "" && !content && level == 1:
 			d.title = strings.TrimSpace(emphasis.ReplaceAllString(text, ""))
-			d.titleLine = strconv.Itoa(line)
 		case cur.sec != "" && cur.sec != "?" && level > cur.level:
 			cur.lines = append(cur.lines, raw)
 		default:
@@ -276,8 +275,10 @@ func parseMarkdownDoc(lines []string, first int) *mdDoc {
 			continue
 		}
 		trimmed := strings.TrimSpace(line)
-		// Setext: a single line of text under "===" or "---".
-		if trimmed != "" && i+1 < len(lines) && setextLine.MatchString(lines[i+1]) && (i == 0 || strings.TrimSpace(lines[i-1]) == "") &&
+		// Setext: a single line of text under "===" or "---", after a blank
+		// line or another heading.
+		if trimmed != "" && i+1 < len(lines) && setextLine.MatchString(lines[i+1]) &&
+			(i == 0 || strings.TrimSpace(lines[i-1]) == "" || setextLine.MatchString(lines[i-1]) || atxHeading.MatchString(lines[i-1])) &&
 			!listItem.MatchString(line) && tableCells(line) == nil {
 			level := 1
 			if strings.Contains(lines[i+1], "-") {
@@ -297,7 +298,9 @@ func parseMarkdownDoc(lines []string, first int) *mdDoc {
 				cur.lines = append(cur.lines, line)
 				continue
 			}
-			form := cur.level == 7 || cur.sec != SecTimeline && cur.sec != SecActions
+			// Only outside the known sections, or in a form already begun:
+			// a table within a section is that section's text.
+			form := cur.sec == "" || cur.sec == "?" || cur.level == 7
 			if f, _, ok := metaOf(cells[0] + ":"); ok && form {
 				setMeta(f, strings.TrimSpace(emphasis.ReplaceAllString(strings.Join(cells[1:], " "), "")), n)
 				continue
@@ -317,7 +320,7 @@ func parseMarkdownDoc(lines []string, first int) *mdDoc {
 				continue
 			}
 			// The header row of a form table ("| Field | Value |") says nothing.
-			if i+2 < len(lines) && tableSep.MatchString(lines[i+1]) {
+			if form && i+2 < len(lines) && tableSep.MatchString(lines[i+1]) {
 				if next := tableCells(lines[i+2]); len(next) >= 2 {
 					_, _, meta := metaOf(next[0] + ":")
 					if meta || SectionOf(next[0]) != "" {

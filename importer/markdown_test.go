@@ -246,6 +246,44 @@ func wantItems(t *testing.T, name string, got []ilgraph.Item, want ...string) {
 	}
 }
 
+// TestMarkdownShapes: smaller shapes the fixtures do not show.
+func TestMarkdownShapes(t *testing.T) {
+	parse := func(doc string) *ilgraph.Case {
+		t.Helper()
+		r, p := ParseMarkdown("shape.md", []byte(doc), "Org")
+		if p != nil {
+			t.Fatal(p)
+		}
+		return filled(r)
+	}
+	// Setext headings one after another; a CRLF file with a byte-order mark.
+	c := parse("\uFEFFOutage of the shop, 2020-01-01\r\n===\r\nSummary\r\n---\r\nThe shop was down.\r\n\r\nDate: 2021-01-01 (inside a section: text)\r\n")
+	if c.Title.En != "Outage of the shop, 2020-01-01" || c.Summary.En != "The shop was down.\n\nDate: 2021-01-01 (inside a section: text)" {
+		t.Errorf("setext: title %q summary %q", c.Title.En, c.Summary.En)
+	}
+	// A table inside a known section is its text, even when a row's first
+	// cell names a section or a metadata field.
+	c = parse("# T\nDate: 2020-01-01\n\n## Impact\n\n| Region | Detection |\n|---|---|\n| EU | 5 min |\n\n## Summary\nDown.\n")
+	if !strings.Contains(c.Impact.Scope, "| EU | 5 min |") || c.Detection.En != "" || c.Summary.En != "Down." {
+		t.Errorf("table in a section: impact %q detection %q summary %q", c.Impact.Scope, c.Detection.En, c.Summary.En)
+	}
+	// An unknown heading under a known section belongs to it; at the same
+	// level it is a section of its own, kept in the summary.
+	c = parse("# T\nDate: 2020-01-01\n\n## Lessons\nA.\n### Notes\nB.\n## Notes\nC.\n")
+	if c.Lessons.En != "A.\n### Notes\nB." || c.Summary.En != "### Notes\n\nC." {
+		t.Errorf("unknown headings: lessons %q summary %q", c.Lessons.En, c.Summary.En)
+	}
+	// Nested list items and continuation lines join their item.
+	c = parse("# T\nDate: 2020-01-01\n\nDown.\n\n## Action items\n1. Add alerts\n   for the queue\n   - and the disk\n2. Write a runbook\n")
+	wantItems(t, "nested", c.ActionItems, "Add alerts for the queue; and the disk", "Write a runbook")
+	// A long impact stays in the summary, under its heading.
+	long := strings.Repeat("Many users saw errors. ", 100)
+	c = parse("# T\nDate: 2020-01-01\n\n## Impact\n" + long + "\n")
+	if c.Impact.Scope != "" || !strings.HasPrefix(c.Summary.En, "### Impact\n\nMany users") {
+		t.Errorf("long impact: scope %q summary %q", ilgraph.Clip(c.Impact.Scope, 40), ilgraph.Clip(c.Summary.En, 40))
+	}
+}
+
 // TestMarkdownTimeline: entries with and without dates, in lists, tables
 // and paragraphs; 12-hour and Korean times; a day passes when a time goes
 // back without a new date.
