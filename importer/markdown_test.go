@@ -502,3 +502,58 @@ func BenchmarkParseMarkdown(b *testing.B) {
 		}
 	}
 }
+
+// TestMarkdownHeadingDocs: every heading the table in docs/import.md names
+// is read as the section the table says ("Root cause(s)" as "Root cause"
+// and "Root causes"; "재발 방지 (대책)" with and without its parenthesis).
+func TestMarkdownHeadingDocs(t *testing.T) {
+	doc, err := os.ReadFile("../docs/import.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := map[string]string{"summary": SecSummary, "impact": SecImpact, "symptoms": SecSymptoms, "root cause": SecRootCause,
+		"trigger": SecTrigger, "resolution": SecResolution, "detection": SecDetection, "action items": SecActions,
+		"lessons": SecLessons, "timeline": SecTimeline}
+	_, table, ok := strings.Cut(string(doc), "| section | English headings | Korean headings | becomes |")
+	if !ok {
+		t.Fatal("docs/import.md has no heading table")
+	}
+	rows := 0
+	for _, line := range strings.Split(table, "\n")[2:] {
+		cells := tableCells(line)
+		if cells == nil {
+			break
+		}
+		sec, ok := sections[cells[0]]
+		if !ok {
+			t.Errorf("the table names no section %q", cells[0])
+			continue
+		}
+		rows++
+		for _, name := range strings.Split(cells[1]+", "+cells[2], ", ") {
+			var forms []string
+			switch {
+			case strings.HasSuffix(name, "(s)"):
+				base := strings.TrimSuffix(name, "(s)")
+				forms = []string{base, base + "s"}
+			case strings.Contains(name, "/"): // Corrective/Preventive actions
+				pre, post, _ := strings.Cut(name, "/")
+				_, rest, _ := strings.Cut(post, " ")
+				forms = []string{pre + " " + rest, post}
+			case strings.Contains(name, " ("):
+				base, extra, _ := strings.Cut(name, " (")
+				forms = []string{base, base + " " + strings.TrimSuffix(extra, ")")}
+			default:
+				forms = []string{name}
+			}
+			for _, f := range forms {
+				if got := SectionOf(f); got != sec {
+					t.Errorf("docs: %q is listed as %s, but SectionOf gives %q", f, sec, got)
+				}
+			}
+		}
+	}
+	if rows != len(sections) {
+		t.Errorf("%d rows, want one per section (%d)", rows, len(sections))
+	}
+}
