@@ -1,6 +1,7 @@
 // Package importer turns incidents from outside collections into cases of
 // the incident-library format: the postmortems.app collection's Markdown
-// files (ReadPostmortems) and JSON Lines of plain descriptions (ReadText).
+// files (ReadPostmortems), JSON Lines of plain descriptions (ReadText) and
+// teams' own Markdown post-mortems (ReadMarkdown).
 // A Tagger tags each one with the suggestion engine (package suggest), built
 // from the vocabulary and a corpus of hand-tagged cases as evidence, plus
 // the source's own categories where they map to a term without doubt.
@@ -60,6 +61,14 @@ type Record struct {
 	// Sources, when set, are the case's sources, the official one first
 	// (its URL is the case's url); otherwise URL and Archived make one.
 	Sources []ilgraph.Source
+	// TagText and Lang, when set, are the text the tags are suggested from
+	// and its language ("en", "ko"); by default the title and summary in
+	// English (suggest.ImportText).
+	TagText, Lang string
+	// Fill, when set, fills the fields of the case a source gives beyond
+	// the record's (a Markdown post-mortem's sections), before the case is
+	// checked.
+	Fill func(*ilgraph.Case)
 }
 
 // Given is a tag a source's own labels give, with its confidence.
@@ -237,6 +246,9 @@ func (t *Tagger) Case(r *Record) (*ilgraph.Case, loader.Problems) {
 			c.Remediation = append(c.Remediation, ilgraph.Item{Text: ilgraph.Text{En: m}})
 		}
 	}
+	if r.Fill != nil {
+		r.Fill(c)
+	}
 	if len(r.Sources) > 0 {
 		c.Sources = r.Sources
 		c.URL = r.Sources[0].URL
@@ -254,11 +266,17 @@ func (t *Tagger) Case(r *Record) (*ilgraph.Case, loader.Problems) {
 	if c.OrgSlug == "" && strings.TrimSpace(r.Org) != "" {
 		return nil, problem("org", "%q has no letter or digit to make an organization slug of", ilgraph.Clip(r.Org, 60))
 	}
-	text := suggest.ImportText(r.Title, r.Summary)
+	text, lang := suggest.ImportText(r.Title, r.Summary), "en"
+	if r.TagText != "" {
+		text = suggest.ImportText("", r.TagText)
+	}
+	if r.Lang != "" {
+		lang = r.Lang
+	}
 	if strings.TrimSpace(text) == "" {
 		return nil, problem("summary", "no title and no text to tag")
 	}
-	res, err := t.engine.Suggest(text, "en", "")
+	res, err := t.engine.Suggest(text, lang, "")
 	if err != nil {
 		return nil, problem("summary", "%v", err)
 	}

@@ -12,8 +12,15 @@ type Output struct {
 	DateKind      string                 `json:"date_kind,omitempty"`
 	Title         ilgraph.Text           `json:"title"`
 	Summary       ilgraph.Text           `json:"summary"`
+	Trigger       *ilgraph.Text          `json:"trigger,omitempty"`
+	Detection     *ilgraph.Text          `json:"detection,omitempty"`
+	SymptomsText  *ilgraph.Text          `json:"symptoms_text,omitempty"`
+	Lessons       *ilgraph.Text          `json:"lessons,omitempty"`
 	Remediation   []ilgraph.Item         `json:"remediation,omitempty"`
+	ActionItems   []ilgraph.Item         `json:"action_items,omitempty"`
+	Impact        *ilgraph.Impact        `json:"impact,omitempty"`
 	Timeline      *ilgraph.Timeline      `json:"timeline,omitempty"`
+	Severity      string                 `json:"severity,omitempty"`
 	RootCause     string                 `json:"root_cause"`
 	Components    []string               `json:"components"`
 	Symptoms      []string               `json:"symptoms"`
@@ -37,7 +44,22 @@ func Compact(c *ilgraph.Case) Output {
 		ID: c.ID, Org: c.Org, OrgSlug: c.OrgSlug, Date: c.Date, DateKind: c.DateKind, Title: c.Title, Summary: c.Summary,
 		RootCause: c.RootCause, Components: list(c.Components), Symptoms: list(c.Symptoms), Contributing: list(c.Contributing),
 		Domain: list(c.Domain), Sources: c.Sources, Review: c.Review, URL: c.URL, TagConfidence: c.TagConfidence,
-		Remediation: c.Remediation,
+		Remediation: c.Remediation, ActionItems: c.ActionItems, Severity: c.Severity,
+	}
+	// The texts a source may give beyond the title and summary (a Markdown
+	// post-mortem's sections); left out when empty.
+	for _, f := range []struct {
+		t   ilgraph.Text
+		out **ilgraph.Text
+	}{{c.Trigger, &o.Trigger}, {c.Detection, &o.Detection}, {c.SymptomsText, &o.SymptomsText}, {c.Lessons, &o.Lessons}} {
+		if !f.t.IsZero() {
+			t := f.t
+			*f.out = &t
+		}
+	}
+	if c.Impact != (ilgraph.Impact{}) {
+		i := c.Impact
+		o.Impact = &i
 	}
 	if c.Timeline != (ilgraph.Timeline{}) {
 		t := c.Timeline

@@ -18,6 +18,7 @@ const importUsage = `Usage:
   ilgraph import postmortems [--seeds DIR] [--out FILE] DIR|FILE...
   ilgraph import text [--seeds DIR] [--out FILE] FILE
   ilgraph import issre22 [--seeds DIR] [--out FILE] [--report FILE] DIR|FILE...
+  ilgraph import markdown [--org NAME] [--seeds DIR] [--out FILE] DIR|FILE...
 
 Turns incidents from outside collections into cases of our format, as JSON
 Lines on stdout (or --out FILE), ready for ilgraph load:
@@ -28,6 +29,10 @@ Lines on stdout (or --out FILE), ready for ilgraph load:
                id is kept when it is a case id (TX-0001), else TX-NNNNNNNNN
   issre22      the ISSRE'22 study's cloud post-mortems (anomaly_collection/
                AWS, Azure, Google JSON files); ids IS-NNNNNNNNN
+  markdown     teams' own post-mortems in Markdown (*.md, *.markdown; a
+               folder is read with its sub-folders), sections recognised by
+               their headings, English or Korean; --org names the
+               organization of a document that names none; ids MD-NNNNNNNNN
 
 Every case is tagged by the suggestion engine, with the vocabulary and the
 cases of --seeds as its evidence, plus the postmortems.app categories that
@@ -54,7 +59,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(args) > 0 && args[0] == "issre22" {
 		return runImportISSRE(args[1:], stdout, stderr)
 	}
-	if len(args) == 0 || (args[0] != "postmortems" && args[0] != "text") {
+	if len(args) == 0 || (args[0] != "postmortems" && args[0] != "text" && args[0] != "markdown") {
 		fmt.Fprintln(stderr, importUsage)
 		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h" || args[0] == "-help") {
 			return nil
@@ -65,6 +70,10 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlagSet("import "+source, importUsage, stderr)
 	seeds := fs.String("seeds", "seeds", "the tagged corpus the suggestion engine learns from: a folder with vocab.json and case files")
 	out := fs.String("out", "", "write the cases to FILE (JSON Lines) instead of stdout")
+	org := ""
+	if source == "markdown" {
+		fs.StringVar(&org, "org", "", "the organization of a document that names none (an \"Organization:\" line)")
+	}
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -84,9 +93,13 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var recs []*importer.Record
 	var probs loader.Problems
 	prefix := importer.PostmortemPrefix
-	if source == "postmortems" {
+	switch source {
+	case "postmortems":
 		recs, probs, err = importer.ReadPostmortems(fs.Args())
-	} else {
+	case "markdown":
+		prefix = importer.MarkdownPrefix
+		recs, probs, err = importer.ReadMarkdown(fs.Args(), org)
+	default:
 		prefix = importer.TextPrefix
 		recs, probs, err = importer.ReadText(fs.Arg(0))
 	}

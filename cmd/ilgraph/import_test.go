@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -228,4 +229,163 @@ func TestImportEndToEnd(t *testing.T) {
 	if lists.Reviewed.TotalCount != nSeeds+1 {
 		t.Errorf("after one review: %d reviewed cases, want %d", lists.Reviewed.TotalCount, nSeeds+1)
 	}
+}
+
+var mdFixtures = filepath.Join("..", "..", "importer", "testdata", "markdown")
+
+func TestImportMarkdownCommand(t *testing.T) {
+	t.Run("the fixtures: every one imported, exit 0", func(t *testing.T) {
+		code, stderr, cases := importCases(t, "markdown", "--org", "Quarrybank Systems", mdFixtures)
+		files, _ := filepath.Glob(filepath.Join(mdFixtures, "*.md"))
+		if code != exitOK || len(cases) != len(files) || !strings.Contains(stderr, "0 input(s) skipped") {
+			t.Fatalf("exit %d, %d cases from %d files: %s", code, len(cases), len(files), stderr)
+		}
+		for _, c := range cases {
+			review, _ := c["review"].(map[string]any)
+			if review["written_by"] != "import" || c["tag_confidence"] == nil || !strings.HasPrefix(c["id"].(string), "MD-") {
+				t.Errorf("not a machine-tagged import: %v", c)
+			}
+		}
+	})
+	t.Run("a bad document beside good ones: reported, exit 4; alone: exit 3", func(t *testing.T) {
+		dir := t.TempDir()
+		bad := filepath.Join(dir, "notes.md")
+		if err := os.WriteFile(bad, []byte("Some notes without a date.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		good, _ := os.ReadFile(filepath.Join(mdFixtures, "table.md"))
+		if err := os.MkdirAll(filepath.Join(dir, "2023"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "2023", "table.md"), good, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stderr, cases := importCases(t, "markdown", "--org", "X", dir)
+		if code != exitPartial || len(cases) != 1 || !strings.Contains(stderr, "skipped: "+bad+":1: no date") {
+			t.Errorf("exit %d, %d cases: %s", code, len(cases), stderr)
+		}
+		code, stderr, _ = importCases(t, "markdown", bad)
+		if code != exitInvalid || !strings.Contains(stderr, "no organization") {
+			t.Errorf("exit %d: %s", code, stderr)
+		}
+	})
+	t.Run("usage", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), []string{"import", "markdown"}, &out, &errb); code != exitUsage {
+			t.Errorf("exit %d", code)
+		}
+		if code := run(context.Background(), []string{"import", "text", "--org", "X", "f"}, &out, &errb); code != exitUsage {
+			t.Errorf("--org on text: exit %d", code)
+		}
+	})
+}
+
+// TestImportMarkdownRoundTrip imports the Markdown fixtures, loads them with
+// the seeds into Neo4j under --strict (a tagging warning would be an
+// error) and reads every imported case back through GraphQL: the fields the
+// sections gave are the ones the import wrote.
+func TestImportMarkdownRoundTrip(t *testing.T) {
+	db := neo4jtest.MustOpen(t)
+	ctx := context.Background()
+	seeds := corpus.Seeds(t)
+	code, stderr, cases := importCases(t, "markdown", "--org", "Quarrybank Systems", mdFixtures)
+	if code != exitOK {
+		t.Fatalf("import: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "md.jsonl")
+	var buf bytes.Buffer
+	for _, c := range cases {
+		line, _ := json.Marshal(c)
+		buf.Write(append(line, '\n'))
+	}
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, errb bytes.Buffer
+	if code := run(ctx, []string{"load", "--quiet", "--strict", seeds, out}, &stdout, &errb); code != exitOK {
+		t.Fatalf("load --strict: exit %d: %s", code, errb.String())
+	}
+
+	srv := httptest.NewServer(apitest.New(newCore(db), apitest.Options{GraphQL: resolvers.Options{Logger: quietLogger()}}))
+	defer srv.Close()
+	type text struct{ En, Ko string }
+	for _, want := range cases {
+		id := want["id"].(string)
+		body, _ := json.Marshal(map[string]any{"query": `query($id: ID!) { case(id: $id) { machineTagged title { en ko } summary { en ko } trigger { en ko } detection { en ko } lessons { en ko }
+			remediation { en ko } actionItems { en ko } impact { scope } timeline { detectedAfter resolvedAfter } severity date rootCause { id } } }`, "variables": map[string]any{"id": id}})
+		resp, err := http.Post(srv.URL+"/graphql", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env struct {
+			Data struct {
+				Case *struct {
+					MachineTagged                               bool
+					Title, Summary, Trigger, Detection, Lessons text
+					Remediation, ActionItems                    []text
+					Impact                                      struct{ Scope string }
+					Timeline                                    struct{ DetectedAfter, ResolvedAfter *string }
+					Severity                                    *string
+					Date                                        string
+					RootCause                                   struct{ ID string }
+				}
+			}
+			Errors []struct{ Message string }
+		}
+		err = json.NewDecoder(resp.Body).Decode(&env)
+		resp.Body.Close()
+		if err != nil || len(env.Errors) > 0 || env.Data.Case == nil {
+			t.Fatalf("%s: %v %v", id, err, env.Errors)
+		}
+		got := env.Data.Case
+		field := func(name string) text {
+			m, _ := want[name].(map[string]any)
+			en, _ := m["en"].(string)
+			ko, _ := m["ko"].(string)
+			return text{en, ko}
+		}
+		for name, g := range map[string]text{"title": got.Title, "summary": got.Summary, "trigger": got.Trigger, "detection": got.Detection, "lessons": got.Lessons} {
+			if g != field(name) {
+				t.Errorf("%s %s: stored %+v, imported %+v", id, name, g, field(name))
+			}
+		}
+		items := func(name string) []text {
+			var out []text
+			list, _ := want[name].([]any)
+			for _, it := range list {
+				m := it.(map[string]any)["text"].(map[string]any)
+				en, _ := m["en"].(string)
+				ko, _ := m["ko"].(string)
+				out = append(out, text{en, ko})
+			}
+			return out
+		}
+		if fmt.Sprint(got.Remediation) != fmt.Sprint(items("remediation")) || fmt.Sprint(got.ActionItems) != fmt.Sprint(items("action_items")) {
+			t.Errorf("%s: remediation %v action items %v, imported %v %v", id, got.Remediation, got.ActionItems, items("remediation"), items("action_items"))
+		}
+		tl, _ := want["timeline"].(map[string]any)
+		str := func(p *string) string {
+			if p == nil {
+				return ""
+			}
+			return *p
+		}
+		if str(got.Timeline.DetectedAfter) != fmt.Sprint(orEmpty(tl["detected_after"])) || str(got.Timeline.ResolvedAfter) != fmt.Sprint(orEmpty(tl["resolved_after"])) {
+			t.Errorf("%s: timeline %v %v, imported %v", id, str(got.Timeline.DetectedAfter), str(got.Timeline.ResolvedAfter), tl)
+		}
+		if !got.MachineTagged || got.Date != want["date"] || got.RootCause.ID != want["root_cause"] || str(got.Severity) != fmt.Sprint(orEmpty(want["severity"])) {
+			t.Errorf("%s: %+v", id, got)
+		}
+		imp, _ := want["impact"].(map[string]any)
+		if got.Impact.Scope != fmt.Sprint(orEmpty(imp["scope"])) {
+			t.Errorf("%s: impact %q, imported %v", id, got.Impact.Scope, imp)
+		}
+	}
+}
+
+func orEmpty(v any) any {
+	if v == nil {
+		return ""
+	}
+	return v
 }
