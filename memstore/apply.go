@@ -3,6 +3,8 @@ package memstore
 import (
 	"maps"
 	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/ilgraph/ilgraph"
@@ -65,7 +67,58 @@ func (s *Snapshot) With(version int64, id string, r *ilgraph.CaseFeatures) (*Sna
 		m.New = i
 		n.set(i, r, nil)
 	}
+	n.followOrders(s, m)
 	return n, m
+}
+
+// followOrders makes n's sort orders from s's (made first if they were
+// not), moved by the change m: the changed case taken out and put back in
+// its place, the case a delete moved renumbered. A pass over each order,
+// where sorting anew costs a sort of the corpus on the first list.
+func (n *Snapshot) followOrders(s *Snapshot, m Moved) {
+	s.ranks(ilgraph.SortDateDesc)
+	byID := func(a, b int32) int { return strings.Compare(n.ids[a], n.ids[b]) }
+	dateDesc := func(a, b int32) int {
+		if n.date[a] != n.date[b] {
+			return int(n.date[b]) - int(n.date[a])
+		}
+		return byID(a, b)
+	}
+	dateAsc := func(a, b int32) int {
+		if n.date[a] != n.date[b] {
+			return int(n.date[a]) - int(n.date[b])
+		}
+		return byID(a, b)
+	}
+	cases := len(n.ids)
+	n.ord.byID, n.ord.idA = moveOrder(s.ord.byID, m, byID, cases)
+	n.ord.byDateDesc, n.ord.dateDesc = moveOrder(s.ord.byDateDesc, m, dateDesc, cases)
+	n.ord.byDateAsc, n.ord.dateAsc = moveOrder(s.ord.byDateAsc, m, dateAsc, cases)
+	n.ord.once.Do(func() {}) // made: ranks has nothing to do
+}
+
+// moveOrder returns an order (rank -> case) and its ranks (case -> rank)
+// after the change m, from the order before it; cmp sorts the cases after.
+func moveOrder(old []int32, m Moved, cmp func(a, b int32) int, cases int) (perm, rank []int32) {
+	perm = make([]int32, 0, cases)
+	for _, c := range old {
+		if c == m.Old {
+			continue
+		}
+		if m.New < 0 && c == m.From {
+			c = m.Old
+		}
+		perm = append(perm, c)
+	}
+	if m.New >= 0 {
+		at := sort.Search(len(perm), func(i int) bool { return cmp(perm[i], m.New) > 0 })
+		perm = slices.Insert(perm, at, m.New)
+	}
+	rank = make([]int32, cases)
+	for pos, c := range perm {
+		rank[c] = int32(pos)
+	}
+	return perm, rank
 }
 
 // cloneColumns copies the per-case columns (with room for extra more), so

@@ -24,8 +24,8 @@ import (
 // that way (computed once per snapshot, on first use).
 type orders struct {
 	once                   sync.Once
-	dateDesc, dateAsc, idA []int32 // case -> rank
-	byDateDesc, byDateAsc  []int32 // rank -> case
+	dateDesc, dateAsc, idA      []int32 // case -> rank
+	byDateDesc, byDateAsc, byID []int32 // rank -> case
 }
 
 func (s *Snapshot) ranks(order ilgraph.CaseSort) (rank []int32, reverse bool) {
@@ -54,6 +54,7 @@ func (s *Snapshot) ranks(order ilgraph.CaseSort) (rank []int32, reverse bool) {
 			return 0
 		}
 		s.ord.idA = rank(byID)
+		s.ord.byID = perm
 		s.ord.dateDesc = rank(func(a, b int32) int {
 			if s.date[a] != s.date[b] {
 				return int(s.date[b]) - int(s.date[a])
