@@ -23,7 +23,7 @@ import (
 // orders holds, per sort, each case's position in the whole corpus sorted
 // that way (computed once per snapshot, on first use).
 type orders struct {
-	once                   sync.Once
+	once                        sync.Once
 	dateDesc, dateAsc, idA      []int32 // case -> rank
 	byDateDesc, byDateAsc, byID []int32 // rank -> case
 }
