@@ -52,10 +52,10 @@ type Consuming interface {
 type Applier interface {
 	Consumer
 	// Apply returns the value over next, the snapshot after the change of
-	// one case (c as written, nil for a delete; m says where its cases
+	// the case id (c as written, nil for a delete; m says where the cases
 	// went), given v, the value over the snapshot before. v is not to be
 	// changed: readers may hold it.
-	Apply(v any, next *Snapshot, m Moved, c *ilgraph.Case) (any, error)
+	Apply(v any, next *Snapshot, m Moved, id string, c *ilgraph.Case) (any, error)
 }
 
 // Corpus is what a Source built at one corpus version: the snapshot and
@@ -255,7 +255,7 @@ func (s *Source) apply(c *Corpus, version int64, ch Change) (*Corpus, error) {
 	out := &Corpus{Snapshot: next, values: make(map[Consumer]any, len(c.values)), Applied: c.Applied + 1}
 	for k, v := range c.values {
 		if a, ok := k.(Applier); ok {
-			nv, err := a.Apply(v, next, m, ch.Case)
+			nv, err := a.Apply(v, next, m, ch.ID, ch.Case)
 			if err != nil {
 				return nil, err
 			}

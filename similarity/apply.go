@@ -10,7 +10,7 @@ import (
 
 // Apply follows one case's change (memstore.Applier): the index over next,
 // from the index over the snapshot before it.
-func (*consumer) Apply(v any, next *memstore.Snapshot, m memstore.Moved, c *ilgraph.Case) (any, error) {
+func (*consumer) Apply(v any, next *memstore.Snapshot, m memstore.Moved, _ string, c *ilgraph.Case) (any, error) {
 	text := ""
 	if c != nil {
 		text = ilgraph.SimilarityText(c.Trigger.En, c.Lessons.En)

@@ -87,6 +87,9 @@ type Engine struct {
 	analyzer *analysis.Analyzer // vendors dropped
 	index    map[string]*bm25   // "en", "ko": caseText
 	factors  map[string]*bm25   // "en", "ko": factorText
+
+	// over is what writes changed since the build (nil: nothing).
+	over *overlay
 }
 
 type phrase struct {
@@ -507,14 +510,28 @@ func plainTokens(text string) []analysis.Token {
 // excludeCaseID leaves that case out of every statistic, for evaluation.
 func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
 	var ex excluded
-	if i, ok := e.snap.Number(excludeCaseID); ok {
+	if i, ok := e.snap.Number(excludeCaseID); ok && (e.over == nil || !e.over.gone[i]) {
 		ex = append(ex, int(i))
 	}
-	return e.suggest(text, lang, ex)
+	skip := -1
+	if e.over != nil {
+		for d, doc := range e.over.docs {
+			if doc.id == excludeCaseID {
+				skip = d
+			}
+		}
+	}
+	return e.suggestNow(text, lang, ex, skip)
 }
 
 // suggest is Suggest with the cases of ex left out of every statistic.
 func (e *Engine) suggest(text, lang string, ex excluded) (*Result, error) {
+	return e.suggestNow(text, lang, ex, -1)
+}
+
+// suggestNow is suggest over the corpus as it is now (the overlay's
+// changes applied), with the written case skip (-1: none) left out too.
+func (e *Engine) suggestNow(text, lang string, ex excluded, skip int) (*Result, error) {
 	if !utf8.ValidString(text) {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
@@ -551,7 +568,7 @@ func (e *Engine) suggest(text, lang string, ex excluded) (*Result, error) {
 		p := &e.phrases[m.Phrase]
 		rel := 1.0
 		if !e.opts.LabelsOnly {
-			rel = e.reliability(p, ex)
+			rel = e.reliabilityNow(m.Phrase, ex, skip)
 		}
 		if hits[p.term] == nil {
 			hits[p.term] = map[int]hit{}
@@ -594,28 +611,53 @@ func (e *Engine) suggest(text, lang string, ex excluded) (*Result, error) {
 	if !e.opts.LabelsOnly {
 		words := e.analyzer.Terms(text)
 		ids, tags := e.snap.IDs(), e.snap.CaseFeatureIDs()
+		var gone map[int32]bool
+		var docs []overDoc
+		if e.over != nil {
+			gone, docs = e.over.gone, e.over.docs
+		}
+		slot := 0
+		if lang == "ko" {
+			slot = 1
+		}
 		for _, idx := range []struct {
 			ix      *bm25
 			factors bool
-		}{{e.index[lang], false}, {e.factors[lang], true}} {
-			scores := idx.ix.score(words, ex)
+			slot    int
+		}{{e.index[lang], false, slot}, {e.factors[lang], true, slot + 2}} {
+			scores, over := idx.ix.scoreNow(words, ex, gone, func(d int) []string { return docs[d].a.terms[idx.slot] }, len(docs), skip)
+			main := len(scores)
+			if len(over) > 0 {
+				scores = append(slices.Clip(scores), over...)
+			}
 			top := topN(scores, e.opts.Neighbours)
 			var total float64
 			for _, ci := range top {
 				total += scores[ci]
 			}
 			for _, ci := range top {
+				id := ""
+				var terms []int32 // the neighbour's term indexes
+				if ci < main {
+					id = ids[ci]
+					for _, f := range tags[ci] {
+						if t := e.featTerm[f]; t >= 0 {
+							terms = append(terms, t)
+						}
+					}
+				} else {
+					id, terms = docs[ci-main].id, docs[ci-main].a.tags
+				}
 				if !idx.factors {
-					res.Neighbours = append(res.Neighbours, Neighbour{CaseID: ids[ci], Score: round(scores[ci])})
+					res.Neighbours = append(res.Neighbours, Neighbour{CaseID: id, Score: round(scores[ci])})
 				}
 				share := scores[ci] / total
-				for _, f := range tags[ci] {
-					t := int(e.featTerm[f])
-					if t < 0 || (e.terms[t].Kind == ilgraph.KindContributing) != idx.factors {
+				for _, t := range terms {
+					if (e.terms[t].Kind == ilgraph.KindContributing) != idx.factors {
 						continue
 					}
 					vote[t] += share
-					voters[t] = append(voters[t], Evidence{CaseID: ids[ci], Weight: round(share)})
+					voters[t] = append(voters[t], Evidence{CaseID: id, Weight: round(share)})
 				}
 			}
 		}
@@ -649,10 +691,44 @@ func (e *Engine) suggest(text, lang string, ex excluded) (*Result, error) {
 	return res, nil
 }
 
+// reliabilityNow is reliability over the corpus as it is now: the cases
+// written since the build count, those they replaced do not, and the
+// written case skip (-1: none) is left out.
+func (e *Engine) reliabilityNow(pi int, ex excluded, skip int) float64 {
+	p := &e.phrases[pi]
+	if e.over == nil {
+		return e.reliability(p, ex)
+	}
+	all := slices.Clone(ex)
+	for x := range e.over.gone {
+		if !ex.has(int(x)) {
+			all = append(all, int(x))
+		}
+	}
+	n, k := e.counts(p, all)
+	for d, doc := range e.over.docs {
+		if d == skip || !slices.Contains(doc.a.phrases, pi) {
+			continue
+		}
+		n++
+		if _, ok := slices.BinarySearch(doc.a.tags, int32(p.term)); ok {
+			k++
+		}
+	}
+	return (k + priorCount*p.prior) / (n + priorCount)
+}
+
 // reliability is the share of the cases containing p that carry p's term,
 // smoothed towards p's prior, leaving out the cases of ex.
 func (e *Engine) reliability(p *phrase, ex excluded) float64 {
-	n, k := float64(len(p.cases)), float64(p.tagged)
+	n, k := e.counts(p, ex)
+	return (k + priorCount*p.prior) / (n + priorCount)
+}
+
+// counts are how many of the build's cases contain p, and of those how
+// many carry p's term, leaving out the cases of ex.
+func (e *Engine) counts(p *phrase, ex excluded) (n, k float64) {
+	n, k = float64(len(p.cases)), float64(p.tagged)
 	for _, x := range ex {
 		if _, in := slices.BinarySearch(p.cases, int32(x)); !in {
 			continue
@@ -664,7 +740,7 @@ func (e *Engine) reliability(p *phrase, ex excluded) float64 {
 			}
 		}
 	}
-	return (k + priorCount*p.prior) / (n + priorCount)
+	return n, k
 }
 
 // detect says "ko" when at least a quarter of the words are Hangul.
