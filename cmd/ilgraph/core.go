@@ -58,8 +58,12 @@ func coreOver(db *graph.DB, c *inMemory, opts ...explore.Option) *explore.Servic
 // corpus at once, so the first requests find it ready (until it is, the
 // core asks Neo4j), and logs when that first build is done and how long it
 // took.
-func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger, opts ...explore.Option) *explore.Service {
+func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger, settle time.Duration, opts ...explore.Option) *explore.Service {
 	c := newInMemory(db, true)
+	c.src.SettleAfter = settle
+	if settle <= 0 {
+		c.src.SettleAfter = -1
+	}
 	start := time.Now()
 	_, _ = c.src.Current(ctx) // a failure shows again on the first request
 	go func() {

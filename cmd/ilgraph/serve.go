@@ -23,6 +23,7 @@ import (
 	"github.com/ilgraph/ilgraph/internal/admission"
 	"github.com/ilgraph/ilgraph/jsonapi"
 	"github.com/ilgraph/ilgraph/mcpserver"
+	"github.com/ilgraph/ilgraph/memstore"
 	"github.com/ilgraph/ilgraph/ratelimit"
 	"github.com/ilgraph/ilgraph/resolvers"
 	"github.com/ilgraph/ilgraph/session"
@@ -48,7 +49,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	tokens := token.New(db, token.Options{Logger: logger})
-	h := newAPI(newServingCore(ctx, db, logger, f.coreOptions(tokens)...), db, tokens, f, logger)
+	h := newAPI(newServingCore(ctx, db, logger, f.settle, f.coreOptions(tokens)...), db, tokens, f, logger)
 	return serve(ctx, f, ln, h, stdout, logger)
 }
 
@@ -58,6 +59,9 @@ type serveFlags struct {
 	grace           time.Duration
 	logJSON         bool
 	memLimit        int64
+	// settle is how long after the last write the in-memory corpus is
+	// built again from Neo4j (memstore.Source.SettleAfter).
+	settle time.Duration
 	// The shell's and the doors' settings.
 	timeout                   time.Duration
 	maxBody                   int64
@@ -166,6 +170,7 @@ loopback by default. In production turn both off (--ide=false
 	metricsRole := fs.String("metrics-role", "", "the role /metrics needs: public, viewer, reviewer, editor or admin (default: viewer with --private, public without)")
 	sessionFlags := addSessionFlags(fs)
 	authFailures := fs.Float64("auth-failures", 10, "failed authentications each client address may make a minute (bursts of as many) before its credentials are refused with 429 (0: no limit); loopback counts too")
+	settle := fs.Duration("settle-after", memstore.DefaultSettleAfter, "after a write, how long without another before the in-memory corpus is built again from Neo4j, for what a write does not update at once (the text channel's corpus statistics); writes are visible at once regardless (0 or less: never)")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
@@ -221,7 +226,7 @@ loopback by default. In production turn both off (--ide=false
 	cfg.FailFast = *failFast
 	cfg.ConnectTimeout = *connectTimeout
 	return &serveFlags{
-		addr: *addr, pprofAddr: *pprofAddr, grace: *grace, logJSON: *logJSON, memLimit: *memLimit,
+		addr: *addr, pprofAddr: *pprofAddr, grace: *grace, logJSON: *logJSON, memLimit: *memLimit, settle: *settle,
 		timeout: *timeout, maxBody: *maxBody, cors: splitList(*cors),
 		gql: resolvers.Options{
 			MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,
