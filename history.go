@@ -70,3 +70,12 @@ func (ch CaseChange) Role() Role {
 	}
 	return RoleEditor
 }
+
+// CorpusChange is one write through the core as the change feed gives it
+// (graph.DB.ChangesSince): the corpus version it made, the case and its
+// JSON as written ("" for a delete).
+type CorpusChange struct {
+	Version int64
+	ID      string
+	JSON    string
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -175,4 +176,105 @@ func matchIDs(ms []ilgraph.Match) []string {
 		out[i] = fmt.Sprintf("%s %.6f", m.ID, m.Score)
 	}
 	return out
+}
+
+// TestReplicaFollowsTheChangeFeed: two cores over one Neo4j, as two
+// replicas of ilgraph serve. Writes through the first reach the second
+// through the change feed — it catches up without building its corpus
+// again — and both then answer as a corpus built afresh; a load by
+// another process, which the feed does not hold, makes the second build
+// its corpus again.
+func TestReplicaFollowsTheChangeFeed(t *testing.T) {
+	ctx := editorCtx()
+	db := neo4jtest.MustOpenSeeds(t)
+	replica := func() (*explore.Service, *memstore.Source, *similarity.Service) {
+		src := memstore.NewSource(db)
+		src.SettleAfter = -1
+		src.Parse = loader.ParseCase
+		sim := similarity.NewService(db, src)
+		return explore.New(db, sim, explore.WithReadModel(memstore.NewStore(src)), explore.WithWrites(db, loader.Validator{DB: db})), src, sim
+	}
+	a, srcA, _ := replica()
+	b, srcB, simB := replica()
+	for _, src := range []*memstore.Source{srcA, srcB} {
+		if _, err := src.Get(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seeds := corpus.Cases(t, filepath.Join(corpus.Seeds(t), "cases"))
+	free := unlinkedSeed(t)
+	body := seedJSON(t, seeds[3].ID)
+	body["id"] = "IL-9300"
+	if _, err := a.CreateCase(ctx, marshal(t, body)); err != nil {
+		t.Fatal(err)
+	}
+	upd := seedJSON(t, free.ID)
+	upd["severity"] = "sev0"
+	_, v, _ := a.CaseJSON(ctx, free.ID)
+	if _, err := a.UpdateCase(ctx, free.ID, v, marshal(t, upd)); err != nil {
+		t.Fatal(err)
+	}
+	_, v, _ = a.CaseJSON(ctx, "IL-9300")
+	if _, err := a.DeleteCase(ctx, "IL-9300", v); err != nil {
+		t.Fatal(err)
+	}
+	body["id"] = "IL-9301"
+	if _, err := a.CreateCase(ctx, marshal(t, body)); err != nil {
+		t.Fatal(err)
+	}
+	// The second replica's next question finds the graph ahead; its
+	// corpus catches up from the feed.
+	got, err := b.Case(ctx, "IL-9301")
+	if err != nil || got.ID != "IL-9301" {
+		t.Fatalf("the second replica: case IL-9301: %v, %v", got, err)
+	}
+	cb, err := srcB.Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srcB.Builds() != 1 || srcB.Follows() == 0 || cb.Applied != 4 {
+		t.Errorf("the second replica: %d builds, %d catch-ups from the feed, %d changes applied; want 1, at least 1, 4", srcB.Builds(), srcB.Follows(), cb.Applied)
+	}
+	ca, _ := srcA.Get(ctx)
+	fresh, err := memstore.NewSource(db).Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := ilgraph.CaseFilter{}
+	for name, c := range map[string]*memstore.Corpus{"first": ca, "second": cb} {
+		if c.Version != fresh.Version || !reflect.DeepEqual(c.Facets(all), fresh.Facets(all)) || !reflect.DeepEqual(c.Stats(all), fresh.Stats(all)) {
+			t.Errorf("the %s replica at version %d does not answer as a fresh corpus at %d", name, c.Version, fresh.Version)
+		}
+		if tags, _ := c.CaseTags(free.ID); tags == nil || tags.Severity != "sev0" {
+			t.Errorf("the %s replica: %s is %+v, want severity sev0", name, free.ID, tags)
+		}
+		if c.Has("IL-9300") || !c.Has("IL-9301") {
+			t.Errorf("the %s replica: has the deleted IL-9300 %v, has IL-9301 %v", name, c.Has("IL-9300"), c.Has("IL-9301"))
+		}
+	}
+	scs, err := b.Similar(context.Background(), "IL-9301", explore.SimilarityQuery{K: 3})
+	if err != nil || len(scs) == 0 || scs[0].Case.ID != seeds[3].ID {
+		t.Errorf("similar to IL-9301 on the second replica: %v, %v; want %s first (its copy)", scs, err, seeds[3].ID)
+	}
+	if ix, _ := simB.Index(ctx); ix.Version != fresh.Version {
+		t.Errorf("the second replica's index is at %d, the graph at %d", ix.Version, fresh.Version)
+	}
+
+	// A load by another process: the feed does not hold it.
+	extra := t.TempDir() + "/extra.json"
+	x := seedJSON(t, seeds[5].ID)
+	x["id"] = "IL-9302"
+	if err := os.WriteFile(extra, marshal(t, x), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loader.Load(ctx, db, []string{filepath.Join(corpus.Seeds(t), "vocab.json"), extra}, loader.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	cb, err = srcB.Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cb.Has("IL-9302") || srcB.Builds() != 2 {
+		t.Errorf("after a load: the second replica has IL-9302 %v after %d builds; want true after 2", cb.Has("IL-9302"), srcB.Builds())
+	}
 }

@@ -394,3 +394,47 @@ RETURN n.id AS id, n.raw AS raw, coalesce(n.version, 1) AS version`, map[string]
 		})
 	})
 }
+
+// MaxFeed bounds the changes ChangesSince reads: more than that many
+// changes behind, a reader builds the corpus afresh instead.
+const MaxFeed = 2000
+
+// ChangesSince is the change feed: the writes through the core that made
+// the corpus versions from+1 … to, in version order (a delete's JSON is
+// ""), and whether the feed holds every one of those versions — false when
+// another change moved the version (a load), when they are more than
+// MaxFeed, or when a revision is missing; the reader then builds the
+// corpus afresh.
+func (db *DB) ChangesSince(ctx context.Context, from, to int64) ([]ilgraph.CorpusChange, bool, error) {
+	if to <= from || to-from > MaxFeed {
+		return nil, false, nil
+	}
+	out, err := read(ctx, db, "reading the change feed", func(tx neo4j.ManagedTransaction) ([]ilgraph.CorpusChange, error) {
+		recs, err := collect(ctx, tx, `MATCH (r:CaseRevision) WHERE r.corpus_version > $from AND r.corpus_version <= $to
+RETURN r.corpus_version AS v, r.case_id AS id, r.action AS action, coalesce(r.json, '') AS json ORDER BY v`, map[string]any{"from": from, "to": to})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]ilgraph.CorpusChange, 0, len(recs))
+		for _, r := range recs {
+			c := ilgraph.CorpusChange{Version: integer(r, "v"), ID: str(r, "id"), JSON: str(r, "json")}
+			if str(r, "action") == ilgraph.ActionDelete {
+				c.JSON = ""
+			}
+			out = append(out, c)
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(out)) != to-from {
+		return nil, false, nil
+	}
+	for i, c := range out {
+		if c.Version != from+1+int64(i) {
+			return nil, false, nil
+		}
+	}
+	return out, true, nil
+}

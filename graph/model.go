@@ -83,6 +83,7 @@ func schema() []string {
 		"CREATE CONSTRAINT case_revision_version IF NOT EXISTS FOR (r:CaseRevision) REQUIRE (r.case_id, r.version) IS UNIQUE",
 		"CREATE INDEX case_revision_case IF NOT EXISTS FOR (r:CaseRevision) ON (r.case_id)",
 		"CREATE INDEX case_revision_settled IF NOT EXISTS FOR (r:CaseRevision) ON (r.settled)",
+		"CREATE INDEX case_revision_corpus_version IF NOT EXISTS FOR (r:CaseRevision) ON (r.corpus_version)",
 		// Judgments of similar matches and hidden matches (judgment.go):
 		// one per query, match and judge, one hiding per query and match;
 		// the constraints' indexes look them up by query too.

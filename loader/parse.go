@@ -272,3 +272,24 @@ func goTypeName(t string) string {
 	}
 	return t
 }
+
+// ParseCase parses one case's JSON as a load parses a file's (no check of
+// the vocabulary or the tagging rules: for a case that was checked when it
+// was written, such as a revision of the change feed).
+func ParseCase(data []byte) (*ilgraph.Case, error) {
+	var c *ilgraph.Case
+	probs := Parse(BodyName, bytes.NewReader(data), func(p Parsed) error {
+		if c != nil {
+			return ilgraph.Errorf(ilgraph.EINVALID, "want one case, not several")
+		}
+		c = p.Case
+		return nil
+	})
+	if len(probs) > 0 {
+		return nil, problemsError(probs)
+	}
+	if c == nil {
+		return nil, ilgraph.Errorf(ilgraph.EINVALID, "want one case: a JSON object")
+	}
+	return c, nil
+}

@@ -108,7 +108,20 @@ type Source struct {
 	// ApplyWait bounds how long Apply waits for the changes before its own
 	// (0: DefaultApplyWait).
 	ApplyWait time.Duration
-	builds    atomic.Int64
+	// Parse reads a case's JSON from the change feed (loader.ParseCase);
+	// without it the feed is not read.
+	Parse    func([]byte) (*ilgraph.Case, error)
+	builds   atomic.Int64
+	follows  atomic.Int64
+	fullNext atomic.Bool // the next build reads the whole corpus (settling)
+}
+
+// ChangeFeed is a Graph that keeps the changes written through the core
+// (graph.DB): a source that finds the graph ahead of its corpus reads the
+// changes since (made by another server) and applies them, rather than
+// build the corpus again, when the feed holds every one.
+type ChangeFeed interface {
+	ChangesSince(ctx context.Context, from, to int64) ([]ilgraph.CorpusChange, bool, error)
 }
 
 // Change is one case's change as the in-memory corpus applies it: the case
@@ -149,8 +162,13 @@ func NewSource(g Graph) *Source {
 }
 
 // Builds counts the corpus's builds from the graph since the source was
-// made (changes applied with Apply are not builds).
+// made (changes applied with Apply, or read from the change feed, are not
+// builds).
 func (s *Source) Builds() int64 { return s.builds.Load() }
+
+// Follows counts the times the source caught up with the graph by reading
+// the change feed instead of building the corpus.
+func (s *Source) Follows() int64 { return s.follows.Load() }
 
 // Hold says that a change of a case is being written: until release, a
 // reader that finds the corpus behind the graph answers from the graph
@@ -192,6 +210,11 @@ func (s *Source) Apply(ctx context.Context, version int64, ch Change) bool {
 		}
 		select {
 		case <-moved:
+			// A build or a catch-up may have brought the corpus up to the
+			// changes before this one.
+			s.amu.Lock()
+			s.drain()
+			s.amu.Unlock()
 		case <-deadline.C:
 			s.amu.Lock()
 			delete(s.pending, version)
@@ -297,7 +320,49 @@ func (s *Source) schedule() {
 	if s.settle != nil {
 		s.settle.Stop()
 	}
-	s.settle = time.AfterFunc(after, func() { s.v.Refresh(context.Background()) })
+	s.settle = time.AfterFunc(after, func() {
+		s.fullNext.Store(true)
+		s.v.Refresh(context.Background())
+	})
+}
+
+// follow brings the current corpus up to the graph's version with the
+// change feed: ok false when there is no corpus yet, no feed, or the feed
+// does not hold every change since (a load moved the version).
+func (s *Source) follow(ctx context.Context) (*Corpus, bool) {
+	feed, ok := s.g.(ChangeFeed)
+	if !ok || s.Parse == nil {
+		return nil, false
+	}
+	c, at, ok := s.v.Peek()
+	if !ok {
+		return nil, false
+	}
+	version, err := s.g.CorpusVersion(ctx)
+	if err != nil || version <= at {
+		return nil, false
+	}
+	changes, ok, err := feed.ChangesSince(ctx, at, version)
+	if err != nil || !ok {
+		return nil, false
+	}
+	for _, ch := range changes {
+		change := Change{ID: ch.ID}
+		if ch.JSON != "" {
+			if change.Case, err = s.Parse([]byte(ch.JSON)); err != nil {
+				return nil, false
+			}
+		}
+		if c, err = s.apply(c, ch.Version, change); err != nil {
+			return nil, false
+		}
+		s.log(ch.Version, &change)
+	}
+	s.follows.Add(1)
+	s.amu.Lock()
+	s.schedule()
+	s.amu.Unlock()
+	return c, true
 }
 
 // Register adds a consumer, whose value every corpus built from then on
@@ -327,6 +392,11 @@ func (s *Source) Current(ctx context.Context) (*Corpus, error) {
 // build reads the corpus once: the version, the organizations' names, then
 // the cases, each handed to the snapshot and to every consumer.
 func (s *Source) build(ctx context.Context) (*Corpus, error) {
+	if !s.fullNext.Swap(false) {
+		if c, ok := s.follow(ctx); ok {
+			return c, nil
+		}
+	}
 	s.mu.Lock()
 	s.started = true
 	consumers := s.consumers

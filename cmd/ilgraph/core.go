@@ -39,6 +39,7 @@ type inMemory struct {
 // does not build it with the corpus.
 func newInMemory(db *graph.DB, suggests bool) *inMemory {
 	src := memstore.NewSource(db)
+	src.Parse = loader.ParseCase // follows other servers' writes through the change feed
 	c := &inMemory{src: src, store: memstore.NewStore(src), sim: similarity.NewService(db, src)}
 	if suggests {
 		c.sg = suggest.NewService(db, src, suggest.Options{})

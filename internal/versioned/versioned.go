@@ -133,6 +133,18 @@ func (c *Value[T]) Wait() <-chan struct{} {
 	return c.wait()
 }
 
+// Peek returns the current value and its version, whatever the graph's
+// (false when there is none).
+func (c *Value[T]) Peek() (T, int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.current == nil {
+		var zero T
+		return zero, 0, false
+	}
+	return c.current.v, c.current.version, true
+}
+
 // At returns the version of the current value; false when there is none.
 func (c *Value[T]) At() (int64, bool) {
 	c.mu.Lock()
