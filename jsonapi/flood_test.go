@@ -64,7 +64,9 @@ func TestFloodThroughJSONAPI(t *testing.T) {
 			return floodAnswer{path: path, status: -1, msg: err.Error()}
 		}
 		defer resp.Body.Close()
-		var body struct{ Error struct{ Code, Message string } }
+		var body struct {
+			Error struct{ Code, Message string }
+		}
 		b, _ := io.ReadAll(resp.Body)
 		json.Unmarshal(b, &body)
 		return floodAnswer{path, resp.StatusCode, body.Error.Code, body.Error.Message, resp.Header.Get("Retry-After")}
