@@ -69,6 +69,13 @@ func ctl(root, verb string) error {
 			script = filepath.Join(root, script)
 		}
 	}
+	if verb == "stop" || verb == "kill" {
+		// Only the server the script started: one it reused is another's,
+		// and stopping "it" would stop nothing (faultguard_test.go).
+		if err := guardNeo4j(script); err != nil {
+			return fmt.Errorf("before %s %s: %v", script, verb, err)
+		}
+	}
 	cmd := exec.Command(script, verb)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%s %s: %v\n%s", script, verb, err, out)
