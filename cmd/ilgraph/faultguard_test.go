@@ -24,24 +24,6 @@ import (
 	"time"
 )
 
-// guardNeo4j checks, before script stops or kills its server, that the
-// process listening on NEO4J_URI's Bolt port is the one script recorded
-// (script pid: scripts/neo4j's pidfile, a live Neo4j).
-func guardNeo4j(script string) error {
-	port, err := boltPort(os.Getenv("NEO4J_URI"))
-	if err != nil {
-		return err
-	}
-	started := 0
-	out, err := exec.Command(script, "pid").Output()
-	if err == nil {
-		if started, err = strconv.Atoi(strings.TrimSpace(string(out))); err != nil {
-			return fmt.Errorf("%s pid: %q is not a process id", script, out)
-		}
-	}
-	return checkOwnNeo4j(port, started)
-}
-
 // boltPort is the port of a Bolt URI, 7687 when it names none.
 func boltPort(uri string) (int, error) {
 	u, err := url.Parse(uri)
