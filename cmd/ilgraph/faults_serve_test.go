@@ -47,7 +47,9 @@ import (
 // the case lists, the facets and the stats byte for byte as a fresh
 // server built from Neo4j now does, with the totals Neo4j's cases give.
 // After SIGTERM the server must also exit cleanly, having answered what it
-// had in flight.
+// had in flight. Three readers (the case list, GraphQL's stats, MCP's
+// get_incident) run all along: no read is ever answered but 200, and every
+// read sent once the restarted server is ready is answered.
 func TestWritesAcrossServerKill(t *testing.T) {
 	bin := buildBinary(t)
 	for _, c := range []struct {
@@ -147,6 +149,65 @@ func writesAcrossServerSignal(t *testing.T, bin string, sig syscall.Signal, pref
 			}
 		}()
 	}
+	// Readers through every door meanwhile — the case list, GraphQL's
+	// stats, MCP's get_incident — so that the signal also lands in the
+	// middle of a read load. A read sent once the restarted server is
+	// ready must be answered; so must every read a server answered at
+	// all, SIGTERM's included: never a 5xx.
+	type read struct {
+		what      string
+		status    int
+		err       string
+		afterBack bool
+	}
+	var reads []read
+	readOnce := func(kind int) read {
+		r := read{afterBack: restarted.Load()}
+		var req *http.Request
+		switch kind {
+		case 0:
+			r.what = "GET /cases"
+			req, _ = http.NewRequest("GET", url+"/cases?limit=20", nil)
+		case 1:
+			r.what = "GraphQL stats"
+			req, _ = http.NewRequest("POST", url+"/graphql", strings.NewReader(`{"query":"{ stats { cases } }"}`))
+			req.Header.Set("Content-Type", "application/json")
+		case 2:
+			r.what = "MCP get_incident"
+			req, _ = http.NewRequest("POST", url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_incident","arguments":{"id":"IL-0282"}}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			r.err = err.Error()
+			return r
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		r.status = resp.StatusCode
+		if r.status == 200 && (bytes.Contains(b, []byte(`"errors"`)) || bytes.Contains(b, []byte(`"isError":true`))) {
+			r.err = clipS(string(b))
+		}
+		return r
+	}
+	for k := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for { // one kind of read each, one at a time: never over a class's bound
+				select {
+				case <-stop:
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+				r := readOnce(k)
+				mu.Lock()
+				reads = append(reads, r)
+				mu.Unlock()
+			}
+		}()
+	}
 	finish := func() {
 		select {
 		case <-stop:
@@ -194,6 +255,24 @@ func writesAcrossServerSignal(t *testing.T, bin string, sig syscall.Signal, pref
 		return true
 	})
 	finish()
+
+	readsBack := 0
+	for _, r := range reads {
+		switch {
+		case r.status != 0 && r.status != 200:
+			t.Errorf("a read (%s) answered HTTP %d %s: a server answers reads or is not there", r.what, r.status, r.err)
+		case r.status == 200 && r.err != "":
+			t.Errorf("a read (%s) answered an error: %s", r.what, r.err)
+		case r.afterBack && r.status != 200:
+			t.Errorf("a read (%s) sent once the restarted server was ready failed: %s", r.what, r.err)
+		case r.afterBack:
+			readsBack++
+		}
+	}
+	if readsBack == 0 {
+		t.Errorf("no read answered by the restarted server (%d reads)", len(reads))
+	}
+	t.Logf("%d reads, %d of them answered by the restarted server", len(reads), readsBack)
 
 	st, byCase := checkWrites(t, cfg, attempts, seedsBefore, corpus0, corpusBefore, ackedAtSignal)
 	var afterSignal int
