@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,6 +95,11 @@ type Door struct {
 	// private: the explorer's sign-in screen and what it loads. A
 	// credential the request carries is still checked.
 	Open bool
+	// Name names the door on /metrics (the door label of the admission
+	// refusals: graphql, jsonapi, mcp) and in the request log; "" for a
+	// door that takes no admission slots (the explorer, the IDE), which
+	// counts as "other".
+	Name string
 }
 
 func (o *Options) defaults() {
@@ -124,9 +130,17 @@ func New(opt Options) *Handler {
 	opt.defaults()
 	m := newMetrics(opt.Collectors)
 	if opt.Admitter != nil {
-		m.watchAdmission(opt.Admitter)
+		var doors []string
+		for _, d := range opt.Routes {
+			if d.Name != "" && !slices.Contains(doors, d.Name) {
+				doors = append(doors, d.Name)
+			}
+		}
+		m.watchAdmission(opt.Admitter, doors)
 		opt.Admitter.Observe(admission.Hooks{
-			Refused:    func(cl admission.Class, reason string) { m.refused.WithLabelValues(cl.String(), reason).Inc() },
+			Refused: func(ctx context.Context, cl admission.Class, reason string) {
+				m.refused.WithLabelValues(cl.String(), doorOf(ctx), reason).Inc()
+			},
 			Classified: func(ctx context.Context, cl admission.Class) { setClass(ctx, cl.String()) },
 		}, opt.StoreDown)
 	}
@@ -163,11 +177,16 @@ func New(opt Options) *Handler {
 	return &Handler{Handler: withRequest(opt, withCORS(opt.CORSOrigins, mux)), metrics: m}
 }
 
-// limitBody bounds the body a door may read to limit bytes, and refuses,
-// in the door's format, a request that declares a larger one.
+// limitBody names the request's door, bounds the body a door may read to
+// limit bytes, and refuses, in the door's format, a request that declares
+// a larger one.
 func limitBody(limit int64, d Door) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if i, ok := r.Context().Value(requestKey{}).(*requestInfo); ok {
+			i.door = d.Name
+		}
 		if r.ContentLength > limit && d.Fail != nil {
+
 			d.Fail(w, r, http.StatusRequestEntityTooLarge, ilgraph.Errorf(ilgraph.ELIMIT, "request body is larger than %d bytes", limit))
 			return
 		}
@@ -249,6 +268,9 @@ func withRequest(opt Options, next http.Handler) http.Handler {
 		attrs := []slog.Attr{slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.String("operation", info.operation()), slog.String("class", info.class), slog.Int("status", sw.status),
 			slog.Float64("ms", float64(elapsed.Microseconds())/1000)}
+		if info.door != "" {
+			attrs = append(attrs, slog.String("door", info.door))
+		}
 		if info.principal != "" {
 			attrs = append(attrs, slog.String("principal", info.principal))
 		}
@@ -262,6 +284,7 @@ type requestKey struct{}
 // line, filled in by the doors as it runs.
 type requestInfo struct {
 	id    string
+	door  string // the door's name (Door.Name), "" for none
 	class string // the operation's cost class, "" until classified
 	op    string // the client's operation name, "" until one runs
 	// principal is the name of the request's principal ("" anonymous).
@@ -290,6 +313,15 @@ func SetOperation(ctx context.Context, name string) {
 	if i, ok := ctx.Value(requestKey{}).(*requestInfo); ok {
 		i.op = name
 	}
+}
+
+// doorOf is the name of the door ctx's request came in by, for the
+// metrics: "other" for a door without a name, or outside the shell.
+func doorOf(ctx context.Context) string {
+	if i, ok := ctx.Value(requestKey{}).(*requestInfo); ok && i.door != "" {
+		return i.door
+	}
+	return "other"
 }
 
 func setClass(ctx context.Context, class string) {

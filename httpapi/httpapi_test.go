@@ -112,7 +112,7 @@ func TestRequestIDsLogAndCORS(t *testing.T) {
 		fmt.Fprint(w, httpapi.RequestID(r.Context()))
 	})
 	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), CORSOrigins: []string{"https://dash.example"},
-		Admitter: adm, Routes: map[string]httpapi.Door{"/door": {Handler: door}}})
+		Admitter: adm, Routes: map[string]httpapi.Door{"/door": {Handler: door, Name: "a-door"}}})
 
 	r := httptest.NewRequest("GET", "/door", nil)
 	r.Header.Set("X-Request-Id", "abc-123")
@@ -126,7 +126,7 @@ func TestRequestIDsLogAndCORS(t *testing.T) {
 		t.Fatalf("log line %q: %v", logs.String(), err)
 	}
 	for k, want := range map[string]any{"msg": "request", "request_id": "abc-123", "method": "GET", "path": "/door",
-		"operation": "CasePage", "class": "similarity", "status": float64(200)} {
+		"operation": "CasePage", "class": "similarity", "door": "a-door", "status": float64(200)} {
 		if line[k] != want {
 			t.Errorf("log %s = %v, want %v (%s)", k, line[k], want, logs.String())
 		}
@@ -151,12 +151,40 @@ func TestRequestIDsLogAndCORS(t *testing.T) {
 	}
 }
 
+// TestProbesAndMetrics: the probes, and /metrics with the store's timings
+// and the admission refusals by class, door and reason: every door's
+// counted under its name from zero, one without a name as "other".
 func TestProbesAndMetrics(t *testing.T) {
 	ready := errors.New("down")
-	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.DiscardHandler), Admitter: admission.New(admission.Config{}),
+	var cfg admission.Config
+	cfg.Limits[admission.Aggregate] = admission.Limit{InFlight: 1, Queue: -1}
+	adm := admission.New(cfg)
+	aggregate := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		release, refused := adm.Admit(r.Context(), admission.Aggregate)
+		if refused != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		release()
+	})
+	h := httpapi.New(httpapi.Options{Logger: slog.New(slog.DiscardHandler), Admitter: adm,
 		Ready: func(context.Context) error {
 			return ilgraph.WrapError(ilgraph.EUNAVAILABLE, ready, "Neo4j does not answer")
-		}})
+		},
+		Routes: map[string]httpapi.Door{"/a": {Handler: aggregate, Name: "jsonapi"}, "/b": {Handler: aggregate, Name: "mcp"},
+			"/c": {Handler: aggregate}}})
+	hold, err := adm.Acquire(context.Background(), admission.Aggregate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/a", "/a", "/b", "/c"} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		if w.Code != http.StatusServiceUnavailable {
+			t.Errorf("%s with the aggregate class full: %d", path, w.Code)
+		}
+	}
+	hold()
 	h.ObserveQuery("cases", time.Millisecond)
 	get := func(path string) (int, string) {
 		w := httptest.NewRecorder()
@@ -171,7 +199,11 @@ func TestProbesAndMetrics(t *testing.T) {
 	}
 	code, body := get("/metrics")
 	for _, want := range []string{`ilgraph_neo4j_duration_seconds_count{query="cases"} 1`,
-		`ilgraph_admission_refused_total{class="aggregate",reason="queue_full"} 0`, `ilgraph_admission_running{class="lookup"} 0`, "go_goroutines"} {
+		`ilgraph_admission_refused_total{class="aggregate",door="jsonapi",reason="queue_full"} 2`,
+		`ilgraph_admission_refused_total{class="aggregate",door="mcp",reason="queue_full"} 1`,
+		`ilgraph_admission_refused_total{class="aggregate",door="other",reason="queue_full"} 1`,
+		`ilgraph_admission_refused_total{class="lookup",door="mcp",reason="wait"} 0`,
+		`ilgraph_admission_running{class="lookup"} 0`, "go_goroutines"} {
 		if code != 200 || !strings.Contains(body, want) {
 			t.Errorf("/metrics: %d, no %s", code, want)
 		}

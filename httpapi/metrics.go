@@ -18,7 +18,8 @@ var buckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
 // doors' own, in a registry of their own (not the global default one, so
 // that two handlers in one process — tests — do not collide). Every label
 // is bounded: query by the fixed names the graph package gives its
-// transactions, class and reason by the admission package.
+// transactions, class and reason by the admission package, door by the
+// names of the doors the server mounts.
 type metrics struct {
 	neo4j   *prometheus.HistogramVec
 	refused *prometheus.CounterVec
@@ -40,8 +41,8 @@ func newMetrics(doors []prometheus.Collector) *metrics {
 		}, []string{"query"}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ilgraph_admission_refused_total",
-			Help: "Requests (GraphQL, the JSON API, MCP) refused for overload (503) by cost class and reason (queue_full, wait, deadline).",
-		}, []string{"class", "reason"}),
+			Help: "Requests refused for overload (503 OVERLOADED) by cost class, front door (graphql, jsonapi, mcp) and reason (queue_full, wait, deadline).",
+		}, []string{"class", "door", "reason"}),
 		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ilgraph_auth_failures_total",
 			Help: "Requests refused for authentication (401, or 429 for a client with too many failures) by reason: invalid_token, missing_token, rate_limited.",
@@ -61,10 +62,16 @@ func newMetrics(doors []prometheus.Collector) *metrics {
 	return m
 }
 
-// watchAdmission exports the requests running and queued per cost class.
-func (m *metrics) watchAdmission(c *admission.Controller) {
+// watchAdmission exports the requests running and queued per cost class,
+// and starts every class's refusals at every door at zero (so that a rate
+// over them is defined before the first refusal).
+func (m *metrics) watchAdmission(c *admission.Controller, doors []string) {
 	for cl := admission.Class(0); cl < admission.NumClasses; cl++ {
-		m.refused.WithLabelValues(cl.String(), "queue_full")
+		for _, door := range doors {
+			for _, reason := range []string{"queue_full", "wait", "deadline"} {
+				m.refused.WithLabelValues(cl.String(), door, reason)
+			}
+		}
 		m.reg.MustRegister(
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 				Name: "ilgraph_admission_running", Help: "Requests running (every front door), by cost class.",

@@ -12,6 +12,10 @@
 //	ILGRAPH_NEO4J_LIB=$PWD/.neo4j/lib NEO4J_URI=bolt://127.0.0.1:7690 \
 //	NEO4J_HTTP_PORT=7478 NEO4J_PASSWORD=chaos-test \
 //	go test -count=1 -tags faults -run AcrossNeo4j ./cmd/ilgraph/
+//
+// TestWritesAcrossServerKill (faults_serve_test.go) stops ilgraph serve
+// instead, not Neo4j; scripts/test runs it with them (-run
+// 'AcrossNeo4j|AcrossServerKill').
 package main
 
 import (
@@ -25,6 +29,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -69,11 +74,36 @@ func ctl(root, verb string) error {
 			script = filepath.Join(root, script)
 		}
 	}
+	if verb == "stop" || verb == "kill" {
+		// Only the server the script started: one it reused is another's,
+		// and stopping "it" would stop nothing (faultguard_test.go).
+		if err := guardNeo4j(script); err != nil {
+			return fmt.Errorf("before %s %s: %v", script, verb, err)
+		}
+	}
 	cmd := exec.Command(script, verb)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%s %s: %v\n%s", script, verb, err, out)
 	}
 	return nil
+}
+
+// guardNeo4j checks, before script stops or kills its server, that the
+// process listening on NEO4J_URI's Bolt port is the one script recorded
+// (script pid: scripts/neo4j's pidfile, a live Neo4j).
+func guardNeo4j(script string) error {
+	port, err := boltPort(os.Getenv("NEO4J_URI"))
+	if err != nil {
+		return err
+	}
+	started := 0
+	out, err := exec.Command(script, "pid").Output()
+	if err == nil {
+		if started, err = strconv.Atoi(strings.TrimSpace(string(out))); err != nil {
+			return fmt.Errorf("%s pid: %q is not a process id", script, out)
+		}
+	}
+	return checkOwnNeo4j(port, started)
 }
 
 // TestLoadAcrossNeo4jStop stops Neo4j in the middle of a load: the load

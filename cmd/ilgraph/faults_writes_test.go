@@ -269,6 +269,33 @@ func TestWritesAcrossNeo4jKill(t *testing.T) {
 		setUp.Round(time.Millisecond), killedAt.Sub(began.Add(setUp)).Round(time.Millisecond), startedAt.Sub(killedAt).Round(time.Millisecond), time.Since(startedAt).Round(time.Millisecond),
 		readsOK.Load(), readsFailed.Load())
 
+	st, byCase := checkWrites(t, cfg, attempts, seedsBefore, corpus0, corpusBeforeKill, ackedAtKill)
+
+	// The same server answers as Neo4j holds: each case, its history, and
+	// the lists from its in-memory store, rebuilt at the corpus version.
+	checkServed(t, client, srv.URL, st, byCase)
+	built, err := mem.src.Get(ctx)
+	if err != nil {
+		t.Fatalf("rebuilding the in-memory corpus after the restart: %v", err)
+	}
+	if built.Version != st.corpusVersion {
+		t.Errorf("the in-memory corpus is at corpus version %d, Neo4j at %d", built.Version, st.corpusVersion)
+	}
+	if cur, err := mem.src.Current(ctx); err != nil || cur == nil {
+		t.Errorf("the lists were not answered by the in-memory store: it is not current (%v)", err)
+	}
+	t.Logf("the whole test took %v", time.Since(began).Round(time.Millisecond))
+}
+
+// checkWrites reads Neo4j with the test's own Cypher and checks the writes
+// attempts against it (TestWritesAcrossNeo4jKill says what): every
+// acknowledged write in its case's history at its version, none refused
+// there, each history 1..n with every revision's previous JSON the one
+// before's, each case its last revision's JSON and version and exactly
+// its JSON's relationships, the seeds untouched, and the corpus version
+// moved once per revision and never back across the fault.
+func checkWrites(t *testing.T, cfg graph.Config, attempts []*writeAttempt, seedsBefore map[string]string, corpus0, corpusBeforeKill, ackedAtKill int64) (*storedGraph, map[string][]*writeAttempt) {
+	t.Helper()
 	st := readStored(t, cfg)
 	byCase := map[string][]*writeAttempt{}
 	byName := map[string]*writeAttempt{}
@@ -436,11 +463,17 @@ func TestWritesAcrossNeo4jKill(t *testing.T) {
 		t.Logf("no write was cut by the kill this time")
 	}
 
-	// The same server answers as Neo4j holds: each case, its history, and
-	// the lists from its in-memory store, rebuilt at the corpus version.
+	return st, byCase
+}
+
+// checkServed checks that the server at url answers every written case by
+// id, its history, and the case lists and their totals per root cause as
+// Neo4j holds them (st).
+func checkServed(t *testing.T, client *http.Client, url string, st *storedGraph, byCase map[string][]*writeAttempt) {
+	t.Helper()
 	get := func(path string) (int, http.Header, []byte) {
 		t.Helper()
-		r, err := client.Get(srv.URL + path)
+		r, err := client.Get(url + path)
 		if err != nil {
 			t.Fatalf("GET %s after the restart: %v", path, err)
 		}
@@ -479,13 +512,6 @@ func TestWritesAcrossNeo4jKill(t *testing.T) {
 		if len(revs) == 0 && !exists && status != 404 || (len(revs) > 0 || exists) && (status != 200 || !slices.Equal(got, want)) {
 			t.Errorf("GET /cases/%s/history after the restart: %d %q; Neo4j has %q", id, status, got, want)
 		}
-	}
-	built, err := mem.src.Get(ctx)
-	if err != nil {
-		t.Fatalf("rebuilding the in-memory corpus after the restart: %v", err)
-	}
-	if built.Version != st.corpusVersion {
-		t.Errorf("the in-memory corpus is at corpus version %d, Neo4j at %d", built.Version, st.corpusVersion)
 	}
 	listed := map[string]string{}
 	for cursor := ""; ; {
@@ -540,10 +566,6 @@ func TestWritesAcrossNeo4jKill(t *testing.T) {
 			t.Errorf("GET /cases?root_cause=%s after the restart: %d, total %d; Neo4j has %d such cases", rc, status, page.Total, n)
 		}
 	}
-	if cur, err := mem.src.Current(ctx); err != nil || cur == nil {
-		t.Errorf("the lists were not answered by the in-memory store: it is not current (%v)", err)
-	}
-	t.Logf("the whole test took %v", time.Since(began).Round(time.Millisecond))
 }
 
 // writeTemplates are seed cases that name no other case, as JSON, which
@@ -597,6 +619,10 @@ type faultWriter struct {
 	templates []map[string]any
 	rng       *rand.Rand
 	slots     []*writerSlot
+	// token, when set, is the bearer token a write named name is sent
+	// with, one whose principal is named name (a real server's
+	// credential); unset, the test credential reads X-Faults-Attempt.
+	token func(name string) string
 }
 
 // refresh reads the case's state from its history after a write whose
@@ -695,6 +721,9 @@ func (wr *faultWriter) write(s *writerSlot, name string) *writeAttempt {
 	req, _ := http.NewRequest(method, wr.url+path, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Faults-Attempt", name)
+	if wr.token != nil {
+		req.Header.Set("Authorization", "Bearer "+wr.token(name))
+	}
 	if a.op != "create" {
 		req.Header.Set("If-Match", strconv.Quote(strconv.FormatInt(a.expect, 10)))
 	}

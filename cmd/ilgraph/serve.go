@@ -283,12 +283,12 @@ func newAPI(core *explore.Service, db probedStore, tokens ilgraph.Authenticator,
 	gql := resolvers.NewHandler(core, gqlOpt)
 	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: logger, Admitter: admitter})
 	routes := map[string]httpapi.Door{
-		resolvers.Pattern: {Handler: gql, Fail: gql.Fail},
+		resolvers.Pattern: {Handler: gql, Fail: gql.Fail, Name: "graphql"},
 		"/mcp": {Handler: mcpserver.NewHandler(core, mcpserver.Options{Logger: logger, Timeout: f.timeout, Version: buildVersion(), AllowAnyHost: f.mcpAnyHost, Admitter: admitter}),
-			Fail: mcpserver.Fail},
+			Fail: mcpserver.Fail, Name: "mcp"},
 	}
 	for _, p := range jsonapi.Patterns {
-		routes[p] = httpapi.Door{Handler: api, Fail: jsonapi.Fail}
+		routes[p] = httpapi.Door{Handler: api, Fail: jsonapi.Fail, Name: "jsonapi"}
 	}
 	if f.ide {
 		// GraphiQL and everything it loads, from the binary.

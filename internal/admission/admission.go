@@ -197,10 +197,11 @@ func (c *Controller) Running(cl Class) int { return len(c.gates[cl].slots) }
 func (c *Controller) Queued(cl Class) int { return int(c.gates[cl].queued.Load()) }
 
 // Hooks let a server observe admission: Refused counts a refusal by class
-// and reason ("queue_full", "wait", "deadline"), Classified notes a
+// and reason ("queue_full", "wait", "deadline") — ctx is the refused
+// request's, which tells the server its front door —, Classified notes a
 // request's class (for its log line). Either may be nil.
 type Hooks struct {
-	Refused    func(cl Class, reason string)
+	Refused    func(ctx context.Context, cl Class, reason string)
 	Classified func(ctx context.Context, cl Class)
 }
 
@@ -255,7 +256,7 @@ func (c *Controller) Admit(ctx context.Context, cl Class) (release func(), refus
 		}
 	}
 	if c.hooks.Refused != nil {
-		c.hooks.Refused(cl, reason)
+		c.hooks.Refused(ctx, cl, reason)
 	}
 	secs := int((max(retry, time.Second) + time.Second - 1) / time.Second)
 	return nil, &Overloaded{Class: cl, Reason: reason, RetryAfter: secs}

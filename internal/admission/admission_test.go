@@ -177,7 +177,7 @@ func TestAdmit(t *testing.T) {
 	var classified []Class
 	down := false
 	c.Observe(Hooks{
-		Refused:    func(cl Class, reason string) { refused = append(refused, cl.String()+" "+reason) },
+		Refused:    func(_ context.Context, cl Class, reason string) { refused = append(refused, cl.String()+" "+reason) },
 		Classified: func(_ context.Context, cl Class) { classified = append(classified, cl) },
 	}, func() bool { return down })
 	ctx := context.Background()

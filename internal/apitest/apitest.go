@@ -34,7 +34,7 @@ type Options struct {
 // New returns the shell with the doors over core.
 func New(core *explore.Service, opt Options) *httpapi.Handler {
 	gql := resolvers.NewHandler(core, opt.GraphQL)
-	routes := map[string]httpapi.Door{resolvers.Pattern: {Handler: gql, Fail: gql.Fail}}
+	routes := map[string]httpapi.Door{resolvers.Pattern: {Handler: gql, Fail: gql.Fail, Name: "graphql"}}
 	if !opt.NoIDE {
 		ide := explorer.IDEHandler()
 		routes["GET /ide"] = httpapi.Door{Handler: ide}
@@ -60,13 +60,15 @@ func JSONAPI(routes map[string]httpapi.Door, api http.Handler) map[string]httpap
 		routes = map[string]httpapi.Door{}
 	}
 	for _, p := range jsonapi.Patterns {
-		routes[p] = httpapi.Door{Handler: api, Fail: jsonapi.Fail}
+		routes[p] = httpapi.Door{Handler: api, Fail: jsonapi.Fail, Name: "jsonapi"}
 	}
 	return routes
 }
 
 // MCP is the MCP handler h as a door, with its error body.
-func MCP(h http.Handler) httpapi.Door { return httpapi.Door{Handler: h, Fail: mcpserver.Fail} }
+func MCP(h http.Handler) httpapi.Door {
+	return httpapi.Door{Handler: h, Fail: mcpserver.Fail, Name: "mcp"}
+}
 
 // Door is a handler that reads no bodies (the explorer) as a door.
 func Door(h http.Handler) httpapi.Door { return httpapi.Door{Handler: h} }
