@@ -186,6 +186,12 @@ func (s *Source) Hold() (release func()) { return s.v.Hold() }
 // those never came (it is built again from the graph then). It reports
 // whether the change was applied.
 func (s *Source) Apply(ctx context.Context, version int64, ch Change) bool {
+	if _, ok := s.v.At(); !ok {
+		// No corpus yet (the first build is under way, or none was asked
+		// for): the build, or the one after it, reads the change from the
+		// graph.
+		return false
+	}
 	s.amu.Lock()
 	if s.pending == nil {
 		s.pending = map[int64]Change{}

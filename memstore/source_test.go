@@ -267,3 +267,29 @@ func TestSourceAppliesChangesInOrder(t *testing.T) {
 		t.Errorf("after settling: %d applied since the build, recorder %d, version %d; want 0, 42, 6", c.Applied, c.Value(rec).(int), c.Version)
 	}
 }
+
+// TestApplyBeforeTheFirstBuild: a change applied before the corpus was
+// ever built returns at once (not after ApplyWait), and the first build
+// reads it from the graph.
+func TestApplyBeforeTheFirstBuild(t *testing.T) {
+	ctx := context.Background()
+	cases := generated(t, 20, 5)
+	g := &versionGraph{countingGraph: countingGraph{casesGraph: casesGraph{cases: cases}}, v: 2}
+	src := memstore.NewSource(g)
+	src.SettleAfter = -1
+	src.ApplyWait = time.Minute
+	start := time.Now()
+	if src.Apply(ctx, 2, memstore.Change{ID: cases[0].ID, Case: cases[0]}) {
+		t.Error("a change was applied to a corpus never built")
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Apply before the first build took %s", d)
+	}
+	c, err := src.Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Len() != 20 || c.Version != 2 || src.Builds() != 1 {
+		t.Errorf("the first build: %d cases at version %d after %d builds", c.Len(), c.Version, src.Builds())
+	}
+}
