@@ -63,11 +63,16 @@ type SoakWindow struct {
 	Errors  int     `json:"errors"`
 	P50Ms   float64 `json:"p50_ms"`
 	P99Ms   float64 `json:"p99_ms"`
-	// The server's own figures (/metrics) at the end of the window.
-	RSSMB      float64 `json:"rss_mb"`
-	HeapMB     float64 `json:"heap_inuse_mb"`
-	Goroutines int     `json:"goroutines"`
-	OpenFDs    int     `json:"open_fds"`
+	// The server's own figures (/metrics), sampled every 5 s: the medians
+	// of the window's samples, and the highest.
+	RSSMB         float64 `json:"rss_mb"`
+	HeapMB        float64 `json:"heap_inuse_mb"`
+	Goroutines    int     `json:"goroutines"`
+	OpenFDs       int     `json:"open_fds"`
+	RSSMaxMB      float64 `json:"rss_max_mb"`
+	GoroutinesMax int     `json:"goroutines_max"`
+	OpenFDsMax    int     `json:"open_fds_max"`
+	Samples       int     `json:"samples"`
 	// ByDoor: per door (graphql, json, mcp), ByDoorClass: per door and
 	// cost class ("json/similarity"); latencies of answered requests.
 	ByDoor      map[string]SoakStat `json:"by_door"`
@@ -92,6 +97,42 @@ var (
 	soakToken      string
 	soakWrites     string
 )
+
+// soakSample is how often the soak reads the server's /metrics.
+var soakSample = 5 * time.Second
+
+// summarizeSamples sets w's server figures from the window's samples of
+// /metrics: the median of each, and the highest RSS, goroutines and open
+// files. A burst of goroutines (GraphQL resolves a page's fields
+// concurrently) moves the highest, not the median.
+func summarizeSamples(w *SoakWindow, ss []map[string]float64) {
+	med := func(name string) float64 {
+		xs := make([]float64, len(ss))
+		for i, m := range ss {
+			xs[i] = m[name]
+		}
+		sort.Float64s(xs)
+		if len(xs)%2 == 1 {
+			return xs[len(xs)/2]
+		}
+		return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+	}
+	top := func(name string) float64 {
+		hi := 0.0
+		for _, m := range ss {
+			hi = max(hi, m[name])
+		}
+		return hi
+	}
+	w.Samples = len(ss)
+	w.RSSMB = med("process_resident_memory_bytes") / (1 << 20)
+	w.HeapMB = med("go_memstats_heap_inuse_bytes") / (1 << 20)
+	w.Goroutines = int(med("go_goroutines"))
+	w.OpenFDs = int(med("process_open_fds"))
+	w.RSSMaxMB = top("process_resident_memory_bytes") / (1 << 20)
+	w.GoroutinesMax = int(top("go_goroutines"))
+	w.OpenFDsMax = int(top("process_open_fds"))
+}
 
 var (
 	soakDoors   = []string{"graphql", "json", "mcp"}
@@ -817,7 +858,30 @@ func soak(ctx context.Context, db *graph.DB, n int, bin, outDir string) error {
 	}
 	fmt.Fprintf(os.Stderr, "soak: %d clients (pause %v) over %d operations, a write (%s) every %v, for %v; a line every %v\n",
 		soakClients, soakPause, len(ops), soakWrites, soakWriteEvery, soakFor, soakWindow)
-	mc := &http.Client{Timeout: 30 * time.Second}
+	// The server's figures, every soakSample: a window records their
+	// medians and highest values.
+	var smu sync.Mutex
+	var samples []map[string]float64
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		mc := &http.Client{Timeout: 30 * time.Second}
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(soakSample):
+			}
+			m, err := serverMetrics(mc, base)
+			if err != nil {
+				firstErrs.add("metrics: " + err.Error())
+				continue
+			}
+			smu.Lock()
+			samples = append(samples, m)
+			smu.Unlock()
+		}
+	}()
 	for time.Since(start) < soakFor-time.Second {
 		time.Sleep(min(soakWindow, soakFor-time.Since(start)))
 		tmu.Lock()
@@ -834,16 +898,16 @@ func soak(ctx context.Context, db *graph.DB, n int, bin, outDir string) error {
 			w.ByDoorClass[k] = st.summary()
 		}
 		t.mu.Unlock()
-		m, err := serverMetrics(mc, base)
-		if err != nil {
+		smu.Lock()
+		ss := samples
+		samples = nil
+		smu.Unlock()
+		if len(ss) == 0 {
 			w.Errors++
-			firstErrs.add("metrics: " + err.Error())
+			firstErrs.add("metrics: no sample of /metrics answered in the window")
 			w.RSSMB = rssMB(srv.Process.Pid)
 		} else {
-			w.RSSMB = m["process_resident_memory_bytes"] / (1 << 20)
-			w.HeapMB = m["go_memstats_heap_inuse_bytes"] / (1 << 20)
-			w.Goroutines = int(m["go_goroutines"])
-			w.OpenFDs = int(m["process_open_fds"])
+			summarizeSamples(&w, ss)
 		}
 		res.Windows = append(res.Windows, w)
 		var doors []string
@@ -851,14 +915,15 @@ func soak(ctx context.Context, db *graph.DB, n int, bin, outDir string) error {
 			st := w.ByDoor[d]
 			doors = append(doors, fmt.Sprintf("%s %d/%dr/%de p50 %.0f p99 %.0f", d, st.Requests, st.Refused, st.Errors, st.P50Ms, st.P99Ms))
 		}
-		fmt.Fprintf(os.Stderr, "  %5.0fs %6d req %5d refused %3d errors p50 %7.1f p99 %7.1f ms RSS %4.0f MB heap %4.0f MB %4d goroutines %4d fds [%s]\n",
-			w.EndS, w.Requests, w.Refused, w.Errors, w.P50Ms, w.P99Ms, w.RSSMB, w.HeapMB, w.Goroutines, w.OpenFDs, strings.Join(doors, "; "))
+		fmt.Fprintf(os.Stderr, "  %5.0fs %6d req %5d refused %3d errors p50 %7.1f p99 %7.1f ms RSS %4.0f (max %4.0f) MB heap %4.0f MB %4d (max %4d) goroutines %4d fds [%s]\n",
+			w.EndS, w.Requests, w.Refused, w.Errors, w.P50Ms, w.P99Ms, w.RSSMB, w.RSSMaxMB, w.HeapMB, w.Goroutines, w.GoroutinesMax, w.OpenFDs, strings.Join(doors, "; "))
 		if err := writeSoak(res, outDir, n, false); err != nil {
 			fmt.Fprintln(os.Stderr, "soak:", err)
 		}
 	}
 	close(stop)
 	wg.Wait()
+	<-sampled
 	res.FirstErrors = firstErrs.list()
 	res.Verdict = soakVerdict(res.Windows, soakWindow)
 	if err := writeSoak(res, outDir, n, true); err != nil {
@@ -904,7 +969,7 @@ func writeSoak(res *Soak, outDir string, n int, final bool) error {
 // then per door and per door and class the requests, refusals, errors,
 // p50 and p99.
 func writeSoakCSV(w io.Writer, ws []SoakWindow) {
-	cols := []string{"minute", "end_s", "requests", "refused", "errors", "p50_ms", "p99_ms", "rss_mb", "heap_inuse_mb", "goroutines", "open_fds"}
+	cols := []string{"minute", "end_s", "requests", "refused", "errors", "p50_ms", "p99_ms", "rss_mb", "heap_inuse_mb", "goroutines", "open_fds", "rss_max_mb", "goroutines_max", "open_fds_max"}
 	var keys []string
 	keys = append(keys, soakDoors...)
 	for _, d := range soakDoors {
@@ -920,7 +985,8 @@ func writeSoakCSV(w io.Writer, ws []SoakWindow) {
 	fmt.Fprintln(w, strings.Join(cols, ","))
 	for i, win := range ws {
 		row := []string{strconv.Itoa(i + 1), f1(win.EndS), strconv.Itoa(win.Requests), strconv.Itoa(win.Refused), strconv.Itoa(win.Errors),
-			f1(win.P50Ms), f1(win.P99Ms), f1(win.RSSMB), f1(win.HeapMB), strconv.Itoa(win.Goroutines), strconv.Itoa(win.OpenFDs)}
+			f1(win.P50Ms), f1(win.P99Ms), f1(win.RSSMB), f1(win.HeapMB), strconv.Itoa(win.Goroutines), strconv.Itoa(win.OpenFDs),
+			f1(win.RSSMaxMB), strconv.Itoa(win.GoroutinesMax), strconv.Itoa(win.OpenFDsMax)}
 		for _, k := range keys {
 			st, ok := win.ByDoor[k]
 			if !ok {

@@ -43,11 +43,15 @@ func soakPanels(ws []SoakWindow) []plotPanel {
 	return []plotPanel{
 		{"server memory (MB)", []plotSeries{
 			{"RSS", "#1f77b4", col(func(w SoakWindow) float64 { return w.RSSMB })},
+			{"RSS (max)", "#aec7e8", col(func(w SoakWindow) float64 { return w.RSSMaxMB })},
 			{"Go heap in use", "#ff7f0e", col(func(w SoakWindow) float64 { return w.HeapMB })},
 		}},
-		{"goroutines and open files", []plotSeries{
+		{"goroutines and open files (medians of the window)", []plotSeries{
 			{"goroutines", "#9467bd", col(func(w SoakWindow) float64 { return float64(w.Goroutines) })},
 			{"open files", "#8c564b", col(func(w SoakWindow) float64 { return float64(w.OpenFDs) })},
+		}},
+		{"highest goroutines in the window", []plotSeries{
+			{"goroutines (max)", "#9467bd", col(func(w SoakWindow) float64 { return float64(w.GoroutinesMax) })},
 		}},
 		{"p50 of answered requests per door (ms)", perDoor(func(s SoakStat) float64 { return s.P50Ms })},
 		{"p99 of answered requests per door (ms)", perDoor(func(s SoakStat) float64 { return s.P99Ms })},
@@ -115,7 +119,7 @@ func writeSoakSVG(w io.Writer, res *Soak) {
 			fmt.Fprintf(w, `<text x="%.0f" y="%.0f">%s</text>`+"\n", float64(left)+plotW+32, ly, html.EscapeString(s.name))
 		}
 	}
-	fmt.Fprintf(w, `<text x="%d" y="%d" fill="#666">minute of the run (a point per window of %d s)</text>`+"\n", left, height-8, res.WindowS)
+	fmt.Fprintf(w, `<text x="%d" y="%d" fill="#666">window of the run (a point per %d s)</text>`+"\n", left, height-8, res.WindowS)
 	fmt.Fprintln(w, "</svg>")
 }
 
