@@ -75,7 +75,7 @@ func writeSoakSVG(w io.Writer, res *Soak) {
 	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`+"\n", width, height, width, height)
 	fmt.Fprintf(w, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	fmt.Fprintf(w, `<text x="%d" y="20" font-size="13" font-weight="bold">%s</text>`+"\n", left,
-		html.EscapeString(fmt.Sprintf("ilgraph soak: %d cases, %d clients, %s, a write every %d s — %s", res.Cases, res.Clients, res.Duration, res.WriteS, res.When)))
+		html.EscapeString(fmt.Sprintf("ilgraph soak: %d cases, %d clients, %s, a write (%s) every %d s — %s", res.Cases, res.Clients, res.Duration, res.Writes, res.WriteS, res.When)))
 	n := len(res.Windows)
 	plotW := float64(width - left - right)
 	xOf := func(i int) float64 {
