@@ -118,8 +118,13 @@ func main() {
 	out := flag.String("out", "bench/results", "folder for the JSON result")
 	flag.BoolVar(&queriesOnly, "queries-only", false, "skip generating and loading: measure the queries over the corpus already loaded (of --cases cases)")
 	only := flag.String("only", "", "comma-separated query names to run (default: all)")
-	flag.DurationVar(&soakFor, "soak", 0, "instead of the concurrency sweep, run every query round robin for this long against the server as deployed (default limits), a line per 30 s: memory, latency, 503s, errors")
-	flag.IntVar(&soakClients, "soak-clients", 32, "clients of --soak")
+	flag.DurationVar(&soakFor, "soak", 0, "with --queries-only: instead of the concurrency sweep, a mixed load through GraphQL, the JSON API and MCP, and paced writes, for this long against the server as deployed (default limits); a line per --soak-window: memory, goroutines, open files, latency, refusals, errors")
+	flag.IntVar(&soakClients, "soak-clients", 8, "clients of --soak")
+	flag.DurationVar(&soakPause, "soak-pause", 100*time.Millisecond, "each --soak client's pause between requests")
+	flag.DurationVar(&soakWindow, "soak-window", time.Minute, "how often --soak records a window")
+	flag.DurationVar(&soakWriteEvery, "soak-write-every", 30*time.Second, "one change through the write path this often during --soak (0: no writes)")
+	flag.StringVar(&soakWrites, "soak-writes", "cases,judgments", "the writes of --soak: cases (create, replace, delete a case), judgments (judge a similar match, withdraw it), or both")
+	flag.StringVar(&soakToken, "soak-token", "", "an editor token for --soak's writes (default: one made with `ilgraph token create`)")
 	flag.Parse()
 	for _, q := range strings.Split(*only, ",") {
 		if q != "" {
@@ -548,10 +553,19 @@ func post(c *http.Client, url, q string, vars map[string]any) error {
 		return err
 	}
 	if resp.StatusCode != 200 || bytes.Contains(data, []byte(`"errors"`)) {
-		return fmt.Errorf("HTTP %d: %.300s", resp.StatusCode, data)
+		return &httpError{resp.StatusCode, data}
 	}
 	return nil
 }
+
+// httpError is a GraphQL answer that is not a 200 without errors; the soak
+// reads its status and body to tell a refusal for load from an error.
+type httpError struct {
+	status int
+	body   []byte
+}
+
+func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %.300s", e.status, e.body) }
 
 func queries(a *args) []query {
 	api := func(c *http.Client, base, q string, vars map[string]any) error {
