@@ -46,6 +46,12 @@ type Options struct {
 	Logger *slog.Logger // default slog.Default()
 	// Timeout bounds each tool call (default 15 s, the API's request timeout).
 	Timeout time.Duration
+	// RequestTimeout is the HTTP shell's per-request timeout
+	// (httpapi.Options.RequestTimeout): over Streamable HTTP a tool call
+	// ends before it, with time to answer (a tenth of it, at most 1 s), since the
+	// SDK does not give the call the request's deadline and an answer
+	// written after it reaches the client as an empty 200. 0: none.
+	RequestTimeout time.Duration
 	// Version is reported to clients (default "dev").
 	Version string
 	// AllowAnyHost turns off the SDK's DNS-rebinding protection, which
@@ -135,6 +141,9 @@ func NewServer(core *explore.Service, opt Options) *mcp.Server {
 // refused for its credentials answers 401 or 403 (refusal.go).
 func NewHandler(core *explore.Service, opt Options) http.Handler {
 	opt.defaults()
+	if opt.RequestTimeout > 0 {
+		opt.Timeout = min(opt.Timeout, opt.RequestTimeout-min(opt.RequestTimeout/10, time.Second))
+	}
 	s := NewServer(core, opt)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: opt.Logger, DisableLocalhostProtection: opt.AllowAnyHost})

@@ -284,7 +284,7 @@ func newAPI(core *explore.Service, db probedStore, tokens ilgraph.Authenticator,
 	api := jsonapi.NewHandler(core, jsonapi.Options{Logger: logger, Admitter: admitter})
 	routes := map[string]httpapi.Door{
 		resolvers.Pattern: {Handler: gql, Fail: gql.Fail, Name: "graphql"},
-		"/mcp": {Handler: mcpserver.NewHandler(core, mcpserver.Options{Logger: logger, Timeout: f.timeout, Version: buildVersion(), AllowAnyHost: f.mcpAnyHost, Admitter: admitter}),
+		"/mcp": {Handler: mcpserver.NewHandler(core, mcpserver.Options{Logger: logger, Timeout: f.timeout, RequestTimeout: f.timeout, Version: buildVersion(), AllowAnyHost: f.mcpAnyHost, Admitter: admitter}),
 			Fail: mcpserver.Fail, Name: "mcp"},
 	}
 	for _, p := range jsonapi.Patterns {
