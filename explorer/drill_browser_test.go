@@ -49,6 +49,18 @@ func TestDashboardDrillsDown(t *testing.T) {
 	from, to, _ := strings.Cut(drillRange, "..")
 	dash := s.url + "/dashboard?" + url.Values{"y": {drillRange}, "r": {drillRange}, "t": {drillRange}, "l": {drillRange}, "b": {drillRange}}.Encode()
 
+	t.Run("time to resolve shows n", func(t *testing.T) {
+		b.t, s.t = t, t
+		b.takeErrors()
+		checkFewMarked(t, b, s.url, seeds, "2024-01-01")
+		if errs := b.takeErrors(); len(errs) > 0 {
+			t.Errorf("console errors: %q", errs)
+		}
+		if v := eval[[]string](b, `window.cspViolations || ["no CSP listener"]`); len(v) > 0 {
+			t.Errorf("CSP violations: %q", v)
+		}
+	})
+
 	for _, ch := range []struct {
 		key, sel string
 		params   []string // the term parameters the link must hold
@@ -66,9 +78,6 @@ func TestDashboardDrillsDown(t *testing.T) {
 			b.takeErrors()
 			if st, _ := b.open(dash); st != "ready" {
 				t.Fatalf("dashboard: state %q", st)
-			}
-			if ch.key == "t" {
-				checkFewMarked(t, b)
 			}
 			// The chart's number, from the page: the last number of the
 			// link's text (a bar's is its title, "2014: 3").
@@ -158,33 +167,65 @@ func checkDrillParams(t *testing.T, q url.Values, terms []string, year bool, fro
 	}
 }
 
-// checkFewMarked checks the time-to-resolve rows: each shows n, and a
-// median of fewer than 3 measured cases, and only such a one, is marked.
-func checkFewMarked(t *testing.T, b *browser) {
+// checkFewMarked opens the dashboard with the time-to-resolve chart over
+// from.. and checks its rows: each shows n, the cases of its factor with a
+// measured time, as the seeds have it; a median of fewer than 3 such
+// cases, and only such a one, is marked; the marked ones come after the
+// others, as many of them as the seeds say fit in the 15 rows.
+func checkFewMarked(t *testing.T, b *browser, dash string, seeds []*ilgraph.Case, from string) {
 	t.Helper()
-	rows := eval[[]map[string]any](b, `[...document.querySelectorAll('section[aria-labelledby="h-t"] ol.hbars li')].map((li) => ({ text: li.querySelector(".hval").textContent, few: li.classList.contains("few") }))`)
-	if len(rows) == 0 {
-		t.Fatal("no time-to-resolve rows")
+	if st, _ := b.open(dash + "/dashboard?t=" + from + ".."); st != "ready" {
+		t.Fatalf("dashboard: state %q", st)
 	}
+	measured := map[string]int{}
+	for _, c := range seeds {
+		if _, err := ilgraph.ParseDuration(c.Timeline.ResolvedAfter); c.Date < from || c.Timeline.ResolvedAfter == "" || err != nil {
+			continue
+		}
+		for _, f := range c.Contributing {
+			measured[f]++
+		}
+	}
+	reliable, few := 0, 0
+	for _, n := range measured {
+		if n < 3 {
+			few++
+		} else {
+			reliable++
+		}
+	}
+	rows := eval[[]map[string]any](b, `[...document.querySelectorAll('section[aria-labelledby="h-t"] ol.hbars li')].map((li) => ({
+		topic: li.querySelector(".hlabel a").getAttribute("href"), text: li.querySelector(".hval").textContent, few: li.classList.contains("few") }))`)
 	re := regexp.MustCompile(`n=(\d+)`)
 	marked := 0
-	for _, r := range rows {
-		text := r["text"].(string)
+	for i, r := range rows {
+		text, topic := r["text"].(string), r["topic"].(string)
+		id := topic[strings.LastIndex(topic, "/")+1:]
 		m := re.FindStringSubmatch(text)
 		if m == nil {
-			t.Errorf("time to resolve %q: no n", text)
+			t.Errorf("time to resolve, %s: %q shows no n", id, text)
 			continue
 		}
 		n, _ := strconv.Atoi(m[1])
-		few := r["few"] == true && strings.Contains(text, "too few")
-		if (n < 3) != few {
-			t.Errorf("time to resolve %q: n=%d, marked as too few: %v", text, n, few)
+		if n != measured[id] {
+			t.Errorf("time to resolve, %s: n=%d, the seeds have %d measured cases", id, n, measured[id])
 		}
-		if few {
+		isFew := r["few"] == true && strings.Contains(text, "too few")
+		if (n < 3) != isFew {
+			t.Errorf("time to resolve, %s: %q, n=%d, marked as too few: %v", id, text, n, isFew)
+		}
+		if isFew {
 			marked++
+		} else if marked > 0 {
+			t.Errorf("time to resolve, row %d (%s): a median of enough cases after a marked one", i, id)
 		}
 	}
-	t.Logf("%d time-to-resolve rows, %d marked as resting on fewer than 3 cases", len(rows), marked)
+	wantShown := min(15, reliable+few)
+	wantMarked := min(few, wantShown-min(15, reliable))
+	if len(rows) != wantShown || marked != wantMarked || marked == 0 {
+		t.Errorf("time to resolve from %s: %d rows, %d marked; the seeds give %d rows, %d marked (need one to check the marking)", from, len(rows), marked, wantShown, wantMarked)
+	}
+	t.Logf("time to resolve from %s: %d rows, %d marked as resting on fewer than 3 cases", from, len(rows), marked)
 }
 
 // countSeeds counts the seed cases a Cases-screen URL selects (rc, c, f:
