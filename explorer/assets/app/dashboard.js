@@ -15,7 +15,7 @@ import { columns, rows, casesText } from "./charts.js";
 
 // FEW: a median of fewer measured cases is marked as too few to rely on
 // (and ranked after the others).
-export const FEW = 3;
+const FEW = 3;
 
 const TERM = "{ kind id en ko }";
 const Q = `query Dashboard($y: CaseFilter, $r: CaseFilter, $t: CaseFilter, $l: CaseFilter, $b: CaseFilter) {
@@ -115,7 +115,7 @@ export async function render(ctx) {
     t: factors.length ? rows(factors.map((x) => {
       const ds = x.distribution;
       return { label: termLink("contributing", x.term), text: x.term.en, value: ds.median, lo: ds.p25, hi: ds.p75, few: few(x),
-        note: few(x) ? L(`n=${ds.measured}, too few to rely on`, `n=${ds.measured}, 믿기에는 너무 적음`) : `n=${ds.measured}`,
+        note: few(x) ? L(`(n=${ds.measured}, too few to rely on)`, `(n=${ds.measured}, 믿기에는 너무 적음)`) : `(n=${ds.measured})`,
         cases: { href: casesURL(ranges.t, { f: x.term.id }), count: ds.cases } };
     }), { title: L("Median time to resolve by factor", "기여 요인별 복구 시간 중앙값"), fmt: fmtMinutes, wide: true }) : null,
     l: pairs.length ? rows(pairs.map((e) => {
