@@ -2,14 +2,26 @@
 // contributing factor, the strongest cause–component pairs by lift, root
 // causes by year (a breakdown). Each chart has its own date range, in the
 // URL as y, r, t, l, b = FROM..TO.
-import { h, fill, must, L, link, go, termSpan, topicLink, validDate, fmtMinutes } from "./lib.js";
-import { columns, rows } from "./charts.js";
+//
+// Every count drills down: a year's bar, a root cause's row, a factor's or
+// a pair's cases, a breakdown cell are links to the Cases screen with
+// exactly that selection — the term(s) and the chart's date range,
+// narrowed to the year where there is one — so the Cases screen counts
+// the number the chart shows. Time to resolve shows n (the cases with a
+// measured time) beside each median and marks a median of fewer than
+// FEW cases.
+import { h, fill, must, L, link, go, termSpan, topicLink, validDate, fmtMinutes, fmtNumber } from "./lib.js";
+import { columns, rows, casesText } from "./charts.js";
+
+// FEW: a median of fewer measured cases is marked as too few to rely on
+// (and ranked after the others).
+const FEW = 3;
 
 const TERM = "{ kind id en ko }";
 const Q = `query Dashboard($y: CaseFilter, $r: CaseFilter, $t: CaseFilter, $l: CaseFilter, $b: CaseFilter) {
   y: stats(filter: $y) { cases perYear { year count } }
   r: stats(filter: $r) { cases perRootCause { term ${TERM} count } }
-  t: stats(filter: $t) { timeToResolveByFactor { term ${TERM} distribution { measured median p25 p75 } } }
+  t: stats(filter: $t) { timeToResolveByFactor { term ${TERM} distribution { cases measured median p25 p75 } } }
   l: cooccurrence(from: ROOT_CAUSE, to: COMPONENT, filter: $l, minCount: 2) { nodes { key id kind label } edges { source target count lift } }
   b: breakdown(rows: ROOT_CAUSE, columns: YEAR, filter: $b, top: 12) { total rows { key label count term ${TERM} } columns { key label count } cells { count } truncated }
   vocab: vocabulary(kind: ROOT_CAUSE) { kind id en ko }
@@ -19,14 +31,14 @@ const Q = `query Dashboard($y: CaseFilter, $r: CaseFilter, $t: CaseFilter, $l: C
 const CHARTS = [
   { key: "y", en: "Cases per year", ko: "연도별 사례" },
   { key: "r", en: "Cases per root cause", ko: "원인별 사례" },
-  { key: "t", en: "Time to resolve by contributing factor (median, p25–p75)", ko: "기여 요인별 복구 시간 (중앙값, p25~p75)" },
+  { key: "t", en: "Time to resolve by contributing factor (median, p25–p75, n measured)", ko: "기여 요인별 복구 시간 (중앙값, p25~p75, 측정된 n건)" },
   { key: "l", en: "Strongest cause–component pairs by lift (≥ 2 cases)", ko: "리프트가 가장 큰 원인–구성 요소 쌍 (2건 이상)" },
   { key: "b", en: "Root causes by year (the 12 most frequent)", ko: "연도별 원인 (가장 많은 12개)", wide: true },
 ];
 
 // heatTable draws a breakdown as a table whose cells shade with their
 // count: the numbers stay text, dark on light, for every reader.
-function heatTable(b, termLink, title) {
+function heatTable(b, termLink, title, cellLink) {
   const max = Math.max(1, ...b.cells.map((c) => c.count));
   const n = b.columns.length;
   return h("div", { class: "heat-wrap", tabindex: "0", role: "region", "aria-label": title },
@@ -34,10 +46,12 @@ function heatTable(b, termLink, title) {
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, L("Root cause", "원인")), b.columns.map((c) => h("th", { scope: "col" }, c.label)))),
       h("tbody", {}, b.rows.map((r, i) => h("tr", {},
         h("th", { scope: "row" }, r.term ? termLink("root_cause", r.term) : r.label),
-        b.cells.slice(i * n, i * n + n).map((c) => {
+        b.cells.slice(i * n, i * n + n).map((c, j) => {
           const u = c.count / max;
           const shade = `rgb(${Math.round(255 - 128 * u)},${Math.round(255 - 88 * u)},${Math.round(255 - 38 * u)})`;
-          return h("td", { style: { background: shade } }, c.count ? String(c.count) : "");
+          // An empty cell has nothing to open.
+          return h("td", { style: { background: shade } }, c.count ? h("a", { href: cellLink(r, b.columns[j]), "data-nav": "", class: "drill",
+            "aria-label": `${r.label}, ${b.columns[j].label}: ${casesText(c.count)}` }, fmtNumber(c.count)) : "");
         }))))));
 }
 
@@ -58,6 +72,18 @@ function parse(params, bad) {
 }
 
 const rangeParam = (r) => (r.from || r.to ? `${r.from}..${r.to}` : "");
+// casesURL: the Cases screen's URL for the cases of a chart's range r
+// that have the terms (a URL parameter → one id each: rc, c, f), within
+// the year y when given (the range and the year intersected).
+function casesURL(r, terms = {}, y = "") {
+  let { from, to } = r;
+  if (y) {
+    if (!from || from < `${y}-01-01`) from = `${y}-01-01`;
+    if (!to || to > `${y}-12-31`) to = `${y}-12-31`;
+  }
+  return link("/", { ...terms, from, to });
+}
+
 const toFilter = (r) => (r.from || r.to ? { ...(r.from ? { dateFrom: r.from } : {}), ...(r.to ? { dateTo: r.to } : {}) } : null);
 
 export async function render(ctx) {
@@ -77,20 +103,28 @@ export async function render(ctx) {
   const nodeTerm = (key, node) => labels.get(key) || { id: node.id, en: node.label };
   const nodes = new Map(d.l.nodes.map((n) => [n.key, n]));
   const pairs = d.l.edges.slice().sort((a, b) => b.lift - a.lift || b.count - a.count).slice(0, 15);
+  // Medians of at least FEW measured cases first, then the marked ones.
+  const few = (x) => x.distribution.measured < FEW;
   const factors = d.t.timeToResolveByFactor.filter((x) => x.distribution.measured > 0 && x.distribution.median !== null)
-    .sort((a, b) => b.distribution.median - a.distribution.median).slice(0, 15);
+    .sort((a, b) => few(a) - few(b) || b.distribution.median - a.distribution.median).slice(0, 15);
 
   const charts = {
-    y: years.length ? columns(years, { title: L("Cases per year", "연도별 사례") }) : null,
-    r: d.r.perRootCause.length ? rows(d.r.perRootCause.slice(0, 20).map((x) => ({ label: termLink("root_cause", x.term), text: x.term.en, value: x.count })), { title: L("Cases per root cause", "원인별 사례") }) : null,
-    t: factors.length ? rows(factors.map((x) => ({ label: termLink("contributing", x.term), text: x.term.en, value: x.distribution.median, lo: x.distribution.p25, hi: x.distribution.p75 })),
-      { title: L("Median time to resolve by factor", "기여 요인별 복구 시간 중앙값"), fmt: fmtMinutes }) : null,
+    y: years.length ? columns(years.map((x) => ({ ...x, href: casesURL(ranges.y, {}, x.label) })), { title: L("Cases per year", "연도별 사례") }) : null,
+    r: d.r.perRootCause.length ? rows(d.r.perRootCause.slice(0, 20).map((x) => ({ label: termLink("root_cause", x.term), text: x.term.en, value: x.count,
+      href: casesURL(ranges.r, { rc: x.term.id }) })), { title: L("Cases per root cause", "원인별 사례") }) : null,
+    t: factors.length ? rows(factors.map((x) => {
+      const ds = x.distribution;
+      return { label: termLink("contributing", x.term), text: x.term.en, value: ds.median, lo: ds.p25, hi: ds.p75, few: few(x),
+        note: few(x) ? L(`(n=${ds.measured}, too few to rely on)`, `(n=${ds.measured}, 믿기에는 너무 적음)`) : `(n=${ds.measured})`,
+        cases: { href: casesURL(ranges.t, { f: x.term.id }), count: ds.cases } };
+    }), { title: L("Median time to resolve by factor", "기여 요인별 복구 시간 중앙값"), fmt: fmtMinutes, wide: true }) : null,
     l: pairs.length ? rows(pairs.map((e) => {
       const a = nodes.get(e.source), b = nodes.get(e.target);
       const ta = nodeTerm(e.source, a), tb = nodeTerm(e.target, b);
-      return { label: h("span", {}, termLink("root_cause", ta), " → ", termLink("component", tb), h("span", { class: "count" }, ` (${e.count})`)), text: `${ta.en} → ${tb.en}`, value: e.lift };
-    }), { title: L("Lift", "리프트"), fmt: (v) => v.toFixed(2) + "×" }) : null,
-    b: d.b.rows.length && d.b.columns.length ? heatTable(d.b, termLink, L("Root causes by year", "연도별 원인")) : null,
+      return { label: h("span", {}, termLink("root_cause", ta), " → ", termLink("component", tb)), text: `${ta.en} → ${tb.en}`, value: e.lift,
+        cases: { href: casesURL(ranges.l, { rc: a.id, c: b.id }), count: e.count } };
+    }), { title: L("Lift", "리프트"), fmt: (v) => v.toFixed(2) + "×", wide: true }) : null,
+    b: d.b.rows.length && d.b.columns.length ? heatTable(d.b, termLink, L("Root causes by year", "연도별 원인"), (row, col) => casesURL(ranges.b, { rc: row.key }, col.key)) : null,
   };
 
   const cards = CHARTS.map((c) => {
@@ -108,6 +142,6 @@ export async function render(ctx) {
       charts[c.key] || h("p", {}, L("No data in this range.", "이 기간에는 자료가 없습니다.")));
   });
   fill(ctx.main, h("h1", {}, L("Dashboard", "대시보드")),
-    h("p", { class: "meta" }, L(`${d.y.cases} cases in the first chart's range`, `첫 차트 기간의 사례 ${d.y.cases}건`)),
+    h("p", { class: "meta" }, h("a", { href: casesURL(ranges.y), "data-nav": "", class: "drill" }, casesText(d.y.cases)), L(" in the first chart's range", " (첫 차트 기간)")),
     h("div", { class: "cards" }, cards));
 }

@@ -169,7 +169,8 @@ new MutationObserver(() => {
 document.addEventListener("click", (ev) => {
   const a = ev.target.closest && ev.target.closest("a[data-nav]");
   if (!a || ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
-  const u = new URL(a.href, location.href);
+  // getAttribute: an SVG <a> (a dashboard bar) has no string href.
+  const u = new URL(a.getAttribute("href"), location.href);
   if (u.origin !== location.origin) return;
   ev.preventDefault();
   go(u.pathname + u.search + u.hash);
