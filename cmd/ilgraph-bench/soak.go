@@ -626,7 +626,6 @@ type soakTally struct {
 	errs      int
 	door      map[string]*tallyStat
 	doorClass map[string]*tallyStat
-	firstErrs []string
 }
 
 type tallyStat struct {
