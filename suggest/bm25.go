@@ -2,7 +2,6 @@ package suggest
 
 import (
 	"encoding/binary"
-	"math"
 	"slices"
 	"strings"
 )
@@ -119,57 +118,6 @@ func tfIn(p *postings, c int) int32 {
 		}
 	})
 	return out
-}
-
-// score returns the BM25 score of every case for the query terms, with the
-// excluded cases left out of the corpus statistics and the results.
-func (ix *bm25) score(query []string, ex excluded) []float64 {
-	scores := make([]float64, len(ix.lens))
-	n, total := ix.n, ix.total
-	for _, x := range ex {
-		if ix.lens[x] > 0 {
-			n--
-			total -= int(ix.lens[x])
-		}
-	}
-	if n == 0 {
-		return scores
-	}
-	avg := float64(total) / float64(n)
-	qtf := map[string]int{}
-	var words []string
-	for _, w := range query {
-		if qtf[w] == 0 {
-			words = append(words, w)
-		}
-		qtf[w]++
-	}
-	for _, w := range words {
-		id, ok := ix.ids[w]
-		if !ok {
-			continue
-		}
-		p := &ix.post[id]
-		df := int(p.df)
-		for _, x := range ex {
-			if tfIn(p, x) > 0 {
-				df--
-			}
-		}
-		if df == 0 {
-			continue
-		}
-		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
-		p.each(func(c, tf int32) {
-			if ex.has(int(c)) {
-				return
-			}
-			f := float64(tf)
-			norm := bm25K1 * (1 - bm25B + bm25B*float64(ix.lens[c])/avg)
-			scores[c] += idf * f * (bm25K1 + 1) / (f + norm)
-		})
-	}
-	return scores
 }
 
 // excluded lists the cases (by index) left out of every statistic: none in

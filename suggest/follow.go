@@ -67,16 +67,15 @@ func (e *Engine) Written() int {
 	return len(e.over.gone) + len(e.over.docs)
 }
 
-// scoreNow is bm25.score over the corpus as it is now: the build's cases
-// but those of ex and gone, and the written docs but skip (-1: none), of
-// which terms gives each one's terms for this index. It returns the build
-// cases' scores and the docs'.
+// scoreNow scores the corpus as it is now: the build's cases but those of
+// ex and gone, and the written docs but skip (-1: none), of which terms
+// gives each one's terms for this index. It returns the build cases'
+// scores and the docs'. Without gone cases and docs it is BM25 over the
+// build less ex.
 func (ix *bm25) scoreNow(query []string, ex excluded, gone map[int32]bool, terms func(d int) []string, docs, skip int) (main, over []float64) {
-	if len(gone) == 0 && docs == 0 {
-		return ix.score(query, ex), nil
-	}
 	main = make([]float64, len(ix.lens))
 	over = make([]float64, docs)
+	out := func(c int32) bool { return ex.has(int(c)) || gone[c] }
 	n, total := ix.n, ix.total
 	for _, x := range ex {
 		if ix.lens[x] > 0 {
@@ -116,15 +115,22 @@ func (ix *bm25) scoreNow(query []string, ex excluded, gone map[int32]bool, terms
 		}
 		seen[w] = true
 		df := 0
-		id, inMain := ix.ids[w]
 		var p *postings
-		if inMain {
+		if id, ok := ix.ids[w]; ok {
 			p = &ix.post[id]
-			p.each(func(c, _ int32) {
-				if !ex.has(int(c)) && !gone[c] {
-					df++
+			df = int(p.df)
+			for _, x := range ex {
+				if tfIn(p, x) > 0 {
+					df--
 				}
-			})
+			}
+			if len(gone) > 0 {
+				p.each(func(c, _ int32) {
+					if gone[c] && !ex.has(int(c)) {
+						df--
+					}
+				})
+			}
 		}
 		for d := range tfs {
 			if tfs[d][w] > 0 {
@@ -142,7 +148,7 @@ func (ix *bm25) scoreNow(query []string, ex excluded, gone map[int32]bool, terms
 		}
 		if p != nil {
 			p.each(func(c, tf int32) {
-				if !ex.has(int(c)) && !gone[c] {
+				if !out(c) {
 					main[c] += add(int(tf), int(ix.lens[c]))
 				}
 			})
