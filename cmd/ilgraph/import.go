@@ -81,11 +81,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stderr, importUsage)
 		return errUsage
 	}
-	v, corpus, err := readCorpus(*seeds)
-	if err != nil {
-		return err
-	}
-	tagger, err := importer.NewTagger(v, corpus)
+	tagger, _, err := seedTagger(*seeds)
 	if err != nil {
 		return err
 	}

@@ -44,11 +44,7 @@ func runImportISSRE(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, importISSREUsage)
 		return errUsage
 	}
-	v, corpus, err := readCorpus(*seeds)
-	if err != nil {
-		return err
-	}
-	tagger, err := importer.NewTagger(v, corpus)
+	tagger, corpus, err := seedTagger(*seeds)
 	if err != nil {
 		return err
 	}
@@ -215,11 +211,7 @@ func runEvalImport(_ context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintln(stderr, evalImportUsage)
 		return errUsage
 	}
-	v, corpus, err := readCorpus(*seeds)
-	if err != nil {
-		return err
-	}
-	tagger, err := importer.NewTagger(v, corpus)
+	tagger, corpus, err := seedTagger(*seeds)
 	if err != nil {
 		return err
 	}
@@ -281,4 +273,15 @@ func runEvalImport(_ context.Context, args []string, stdout, stderr io.Writer) e
 			strings.Join(terms[:min(3, len(terms))], ", "), pct(freq[terms[0]], n), pct(top3, n), n)
 	}
 	return nil
+}
+
+// seedTagger is the importers' tagger, learning from the tagged corpus in
+// dir (a folder with vocab.json and case files), and that corpus.
+func seedTagger(dir string) (*importer.Tagger, []ilgraph.Case, error) {
+	v, corpus, err := readCorpus(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	tagger, err := importer.NewTagger(v, corpus)
+	return tagger, corpus, err
 }
