@@ -250,7 +250,7 @@ func WordFormCandidates(w string) []string {
 	}
 	for _, b := range bases {
 		add(b)
-		for _, end := range []string{"s", "es", "ed", "ing"} {
+		for _, end := range []string{"s", "es", "ed", "ing", "ings"} {
 			add(b + end)
 		}
 		if n := len(b); n > 1 {
@@ -258,11 +258,13 @@ func WordFormCandidates(w string) []string {
 			if strings.IndexByte("bdfgmnprt", last) >= 0 {
 				add(b + string(last) + "ed")
 				add(b + string(last) + "ing")
+				add(b + string(last) + "ings")
 			}
 			switch last {
 			case 'e':
 				add(b + "d")
 				add(b[:n-1] + "ing")
+				add(b[:n-1] + "ings")
 			case 'y', 'i':
 				add(b[:n-1] + "ies")
 				add(b[:n-1] + "ied")
