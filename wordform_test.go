@@ -49,8 +49,8 @@ func TestWordStem(t *testing.T) {
 func TestSearchFormsKeepsEverythingButEnglishWords(t *testing.T) {
 	for in, want := range map[string]string{
 		"Certificates had EXPIRED on node.js, us-east-1": "certificat had expir on node.js, us-east-1",
-		"데이터베이스가 멈췄고 databases failed":                "데이터베이스가 멈췄고 databas fail",
-		"API가 31시간 동안 logging":                         "API가 31시간 동안 log",
+		"데이터베이스가 멈췄고 databases failed":                   "데이터베이스가 멈췄고 databas fail",
+		"API가 31시간 동안 logging":                           "API가 31시간 동안 log",
 	} {
 		if got := ilgraph.SearchForms(in); got != want {
 			t.Errorf("SearchForms(%q) = %q, want %q", in, got, want)
