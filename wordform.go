@@ -127,7 +127,11 @@ func regionAfter(b []byte, from int) int {
 	return len(b)
 }
 
-func (p *porter) ends(s string) bool { return strings.HasSuffix(string(p.b), s) }
+// ends reports whether the word ends in s (the conversion in a comparison
+// does not allocate).
+func (p *porter) ends(s string) bool {
+	return len(p.b) >= len(s) && string(p.b[len(p.b)-len(s):]) == s
+}
 
 func (p *porter) cut(n int) { p.b = p.b[:len(p.b)-n] }
 
@@ -182,6 +186,7 @@ func porterStep1(w string) string {
 	if s, ok := porterInvariant[string(p.b)]; ok && s == string(p.b) {
 		return s
 	}
+	// (string(p.b) in a map index and a comparison does not allocate.)
 	// Step 1b: -eed, -ed, -ing.
 	switch {
 	case p.ends("eed"):
@@ -300,6 +305,15 @@ const (
 )
 
 func classOf(r rune) runeClass {
+	if r < utf8.RuneSelf { // ASCII, most of the text: no table lookups
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+			return rcLetter
+		case r >= '0' && r <= '9':
+			return rcDigit
+		}
+		return rcOther
+	}
 	switch {
 	case unicode.Is(unicode.Hangul, r):
 		return rcHangul
