@@ -201,6 +201,31 @@ func TestLiveInBrowser(t *testing.T) {
 	checkLiveCounts(t, b, "after choosing")
 	before := chipTerms(chips, "")
 
+	// A domain ticked and removed by its chip before asking: the draft
+	// loses it, its box is unticked, the URL stays, the focus goes to the
+	// next chip's button.
+	dom := eval[string](b, `(() => { const box = document.querySelector('fieldset[data-kind="domain"] input[type=checkbox]:not(:checked)');
+		box.setAttribute("data-test-pick", ""); return box.value })()`)
+	b.do(chromedp.Click(chromedp.CSS("[data-test-pick]")))
+	eval[bool](b, `(() => { document.querySelector("[data-test-pick]").removeAttribute("data-test-pick"); return true })()`)
+	if got := chipTerms(liveChips(b), ""); !slices.Contains(got, "domain:"+dom) || len(got) != len(before)+1 {
+		t.Errorf("after ticking domain %s the chips are %v", dom, got)
+	}
+	b.do(chromedp.Click(chromedp.CSS(`.live-profile li.live-chip[data-term="domain:` + dom + `"] button.chip-x`)))
+	if got := chipTerms(liveChips(b), ""); !slices.Equal(got, before) {
+		t.Errorf("after removing domain %s by its chip the chips are %v, want %v", dom, got, before)
+	}
+	if eval[bool](b, `document.querySelector('fieldset[data-kind="domain"] input[value=`+strconv.Quote(dom)+`]').checked`) {
+		t.Errorf("domain %s removed by its chip is still ticked", dom)
+	}
+	if f := eval[string](b, `document.activeElement.className + " " + (document.activeElement.getAttribute("aria-label") || "")`); !strings.HasPrefix(f, "chip-x ") {
+		t.Errorf("after removing a chip the focus is on %q, want the next chip's button", f)
+	}
+	if loc := b.location(); loc != "/live" {
+		t.Errorf("removing a chip before asking changed the URL to %s", loc)
+	}
+	checkLiveCounts(t, b, "after removing a draft chip")
+
 	// Ask: the URL holds the description and the terms, the box keeps
 	// the text, the matches are the API's.
 	b.do(chromedp.Click(chromedp.CSS("#live-submit")))
@@ -257,6 +282,18 @@ func TestLiveInBrowser(t *testing.T) {
 	}
 	if v := eval[string](b, `document.getElementById("describe").value`); v != strings.TrimSpace(liveDesc) {
 		t.Errorf("after removing a chip the description box holds %q", v)
+	}
+	// Back: the profile before the removal, its text and its matches.
+	b.do(chromedp.NavigateBack())
+	b.poll(`location.pathname + location.search === ` + strconv.Quote(u) + ` && document.body.dataset.state === "ready"`)
+	if got := liveChips(b); !slices.Equal(chipTerms(got, "desc"), want) || !slices.Equal(chipTerms(got, "chosen"), chosen) {
+		t.Errorf("back: the chips are %v", got)
+	}
+	if v := eval[string](b, `document.getElementById("describe").value`); v != strings.TrimSpace(liveDesc) {
+		t.Errorf("back: the description box holds %q", v)
+	}
+	if got := eval[[]string](b, pageMatches); !slices.Equal(got, matches) {
+		t.Errorf("back: the page lists %v, before %v", got, matches)
 	}
 	if errs := b.takeErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
