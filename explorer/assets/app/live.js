@@ -196,6 +196,11 @@ export async function render(ctx) {
     said.textContent = L("Asking…", "묻는 중…");
     const list = await suggestions(desc.value);
     if (!ctx.alive()) return 0;
+    if (!list.length) {
+      // Nothing (or no suggestion engine): the profile stays as it is.
+      said.textContent = L("No terms found in the description.", "설명에서 찾은 분류가 없습니다.");
+      return 0;
+    }
     // The description's terms are replaced by the new description's; the
     // chosen ones stay.
     for (const key of [...draft.sug]) {
@@ -220,7 +225,7 @@ export async function render(ctx) {
     sync();
     said.textContent = n ? L(`${n} ${n === 1 ? "term" : "terms"} suggested from the description, marked \u201cfrom your description\u201d above: remove the wrong ones, add what is missing, then ask.`,
       `설명에서 분류 ${n}개를 추천했습니다 (위에 \u201c설명에서 추천\u201d으로 표시). 틀린 것은 빼고 빠진 것은 더한 뒤 찾으세요.`)
-      : L("No terms found in the description.", "설명에서 찾은 분류가 없습니다.");
+      : L("The terms the description points to are chosen already.", "설명이 가리키는 분류는 이미 모두 골랐습니다.");
     return n;
   };
   const describe = h("div", { class: "describe" },
