@@ -985,6 +985,12 @@ func printTable(w io.Writer, r *Result) {
 		}
 		fmt.Fprintf(w, "%-22s %4d %5d %8.2f %8.2f %8.1f %4d | %s | %s\n", q.Name, q.Concurrency, q.Requests, q.P50Ms, q.P99Ms, q.RPS, q.Errors, peer, floor)
 	}
+	fmt.Fprintf(w, "\nat concurrency 1, asked in turn with { __typename } (the server's own per-request floor):\n")
+	for _, q := range r.Queries {
+		if q.TypenameP50Ms > 0 {
+			fmt.Fprintf(w, "%-22s p50 %8.2f ms, { __typename } %6.2f ms: %6.1f×\n", q.Name, q.PairedP50Ms, q.TypenameP50Ms, q.P50RatioVsTypename)
+		}
+	}
 	fmt.Fprintf(w, "\nserver peak RSS: %.0f MB", r.Server.PeakRSSMB)
 	if r.Peer.PeakRSSMB > 0 {
 		fmt.Fprintf(w, "; peer peak RSS: %.0f MB", r.Peer.PeakRSSMB)
