@@ -67,7 +67,7 @@ func (s *Snapshot) Breakdown(rows, cols ilgraph.Axis, f ilgraph.CaseFilter) (*il
 // breakdownAxis reads one axis's values of a case.
 type breakdownAxis struct {
 	axis ilgraph.Axis
-	kind ilgraph.Kind // of a kind axis
+	kind int8 // of a kind axis: its index in kinds
 }
 
 func (s *Snapshot) axisOf(a ilgraph.Axis) (breakdownAxis, error) {
@@ -75,10 +75,11 @@ func (s *Snapshot) axisOf(a ilgraph.Axis) (breakdownAxis, error) {
 	case ilgraph.AxisYear, ilgraph.AxisMonth:
 		return breakdownAxis{axis: a}, nil
 	}
-	if kindIndex(ilgraph.Kind(a)) < 0 {
+	k := kindIndex(ilgraph.Kind(a))
+	if k < 0 {
 		return breakdownAxis{}, ilgraph.Errorf(ilgraph.EINVALID, "unknown breakdown axis %q", a)
 	}
-	return breakdownAxis{axis: a, kind: ilgraph.Kind(a)}, nil
+	return breakdownAxis{axis: a, kind: int8(k)}, nil
 }
 
 // values appends case c's values on the axis to buf.
@@ -91,7 +92,7 @@ func (x breakdownAxis) values(s *Snapshot, c int32, buf []int32) []int32 {
 		return append(buf, y*12+m-1)
 	}
 	for _, fid := range s.caseFeat[c] {
-		if s.features[fid].Kind == x.kind {
+		if s.fkind[fid] == x.kind {
 			buf = append(buf, fid)
 		}
 	}
