@@ -109,6 +109,8 @@ type ReadModel interface {
 	// CaseStats is Stats without Relationships.
 	CaseStats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, bool, error)
 	CooccurrenceCounts(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter) (total int, singles map[ilgraph.Feature]int, pairs map[[2]ilgraph.Feature]int, ok bool, err error)
+	// BreakdownCounts is the store's Breakdown.
+	BreakdownCounts(ctx context.Context, rows, cols ilgraph.Axis, f ilgraph.CaseFilter) (*ilgraph.BreakdownCounts, bool, error)
 	// SameRootCauseRefs is the store's SameRootCause with cases holding
 	// only the TagsOnly fields.
 	SameRootCauseRefs(ctx context.Context, id string, offset, limit int) ([]ilgraph.CrossRef, int, bool, error)

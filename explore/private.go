@@ -332,6 +332,13 @@ func (g guardedReadModel) CooccurrenceCounts(ctx context.Context, from, to ilgra
 	return g.m.CooccurrenceCounts(ctx, from, to, f)
 }
 
+func (g guardedReadModel) BreakdownCounts(ctx context.Context, rows, cols ilgraph.Axis, f ilgraph.CaseFilter) (*ilgraph.BreakdownCounts, bool, error) {
+	if err := viewer(ctx); err != nil {
+		return nil, false, err
+	}
+	return g.m.BreakdownCounts(ctx, rows, cols, f)
+}
+
 func (g guardedReadModel) SameRootCauseRefs(ctx context.Context, id string, offset, limit int) ([]ilgraph.CrossRef, int, bool, error) {
 	if err := viewer(ctx); err != nil {
 		return nil, 0, false, err

@@ -43,7 +43,7 @@ func (s *Snapshot) With(version int64, id string, r *ilgraph.CaseFeatures) (*Sna
 	n := &Snapshot{
 		ids: s.ids, byID: s.byID, date: s.date, severity: s.severity, machine: s.machine,
 		bilingual: s.bilingual, reviewed: s.reviewed, org: s.org, resolved: s.resolved, year: s.year,
-		tags: s.tags, orgName: s.orgName, names: s.names, orgTerms: s.orgTerms, slot: s.slot, perKind: s.perKind,
+		tags: s.tags, orgName: s.orgName, names: s.names, orgTerms: s.orgTerms, slot: s.slot, fkind: s.fkind, perKind: s.perKind,
 		features: s.features, featID: s.featID, postings: slices.Clone(s.postings), caseFeat: s.caseFeat,
 		Version: version, Built: time.Now(),
 	}
@@ -241,6 +241,7 @@ func (s *Snapshot) newFeature(f ilgraph.Feature) int32 {
 	s.postings = append(s.postings, nil)
 	k := kindIndex(f.Kind)
 	s.slot = append(slices.Clip(s.slot), int32(s.perKind[k]))
+	s.fkind = append(slices.Clip(s.fkind), int8(k))
 	s.perKind[k]++
 	return id
 }

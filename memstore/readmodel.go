@@ -310,11 +310,21 @@ func (s *Snapshot) Facets(f ilgraph.CaseFilter) *ilgraph.Facets {
 	sel := s.selection(f)
 	counts := make([]int32, len(s.features))
 	years := map[int]int{}
-	for _, c := range sel {
-		for _, fid := range s.caseFeat[c] {
-			counts[fid]++
+	if len(sel) == len(s.ids) {
+		// Every case: a term's count is its posting list's length.
+		for fid, l := range s.postings {
+			counts[fid] = int32(len(l))
 		}
-		years[int(s.year[c])]++
+		for _, y := range s.year {
+			years[int(y)]++
+		}
+	} else {
+		for _, c := range sel {
+			for _, fid := range s.caseFeat[c] {
+				counts[fid]++
+			}
+			years[int(s.year[c])]++
+		}
 	}
 	out := &ilgraph.Facets{Terms: map[ilgraph.Kind][]ilgraph.TermCount{}}
 	for fid, n := range counts {
@@ -368,23 +378,23 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 		}
 		causes, comps = causes[:0], comps[:0]
 		for _, fid := range s.caseFeat[c] {
-			switch s.features[fid].Kind {
-			case ilgraph.KindRootCause:
+			switch s.fkind[fid] {
+			case kRootCause:
 				causes = append(causes, fid)
-			case ilgraph.KindComponent:
+			case kComponent:
 				comps = append(comps, fid)
 				continue
-			case ilgraph.KindOrg:
+			case kOrg:
 				orgs[fid] = true
-			case ilgraph.KindContributing:
-			case ilgraph.KindDomain:
+			case kContributing:
+			case kDomain:
 				counts[fid]++
 				continue
 			default:
 				continue
 			}
 			counts[fid]++
-			if measured && s.features[fid].Kind != ilgraph.KindOrg {
+			if measured && s.fkind[fid] != kOrg {
 				mins[fid] = append(mins[fid], m)
 			}
 		}
@@ -471,20 +481,33 @@ type Cooccurrence struct {
 func (s *Snapshot) Cooccurrence(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Cooccurrence {
 	sel := s.selection(f)
 	out := &Cooccurrence{Total: len(sel), Singles: map[ilgraph.Feature]int{}, Pairs: map[[2]ilgraph.Feature]int{}}
+	ka, kb := kindIndex(from), kindIndex(to)
+	if ka < 0 || kb < 0 {
+		return out
+	}
+	fa, fb := int8(ka), int8(kb)
 	singles := make([]int32, len(s.features))
+	// Pairs count in a dense matrix by the terms' slots among their kinds
+	// when it is small (root causes × components: tens × hundreds), in a
+	// map otherwise (organizations × organizations).
+	na, nb := s.perKind[ka], s.perKind[kb]
+	var dense []int32
+	if na*nb <= 1<<20 {
+		dense = make([]int32, na*nb)
+	}
 	pairs := map[[2]int32]int{}
 	var as, bs []int32
 	for _, c := range sel {
 		as, bs = as[:0], bs[:0]
 		for _, fid := range s.caseFeat[c] {
-			k := s.features[fid].Kind
-			if k == from {
+			k := s.fkind[fid]
+			if k == fa {
 				as = append(as, fid)
 			}
-			if k == to {
+			if k == fb {
 				bs = append(bs, fid)
 			}
-			if k == from || k == to {
+			if k == fa || k == fb {
 				singles[fid]++
 			}
 		}
@@ -493,13 +516,34 @@ func (s *Snapshot) Cooccurrence(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Co
 				if from == to && s.features[a].ID >= s.features[b].ID {
 					continue
 				}
-				pairs[[2]int32{a, b}]++
+				if dense != nil {
+					dense[int(s.slot[a])*nb+int(s.slot[b])]++
+				} else {
+					pairs[[2]int32{a, b}]++
+				}
 			}
 		}
 	}
+	var bySlotA, bySlotB []int32
+	if dense != nil {
+		bySlotA, bySlotB = make([]int32, na), make([]int32, nb)
+	}
 	for fid, n := range singles {
+		if dense != nil {
+			if s.fkind[fid] == fa {
+				bySlotA[s.slot[fid]] = int32(fid)
+			}
+			if s.fkind[fid] == fb {
+				bySlotB[s.slot[fid]] = int32(fid)
+			}
+		}
 		if n > 0 {
 			out.Singles[s.features[fid]] = int(n)
+		}
+	}
+	for i, n := range dense {
+		if n > 0 {
+			pairs[[2]int32{bySlotA[i/nb], bySlotB[i%nb]}] = int(n)
 		}
 	}
 	for p, n := range pairs {

@@ -37,6 +37,15 @@ func kindIndex(k ilgraph.Kind) int {
 
 const nKinds = 7
 
+// The kinds' indices, as Snapshot.fkind holds them.
+var (
+	kRootCause    = int8(kindIndex(ilgraph.KindRootCause))
+	kComponent    = int8(kindIndex(ilgraph.KindComponent))
+	kContributing = int8(kindIndex(ilgraph.KindContributing))
+	kDomain       = int8(kindIndex(ilgraph.KindDomain))
+	kOrg          = int8(kindIndex(ilgraph.KindOrg))
+)
+
 // Snapshot is the corpus at one version, as the in-memory store holds it.
 // It is immutable once built and safe for concurrent use. Cases are
 // numbered 0…Len()-1 in the order they were read; features 0… in the order
@@ -57,6 +66,7 @@ type Snapshot struct {
 	names               []string
 	orgTerms            map[string]string // organization id -> name, when the source has them
 	slot                []int32           // feature id -> its position among its kind's features
+	fkind               []int8            // feature id -> its kind's index in kinds (compared as ints in the aggregates' loops)
 	perKind             [nKinds]int       // features of each kind
 
 	features []ilgraph.Feature         // by feature id
@@ -190,6 +200,7 @@ func (s *Snapshot) addFeature(f ilgraph.Feature) int32 {
 	s.postings = append(s.postings, nil)
 	k := kindIndex(f.Kind)
 	s.slot = append(s.slot, int32(s.perKind[k]))
+	s.fkind = append(s.fkind, int8(k))
 	s.perKind[k]++
 	return id
 }
