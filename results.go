@@ -111,6 +111,16 @@ func Distribute(total int, minutes []int) Distribution {
 	}
 	s := append([]int(nil), minutes...)
 	sort.Ints(s)
+	return DistributeSorted(total, s)
+}
+
+// DistributeSorted is Distribute of minutes already in ascending order,
+// which it neither copies nor sorts.
+func DistributeSorted(total int, s []int) Distribution {
+	d := Distribution{Cases: total, Measured: len(s)}
+	if len(s) == 0 {
+		return d
+	}
 	rank := func(q float64) int {
 		i := int(math.Ceil(q*float64(len(s)))) - 1
 		return s[max(i, 0)]

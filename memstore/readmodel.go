@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"cmp"
 	"container/heap"
 	"slices"
 	"sort"
@@ -364,7 +365,18 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 	nc := s.perKind[kp]
 	pairs := make([]int, s.perKind[kc]*nc)
 	var causes, comps []int32
-	for _, c := range sel {
+	// A large selection is walked in the order of its minutes to resolve,
+	// so that the minutes gathered for the quantiles come out sorted; a
+	// small one is walked as it is and its minutes sorted after.
+	walk, sorted := sel, false
+	if n := len(s.ids); n > 0 && len(sel) >= n/8 {
+		walk, sorted = s.inMinutesOrder(sel), true
+	}
+	distribute := ilgraph.Distribute
+	if sorted {
+		distribute = ilgraph.DistributeSorted
+	}
+	for _, c := range walk {
 		years[int(s.year[c])]++
 		if s.bilingual[c] {
 			st.Bilingual++
@@ -404,7 +416,7 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 			}
 		}
 	}
-	st.ResolveAll = ilgraph.Distribute(st.Cases, all)
+	st.ResolveAll = distribute(st.Cases, all)
 	st.PerYear = yearCounts(years)
 	var causeIDs, compIDs []int32 // by slot
 	causeIDs, compIDs = make([]int32, s.perKind[kc]), make([]int32, nc)
@@ -423,9 +435,9 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 		switch ft.Kind {
 		case ilgraph.KindRootCause:
 			st.PerRootCause = append(st.PerRootCause, tc)
-			st.ResolveByCause = append(st.ResolveByCause, ilgraph.GroupDistribution{Term: tc, Distribution: ilgraph.Distribute(n, mins[fid])})
+			st.ResolveByCause = append(st.ResolveByCause, ilgraph.GroupDistribution{Term: tc, Distribution: distribute(n, mins[fid])})
 		case ilgraph.KindContributing:
-			st.ResolveByFactor = append(st.ResolveByFactor, ilgraph.GroupDistribution{Term: tc, Distribution: ilgraph.Distribute(n, mins[fid])})
+			st.ResolveByFactor = append(st.ResolveByFactor, ilgraph.GroupDistribution{Term: tc, Distribution: distribute(n, mins[fid])})
 		case ilgraph.KindOrg:
 			st.Organizations++
 			st.PerOrg = append(st.PerOrg, tc)
@@ -465,6 +477,40 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 	})
 	st.TopPairs = st.TopPairs[:min(20, len(st.TopPairs))]
 	return st
+}
+
+// inMinutesOrder returns the cases of sel (ascending) in the order of their
+// minutes to resolve (cases that do not say first).
+func (s *Snapshot) inMinutesOrder(sel []int32) []int32 {
+	order := s.minutesOrder()
+	if len(sel) == len(order) {
+		return order
+	}
+	in := make([]uint64, (len(s.ids)+63)/64)
+	for _, c := range sel {
+		in[c>>6] |= 1 << (c & 63)
+	}
+	out := make([]int32, 0, len(sel))
+	for _, c := range order {
+		if in[c>>6]&(1<<(c&63)) != 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// minutesOrder is every case by minutes to resolve, made once per snapshot
+// on first use (a snapshot is immutable; With makes a new one).
+func (s *Snapshot) minutesOrder() []int32 {
+	s.byMinutesOnce.Do(func() {
+		o := make([]int32, len(s.ids))
+		for i := range o {
+			o[i] = int32(i)
+		}
+		slices.SortFunc(o, func(a, b int32) int { return cmp.Compare(s.resolved[a], s.resolved[b]) })
+		s.byMinutes = o
+	})
+	return s.byMinutes
 }
 
 // Cooccurrence counts, over the cases f selects, the cases with each term

@@ -18,6 +18,7 @@ package memstore
 
 import (
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ilgraph/ilgraph"
@@ -75,6 +76,9 @@ type Snapshot struct {
 	caseFeat [][]int32                 // case -> its feature ids, ascending
 
 	ord orders // sort orders of the read model (readmodel.go)
+
+	byMinutesOnce sync.Once
+	byMinutes     []int32 // every case by minutes to resolve (minutesOrder)
 
 	// Version is the corpus version the snapshot was read at.
 	Version int64
