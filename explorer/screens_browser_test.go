@@ -131,7 +131,9 @@ const untranslatedJS = `((labels) => {
 // TestScreensInBrowser opens every screen in English and in Korean under
 // the page's own Content Security Policy: Cases, Case, Topic, Graph, Live
 // incident with a profile, Dashboard, Review (signed in as a reviewer) and
-// a path that is no screen. Each must load without console errors,
+// a path that is no screen, and Cases with a search and filters, the Graph
+// with an expansion and a connection, and the case page's "Why this
+// score". Each must load without console errors,
 // uncaught exceptions or CSP violations. In Korean the top navigation is
 // Korean, <html lang> is "ko", and no fixed English label (nor any other
 // English word) is shown outside elements marked English; on the case
@@ -170,9 +172,13 @@ func TestScreensInBrowser(t *testing.T) {
 		name, path, state string
 	}{
 		{"cases", "/", "ready"},
+		// A search with filters: snippets, suggested filters, chips.
+		{"cases searched", "/?q=database&rc=capacity&from=2015-01-01", "ready"},
 		{"case", "/case/" + paraCase, "ready"},
 		{"topic", "/topic/root_cause/capacity", "ready"},
 		{"graph", "/graph", "ready"},
+		// An expansion and the connection of two cases.
+		{"graph connected", "/graph?x=root_cause:capacity&p1=IL-0384&p2=" + paraCase, "ready"},
 		{"live", "/live?c=message-broker&s=high-latency&f=limit-unknown", "ready"},
 		{"dashboard", "/dashboard", "ready"},
 		{"review", "/review", "ready"},
@@ -196,7 +202,16 @@ func TestScreensInBrowser(t *testing.T) {
 				if got := eval[string](b, `document.documentElement.lang`); got != lang {
 					t.Errorf("<html lang=%q>, want %q", got, lang)
 				}
+				if sc.name == "case" {
+					// The first similar case's "Why this score", read when
+					// opened.
+					eval[bool](b, `(() => { const d = document.querySelector("details.why"); d.open = true; return true })()`)
+					b.poll(`!!document.querySelector("details.why table")`)
+				}
 				if lang == "ko" {
+					if title := eval[string](b, `document.title`); !regexp.MustCompile(`\p{Hangul}`).MatchString(title) {
+						t.Errorf("the page's title is %q in Korean", title)
+					}
 					got := eval[map[string]string](b, `Object.fromEntries([...document.querySelectorAll("header nav a[data-screen]")].map((a) => [a.dataset.screen, a.textContent.trim()]))`)
 					for screen, want := range navLabels {
 						if got[screen] != want {
@@ -228,14 +243,14 @@ func TestScreensInBrowser(t *testing.T) {
 						return strings.Contains(e, "status of 404") && strings.HasSuffix(e, " "+u)
 					})
 				}
-				if sc.name == "graph" && !graphCSPClean {
+				if strings.HasPrefix(sc.name, "graph") && !graphCSPClean {
 					// The browser logs the known violation as an error too.
 					errs = slices.DeleteFunc(errs, func(e string) bool { return strings.Contains(e, "Content Security Policy") })
 				}
 				if len(errs) > 0 {
 					t.Errorf("console errors: %q", errs)
 				}
-				if sc.name == "graph" && !graphCSPClean {
+				if strings.HasPrefix(sc.name, "graph") && !graphCSPClean {
 					// The known inline style of Cytoscape.js: logged, not
 					// failed, until the branch that fixes it sets
 					// graphCSPClean.
@@ -248,6 +263,25 @@ func TestScreensInBrowser(t *testing.T) {
 			})
 		}
 	}
+
+	// The API down: the error screen, in Korean, retrying.
+	t.Run("ko/api down", func(t *testing.T) {
+		b.t, s.t = t, t
+		s.down.Store(true)
+		defer s.down.Store(false)
+		if st, _ := b.open(s.url + "/?lang=ko"); st != "error" {
+			t.Fatalf("with the API down: state %s", st)
+		}
+		if left := eval[[]string](b, untranslatedJS+"("+string(labelsJSON)+")"); len(left) > 0 {
+			t.Errorf("English shown in Korean (%d): %q", len(left), left)
+		}
+		// The API's 503s are logged by the browser, as they should be.
+		errs := slices.DeleteFunc(b.takeErrors(), func(e string) bool { return strings.Contains(e, "status of 503") })
+		if len(errs) > 0 {
+			t.Errorf("console errors: %q", errs)
+		}
+		cspViolations("ko api down")
+	})
 
 	t.Run("focus after navigation", func(t *testing.T) {
 		b.t, s.t = t, t

@@ -85,7 +85,7 @@ export async function query(doc, variables = {}) {
     /* not JSON */
   }
   if (!body || resp.status >= 500) {
-    throw new ApiError(L(`The API answered HTTP ${resp.status}.`, `API 가 HTTP ${resp.status} 로 답했습니다.`), { down: resp.status >= 500 || !body });
+    throw new ApiError(L(`The API answered HTTP ${resp.status}.`, `API 가 HTTP ${resp.status} 응답을 보냈습니다.`), { down: resp.status >= 500 || !body });
   }
   const errors = body.errors || [];
   const codes = errors.map((e) => (e.extensions && e.extensions.code) || "");
