@@ -234,6 +234,12 @@ func TestScreensInBrowser(t *testing.T) {
 					if lang == "ko" && strings.Contains(meta, "unknown") {
 						t.Errorf("the case's facts say %q in Korean", meta)
 					}
+					// Durations in words of the language: "38m" in English,
+					// "38분" in Korean.
+					tl := eval[string](b, `document.querySelector(".timeline").textContent`)
+					if unit := regexp.MustCompile(`\d[mhd]\b`).FindString(tl); (lang == "ko") == (unit != "") {
+						t.Errorf("the timeline says %q in %s", tl, lang)
+					}
 				}
 				errs := b.takeErrors()
 				if sc.state == "notfound" {
