@@ -53,6 +53,7 @@ The set is a test set: nothing may be tuned on it.`, stderr)
 	file := fs.String("file", "testdata/typed/descriptions.json", "the typed descriptions")
 	each := fs.Bool("each", false, "also list every description's source rank and top 5")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	keep := fs.Bool("keep-source", false, "for comparison only: leave the source case in the suggestion evidence (what the figures would be if the evaluation leaked)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ The set is a test set: nothing may be tuned on it.`, stderr)
 	if err := checkTypedSources(*file, descs, cases); err != nil {
 		return err
 	}
-	rep, err := evalTyped(context.Background(), v, cases, descs)
+	rep, err := evalTyped(context.Background(), v, cases, descs, *keep)
 	if err != nil {
 		return err
 	}
@@ -209,25 +210,34 @@ type typedFigures struct {
 
 // typedReport is what `ilgraph eval typed` prints.
 type typedReport struct {
-	File         string         `json:"file"`
-	Cases        int            `json:"cases"`
-	Descriptions int            `json:"descriptions"`
-	Figures      []typedFigures `json:"figures"`
-	Results      []typedResult  `json:"results"`
+	File         string `json:"file"`
+	Cases        int    `json:"cases"`
+	Descriptions int    `json:"descriptions"`
+	// SourceInEvidence: run with --keep-source (the figures leak).
+	SourceInEvidence bool           `json:"source_in_evidence,omitempty"`
+	Figures          []typedFigures `json:"figures"`
+	Results          []typedResult  `json:"results"`
 }
 
 // typedRankers are the rankers measured, in the order printed.
-var typedRankers = []string{"default", "tfidf"}
+var typedRankers = []string{"default", "tfidf", "tfidf-nonames"}
 
 // evalTyped ranks every description with the core's free-text matcher
 // (source case out of the evidence) and with the TF-IDF baseline.
-func evalTyped(ctx context.Context, v *ilgraph.Vocabulary, cases []ilgraph.Case, descs []typedDescription) (*typedReport, error) {
+//
+// With keepSource the source case stays in the evidence: only to show what
+// leaving it out changes.
+func evalTyped(ctx context.Context, v *ilgraph.Vocabulary, cases []ilgraph.Case, descs []typedDescription, keepSource bool) (*typedReport, error) {
 	core := seedCore(v, cases)
-	base := newTFIDF(cases)
-	rep := &typedReport{Cases: len(cases), Descriptions: len(descs)}
+	bases := map[string]*tfidf{"tfidf": newTFIDF(cases, analysis.Options{}), "tfidf-nonames": newTFIDF(cases, noNames(cases))}
+	rep := &typedReport{Cases: len(cases), Descriptions: len(descs), SourceInEvidence: keepSource}
 	for _, d := range descs {
 		r := typedResult{ID: d.ID, Lang: d.Lang, Source: d.Source, Twins: d.Twins, Ranker: "default"}
-		tm, err := core.SimilarToText(withoutCase(ctx, d.Source), d.Text, "", explore.SimilarityQuery{K: typedDepth})
+		qctx := withoutCase(ctx, d.Source)
+		if keepSource {
+			qctx = ctx
+		}
+		tm, err := core.SimilarToText(qctx, d.Text, "", explore.SimilarityQuery{K: typedDepth})
 		switch {
 		case ilgraph.ErrorCode(err) == ilgraph.EINVALID:
 			r.NoAnswer = ilgraph.ErrorMessage(err)
@@ -239,11 +249,13 @@ func evalTyped(ctx context.Context, v *ilgraph.Vocabulary, cases []ilgraph.Case,
 			}
 		}
 		rep.Results = append(rep.Results, r)
-		b := typedResult{ID: d.ID, Lang: d.Lang, Source: d.Source, Twins: d.Twins, Ranker: "tfidf", Ranked: base.rank(d.Text, typedDepth)}
-		if len(b.Ranked) == 0 {
-			b.NoAnswer = "no word of the text is in any case's title or summary"
+		for _, name := range typedRankers[1:] {
+			b := typedResult{ID: d.ID, Lang: d.Lang, Source: d.Source, Twins: d.Twins, Ranker: name, Ranked: bases[name].rank(d.Text, typedDepth)}
+			if len(b.Ranked) == 0 {
+				b.NoAnswer = "no word of the text is in any case's title or summary"
+			}
+			rep.Results = append(rep.Results, b)
 		}
-		rep.Results = append(rep.Results, b)
 	}
 	rep.Figures = typedScores(rep.Results)
 	return rep, nil
@@ -317,7 +329,11 @@ func anyIn(ids, ranked []string, k int) bool {
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 func printTyped(w io.Writer, seeds string, rep *typedReport, each bool) {
-	fmt.Fprintf(w, "%d cases in %s; %d typed descriptions in %s; source case out of the suggestion evidence; ranks read to %d\n\n", rep.Cases, seeds, rep.Descriptions, rep.File, typedDepth)
+	evidence := "source case out of the suggestion evidence"
+	if rep.SourceInEvidence {
+		evidence = "SOURCE CASE KEPT IN the suggestion evidence (--keep-source: for comparison only)"
+	}
+	fmt.Fprintf(w, "%d cases in %s; %d typed descriptions in %s; %s; ranks read to %d\n\n", rep.Cases, seeds, rep.Descriptions, rep.File, evidence, typedDepth)
 	fmt.Fprintln(w, "| ranker | lang | descriptions | source top 1 | top 5 | top 10 | MRR | judged twin in top 5 | no answer |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	for _, f := range rep.Figures {
@@ -555,8 +571,10 @@ func (g *seedGraph) Connections(context.Context, string, string, int, int) ([]il
 
 // tfidf is the text baseline: TF-IDF vectors of each case's title and
 // summary, English and Korean together, analysed with the shared analysis
-// (stemming, Korean particles; product names kept, stop words and numbers
-// dropped), weight (1 + ln tf) × ln(N / df), compared by cosine. Untuned.
+// (stemming, Korean particles; stop words and numbers dropped), weight
+// (1 + ln tf) × ln(N / df), compared by cosine. Untuned. "tfidf" keeps
+// vendor, product and organization names; "tfidf-nonames" drops them as
+// the similarity text channel does (noNames).
 type tfidf struct {
 	an   *analysis.Analyzer
 	ids  []string
@@ -564,8 +582,8 @@ type tfidf struct {
 	df   map[string]int
 }
 
-func newTFIDF(cases []ilgraph.Case) *tfidf {
-	t := &tfidf{an: analysis.New(analysis.Options{}), df: map[string]int{}}
+func newTFIDF(cases []ilgraph.Case, opts analysis.Options) *tfidf {
+	t := &tfidf{an: analysis.New(opts), df: map[string]int{}}
 	tfs := make([]map[string]int, len(cases))
 	for i := range cases {
 		c := &cases[i]
@@ -579,6 +597,17 @@ func newTFIDF(cases []ilgraph.Case) *tfidf {
 		t.vecs = append(t.vecs, t.vector(tf))
 	}
 	return t
+}
+
+// noNames are the analysis options of the similarity text channel: vendor
+// and product names dropped, and the name parts of every organization of
+// the corpus.
+func noNames(cases []ilgraph.Case) analysis.Options {
+	var extra []string
+	for i := range cases {
+		extra = append(extra, analysis.NameParts(cases[i].Org)...)
+	}
+	return analysis.Options{DropVendors: true, Extra: extra}
 }
 
 func (t *tfidf) counts(text string) map[string]int {

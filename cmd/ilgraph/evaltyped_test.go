@@ -367,8 +367,14 @@ func TestTFIDFBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := all[:20]
-	base := newTFIDF(cases)
-	an := analysis.New(analysis.Options{})
+	for _, opts := range []analysis.Options{{}, noNames(cases)} {
+		checkTFIDF(t, cases, opts)
+	}
+}
+
+func checkTFIDF(t *testing.T, cases []ilgraph.Case, opts analysis.Options) {
+	base := newTFIDF(cases, opts)
+	an := analysis.New(opts)
 	terms := func(s string) []string {
 		var out []string
 		for _, tok := range an.Tokens(s) {
@@ -455,8 +461,8 @@ func TestTFIDFBaseline(t *testing.T) {
 		if len(ids) > 10 {
 			ids = ids[:10]
 		}
-		if got := base.rank(q, 10); !slices.Equal(got, ids) {
-			t.Errorf("%q: baseline %v, brute force %v", q, got, ids)
+		if got := base.rank(q, 10); !slices.Equal(got, ids) || len(ids) == 0 {
+			t.Errorf("%q (%+v): baseline %v, brute force %v", q, opts.DropVendors, got, ids)
 		}
 	}
 }
