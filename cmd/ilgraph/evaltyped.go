@@ -179,6 +179,9 @@ type typedResult struct {
 	Ranker string   `json:"ranker"`
 	// Ranked are the cases ranked, best first (at most typedDepth).
 	Ranked []string `json:"ranked,omitempty"`
+	// Profile is the matcher's profile of the text ("kind:id"; the default
+	// ranker only).
+	Profile []string `json:"profile,omitempty"`
 	// NoAnswer says why the ranker ranked nothing (the text points to no
 	// term); empty when it answered.
 	NoAnswer string `json:"no_answer,omitempty"`
@@ -246,6 +249,9 @@ func evalTyped(ctx context.Context, v *ilgraph.Vocabulary, cases []ilgraph.Case,
 		default:
 			for _, m := range tm.Match.Matches {
 				r.Ranked = append(r.Ranked, m.Case.ID)
+			}
+			for _, f := range tm.Profile.Features() {
+				r.Profile = append(r.Profile, string(f.Kind)+":"+f.ID)
 			}
 		}
 		rep.Results = append(rep.Results, r)
