@@ -134,6 +134,10 @@ func readTyped(path string) ([]typedDescription, error) {
 			return nil, ilgraph.Errorf(ilgraph.EINVALID, "%s: field source is empty: name the case the description was written from", at)
 		case strings.TrimSpace(d.Text) == "":
 			return nil, ilgraph.Errorf(ilgraph.EINVALID, "%s: field text is empty", at)
+		case d.Lang == "ko" && !hasHangul(d.Text):
+			return nil, ilgraph.Errorf(ilgraph.EINVALID, "%s: field text has no Hangul, but lang is ko", at)
+		case d.Lang == "en" && hasHangul(d.Text):
+			return nil, ilgraph.Errorf(ilgraph.EINVALID, "%s: field text has Hangul, but lang is en", at)
 		}
 		for _, t := range d.Twins {
 			if t == d.Source {

@@ -176,6 +176,8 @@ func TestReadTypedErrors(t *testing.T) {
 		{"lang", `{"descriptions": [{"id": "A", "lang": "fr", "source": "IL-0211", "text": "x"}]}`, `descriptions[0] (A): field lang must be en or ko, not "fr"`},
 		{"text", `{"descriptions": [{"id": "A", "lang": "en", "source": "IL-0211", "text": " "}]}`, `descriptions[0] (A): field text is empty`},
 		{"source", `{"descriptions": [{"id": "A", "lang": "en", "text": "x"}]}`, `descriptions[0] (A): field source is empty`},
+		{"ko", `{"descriptions": [{"id": "A", "lang": "ko", "source": "IL-0211", "text": "kafka lag"}]}`, `descriptions[0] (A): field text has no Hangul, but lang is ko`},
+		{"en", `{"descriptions": [{"id": "A", "lang": "en", "source": "IL-0211", "text": "카프카 lag"}]}`, `descriptions[0] (A): field text has Hangul, but lang is en`},
 		{"dup", `{"descriptions": [{"id": "A", "lang": "en", "source": "IL-0211", "text": "x"}, {"id": "A", "lang": "en", "source": "IL-0282", "text": "y"}]}`, `descriptions[1] (A): field id: "A" is used twice`},
 		{"twin", `{"descriptions": [{"id": "A", "lang": "en", "source": "IL-0211", "twins": ["IL-0211"], "text": "x"}]}`, `field twins names the source case IL-0211`},
 		{"unknown", `{"descriptions": [{"id": "A", "lang": "en", "source": "IL-0211", "txt": "x"}]}`, `unknown field "txt"`},
