@@ -192,7 +192,7 @@ func TestGraphInBrowser(t *testing.T) {
 				t.Errorf("edge %s: the Cases link %q does not select its %d cases", key, p.Href, len(brute))
 			}
 		}
-		b.screenshot("graph-edge")
+		b.screenshot("graph-edge", ".node-actions")
 		// The link opens the Cases screen with as many cases.
 		b.do(chromedp.Click(chromedp.CSS(".edge-panel a.edge-open")))
 		b.poll(`location.pathname === "/" && document.body.dataset.state === "ready" && !!document.getElementById("result-count")`)

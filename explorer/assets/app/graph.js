@@ -326,12 +326,12 @@ export async function render(ctx) {
     if (mine !== asking || !ctx.alive()) return;
     const c = r.data.c;
     fill(list,
-      h("h3", {}, L(`The ${casesWord(c.totalCount)}`, `${casesWord(c.totalCount)}`)),
+      h("h3", {}, c.totalCount === 1 ? L("The case", "사례") : L(`The ${casesWord(c.totalCount)}`, casesWord(c.totalCount))),
       h("ol", { class: "edge-cases" }, c.nodes.map((x) => h("li", { "data-case": x.id },
         h("a", { href: link("/case/" + encodeURIComponent(x.id)), "data-nav": "" }, x.id), " ",
         h("span", { lang: state.lang === "ko" && x.title.ko ? "ko" : "en" }, shortTitle(x.title, 70))))),
       c.totalCount > c.nodes.length ? h("p", {}, L(`and ${fmtNumber(c.totalCount - c.nodes.length)} more`, `외 ${fmtNumber(c.totalCount - c.nodes.length)}개`)) : null,
-      e.href ? h("p", {}, h("a", { href: e.href, "data-nav": "", class: "edge-open" }, L(`Open these ${casesWord(c.totalCount)} on the Cases screen`, `이 ${casesWord(c.totalCount)}를 사례 화면에서 열기`))) : null);
+      e.href ? h("p", {}, h("a", { href: e.href, "data-nav": "", class: "edge-open" }, c.totalCount === 1 ? L("Open it on the Cases screen", "사례 화면에서 열기") : L(`Open these ${casesWord(c.totalCount)} on the Cases screen`, `이 ${casesWord(c.totalCount)}를 사례 화면에서 열기`))) : null);
     side.dataset.listed = String(c.totalCount);
     side.dataset.state = "ready";
   }
