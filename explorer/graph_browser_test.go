@@ -25,7 +25,8 @@ const graphFilter = "a=component&b=contributing&rc=capacity"
 // TestGraphInBrowser opens the Graph screen under a filter, with the page's
 // own CSP enforced, and checks what it shows against the API and the seed
 // files: every drawn edge's count and lift, as pointing at it shows them,
-// are cooccurrence's for that filter, and so is the table of edges; a
+// are cooccurrence's for that filter, and so is the table of edges (whose
+// rows open an edge's cases from the keyboard); a
 // clicked edge lists exactly the seeds' cases with both terms under the
 // filter, as many as its count, and links to the Cases screen with that
 // selection; expanding a term by keyboard (the Node list) adds exactly the
@@ -118,6 +119,8 @@ func TestGraphInBrowser(t *testing.T) {
 			}
 		}
 		// The table of edges, most cases first: the same numbers.
+		b.do(chromedp.Click(chromedp.CSS(".edge-details summary")))
+		b.poll(`document.querySelectorAll(".edge-table tbody tr").length > 0`)
 		rows := eval[[]map[string]string](b, `[...document.querySelectorAll(".edge-table tbody tr")].map((tr) => ({
 			key: tr.dataset.edge, count: tr.cells[2].textContent, lift: tr.cells[3].textContent,
 			href: tr.cells[2].querySelector("a") ? tr.cells[2].querySelector("a").getAttribute("href") : "" }))`)
@@ -148,6 +151,15 @@ func TestGraphInBrowser(t *testing.T) {
 				t.Errorf("table row %s links to %q, not the Cases screen", r["key"], r["href"])
 			} else if c := countSeeds(seeds, u.Query()); c != w.Count {
 				t.Errorf("table row %s links to %s, which selects %d seed cases, not %d", r["key"], r["href"], c, w.Count)
+			}
+		}
+		// A row's "Show cases" (the keyboard's click on an edge) opens its
+		// cases in the side panel, as many as the row's count.
+		if len(rows) > 0 {
+			b.do(chromedp.Focus(chromedp.CSS(".edge-table tbody tr:first-child button")), chromedp.KeyEvent("\r"))
+			b.poll(`document.querySelector(".edge-panel").dataset.edge === ` + strconv.Quote(rows[0]["key"]) + ` && document.querySelector(".edge-panel").dataset.state === "ready"`)
+			if n := eval[string](b, `String(document.querySelectorAll(".edge-panel li[data-case]").length)`); n != rows[0]["count"] {
+				t.Errorf("the first row's \"Show cases\" lists %s cases, the row says %s", n, rows[0]["count"])
 			}
 		}
 		clean("edges")

@@ -337,21 +337,28 @@ export async function render(ctx) {
   }
 
   // The table of edges: the keyboard's and screen reader's way to them.
-  const table = coEdges.length ? h("details", { class: "edge-details" },
+  // Its rows are built when it is first opened (a drawing may have
+  // thousands of edges).
+  const tbody = h("tbody", {});
+  const buildRows = () => {
+    if (rows.size) return;
+    fill(tbody, coEdges.map((e) => {
+      const tr = h("tr", { "data-edge": e.key, class: side.dataset.edge === e.key ? "current" : null },
+        h("td", {}, label(e.a)), h("td", {}, label(e.b)),
+        h("td", { class: "num" }, e.href ? h("a", { href: e.href, "data-nav": "", "aria-label": edgeText(e) }, fmtNumber(e.count)) : fmtNumber(e.count)),
+        h("td", { class: "num" }, fmtLift(e.lift)),
+        h("td", {}, h("button", { type: "button", onclick: () => { select(e.key); showEdge(e); side.scrollIntoView({ block: "nearest" }); } }, L("Show cases", "사례 보기"))));
+      rows.set(e.key, tr);
+      return tr;
+    }));
+  };
+  const table = coEdges.length ? h("details", { class: "edge-details", ontoggle: (ev) => { if (ev.target.open) buildRows(); } },
     h("summary", {}, L(`Edges as a table (${coEdges.length}), most cases first`, `선 표 (${coEdges.length}개), 사례 많은 순`)),
     h("table", { class: "edge-table" },
       h("caption", { class: "visually-hidden" }, L("Edges: cases with both terms and lift", "선: 두 분류가 함께 있는 사례 수와 리프트")),
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, L(kindByURL(st.a).en, kindByURL(st.a).ko)), h("th", { scope: "col" }, L(kindByURL(st.b).en, kindByURL(st.b).ko)),
         h("th", { scope: "col" }, L("Cases", "사례")), h("th", { scope: "col" }, L("Lift", "리프트")), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, L("Actions", "동작"))))),
-      h("tbody", {}, coEdges.map((e) => {
-        const tr = h("tr", { "data-edge": e.key },
-          h("td", {}, label(e.a)), h("td", {}, label(e.b)),
-          h("td", { class: "num" }, e.href ? h("a", { href: e.href, "data-nav": "", "aria-label": edgeText(e) }, fmtNumber(e.count)) : fmtNumber(e.count)),
-          h("td", { class: "num" }, fmtLift(e.lift)),
-          h("td", {}, h("button", { type: "button", onclick: () => { select(e.key); showEdge(e); side.scrollIntoView({ block: "nearest" }); } }, L("Show cases", "사례 보기"))));
-        rows.set(e.key, tr);
-        return tr;
-      })))) : null;
+      tbody)) : null;
 
   const lift = h("ul", { class: "legend", "aria-label": L("Edge colour: lift", "선 색: 리프트") },
     [0.25, 0.5, 1, 2, 4].map((v) => h("li", {}, h("span", { class: "swatch line", style: { background: liftColour(v) }, "aria-hidden": "true" }), `${v}×`)));
