@@ -26,7 +26,7 @@ const PAGE = 100;
 // that; url the Cases screen's filter, or null when its URL cannot say it
 // (any of several terms of a kind, and another term of the same kind).
 // empty: no case can match (another root cause than the one selected).
-export function narrow(f, terms) {
+function narrow(f, terms) {
   const per = {};
   for (const k of KINDS) {
     const ids = f.terms[k.param] || [];
