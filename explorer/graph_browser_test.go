@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"github.com/ilgraph/ilgraph"
@@ -216,6 +217,41 @@ func TestGraphInBrowser(t *testing.T) {
 			t.Errorf("the Cases screen from edge %s says %q, the seeds have %d", last, total, n)
 		}
 		clean("edge panel")
+	})
+
+	t.Run("a real pointer: hover, then click", func(t *testing.T) {
+		b.t, s.t = t, t
+		if st, _ := b.open(s.url + "/graph?" + graphFilter); st != "ready" {
+			t.Fatalf("state %s", st)
+		}
+		// The middle of the heaviest edge, in the viewport. Whichever edge
+		// the browser finds under the pointer there (another may cross it),
+		// the tooltip must show that edge's numbers and a click its cases.
+		pt := eval[map[string]float64](b, `(() => {
+			const box = document.getElementById("cy"), cy = box.cy;
+			box.scrollIntoView({ block: "center" });
+			const e = cy.edges(".co").sort((a, b) => b.data("count") - a.data("count"))[0];
+			const m = e.renderedMidpoint(), r = box.getBoundingClientRect();
+			return { x: r.left + m.x, y: r.top + m.y };
+		})()`)
+		b.do(chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, pt["x"]-3, pt["y"]-3), chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, pt["x"], pt["y"]))
+		b.poll(`!document.querySelector(".graph-tip").hidden && document.getElementById("cy").cy.edges(".hover").length === 1`)
+		h := eval[map[string]string](b, `(() => { const e = document.getElementById("cy").cy.edges(".hover")[0];
+			return { key: e.id(), source: e.data("source"), target: e.data("target"), tip: document.querySelector(".graph-tip").textContent } })()`)
+		w, ok := want[h["source"]+"|"+h["target"]]
+		m := regexp.MustCompile(`: (\d+) cases? with both, lift ([\d.]+×)$`).FindStringSubmatch(h["tip"])
+		if !ok || m == nil || m[1] != strconv.Itoa(w.Count) || !liftIs(m[2], w.Lift) {
+			t.Errorf("pointing at edge %s — %s shows %q; the API has %d cases, lift %g", h["source"], h["target"], h["tip"], w.Count, w.Lift)
+		}
+		b.do(chromedp.MouseClickXY(pt["x"], pt["y"]))
+		b.poll(`document.querySelector(".edge-panel").dataset.edge === ` + strconv.Quote(h["key"]) + ` && document.querySelector(".edge-panel").dataset.state === "ready"`)
+		if n := eval[int](b, `document.querySelectorAll(".edge-panel li[data-case]").length`); n != w.Count {
+			t.Errorf("clicking edge %s lists %d cases, the API counts %d", h["key"], n, w.Count)
+		}
+		if sel := eval[[]string](b, `document.getElementById("cy").cy.edges(":selected").map((e) => e.id())`); !slices.Equal(sel, []string{h["key"]}) {
+			t.Errorf("after clicking edge %s the drawing has %q selected", h["key"], sel)
+		}
+		clean("pointer")
 	})
 
 	t.Run("expanding keeps the filter", func(t *testing.T) {
