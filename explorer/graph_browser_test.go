@@ -205,7 +205,6 @@ func TestGraphInBrowser(t *testing.T) {
 				t.Errorf("edge %s: the Cases link %q does not select its %d cases", key, p.Href, len(brute))
 			}
 		}
-		b.screenshot("graph-edge", ".node-actions")
 		// The link opens the Cases screen with as many cases.
 		b.do(chromedp.Click(chromedp.CSS(".edge-panel a.edge-open")))
 		b.poll(`location.pathname === "/" && document.body.dataset.state === "ready" && !!document.getElementById("result-count")`)
@@ -251,6 +250,7 @@ func TestGraphInBrowser(t *testing.T) {
 		if sel := eval[[]string](b, `document.getElementById("cy").cy.edges(":selected").map((e) => e.id())`); !slices.Equal(sel, []string{h["key"]}) {
 			t.Errorf("after clicking edge %s the drawing has %q selected", h["key"], sel)
 		}
+		b.screenshot("graph-edge", ".node-actions")
 		clean("pointer")
 	})
 
