@@ -17,14 +17,6 @@ import (
 	"github.com/ilgraph/ilgraph/internal/corpus"
 )
 
-// graphCSPClean says whether the Graph screen is expected to run without a
-// CSP violation. Cytoscape.js sets an inline style that the page's policy
-// refuses (issue #31); that is fixed on another branch. While false, the
-// Graph screen's CSP violations (and the console errors that report them)
-// are logged, not failed; every other screen's fail the test. The merge
-// that brings the fix sets it to true.
-const graphCSPClean = false
-
 // paraCase is a seed case whose summary has paragraphs (blank lines) in
 // both languages.
 const paraCase = "IL-0282"
@@ -249,21 +241,8 @@ func TestScreensInBrowser(t *testing.T) {
 						return strings.Contains(e, "status of 404") && strings.HasSuffix(e, " "+u)
 					})
 				}
-				if strings.HasPrefix(sc.name, "graph") && !graphCSPClean {
-					// The browser logs the known violation as an error too.
-					errs = slices.DeleteFunc(errs, func(e string) bool { return strings.Contains(e, "Content Security Policy") })
-				}
 				if len(errs) > 0 {
 					t.Errorf("console errors: %q", errs)
-				}
-				if strings.HasPrefix(sc.name, "graph") && !graphCSPClean {
-					// The known inline style of Cytoscape.js: logged, not
-					// failed, until the branch that fixes it sets
-					// graphCSPClean.
-					b.t = logOnly{t}
-					cspViolations(lang + " graph (known violation, graphCSPClean is false)")
-					b.t = t
-					return
 				}
 				cspViolations(lang + " " + sc.name)
 			})
@@ -330,13 +309,4 @@ func countParagraphs(s string) int {
 		}
 	}
 	return n
-}
-
-// logOnly is a test whose errors are logged, not failed: for the checks
-// graphCSPClean turns off.
-type logOnly struct{ testing.TB }
-
-func (l logOnly) Errorf(format string, args ...any) {
-	l.TB.Helper()
-	l.TB.Logf("not failed (graphCSPClean is false): "+format, args...)
 }
