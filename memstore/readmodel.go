@@ -157,7 +157,7 @@ func (s *Snapshot) selection(f ilgraph.CaseFilter) []int32 {
 // organization and tags (in the case's order), nothing else.
 func (s *Snapshot) ref(i int32) *ilgraph.Case {
 	c := &ilgraph.Case{ID: s.ids[i], Date: time.Unix(int64(s.date[i])*86400, 0).UTC().Format(ilgraph.DateLayout),
-		Severity: s.severity[i], Org: s.names[s.orgName[i]]}
+		Severity: s.severity[i], Org: s.names[s.orgName[i]], Title: s.title[i]}
 	for _, fid := range s.tags[i] {
 		f := s.features[fid]
 		switch f.Kind {
@@ -183,7 +183,7 @@ func (s *Snapshot) ref(i int32) *ilgraph.Case {
 }
 
 // ReadModelFields are the case fields the read model holds (ref).
-var ReadModelFields = []string{"id", "date", "severity", "org", "org_slug", "root_cause", "components", "symptoms", "contributing", "domain", "mechanisms"}
+var ReadModelFields = []string{"id", "date", "severity", "title", "org", "org_slug", "root_cause", "components", "symptoms", "contributing", "domain", "mechanisms"}
 
 // ListCases returns the page [offset, offset+limit) of the cases f selects
 // in order, and how many f selects. f must have no text, order must not

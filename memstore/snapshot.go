@@ -56,7 +56,8 @@ type Snapshot struct {
 	byID     map[string]int32
 	date     []int32 // days since 1970-01-01
 	severity []string
-	machine  []bool // Case.MachineTagged
+	title    []ilgraph.Text // what lists show beside the tags
+	machine  []bool         // Case.MachineTagged
 	// Case.Bilingual and Case.Reviewed, counted by Stats.
 	bilingual, reviewed []bool
 	org                 []int32 // feature id of each case's organization, -1 if none
@@ -129,6 +130,7 @@ func (b *Builder) Add(r *ilgraph.CaseFeatures) int32 {
 		b.sev[sev] = sev
 	}
 	s.severity = append(s.severity, sev)
+	s.title = append(s.title, r.Title)
 	s.machine = append(s.machine, r.MachineTagged)
 	s.bilingual = append(s.bilingual, r.Bilingual)
 	s.reviewed = append(s.reviewed, r.Reviewed)
@@ -222,8 +224,10 @@ func Ranking(features []ilgraph.Feature, ids []string, caseFeat [][]int32) *Snap
 		caseFeat: caseFeat, tags: caseFeat,
 		date: make([]int32, n), severity: make([]string, n), machine: make([]bool, n), org: make([]int32, n),
 	}
+	s.fkind = make([]int8, len(features))
 	for f, x := range features {
 		s.featID[x] = int32(f)
+		s.fkind[f] = int8(kindIndex(x.Kind))
 	}
 	for i, fs := range caseFeat {
 		s.byID[ids[i]] = int32(i)
