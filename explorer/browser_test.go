@@ -832,8 +832,8 @@ func TestExplorerInBrowser(t *testing.T) {
 		// link in the tag list.
 		var tags struct {
 			Case struct {
-				RootCause                                                   struct{ ID string }
-				Organization                                                struct{ ID string }
+				RootCause                                               struct{ ID string }
+				Organization                                            struct{ ID string }
 				Components, Symptoms, Contributing, Domains, Mechanisms []struct{ ID string }
 			}
 		}
