@@ -36,7 +36,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return errUsage
 	}
-	fs := newFlagSet("eval suggest", `Usage: ilgraph eval suggest [--seeds DIR] [--terms KIND] [--json]
+	fs := newFlagSet("eval suggest", `Usage: ilgraph eval suggest [--seeds DIR] [--terms KIND] [--judged DIR] [--judge 1|2|both] [--json]
 
 Measures suggested terms by leave-one-out over a corpus, with no database:
 each case's symptoms text and summary, in English and then in Korean where
@@ -48,6 +48,12 @@ folds), with suggest.DefaultCutoffs, and for a labels-only baseline; the
 overlap of the ten cases most similar to the predicted profile with those
 most similar to the true tags; and the cut-offs calibrated on the whole
 corpus (what DefaultCutoffs should be).
+
+It also measures the judged similarity sets (--judged, default
+testdata/relevance, skipped when that default folder is absent; --judge
+chooses whose grades) with each query case asked for by its text: the
+cases most like the profile predicted from it, the terms counting in full
+and with their confidence (as similarToText counts them).
 
 With --terms KIND (component, symptom, contributing, domain, mechanism or
 root_cause), also prints each term of that kind: on how many queries' cases
