@@ -69,7 +69,10 @@ type Store interface {
 // Similarity ranks cases (the similarity package's Service implements it).
 type Similarity interface {
 	Similar(ctx context.Context, id string, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
-	SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
+	// SimilarToProfile ranks the cases most like a profile whose features
+	// are held with the confidence member gives (nil: all in full; see
+	// ilgraph.ScoreProfile).
+	SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, member func(ilgraph.Feature) float64, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
 	// Weighting returns the features and the text vector of each case
 	// named (nil for a case it does not know) and the weight of any feature
 	// under opt (the kind's weight, times the feature's rarity factor when

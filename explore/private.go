@@ -267,11 +267,11 @@ func (g guardedSimilarity) Similar(ctx context.Context, id string, opt ilgraph.S
 	return g.s.Similar(ctx, id, opt)
 }
 
-func (g guardedSimilarity) SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error) {
+func (g guardedSimilarity) SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, member func(ilgraph.Feature) float64, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error) {
 	if err := viewer(ctx); err != nil {
 		return nil, err
 	}
-	return g.s.SimilarToProfile(ctx, profile, opt)
+	return g.s.SimilarToProfile(ctx, profile, member, opt)
 }
 
 func (g guardedSimilarity) Weighting(ctx context.Context, ids []string, opt ilgraph.SimilarityOptions) ([][]ilgraph.Feature, []ilgraph.TextVector, func(ilgraph.Feature) float64, error) {

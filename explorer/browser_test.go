@@ -835,6 +835,29 @@ func TestExplorerInBrowser(t *testing.T) {
 		if n := eval[int](b, `document.querySelectorAll("#similar .bar .seg").length`); n == 0 {
 			t.Error("no score bars")
 		}
+		// Every tag of the case, of every kind (mechanisms too), is a topic
+		// link in the tag list.
+		var tags struct {
+			Case struct {
+				RootCause                                               struct{ ID string }
+				Organization                                            struct{ ID string }
+				Components, Symptoms, Contributing, Domains, Mechanisms []struct{ ID string }
+			}
+		}
+		s.api(`{ case(id: "IL-0282") { rootCause { id } organization { id } components { id } symptoms { id } contributing { id } domains { id } mechanisms { id } } }`, nil, &tags)
+		wantTags := []string{"/topic/root_cause/" + tags.Case.RootCause.ID, "/topic/org/" + tags.Case.Organization.ID}
+		for kind, ts := range map[string][]struct{ ID string }{"component": tags.Case.Components, "symptom": tags.Case.Symptoms,
+			"contributing": tags.Case.Contributing, "domain": tags.Case.Domains, "mechanism": tags.Case.Mechanisms} {
+			for _, x := range ts {
+				wantTags = append(wantTags, "/topic/"+kind+"/"+x.ID)
+			}
+		}
+		gotTags := eval[[]string](b, `[...document.querySelectorAll(".tag-list a.tag")].map(a => new URL(a.href).pathname)`)
+		slices.Sort(wantTags)
+		slices.Sort(gotTags)
+		if len(tags.Case.Mechanisms) == 0 || !slices.Equal(gotTags, wantTags) {
+			t.Errorf("tag links on the page %v, the case's tags %v", gotTags, wantTags)
+		}
 		b.screenshot("case-crossrefs", "#h-same")
 		b.do(chromedp.Click(chromedp.CSS("#lang-toggle")))
 		b.settle()

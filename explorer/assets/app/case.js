@@ -23,7 +23,7 @@ const CASE = `query CasePage($id: ID!, $k: Int, $weights: WeightsInput, $rarity:
     remediation ${T} actionItems ${T}
     impact { scope users region }
     timeline { detectedAfter detectedAfterMinutes resolvedAfter resolvedAfterMinutes }
-    organization ${TERM} rootCause ${TERM} components ${TERM} symptoms ${TERM} contributing ${TERM} domains ${TERM}
+    organization ${TERM} rootCause ${TERM} components ${TERM} symptoms ${TERM} contributing ${TERM} domains ${TERM} mechanisms ${TERM}
     related ${BRIEF} recurrenceOf ${BRIEF} recurrences ${BRIEF}
     sources { url kind archived }
     review { writtenBy reviewedAt reviewedBy }
@@ -124,7 +124,7 @@ export async function render(ctx) {
         c.severity ? [" · ", L("severity ", "심각도 "), severityLabel(c.severity)] : null),
       h("dl", { class: "tag-list" },
         tagRow(kinds.root_cause, c.rootCause ? [c.rootCause] : []), tagRow(kinds.component, c.components),
-        tagRow(kinds.symptom, c.symptoms), tagRow(kinds.contributing, c.contributing), tagRow(kinds.domain, c.domains),
+        tagRow(kinds.symptom, c.symptoms), tagRow(kinds.contributing, c.contributing), tagRow(kinds.mechanism, c.mechanisms), tagRow(kinds.domain, c.domains),
         tagRow(kinds.org, [c.organization])),
       field("Summary", "요약", para(c.summary)),
       dl([
