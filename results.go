@@ -111,6 +111,16 @@ func Distribute(total int, minutes []int) Distribution {
 	}
 	s := append([]int(nil), minutes...)
 	sort.Ints(s)
+	return DistributeSorted(total, s)
+}
+
+// DistributeSorted is Distribute of minutes already in ascending order,
+// which it neither copies nor sorts.
+func DistributeSorted(total int, s []int) Distribution {
+	d := Distribution{Cases: total, Measured: len(s)}
+	if len(s) == 0 {
+		return d
+	}
 	rank := func(q float64) int {
 		i := int(math.Ceil(q*float64(len(s)))) - 1
 		return s[max(i, 0)]
@@ -261,6 +271,8 @@ type CaseFeatures struct {
 	Date     string // YYYY-MM-DD
 	Severity string
 	Org      string // the organization's name as the case gives it
+	// Title is the case's title: lists show it, so the read model holds it.
+	Title Text
 	// MachineTagged is Case.MachineTagged (filters with ReviewedOnly).
 	MachineTagged bool
 	// Bilingual and Reviewed are Case.Bilingual and Case.Reviewed (counted
@@ -289,7 +301,7 @@ func SimilarityText(trigger, lessons string) string {
 // SimilarityRow is a case as a similarity index reads it.
 func SimilarityRow(c *Case) CaseFeatures {
 	row := CaseFeatures{
-		ID: c.ID, Date: c.Date, Severity: c.Severity, MachineTagged: c.MachineTagged(), Features: c.Features(), Org: c.Org,
+		ID: c.ID, Date: c.Date, Severity: c.Severity, MachineTagged: c.MachineTagged(), Features: c.Features(), Org: c.Org, Title: c.Title,
 		Bilingual: c.Bilingual(), Reviewed: c.Reviewed(), Text: SimilarityText(c.Trigger.En, c.Lessons.En),
 	}
 	if m, err := ParseDuration(c.Timeline.ResolvedAfter); err == nil && c.Timeline.ResolvedAfter != "" {

@@ -112,7 +112,7 @@ func (s *Service) Breakdown(ctx context.Context, q BreakdownQuery) (*Breakdown, 
 			}
 		}
 	}
-	counts, err := s.store.Breakdown(ctx, ra, ca, q.Filter)
+	counts, err := s.breakdownCounts(ctx, ra, ca, q.Filter)
 	if err != nil {
 		return nil, err
 	}
@@ -184,6 +184,18 @@ func (s *Service) Breakdown(ctx context.Context, q BreakdownQuery) (*Breakdown, 
 		}
 	}
 	return b, nil
+}
+
+// breakdownCounts counts from memory when the read model is current, from
+// the store otherwise.
+func (s *Service) breakdownCounts(ctx context.Context, ra, ca ilgraph.Axis, f ilgraph.CaseFilter) (*ilgraph.BreakdownCounts, error) {
+	if rm := s.readModel(f); rm != nil {
+		counts, ok, err := rm.BreakdownCounts(ctx, ra, ca, f)
+		if err != nil || ok {
+			return counts, err
+		}
+	}
+	return s.store.Breakdown(ctx, ra, ca, f)
 }
 
 // termsOf returns every term of a kind: from the shared vocabulary snapshot

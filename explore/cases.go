@@ -13,7 +13,7 @@ type CaseQuery struct {
 	Sort   ilgraph.CaseSort // DATE_DESC when empty
 	Page   Page
 	// TagsOnly says the caller reads only the case fields the read model
-	// holds — ID, Date, Severity, Org, OrgSlug and the tags (RootCause,
+	// holds — ID, Date, Severity, Title, Org, OrgSlug and the tags (RootCause,
 	// Components, Symptoms, Contributing, Domain) — as a front door knows
 	// from the fields it was asked for: the cases are then not read from
 	// the graph when the read model has the page.

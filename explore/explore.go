@@ -69,7 +69,10 @@ type Store interface {
 // Similarity ranks cases (the similarity package's Service implements it).
 type Similarity interface {
 	Similar(ctx context.Context, id string, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
-	SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
+	// SimilarToProfile ranks the cases most like a profile whose features
+	// are held with the confidence member gives (nil: all in full; see
+	// ilgraph.ScoreProfile).
+	SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, member func(ilgraph.Feature) float64, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error)
 	// Weighting returns the features and the text vector of each case
 	// named (nil for a case it does not know) and the weight of any feature
 	// under opt (the kind's weight, times the feature's rarity factor when
@@ -109,6 +112,8 @@ type ReadModel interface {
 	// CaseStats is Stats without Relationships.
 	CaseStats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, bool, error)
 	CooccurrenceCounts(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter) (total int, singles map[ilgraph.Feature]int, pairs map[[2]ilgraph.Feature]int, ok bool, err error)
+	// BreakdownCounts is the store's Breakdown.
+	BreakdownCounts(ctx context.Context, rows, cols ilgraph.Axis, f ilgraph.CaseFilter) (*ilgraph.BreakdownCounts, bool, error)
 	// SameRootCauseRefs is the store's SameRootCause with cases holding
 	// only the TagsOnly fields.
 	SameRootCauseRefs(ctx context.Context, id string, offset, limit int) ([]ilgraph.CrossRef, int, bool, error)

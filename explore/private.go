@@ -267,11 +267,11 @@ func (g guardedSimilarity) Similar(ctx context.Context, id string, opt ilgraph.S
 	return g.s.Similar(ctx, id, opt)
 }
 
-func (g guardedSimilarity) SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error) {
+func (g guardedSimilarity) SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, member func(ilgraph.Feature) float64, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error) {
 	if err := viewer(ctx); err != nil {
 		return nil, err
 	}
-	return g.s.SimilarToProfile(ctx, profile, opt)
+	return g.s.SimilarToProfile(ctx, profile, member, opt)
 }
 
 func (g guardedSimilarity) Weighting(ctx context.Context, ids []string, opt ilgraph.SimilarityOptions) ([][]ilgraph.Feature, []ilgraph.TextVector, func(ilgraph.Feature) float64, error) {
@@ -330,6 +330,13 @@ func (g guardedReadModel) CooccurrenceCounts(ctx context.Context, from, to ilgra
 		return 0, nil, nil, false, err
 	}
 	return g.m.CooccurrenceCounts(ctx, from, to, f)
+}
+
+func (g guardedReadModel) BreakdownCounts(ctx context.Context, rows, cols ilgraph.Axis, f ilgraph.CaseFilter) (*ilgraph.BreakdownCounts, bool, error) {
+	if err := viewer(ctx); err != nil {
+		return nil, false, err
+	}
+	return g.m.BreakdownCounts(ctx, rows, cols, f)
 }
 
 func (g guardedReadModel) SameRootCauseRefs(ctx context.Context, id string, offset, limit int) ([]ilgraph.CrossRef, int, bool, error) {

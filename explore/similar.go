@@ -156,6 +156,26 @@ type Profile struct {
 	Domains      []string
 	Mechanisms   []string
 	Org          string
+	// Confidence is, for the terms suggested from a text
+	// (ProfileFromSuggestions), the suggestion's confidence: the feature
+	// counts with ilgraph.ConfidenceWeight of it (√c) as its share of its
+	// weight (ilgraph.ScoreProfile). A feature without one — given by id —
+	// counts in full.
+	Confidence map[ilgraph.Feature]float64
+}
+
+// member returns each feature's confidence, in (0, 1], or 1; nil when every
+// feature counts in full.
+func (p Profile) member() func(ilgraph.Feature) float64 {
+	if len(p.Confidence) == 0 {
+		return nil
+	}
+	return func(f ilgraph.Feature) float64 {
+		if c, ok := p.Confidence[f]; ok && c > 0 && c < 1 {
+			return c
+		}
+		return 1
+	}
 }
 
 // Terms returns the profile's term ids of kind k (for a kind a profile names
@@ -278,7 +298,7 @@ func (s *Service) SimilarToProfile(ctx context.Context, p Profile, q SimilarityQ
 	if len(features) > ilgraph.MaxFilterTerms {
 		return nil, ilgraph.FieldErrorf(ilgraph.ELIMIT, ilgraph.FieldProfile, "may have at most %d features, not %d", ilgraph.MaxFilterTerms, len(features))
 	}
-	ms, err := s.sim.SimilarToProfile(ctx, features, opt)
+	ms, err := s.sim.SimilarToProfile(ctx, features, p.member(), opt)
 	if err != nil {
 		return nil, err
 	}

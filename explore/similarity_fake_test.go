@@ -28,8 +28,8 @@ func (s memSimilarity) Similar(_ context.Context, id string, opt ilgraph.Similar
 	return s.ix.Similar(s.ix.Features(id), id, opt), nil
 }
 
-func (s memSimilarity) SimilarToProfile(_ context.Context, p []ilgraph.Feature, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error) {
-	return s.ix.Similar(p, "", opt), nil
+func (s memSimilarity) SimilarToProfile(_ context.Context, p []ilgraph.Feature, member func(ilgraph.Feature) float64, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error) {
+	return s.ix.SimilarToProfile(p, member, opt), nil
 }
 
 func (s memSimilarity) Weighting(_ context.Context, ids []string, opt ilgraph.SimilarityOptions) ([][]ilgraph.Feature, []ilgraph.TextVector, func(ilgraph.Feature) float64, error) {

@@ -745,51 +745,58 @@ func TestExplorerInBrowser(t *testing.T) {
 		}
 	})
 
-	t.Run("the graph stays responsive with 2,000 nodes", func(t *testing.T) {
+	t.Run("a graph of 2,000 nodes is drawn without a force layout or animation", func(t *testing.T) {
 		b.t, s.t = t, t
 		b.open(s.url + "/graph")
 		// The page's own drawing code over a synthetic drawing of the size
-		// the API allows at most: 2,000 nodes, 6,000 edges.
-		ms := eval[map[string]float64](b, `(async () => {
+		// the API allows at most (2,000 nodes, 6,000 edges), and over a
+		// small one. What keeps a large drawing responsive is that no
+		// iterative layout runs (the force simulation is for small
+		// drawings: tens of seconds at this size) and nothing animates:
+		// that is checked here, by counting the force simulations the
+		// drawing starts. How long drawing takes is a benchmark's question
+		// (BenchmarkScreensAtScale); the times are logged for context.
+		got := eval[map[string]float64](b, `(async () => {
 			const d = await import("/assets/app/draw.js");
 			const cytoscape = await d.loadCytoscape();
-			const box = document.createElement("div");
-			box.style.width = "1100px"; box.style.height = "700px";
-			document.body.append(box);
+			let sims = 0;
+			const real = window.d3.forceSimulation;
+			window.d3.forceSimulation = (...a) => { sims++; return real(...a); };
 			const kinds = ["root_cause", "component", "symptom", "contributing", "case"];
-			const els = [];
-			for (let i = 0; i < 2000; i++) els.push({ group: "nodes", data: { id: "n" + i, kind: kinds[i % 5], label: "node " + i, size: 10 + (i % 7) * 3 } });
-			let x = 42;
-			const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) % 2000;
-			for (let i = 0; i < 6000; i++) els.push({ group: "edges", data: { id: "e" + i, source: "n" + rnd(), target: "n" + rnd(), width: 1 + (i % 5), colour: d.liftColour(0.5 + (i % 8) / 2) } });
 			const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-			const t0 = performance.now();
-			const cy = d.draw(cytoscape, box, els);
-			await frames();
-			const t1 = performance.now();
-			// The quickest of three zoom-and-pans: one slow frame on a
-			// loaded machine is not what the test is about.
-			let zoom = Infinity;
-			for (let i = 0; i < 3; i++) {
-				const z0 = performance.now();
-				cy.zoom({ level: cy.zoom() * (i % 2 ? 0.8 : 1.5), renderedPosition: { x: 550, y: 350 } });
-				cy.panBy({ x: 80, y: 40 });
+			const drawOf = async (nodes, edges) => {
+				const box = document.createElement("div");
+				box.style.width = "1100px"; box.style.height = "700px";
+				document.body.append(box);
+				const els = [];
+				for (let i = 0; i < nodes; i++) els.push({ group: "nodes", data: { id: "n" + i, kind: kinds[i % 5], label: "node " + i, size: 10 + (i % 7) * 3 } });
+				let x = 42;
+				const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) % nodes;
+				for (let i = 0; i < edges; i++) els.push({ group: "edges", data: { id: "e" + i, source: "n" + rnd(), target: "n" + rnd(), width: 1 + (i % 5), colour: d.liftColour(0.5 + (i % 8) / 2) } });
+				const before = sims, t0 = performance.now();
+				const cy = d.draw(cytoscape, box, els);
 				await frames();
-				zoom = Math.min(zoom, performance.now() - z0);
-			}
-			const drawn = cy.nodes().length;
-			cy.destroy(); box.remove();
-			return { draw: t1 - t0, zoom, nodes: drawn };
+				const ms = performance.now() - t0;
+				const placed = cy.nodes().filter((n) => Number.isFinite(n.position("x")) && Number.isFinite(n.position("y"))).length;
+				const out = { nodes: cy.nodes().length, placed, sims: sims - before, animated: cy.elements().filter((e) => e.animated()).length, ms };
+				cy.destroy(); box.remove();
+				return out;
+			};
+			const big = await drawOf(2000, 6000), small = await drawOf(60, 120);
+			window.d3.forceSimulation = real;
+			return { bigNodes: big.nodes, bigPlaced: big.placed, bigSims: big.sims, bigAnimated: big.animated, bigMs: big.ms,
+				smallNodes: small.nodes, smallSims: small.sims, large: d.LARGE };
 		})()`)
-		t.Logf("2,000 nodes: first draw %.0f ms, zoom and pan %.0f ms", ms["draw"], ms["zoom"])
-		if ms["nodes"] != 2000 {
-			t.Errorf("drew %v nodes", ms["nodes"])
+		t.Logf("2,000 nodes drawn in %.0f ms (context only; the machine is shared)", got["bigMs"])
+		if got["bigNodes"] != 2000 || got["bigPlaced"] != 2000 {
+			t.Errorf("2,000 nodes: drew %v, placed %v", got["bigNodes"], got["bigPlaced"])
 		}
-		// About 1.5 s and under 100 ms on two shared cores; the bounds leave
-		// room for a loaded CI machine and still catch a force layout or
-		// animation sneaking back in (tens of seconds at this size).
-		if ms["draw"] > 8000 || ms["zoom"] > 500 {
-			t.Errorf("2,000 nodes: draw %.0f ms (want ≤ 8000), zoom and pan %.0f ms (want ≤ 500)", ms["draw"], ms["zoom"])
+		if got["bigSims"] != 0 || got["bigAnimated"] != 0 {
+			t.Errorf("2,000 nodes: %v force simulations started, %v elements animating; want none (over %v nodes the rings layout)", got["bigSims"], got["bigAnimated"], got["large"])
+		}
+		// The check can fail: a small drawing does run the simulation.
+		if got["smallNodes"] != 60 || got["smallSims"] != 1 {
+			t.Errorf("60 nodes: drew %v with %v force simulations, want 60 with 1", got["smallNodes"], got["smallSims"])
 		}
 	})
 
@@ -827,6 +834,29 @@ func TestExplorerInBrowser(t *testing.T) {
 		}
 		if n := eval[int](b, `document.querySelectorAll("#similar .bar .seg").length`); n == 0 {
 			t.Error("no score bars")
+		}
+		// Every tag of the case, of every kind (mechanisms too), is a topic
+		// link in the tag list.
+		var tags struct {
+			Case struct {
+				RootCause                                               struct{ ID string }
+				Organization                                            struct{ ID string }
+				Components, Symptoms, Contributing, Domains, Mechanisms []struct{ ID string }
+			}
+		}
+		s.api(`{ case(id: "IL-0282") { rootCause { id } organization { id } components { id } symptoms { id } contributing { id } domains { id } mechanisms { id } } }`, nil, &tags)
+		wantTags := []string{"/topic/root_cause/" + tags.Case.RootCause.ID, "/topic/org/" + tags.Case.Organization.ID}
+		for kind, ts := range map[string][]struct{ ID string }{"component": tags.Case.Components, "symptom": tags.Case.Symptoms,
+			"contributing": tags.Case.Contributing, "domain": tags.Case.Domains, "mechanism": tags.Case.Mechanisms} {
+			for _, x := range ts {
+				wantTags = append(wantTags, "/topic/"+kind+"/"+x.ID)
+			}
+		}
+		gotTags := eval[[]string](b, `[...document.querySelectorAll(".tag-list a.tag")].map(a => new URL(a.href).pathname)`)
+		slices.Sort(wantTags)
+		slices.Sort(gotTags)
+		if len(tags.Case.Mechanisms) == 0 || !slices.Equal(gotTags, wantTags) {
+			t.Errorf("tag links on the page %v, the case's tags %v", gotTags, wantTags)
 		}
 		b.screenshot("case-crossrefs", "#h-same")
 		b.do(chromedp.Click(chromedp.CSS("#lang-toggle")))

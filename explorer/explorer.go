@@ -23,9 +23,10 @@ import (
 
 // assets holds what browsers load. The vendored axe-core (for the
 // accessibility audit the tests run) is deliberately not embedded: the
-// tests inject it from the source tree, and no user needs it.
+// tests inject it from the source tree, and no user needs it. The graph's
+// layout runs on d3-force and the three d3 modules it needs.
 //
-//go:embed assets/index.html assets/app assets/vendor/cytoscape
+//go:embed assets/index.html assets/app assets/vendor/cytoscape assets/vendor/d3-dispatch assets/vendor/d3-quadtree assets/vendor/d3-timer assets/vendor/d3-force
 var assets embed.FS
 
 // ideAssets are the GraphQL IDE's: its page, script and style, and the
@@ -35,7 +36,7 @@ var assets embed.FS
 var ideAssets embed.FS
 
 // Assets are the explorer's embedded files, rooted at assets/ (index.html,
-// app/, vendor/cytoscape/).
+// app/, vendor/cytoscape/, vendor/d3-*/).
 func Assets() fs.FS { return sub(assets) }
 
 // IDEAssets are the GraphQL IDE's embedded files, rooted at assets/ (ide/,

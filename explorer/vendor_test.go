@@ -16,8 +16,8 @@ import (
 // TestVendoredFilesArePinned checks that the vendored libraries are the
 // versions explorer/package.json pins and package-lock.json locks, byte for
 // byte as make explorer-vendor copied them (manifest.json holds their
-// SHA-256): the embedded files for what browsers load (Cytoscape.js for the
-// explorer; GraphiQL, React and ReactDOM for the IDE), the source tree for
+// SHA-256): the embedded files for what browsers load (Cytoscape.js and
+// d3-force for the explorer; GraphiQL, React and ReactDOM for the IDE), the source tree for
 // axe-core, which only the tests use.
 func TestVendoredFilesArePinned(t *testing.T) {
 	var pkg struct {
@@ -52,7 +52,7 @@ func TestVendoredFilesArePinned(t *testing.T) {
 		var body []byte
 		var err error
 		switch m.Package {
-		case "cytoscape": // embedded: what browsers get
+		case "cytoscape", "d3-dispatch", "d3-quadtree", "d3-timer", "d3-force": // embedded: what browsers get
 			body, err = fs.ReadFile(explorer.Assets(), "vendor/"+m.File)
 		case "graphiql", "react", "react-dom":
 			body, err = fs.ReadFile(explorer.IDEAssets(), "vendor/"+m.File)

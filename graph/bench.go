@@ -54,6 +54,8 @@ func benchFloors() map[string]string {
 RETURN n.id AS id, n.date AS date, n.title_en AS title ORDER BY n.date DESC LIMIT 20`,
 		"newest_50_with_tags": `MATCH (n:Case) WHERE n.date <= date($to) WITH n ORDER BY n.date DESC LIMIT 50
 RETURN n.id AS id, n.date AS date, ` + tagCols(all[:3]...),
+		"list_page_50": `MATCH (n:Case) WHERE n.date >= date($from) AND n.date <= date($to) WITH n ORDER BY n.date DESC LIMIT 50
+RETURN n.id AS id, n.date AS date, n.title_en AS title_en, n.title_ko AS title_ko, n.org AS org, ` + tagCols(all[:3]...),
 		"filtered_page_ids": `MATCH (:Cause {id: $rc})<-[:HAS_ROOT_CAUSE]-(n:Case)-[:HAS_COMPONENT]->(:Component {id: $comp}) WHERE n.date >= date($from)
 RETURN n.id AS id, n.date AS date ORDER BY n.date DESC LIMIT 20`,
 		"shared_any_factor": `MATCH (a:Case {id: $id})-[:HAS_FACTOR]->(:Factor)<-[:HAS_FACTOR]-(n:Case) WHERE n <> a

@@ -86,7 +86,7 @@ func (db *DB) similarityQuery(ctx context.Context, ids []string, after string) (
 		q, params = "UNWIND $ids AS id MATCH (n:Case {id: id})", map[string]any{"ids": ids}
 	}
 	q += " RETURN n.id AS id, n.date AS date, n.severity AS severity, n.org AS org_name, n.resolved_after_min AS resolved, coalesce(n.machine_tagged, false) AS machine_tagged, coalesce(n.bilingual, false) AS bilingual, coalesce(n.reviewed, false) AS reviewed, " +
-		"n.trigger_en AS trigger, n.lessons_en AS lessons, " + strings.Join(cols, ", ")
+		"n.trigger_en AS trigger, n.lessons_en AS lessons, n.title_en AS title_en, n.title_ko AS title_ko, " + strings.Join(cols, ", ")
 	return read(ctx, db, "reading case features", func(tx neo4j.ManagedTransaction) ([]ilgraph.CaseFeatures, error) {
 		res, err := tx.Run(ctx, q, params)
 		if err != nil {
@@ -100,7 +100,7 @@ func (db *DB) similarityQuery(ctx context.Context, ids []string, after string) (
 			reviewed, _, _ := neo4j.GetRecordValue[bool](r, "reviewed")
 			row := ilgraph.CaseFeatures{
 				ID: str(r, "id"), Severity: str(r, "severity"), Org: str(r, "org_name"), MachineTagged: machine,
-				Bilingual: bilingual, Reviewed: reviewed,
+				Bilingual: bilingual, Reviewed: reviewed, Title: ilgraph.Text{En: str(r, "title_en"), Ko: str(r, "title_ko")},
 				Text: ilgraph.SimilarityText(str(r, "trigger"), str(r, "lessons")),
 			}
 			if m, isNil, err := neo4j.GetRecordValue[int64](r, "resolved"); err == nil && !isNil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/httpapi"
 	"github.com/ilgraph/ilgraph/internal/apitest"
 	"github.com/ilgraph/ilgraph/internal/corpus"
@@ -239,6 +241,17 @@ func TestToolsAnswerAsTheJSONAPI(t *testing.T) {
 	if inc.URL != "/cases/IL-0282" {
 		t.Fatalf("url %q", inc.URL)
 	}
+	// Its text names every tag, mechanisms too.
+	mechs, _ := inc.Case["mechanisms"].([]any)
+	rendered := text(f.call("get_incident", map[string]any{"id": "IL-0282"}))
+	if len(mechs) == 0 {
+		t.Fatalf("IL-0282 has no mechanisms: %v", inc.Case)
+	}
+	for _, m := range mechs {
+		if !strings.Contains(rendered, "Mechanisms: ") || !strings.Contains(rendered, m.(string)) {
+			t.Errorf("get_incident's text does not name the mechanism %v:\n%s", m, rendered)
+		}
+	}
 
 	sameJSON(t, "list_incidents and GET /cases",
 		f.ok("list_incidents", map[string]any{"root_cause": []string{"capacity"}, "domains": []string{"database"}, "limit": 5}),
@@ -279,6 +292,39 @@ func TestToolsAnswerAsTheJSONAPI(t *testing.T) {
 
 func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 	f := mustFixture(t)
+	// similar_incidents lists every part of each score — every shared
+	// feature, mechanisms among them, and the text channel's part — and the
+	// parts add up to the score.
+	kinds := map[string]bool{}
+	for _, id := range []string{"IL-0282", "IL-0384", "IL-0211"} {
+		var sim struct {
+			Matches []struct {
+				Case   struct{ ID string }
+				Score  float64
+				Shared []struct {
+					Kind         string
+					Contribution float64
+				}
+			}
+		}
+		json.Unmarshal(f.ok("similar_incidents", map[string]any{"id": id, "k": 10}), &sim)
+		if len(sim.Matches) == 0 {
+			t.Fatalf("similar_incidents of %s: none", id)
+		}
+		for _, m := range sim.Matches {
+			var sum float64
+			for _, sh := range m.Shared {
+				sum += sh.Contribution
+				kinds[sh.Kind] = true
+			}
+			if math.Abs(sum-m.Score) > float64(len(m.Shared)+1)*0.5e-9+1e-12 {
+				t.Errorf("similar_incidents of %s: %s's shares add up to %.12f, score %.9f", id, m.Case.ID, sum, m.Score)
+			}
+		}
+	}
+	if !kinds[string(ilgraph.KindMechanism)] || !kinds[string(ilgraph.WeightText)] {
+		t.Errorf("similar_incidents shares of kinds %v: want mechanism and text among them", kinds)
+	}
 	var got struct {
 		Matches []struct {
 			Case  struct{ ID string }
@@ -334,12 +380,26 @@ func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 		}
 	}
 
-	// Free text: the terms read from it join the profile, and the answer is
-	// the answer for those terms.
+	// Free text: the terms read from it join the profile, each counting
+	// with its confidence: every share of a term read from the text carries
+	// the confidence match_incident reports for it, and the shares add up to
+	// the score.
 	const text = "Kinesis front-end servers hit the OS thread limit; latency and errors up; CloudWatch metrics delayed"
 	var fromText struct {
-		Matches   json.RawMessage
-		Suggested map[string][]struct{ ID string }
+		Matches []struct {
+			Case   struct{ ID string }
+			Score  float64
+			Shared []struct {
+				Kind         string
+				ID           string
+				Contribution float64
+				Confidence   *float64
+			}
+		}
+		Suggested map[string][]struct {
+			ID         string
+			Confidence float64
+		}
 	}
 	json.Unmarshal(f.ok("match_incident", map[string]any{"text": text, "k": 5}), &fromText)
 	if len(fromText.Suggested) == 0 {
@@ -348,6 +408,35 @@ func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 	if len(fromText.Suggested["mechanism"]) == 0 {
 		t.Errorf("match_incident read no mechanism from %q: %+v", text, fromText.Suggested)
 	}
+	read := map[string]float64{}
+	for kind, ts := range fromText.Suggested {
+		for _, x := range ts {
+			read[kind+":"+x.ID] = x.Confidence
+		}
+	}
+	weighted := 0
+	for _, m := range fromText.Matches {
+		var sum float64
+		for _, sh := range m.Shared {
+			sum += sh.Contribution
+			c, ok := read[sh.Kind+":"+sh.ID]
+			switch {
+			case !ok:
+				t.Errorf("%s shares %s:%s, which the text did not suggest", m.Case.ID, sh.Kind, sh.ID)
+			case c < 1 && (sh.Confidence == nil || *sh.Confidence != c):
+				t.Errorf("%s: share %s:%s has confidence %v, suggested with %v", m.Case.ID, sh.Kind, sh.ID, sh.Confidence, c)
+			case c < 1:
+				weighted++
+			}
+		}
+		if math.Abs(sum-m.Score) > float64(len(m.Shared)+1)*0.5e-9+1e-12 {
+			t.Errorf("%s: shares add up to %.12f, score %.9f", m.Case.ID, sum, m.Score)
+		}
+	}
+	if len(fromText.Matches) == 0 || weighted == 0 {
+		t.Errorf("match_incident from text: %d matches, %d shares weighted by confidence", len(fromText.Matches), weighted)
+	}
+	// The same terms given by id count in full: the scores differ.
 	args := map[string]any{"k": 5}
 	for kind, ts := range fromText.Suggested {
 		var ids []string
@@ -369,15 +458,22 @@ func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 			args[kind] = ids
 		}
 	}
-	var fromTerms struct{ Matches json.RawMessage }
-	json.Unmarshal(f.ok("match_incident", args), &fromTerms)
-	sameJSON(t, "match_incident from text and from the terms read from it", fromText.Matches, fromTerms.Matches)
-	// …and the answer GraphQL's similarToText gives.
-	var viaText []struct {
-		Case  struct{ ID string }
-		Score float64
+	var fromTerms struct {
+		Matches []struct {
+			Case  struct{ ID string }
+			Score float64
+		}
 	}
-	json.Unmarshal(fromText.Matches, &viaText)
+	json.Unmarshal(f.ok("match_incident", args), &fromTerms)
+	differ := len(fromTerms.Matches) != len(fromText.Matches)
+	for i := 0; !differ && i < len(fromTerms.Matches); i++ {
+		differ = fromTerms.Matches[i].Score != fromText.Matches[i].Score
+	}
+	if len(fromTerms.Matches) == 0 || !differ {
+		t.Errorf("the terms given in full score as when read from the text: %+v", fromTerms.Matches)
+	}
+	// …and the answer GraphQL's similarToText gives.
+	viaText := fromText.Matches
 	body, _ = json.Marshal(map[string]any{"query": `query($t: String!) { similarToText(text: $t, k: 5) { match { matches { case { id } score } } } }`, "variables": map[string]any{"t": text}})
 	resp, err = http.Post(f.url+"/graphql", "application/json", bytes.NewReader(body))
 	if err != nil {

@@ -42,8 +42,9 @@ func renderCase(c *ilgraph.Case) string {
 	if c.Summary.En != "" {
 		b.WriteString(c.Summary.En + "\n")
 	}
-	fmt.Fprintf(&b, "Root cause: %s. Components: %s. Symptoms: %s. Contributing: %s.\n", orNone(c.RootCause),
-		orNone(strings.Join(c.Components, ", ")), orNone(strings.Join(c.Symptoms, ", ")), orNone(strings.Join(c.Contributing, ", ")))
+	fmt.Fprintf(&b, "Root cause: %s. Components: %s. Symptoms: %s. Contributing: %s. Mechanisms: %s. Domains: %s.\n", orNone(c.RootCause),
+		orNone(strings.Join(c.Components, ", ")), orNone(strings.Join(c.Symptoms, ", ")), orNone(strings.Join(c.Contributing, ", ")),
+		orNone(strings.Join(c.Mechanisms, ", ")), orNone(strings.Join(c.Domain, ", ")))
 	if c.Timeline.ResolvedAfter != "" {
 		fmt.Fprintf(&b, "Resolved after %s.\n", c.Timeline.ResolvedAfter)
 	}

@@ -407,8 +407,20 @@ func (t *tools) match(ctx context.Context, a MatchArgs) (*MatchResult, string, e
 }
 
 // withRead adds the profile read from a text to the one given: its root
-// cause only when none was given, its other terms to those given.
+// cause only when none was given, its other terms to those given. A term
+// read from the text counts with its confidence; one given counts in full.
 func withRead(p, read explore.Profile) explore.Profile {
+	given := map[ilgraph.Feature]bool{}
+	for _, f := range p.Features() {
+		given[f] = true
+	}
+	conf := map[ilgraph.Feature]float64{}
+	for f, c := range read.Confidence {
+		if !given[f] {
+			conf[f] = c
+		}
+	}
+	p.Confidence = conf
 	add := func(ids, more []string) []string {
 		out := append([]string(nil), ids...)
 		for _, id := range more {

@@ -41,9 +41,9 @@ func (s *Snapshot) With(version int64, id string, r *ilgraph.CaseFeatures) (*Sna
 		m.Old = old
 	}
 	n := &Snapshot{
-		ids: s.ids, byID: s.byID, date: s.date, severity: s.severity, machine: s.machine,
+		ids: s.ids, byID: s.byID, date: s.date, severity: s.severity, title: s.title, machine: s.machine,
 		bilingual: s.bilingual, reviewed: s.reviewed, org: s.org, resolved: s.resolved, year: s.year,
-		tags: s.tags, orgName: s.orgName, names: s.names, orgTerms: s.orgTerms, slot: s.slot, perKind: s.perKind,
+		tags: s.tags, orgName: s.orgName, names: s.names, orgTerms: s.orgTerms, slot: s.slot, fkind: s.fkind, perKind: s.perKind,
 		features: s.features, featID: s.featID, postings: slices.Clone(s.postings), caseFeat: s.caseFeat,
 		Version: version, Built: time.Now(),
 	}
@@ -127,6 +127,7 @@ func (s *Snapshot) cloneColumns(extra int) {
 	s.ids = slices.Grow(slices.Clone(s.ids), extra)
 	s.date = slices.Grow(slices.Clone(s.date), extra)
 	s.severity = slices.Grow(slices.Clone(s.severity), extra)
+	s.title = slices.Grow(slices.Clone(s.title), extra)
 	s.machine = slices.Grow(slices.Clone(s.machine), extra)
 	s.bilingual = slices.Grow(slices.Clone(s.bilingual), extra)
 	s.reviewed = slices.Grow(slices.Clone(s.reviewed), extra)
@@ -143,6 +144,7 @@ func (s *Snapshot) grow() {
 	s.ids = append(s.ids, "")
 	s.date = append(s.date, 0)
 	s.severity = append(s.severity, "")
+	s.title = append(s.title, ilgraph.Text{})
 	s.machine = append(s.machine, false)
 	s.bilingual = append(s.bilingual, false)
 	s.reviewed = append(s.reviewed, false)
@@ -158,7 +160,7 @@ func (s *Snapshot) grow() {
 // case's feature ids, ascending; nil for a new case) in the posting lists.
 // The columns and the outer posting list are the snapshot's own.
 func (s *Snapshot) set(i int32, r *ilgraph.CaseFeatures, before []int32) {
-	s.severity[i] = r.Severity
+	s.severity[i], s.title[i] = r.Severity, r.Title
 	s.machine[i], s.bilingual[i], s.reviewed[i] = r.MachineTagged, r.Bilingual, r.Reviewed
 	s.resolved[i] = -1
 	if r.Resolved {
@@ -223,11 +225,13 @@ func (s *Snapshot) remove(i int32, m *Moved) {
 			s.postings[f] = withCase(withoutCase(s.postings[f], last), i)
 		}
 		s.ids[i], s.date[i], s.severity[i], s.machine[i] = s.ids[last], s.date[last], s.severity[last], s.machine[last]
+		s.title[i] = s.title[last]
 		s.bilingual[i], s.reviewed[i], s.org[i], s.resolved[i] = s.bilingual[last], s.reviewed[last], s.org[last], s.resolved[last]
 		s.year[i], s.tags[i], s.orgName[i], s.caseFeat[i] = s.year[last], s.tags[last], s.orgName[last], s.caseFeat[last]
 		s.byID[s.ids[i]] = i
 	}
 	s.ids, s.date, s.severity, s.machine = s.ids[:last], s.date[:last], s.severity[:last], s.machine[:last]
+	s.title = s.title[:last]
 	s.bilingual, s.reviewed, s.org, s.resolved = s.bilingual[:last], s.reviewed[:last], s.org[:last], s.resolved[:last]
 	s.year, s.tags, s.orgName, s.caseFeat = s.year[:last], s.tags[:last], s.orgName[:last], s.caseFeat[:last]
 }
@@ -241,6 +245,7 @@ func (s *Snapshot) newFeature(f ilgraph.Feature) int32 {
 	s.postings = append(s.postings, nil)
 	k := kindIndex(f.Kind)
 	s.slot = append(slices.Clip(s.slot), int32(s.perKind[k]))
+	s.fkind = append(slices.Clip(s.fkind), int8(k))
 	s.perKind[k]++
 	return id
 }

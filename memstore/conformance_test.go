@@ -35,6 +35,10 @@ func (r readModel) Stats(_ context.Context, f ilgraph.CaseFilter) (*ilgraph.Stat
 	return r.s.Stats(f), nil
 }
 
+func (r readModel) Breakdown(_ context.Context, rows, cols ilgraph.Axis, f ilgraph.CaseFilter) (*ilgraph.BreakdownCounts, error) {
+	return r.s.Breakdown(rows, cols, f)
+}
+
 func (r readModel) CooccurrenceCounts(_ context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter) (int, map[ilgraph.Feature]int, map[[2]ilgraph.Feature]int, error) {
 	c := r.s.Cooccurrence(from, to, f)
 	return c.Total, c.Singles, c.Pairs, nil

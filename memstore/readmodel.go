@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"cmp"
 	"container/heap"
 	"slices"
 	"sort"
@@ -156,7 +157,7 @@ func (s *Snapshot) selection(f ilgraph.CaseFilter) []int32 {
 // organization and tags (in the case's order), nothing else.
 func (s *Snapshot) ref(i int32) *ilgraph.Case {
 	c := &ilgraph.Case{ID: s.ids[i], Date: time.Unix(int64(s.date[i])*86400, 0).UTC().Format(ilgraph.DateLayout),
-		Severity: s.severity[i], Org: s.names[s.orgName[i]]}
+		Severity: s.severity[i], Org: s.names[s.orgName[i]], Title: s.title[i]}
 	for _, fid := range s.tags[i] {
 		f := s.features[fid]
 		switch f.Kind {
@@ -182,7 +183,7 @@ func (s *Snapshot) ref(i int32) *ilgraph.Case {
 }
 
 // ReadModelFields are the case fields the read model holds (ref).
-var ReadModelFields = []string{"id", "date", "severity", "org", "org_slug", "root_cause", "components", "symptoms", "contributing", "domain", "mechanisms"}
+var ReadModelFields = []string{"id", "date", "severity", "title", "org", "org_slug", "root_cause", "components", "symptoms", "contributing", "domain", "mechanisms"}
 
 // ListCases returns the page [offset, offset+limit) of the cases f selects
 // in order, and how many f selects. f must have no text, order must not
@@ -310,11 +311,21 @@ func (s *Snapshot) Facets(f ilgraph.CaseFilter) *ilgraph.Facets {
 	sel := s.selection(f)
 	counts := make([]int32, len(s.features))
 	years := map[int]int{}
-	for _, c := range sel {
-		for _, fid := range s.caseFeat[c] {
-			counts[fid]++
+	if len(sel) == len(s.ids) {
+		// Every case: a term's count is its posting list's length.
+		for fid, l := range s.postings {
+			counts[fid] = int32(len(l))
 		}
-		years[int(s.year[c])]++
+		for _, y := range s.year {
+			years[int(y)]++
+		}
+	} else {
+		for _, c := range sel {
+			for _, fid := range s.caseFeat[c] {
+				counts[fid]++
+			}
+			years[int(s.year[c])]++
+		}
 	}
 	out := &ilgraph.Facets{Terms: map[ilgraph.Kind][]ilgraph.TermCount{}}
 	for fid, n := range counts {
@@ -354,7 +365,18 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 	nc := s.perKind[kp]
 	pairs := make([]int, s.perKind[kc]*nc)
 	var causes, comps []int32
-	for _, c := range sel {
+	// A large selection is walked in the order of its minutes to resolve,
+	// so that the minutes gathered for the quantiles come out sorted; a
+	// small one is walked as it is and its minutes sorted after.
+	walk, sorted := sel, false
+	if n := len(s.ids); n > 0 && len(sel) >= n/8 {
+		walk, sorted = s.inMinutesOrder(sel), true
+	}
+	distribute := ilgraph.Distribute
+	if sorted {
+		distribute = ilgraph.DistributeSorted
+	}
+	for _, c := range walk {
 		years[int(s.year[c])]++
 		if s.bilingual[c] {
 			st.Bilingual++
@@ -368,23 +390,23 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 		}
 		causes, comps = causes[:0], comps[:0]
 		for _, fid := range s.caseFeat[c] {
-			switch s.features[fid].Kind {
-			case ilgraph.KindRootCause:
+			switch s.fkind[fid] {
+			case kRootCause:
 				causes = append(causes, fid)
-			case ilgraph.KindComponent:
+			case kComponent:
 				comps = append(comps, fid)
 				continue
-			case ilgraph.KindOrg:
+			case kOrg:
 				orgs[fid] = true
-			case ilgraph.KindContributing:
-			case ilgraph.KindDomain:
+			case kContributing:
+			case kDomain:
 				counts[fid]++
 				continue
 			default:
 				continue
 			}
 			counts[fid]++
-			if measured && s.features[fid].Kind != ilgraph.KindOrg {
+			if measured && s.fkind[fid] != kOrg {
 				mins[fid] = append(mins[fid], m)
 			}
 		}
@@ -394,7 +416,7 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 			}
 		}
 	}
-	st.ResolveAll = ilgraph.Distribute(st.Cases, all)
+	st.ResolveAll = distribute(st.Cases, all)
 	st.PerYear = yearCounts(years)
 	var causeIDs, compIDs []int32 // by slot
 	causeIDs, compIDs = make([]int32, s.perKind[kc]), make([]int32, nc)
@@ -413,9 +435,9 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 		switch ft.Kind {
 		case ilgraph.KindRootCause:
 			st.PerRootCause = append(st.PerRootCause, tc)
-			st.ResolveByCause = append(st.ResolveByCause, ilgraph.GroupDistribution{Term: tc, Distribution: ilgraph.Distribute(n, mins[fid])})
+			st.ResolveByCause = append(st.ResolveByCause, ilgraph.GroupDistribution{Term: tc, Distribution: distribute(n, mins[fid])})
 		case ilgraph.KindContributing:
-			st.ResolveByFactor = append(st.ResolveByFactor, ilgraph.GroupDistribution{Term: tc, Distribution: ilgraph.Distribute(n, mins[fid])})
+			st.ResolveByFactor = append(st.ResolveByFactor, ilgraph.GroupDistribution{Term: tc, Distribution: distribute(n, mins[fid])})
 		case ilgraph.KindOrg:
 			st.Organizations++
 			st.PerOrg = append(st.PerOrg, tc)
@@ -457,6 +479,40 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 	return st
 }
 
+// inMinutesOrder returns the cases of sel (ascending) in the order of their
+// minutes to resolve (cases that do not say first).
+func (s *Snapshot) inMinutesOrder(sel []int32) []int32 {
+	order := s.minutesOrder()
+	if len(sel) == len(order) {
+		return order
+	}
+	in := make([]uint64, (len(s.ids)+63)/64)
+	for _, c := range sel {
+		in[c>>6] |= 1 << (c & 63)
+	}
+	out := make([]int32, 0, len(sel))
+	for _, c := range order {
+		if in[c>>6]&(1<<(c&63)) != 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// minutesOrder is every case by minutes to resolve, made once per snapshot
+// on first use (a snapshot is immutable; With makes a new one).
+func (s *Snapshot) minutesOrder() []int32 {
+	s.byMinutesOnce.Do(func() {
+		o := make([]int32, len(s.ids))
+		for i := range o {
+			o[i] = int32(i)
+		}
+		slices.SortFunc(o, func(a, b int32) int { return cmp.Compare(s.resolved[a], s.resolved[b]) })
+		s.byMinutes = o
+	})
+	return s.byMinutes
+}
+
 // Cooccurrence counts, over the cases f selects, the cases with each term
 // of kinds from and to (Singles) and with each pair a (of from) and b (of
 // to) together (Pairs; a.id < b.id when the kinds are the same), and how
@@ -471,20 +527,33 @@ type Cooccurrence struct {
 func (s *Snapshot) Cooccurrence(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Cooccurrence {
 	sel := s.selection(f)
 	out := &Cooccurrence{Total: len(sel), Singles: map[ilgraph.Feature]int{}, Pairs: map[[2]ilgraph.Feature]int{}}
+	ka, kb := kindIndex(from), kindIndex(to)
+	if ka < 0 || kb < 0 {
+		return out
+	}
+	fa, fb := int8(ka), int8(kb)
 	singles := make([]int32, len(s.features))
+	// Pairs count in a dense matrix by the terms' slots among their kinds
+	// when it is small (root causes × components: tens × hundreds), in a
+	// map otherwise (organizations × organizations).
+	na, nb := s.perKind[ka], s.perKind[kb]
+	var dense []int32
+	if na*nb <= 1<<20 {
+		dense = make([]int32, na*nb)
+	}
 	pairs := map[[2]int32]int{}
 	var as, bs []int32
 	for _, c := range sel {
 		as, bs = as[:0], bs[:0]
 		for _, fid := range s.caseFeat[c] {
-			k := s.features[fid].Kind
-			if k == from {
+			k := s.fkind[fid]
+			if k == fa {
 				as = append(as, fid)
 			}
-			if k == to {
+			if k == fb {
 				bs = append(bs, fid)
 			}
-			if k == from || k == to {
+			if k == fa || k == fb {
 				singles[fid]++
 			}
 		}
@@ -493,13 +562,34 @@ func (s *Snapshot) Cooccurrence(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Co
 				if from == to && s.features[a].ID >= s.features[b].ID {
 					continue
 				}
-				pairs[[2]int32{a, b}]++
+				if dense != nil {
+					dense[int(s.slot[a])*nb+int(s.slot[b])]++
+				} else {
+					pairs[[2]int32{a, b}]++
+				}
 			}
 		}
 	}
+	var bySlotA, bySlotB []int32
+	if dense != nil {
+		bySlotA, bySlotB = make([]int32, na), make([]int32, nb)
+	}
 	for fid, n := range singles {
+		if dense != nil {
+			if s.fkind[fid] == fa {
+				bySlotA[s.slot[fid]] = int32(fid)
+			}
+			if s.fkind[fid] == fb {
+				bySlotB[s.slot[fid]] = int32(fid)
+			}
+		}
 		if n > 0 {
 			out.Singles[s.features[fid]] = int(n)
+		}
+	}
+	for i, n := range dense {
+		if n > 0 {
+			pairs[[2]int32{bySlotA[i/nb], bySlotB[i%nb]}] = int(n)
 		}
 	}
 	for p, n := range pairs {

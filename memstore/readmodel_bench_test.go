@@ -37,6 +37,11 @@ func BenchmarkReadModel(b *testing.B) {
 				ix.Cooccurrence(ilgraph.KindRootCause, ilgraph.KindComponent, f.f)
 			}
 		})
+		b.Run("breakdown/"+f.name, func(b *testing.B) {
+			for b.Loop() {
+				ix.Breakdown(ilgraph.Axis(ilgraph.KindRootCause), ilgraph.AxisYear, f.f)
+			}
+		})
 		b.Run("page/"+f.name, func(b *testing.B) {
 			for b.Loop() {
 				ix.ListCases(f.f, ilgraph.SortDateDesc, 0, 100)

@@ -238,7 +238,7 @@ func caseIDs(cs []*ilgraph.Case) []string {
 func tagsOf(cs []*ilgraph.Case) []ilgraph.Case {
 	out := make([]ilgraph.Case, len(cs))
 	for i, c := range cs {
-		out[i] = ilgraph.Case{ID: c.ID, Date: c.Date, Severity: c.Severity, Org: c.Org, OrgSlug: c.OrgSlug,
+		out[i] = ilgraph.Case{ID: c.ID, Date: c.Date, Severity: c.Severity, Title: c.Title, Org: c.Org, OrgSlug: c.OrgSlug,
 			RootCause: c.RootCause, Components: c.Components, Symptoms: c.Symptoms, Contributing: c.Contributing, Domain: c.Domain}
 	}
 	return out

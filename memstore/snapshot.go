@@ -18,6 +18,7 @@ package memstore
 
 import (
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ilgraph/ilgraph"
@@ -37,6 +38,15 @@ func kindIndex(k ilgraph.Kind) int {
 
 const nKinds = 7
 
+// The kinds' indices, as Snapshot.fkind holds them.
+var (
+	kRootCause    = int8(kindIndex(ilgraph.KindRootCause))
+	kComponent    = int8(kindIndex(ilgraph.KindComponent))
+	kContributing = int8(kindIndex(ilgraph.KindContributing))
+	kDomain       = int8(kindIndex(ilgraph.KindDomain))
+	kOrg          = int8(kindIndex(ilgraph.KindOrg))
+)
+
 // Snapshot is the corpus at one version, as the in-memory store holds it.
 // It is immutable once built and safe for concurrent use. Cases are
 // numbered 0…Len()-1 in the order they were read; features 0… in the order
@@ -46,7 +56,8 @@ type Snapshot struct {
 	byID     map[string]int32
 	date     []int32 // days since 1970-01-01
 	severity []string
-	machine  []bool // Case.MachineTagged
+	title    []ilgraph.Text // what lists show beside the tags
+	machine  []bool         // Case.MachineTagged
 	// Case.Bilingual and Case.Reviewed, counted by Stats.
 	bilingual, reviewed []bool
 	org                 []int32 // feature id of each case's organization, -1 if none
@@ -57,6 +68,7 @@ type Snapshot struct {
 	names               []string
 	orgTerms            map[string]string // organization id -> name, when the source has them
 	slot                []int32           // feature id -> its position among its kind's features
+	fkind               []int8            // feature id -> its kind's index in kinds (compared as ints in the aggregates' loops)
 	perKind             [nKinds]int       // features of each kind
 
 	features []ilgraph.Feature         // by feature id
@@ -65,6 +77,9 @@ type Snapshot struct {
 	caseFeat [][]int32                 // case -> its feature ids, ascending
 
 	ord orders // sort orders of the read model (readmodel.go)
+
+	byMinutesOnce sync.Once
+	byMinutes     []int32 // every case by minutes to resolve (minutesOrder)
 
 	// Version is the corpus version the snapshot was read at.
 	Version int64
@@ -115,6 +130,7 @@ func (b *Builder) Add(r *ilgraph.CaseFeatures) int32 {
 		b.sev[sev] = sev
 	}
 	s.severity = append(s.severity, sev)
+	s.title = append(s.title, r.Title)
 	s.machine = append(s.machine, r.MachineTagged)
 	s.bilingual = append(s.bilingual, r.Bilingual)
 	s.reviewed = append(s.reviewed, r.Reviewed)
@@ -190,6 +206,7 @@ func (s *Snapshot) addFeature(f ilgraph.Feature) int32 {
 	s.postings = append(s.postings, nil)
 	k := kindIndex(f.Kind)
 	s.slot = append(s.slot, int32(s.perKind[k]))
+	s.fkind = append(s.fkind, int8(k))
 	s.perKind[k]++
 	return id
 }
@@ -207,8 +224,10 @@ func Ranking(features []ilgraph.Feature, ids []string, caseFeat [][]int32) *Snap
 		caseFeat: caseFeat, tags: caseFeat,
 		date: make([]int32, n), severity: make([]string, n), machine: make([]bool, n), org: make([]int32, n),
 	}
+	s.fkind = make([]int8, len(features))
 	for f, x := range features {
 		s.featID[x] = int32(f)
+		s.fkind[f] = int8(kindIndex(x.Kind))
 	}
 	for i, fs := range caseFeat {
 		s.byID[ids[i]] = int32(i)

@@ -125,3 +125,14 @@ func (st *Store) Hold() (release func()) { return st.src.Hold() }
 func (st *Store) Follow(ctx context.Context, version int64, id string, c *ilgraph.Case) bool {
 	return st.src.Apply(ctx, version, Change{ID: id, Case: c})
 }
+
+// BreakdownCounts counts the cases a filter without text selects along two
+// axes (see Snapshot.Breakdown).
+func (st *Store) BreakdownCounts(ctx context.Context, rows, cols ilgraph.Axis, f ilgraph.CaseFilter) (*ilgraph.BreakdownCounts, bool, error) {
+	s, err := st.current(ctx)
+	if s == nil || err != nil {
+		return nil, false, err
+	}
+	b, err := s.Breakdown(rows, cols, f)
+	return b, true, err
+}

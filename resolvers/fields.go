@@ -10,7 +10,7 @@ import (
 
 // tagsOnly reports whether the case list being resolved (a CaseConnection)
 // is asked only for case fields the core's read model holds (ids, dates,
-// severity, organization, tags): then the core need not read the cases from
+// severity, title, organization, tags): then the core need not read the cases from
 // the graph (explore.CaseQuery.TagsOnly). It reads the fields the query
 // selects, with fragments resolved; the terms' own fields resolve from the
 // term ids as always.
@@ -23,7 +23,7 @@ func tagsOnly(ctx context.Context) bool {
 	slim := func(sel []graphql.CollectedField) bool {
 		for _, f := range sel {
 			switch f.Name {
-			case "id", "date", "year", "severity", "organization", "rootCause", "components", "symptoms", "contributing", "domains", "mechanisms", "__typename":
+			case "id", "date", "year", "severity", "title", "organization", "rootCause", "components", "symptoms", "contributing", "domains", "mechanisms", "__typename":
 			default:
 				return false
 			}

@@ -254,6 +254,7 @@ type ComplexityRoot struct {
 	}
 
 	FeatureContribution struct {
+		Confidence   func(childComplexity int) int
 		Contribution func(childComplexity int) int
 		Kind         func(childComplexity int) int
 		Term         func(childComplexity int) int
@@ -679,6 +680,8 @@ type EvidenceResolver interface {
 }
 type FeatureContributionResolver interface {
 	Term(ctx context.Context, obj *ilgraph.Contribution) (*ilgraph.Term, error)
+
+	Confidence(ctx context.Context, obj *ilgraph.Contribution) (*float64, error)
 }
 type ImpactResolver interface {
 	Scope(ctx context.Context, obj *ilgraph.Impact) (*string, error)
@@ -1602,6 +1605,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Facets.Years(childComplexity), true
 
+	case "FeatureContribution.confidence":
+		if e.ComplexityRoot.FeatureContribution.Confidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeatureContribution.Confidence(childComplexity), true
 	case "FeatureContribution.contribution":
 		if e.ComplexityRoot.FeatureContribution.Contribution == nil {
 			break
@@ -3471,7 +3480,10 @@ type FeatureContribution {
   kind: Kind!
   term: Term!
   weight: Float!
+  "weight × confidence (for a term suggested from a text) over the score's denominator."
   contribution: Float!
+  "Only for a profile's term suggested from a text (similarToText): the suggestion's confidence, with which the term counts (weight × confidence). Null when it counts in full."
+  confidence: Float
 }
 
 enum Side {
@@ -4556,6 +4568,8 @@ func (ec *executionContext) childFields_FeatureContribution(ctx context.Context,
 		return ec.fieldContext_FeatureContribution_weight(ctx, field)
 	case "contribution":
 		return ec.fieldContext_FeatureContribution_contribution(ctx, field)
+	case "confidence":
+		return ec.fieldContext_FeatureContribution_confidence(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FeatureContribution", field.Name)
 }
@@ -9751,6 +9765,29 @@ func (ec *executionContext) _FeatureContribution_contribution(ctx context.Contex
 }
 func (ec *executionContext) fieldContext_FeatureContribution_contribution(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FeatureContribution", field, false, false, "Float")
+}
+
+func (ec *executionContext) _FeatureContribution_confidence(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Contribution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeatureContribution_confidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FeatureContribution().Confidence(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FeatureContribution_confidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeatureContribution", field, true, true, "Float")
 }
 
 func (ec *executionContext) _Highlight_start(ctx context.Context, field graphql.CollectedField, obj *Highlight) (ret graphql.Marshaler) {
@@ -18406,6 +18443,12 @@ func (ec *executionContext) _FeatureContribution(ctx context.Context, sel ast.Se
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "confidence":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._FeatureContribution_confidence(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

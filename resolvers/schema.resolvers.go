@@ -396,6 +396,15 @@ func (r *featureContributionResolver) Term(ctx context.Context, obj *ilgraph.Con
 	return r.term(ctx, obj.Kind, obj.ID)
 }
 
+// Confidence is the resolver for the confidence field.
+func (r *featureContributionResolver) Confidence(ctx context.Context, obj *ilgraph.Contribution) (*float64, error) {
+	if obj.Confidence <= 0 {
+		return nil, nil
+	}
+	c := obj.Confidence
+	return &c, nil
+}
+
 // Scope is the resolver for the scope field.
 func (r *impactResolver) Scope(ctx context.Context, obj *ilgraph.Impact) (*string, error) {
 	return optString(obj.Scope), nil

@@ -303,12 +303,24 @@ func (ix *Index) Weight(opt ilgraph.SimilarityOptions) func(ilgraph.Feature) flo
 // pass opt.Filter (whose Text must already be resolved into IDs), by score
 // descending then id ascending, each with its explanation.
 func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.SimilarityOptions) []ilgraph.Match {
+	return ix.similar(query, nil, exclude, opt)
+}
+
+// SimilarToProfile is Similar for a profile (no query case, no text) whose
+// features are held with a confidence: member(f) in (0, 1] (nil: all in
+// full), scored by ilgraph.ScoreProfile (each counts with
+// ilgraph.ConfidenceWeight of it).
+func (ix *Index) SimilarToProfile(query []ilgraph.Feature, member func(ilgraph.Feature) float64, opt ilgraph.SimilarityOptions) []ilgraph.Match {
+	return ix.similar(query, member, "", opt)
+}
+
+func (ix *Index) similar(query []ilgraph.Feature, member func(ilgraph.Feature) float64, exclude string, opt ilgraph.SimilarityOptions) []ilgraph.Match {
 	if opt.K <= 0 || len(ix.ids) == 0 {
 		return nil
 	}
 	flt := ix.snap.Compile(opt.Filter)
 	h := &topK{k: opt.K}
-	qVec, wText := ix.eachScore(query, exclude, opt, func(c int32, score float64) {
+	qVec, wText := ix.eachScore(query, member, exclude, opt, func(c int32, score float64) {
 		if score < opt.MinScore || !h.wants(score, ix.ids[c]) || !flt.Match(c) {
 			return
 		}
@@ -322,7 +334,7 @@ func (ix *Index) Similar(query []ilgraph.Feature, exclude string, opt ilgraph.Si
 		if wText > 0 {
 			v = ix.TextVector(id)
 		}
-		m := ilgraph.ScoreText(query, ix.Features(id), weight, wText, qVec, v)
+		m := ilgraph.ScoreProfile(query, member, ix.Features(id), weight, wText, qVec, v)
 		m.ID = id
 		// The explanation's score is the definition's, computed afresh; it
 		// equals the ranking score (both rounded).
@@ -360,7 +372,7 @@ func (ix *Index) explain(x int32, ids []string, opt ilgraph.SimilarityOptions) [
 // counts when it has a weight and exclude is a case with text (a stored
 // case's query); eachScore returns that case's text vector and the text
 // weight in use (0 when the channel is off).
-func (ix *Index) eachScore(query []ilgraph.Feature, exclude string, opt ilgraph.SimilarityOptions, fn func(c int32, score float64)) (ilgraph.TextVector, float64) {
+func (ix *Index) eachScore(query []ilgraph.Feature, member func(ilgraph.Feature) float64, exclude string, opt ilgraph.SimilarityOptions, fn func(c int32, score float64)) (ilgraph.TextVector, float64) {
 	// The query's distinct features with their weights.
 	seen := map[ilgraph.Feature]bool{}
 	var qw float64
@@ -375,6 +387,13 @@ func (ix *Index) eachScore(query []ilgraph.Feature, exclude string, opt ilgraph.
 		}
 		seen[f] = true
 		w := ix.weightOf(f, opt.Weights, opt.Rarity)
+		if member != nil {
+			// A feature held with confidence c weighs w·m, m =
+			// ConfidenceWeight(c), on the query's side; the union qw + cw −
+			// shared then counts w for a shared one, as
+			// ilgraph.ScoreProfile does.
+			w *= ilgraph.ConfidenceWeight(member(f))
+		}
 		qw += w
 		if id, ok := ix.snap.FeatureID(f); ok && w > 0 {
 			qs = append(qs, qf{id, w})

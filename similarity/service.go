@@ -119,8 +119,9 @@ func (s *Service) Similar(ctx context.Context, id string, opt ilgraph.Similarity
 	return ix.Similar(ix.Features(id), id, opt), nil
 }
 
-// SimilarToProfile ranks the cases most like an ad-hoc set of features.
-func (s *Service) SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error) {
+// SimilarToProfile ranks the cases most like an ad-hoc set of features,
+// each held with the confidence member gives (nil: all in full).
+func (s *Service) SimilarToProfile(ctx context.Context, profile []ilgraph.Feature, member func(ilgraph.Feature) float64, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error) {
 	ix, err := s.Index(ctx)
 	if err != nil {
 		return nil, err
@@ -128,7 +129,7 @@ func (s *Service) SimilarToProfile(ctx context.Context, profile []ilgraph.Featur
 	if err := s.resolveText(ctx, &opt); err != nil {
 		return nil, err
 	}
-	return ix.Similar(profile, "", opt), nil
+	return ix.SimilarToProfile(profile, member, opt), nil
 }
 
 // Weighting returns the features and text vector of each case named (nil

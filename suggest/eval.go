@@ -141,6 +141,14 @@ type Report struct {
 	OverlapNoMechanisms map[string]float64 `json:"overlapNoMechanisms,omitempty"`
 	// OverlapBaseline is Overlap for the baseline's profiles.
 	OverlapBaseline map[string]float64 `json:"overlapBaseline,omitempty"`
+	// OverlapInFull is Overlap with every predicted term counting in full,
+	// as similarToText counted them before terms counted with their
+	// confidence (Overlap weighs each by its confidence, as the server does).
+	OverlapInFull map[string]float64 `json:"overlapInFull,omitempty"`
+	// TextQueries are the judged sets measured with each query case's text
+	// (Query, leave-one-out, nested cut-offs) as a live description: the
+	// cases most like the profile predicted from it, graded by the judges.
+	TextQueries []TextQueryFigures `json:"textQueries,omitempty"`
 	// Terms are, when asked for (ilgraph eval suggest --terms KIND), the
 	// engine's counts per term of one kind and language (TermCounts).
 	Terms map[string][]TermCount `json:"terms,omitempty"`
@@ -150,11 +158,28 @@ type Report struct {
 	Predictions, BaselinePredictions []Prediction `json:"-"`
 }
 
+// TextQueryFigures are a judged set's figures when its query cases are
+// asked for by their text in one language, with the predicted terms
+// counting with their confidence ("confidence") or in full ("full").
+type TextQueryFigures struct {
+	Set       string  `json:"set"`
+	Judge     string  `json:"judge"`
+	Lang      string  `json:"lang"`
+	Weighting string  `json:"weighting"`
+	Queries   int     `json:"queries"`
+	P5        float64 `json:"p5"`
+	Strong5   float64 `json:"strong5"`
+	NDCG5     float64 `json:"ndcg5"`
+	Unjudged  int     `json:"unjudged"`
+}
+
 // Prediction is what the engine predicted for one query of the evaluation.
 type Prediction struct {
 	CaseID string
 	Lang   string
 	Terms  map[ilgraph.Kind][]string
+	// Confidence is each predicted term's confidence.
+	Confidence map[ilgraph.Feature]float64
 }
 
 // EvalFolds is how many folds the nested calibration splits the corpus
@@ -280,9 +305,12 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 }
 
 func predicted(id, lang string, res *Result, cut map[ilgraph.Kind]Cutoff) Prediction {
-	p := Prediction{CaseID: id, Lang: lang, Terms: map[ilgraph.Kind][]string{}}
+	p := Prediction{CaseID: id, Lang: lang, Terms: map[ilgraph.Kind][]string{}, Confidence: map[ilgraph.Feature]float64{}}
 	for _, k := range ilgraph.VocabKinds {
-		p.Terms[k] = res.Predicted(k, cut[k])
+		for _, s := range res.Top(k, cut[k].Max, cut[k].Min) {
+			p.Terms[k] = append(p.Terms[k], s.ID)
+			p.Confidence[ilgraph.Feature{Kind: k, ID: s.ID}] = s.Confidence
+		}
 	}
 	return p
 }

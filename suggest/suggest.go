@@ -85,6 +85,7 @@ type Engine struct {
 	featTerm []int32            // snapshot feature id -> term index, -1 for one not in the vocabulary
 	termFeat []int32            // term index -> snapshot feature id, -1 for a term no case has
 	analyzer *analysis.Analyzer // vendors dropped
+	names    *names             // Hangul product names read as English (nil for the baseline)
 	index    map[string]*bm25   // "en", "ko": caseText
 	factors  map[string]*bm25   // "en", "ko": factorText
 
@@ -206,6 +207,9 @@ func newEngine(v *ilgraph.Vocabulary, opts Options) (*Engine, error) {
 		opts.VoteWeight = 0.8
 	}
 	e := &Engine{opts: opts, termIdx: map[ilgraph.Feature]int{}, index: map[string]*bm25{}, factors: map[string]*bm25{}}
+	if !opts.LabelsOnly {
+		e.names = newNames()
+	}
 	// Terms in a fixed order (kind, then id), whatever order the vocabulary
 	// came in: ties between suggestions break by it, so the engine built from
 	// vocab.json and the one built from the graph answer alike.
@@ -373,12 +377,12 @@ func (e *Engine) analyse(c *ilgraph.Case) analysedCase {
 	}
 	slices.Sort(out.tags)
 	en, ko := caseText(c)
-	out.terms[0], out.terms[1] = e.analyzer.Terms(en), e.analyzer.Terms(ko)
+	out.terms[0], out.terms[1] = e.words(en), e.words(ko)
 	if !e.opts.LabelsOnly {
 		fen, fko := factorText(c)
-		out.terms[2], out.terms[3] = e.analyzer.Terms(fen), e.analyzer.Terms(fko)
+		out.terms[2], out.terms[3] = e.words(fen), e.words(fko)
 		seen := map[int]bool{}
-		for _, m := range e.matcher.FindAll(analysis.Tokens(en + "\n" + ko)) {
+		for _, m := range e.matcher.FindAll(e.names.tokens(analysis.Tokens(en + "\n" + ko))) {
 			if !seen[m.Phrase] {
 				seen[m.Phrase] = true
 				out.phrases = append(out.phrases, m.Phrase)
@@ -386,6 +390,16 @@ func (e *Engine) analyse(c *ilgraph.Case) analysedCase {
 		}
 	}
 	return out
+}
+
+// words are the terms of text the BM25 indexes hold: the analyzer's, vendors
+// left out, with Hangul product names read as the English ones.
+func (e *Engine) words(text string) []string {
+	ts := e.analyzer.Terms(text)
+	if e.names == nil {
+		return ts
+	}
+	return e.names.terms(ts, e.analyzer.IsVendor)
 }
 
 // apply adds an analysed case, the next in order.
@@ -458,7 +472,7 @@ func (e *Engine) buildPhrases() {
 		if e.opts.LabelsOnly {
 			p = plainPhrase(text)
 		} else {
-			p = analysis.Phrase(text)
+			p = e.names.phrase(analysis.Phrase(text))
 		}
 		key := fmt.Sprint(term, p)
 		if len(p) == 0 || seen[key] {
@@ -556,6 +570,9 @@ func (e *Engine) suggestNow(text, lang string, ex excluded, skip int) (*Result, 
 	if lang == "" {
 		lang = detect(toks)
 	}
+	if e.names != nil {
+		toks = e.names.tokens(toks)
+	}
 	res := &Result{Lang: lang, ByKind: map[ilgraph.Kind][]Suggestion{}}
 
 	// Signal 1: phrases.
@@ -609,7 +626,7 @@ func (e *Engine) suggestNow(text, lang string, ex excluded, skip int) (*Result, 
 	vote := make([]float64, len(e.terms))
 	voters := make([][]Evidence, len(e.terms))
 	if !e.opts.LabelsOnly {
-		words := e.analyzer.Terms(text)
+		words := e.words(text)
 		ids, tags := e.snap.IDs(), e.snap.CaseFeatureIDs()
 		var gone map[int32]bool
 		var docs []overDoc

@@ -108,6 +108,13 @@ type Query struct {
 	PeerErrors       int     `json:"peer_errors,omitempty"`
 	RPSRatioVsPeer   float64 `json:"rps_ratio_vs_peer,omitempty"`
 	RPSRatioVsCypher float64 `json:"rps_ratio_vs_cypher"`
+	// At concurrency 1, the question and the server's per-request floor
+	// ({ __typename }: parse, validate, one HTTP round trip, no work)
+	// asked in turn, so both see the same machine: their p50s and the
+	// ratio (the goal is ≤ 3 for answers from memory).
+	PairedP50Ms        float64 `json:"paired_p50_ms,omitempty"`
+	TypenameP50Ms      float64 `json:"typename_p50_ms,omitempty"`
+	P50RatioVsTypename float64 `json:"p50_ratio_vs_typename,omitempty"`
 }
 
 func main() {
@@ -350,6 +357,11 @@ func measureQueries(ctx context.Context, db *graph.DB, res *Result, n, reqs int,
 				lat, errs, rps = hammer(reqs, c, func(i int) error { return q.peer(client, peer, i) })
 				r.PeerP50Ms, r.PeerP99Ms, r.PeerRPS, r.PeerErrors = pct(lat, 0.5), pct(lat, 0.99), rps, errs
 				r.RPSRatioVsPeer = r.RPS / r.PeerRPS
+			}
+			if c == 1 {
+				qs, ts := paired(reqs, func(i int) error { return q.graphql(client, base, i) }, func() error { return post(client, base+"/graphql", "{ __typename }", nil) })
+				r.PairedP50Ms, r.TypenameP50Ms = pct(qs, 0.5), pct(ts, 0.5)
+				r.P50RatioVsTypename = r.PairedP50Ms / r.TypenameP50Ms
 			}
 			if !noFloor {
 				lat, _, rps = hammer(reqs, c, func(i int) error { return q.floor(ctx, st, i) })
@@ -633,6 +645,22 @@ func queries(a *args) []query {
 			floor: func(ctx context.Context, db store, i int) error {
 				return rows(ctx, db, "newest_50_with_tags", map[string]any{"to": day(i)})
 			}},
+		// The Cases screen's page as it shows it: both titles, the
+		// organization's name, the date and three kinds of tags, over one
+		// year's cases (a different year each request).
+		{name: "list_page_50",
+			graphql: func(c *http.Client, base string, i int) error {
+				y := year(i)
+				return api(c, base, `query List($from: String, $to: String) { cases(filter: {dateFrom: $from, dateTo: $to}, first: 50) { nodes { id date title { en ko } organization { en } rootCause { id en } components { id en } symptoms { id en } } } }`, map[string]any{"from": fmt.Sprintf("%d-01-01", y), "to": fmt.Sprintf("%d-12-31", y)})
+			},
+			peer: func(c *http.Client, url string, i int) error {
+				y := year(i)
+				return post(c, url, `query List($from: Date, $to: Date) { cases(where: {date: {gte: $from, lte: $to}}, sort: [{date: DESC}], limit: 50) { id date title_en title_ko org rootCause { id en } components { id en } symptoms { id en } } }`, map[string]any{"from": fmt.Sprintf("%d-01-01", y), "to": fmt.Sprintf("%d-12-31", y)})
+			},
+			floor: func(ctx context.Context, db store, i int) error {
+				y := year(i)
+				return rows(ctx, db, "list_page_50", map[string]any{"from": fmt.Sprintf("%d-01-01", y), "to": fmt.Sprintf("%d-12-31", y)})
+			}},
 		{name: "filtered_page_ids",
 			graphql: func(c *http.Client, base string, i int) error {
 				rc, comp, from := page(i)
@@ -711,6 +739,16 @@ func queries(a *args) []query {
 			floor: func(ctx context.Context, db store, i int) error {
 				_, f := filterVars(i)
 				_, err := db.Stats(ctx, f)
+				return err
+			}},
+		{name: "dash_breakdown",
+			graphql: func(c *http.Client, base string, i int) error {
+				vars, _ := filterVars(i)
+				return api(c, base, `query Breakdown($filter: CaseFilter) { breakdown(rows: ROOT_CAUSE, columns: YEAR, filter: $filter) { total rows { key count } columns { key count } cells { row column count } } }`, vars)
+			},
+			floor: func(ctx context.Context, db store, i int) error {
+				_, f := filterVars(i)
+				_, err := db.Breakdown(ctx, ilgraph.Axis(ilgraph.KindRootCause), ilgraph.AxisYear, f)
 				return err
 			}},
 		{name: "dash_same_root_cause",
@@ -802,6 +840,26 @@ func hammer(total, c int, do func(i int) error) ([]float64, int, float64) {
 	}
 	wg.Wait()
 	return lat, errs, float64(len(lat)) / time.Since(start).Seconds()
+}
+
+// paired asks question i and then the floor, one client, total times (or
+// until the budget is spent), and returns both latencies in ms; errors
+// end it (the sweep has counted them already).
+func paired(total int, question func(i int) error, floor func() error) (qs, fs []float64) {
+	start := time.Now()
+	for i := 0; i < total && (time.Since(start) <= budget || i < 3); i++ {
+		t := time.Now()
+		if question(i) != nil {
+			break
+		}
+		qs = append(qs, float64(time.Since(t).Microseconds())/1000)
+		t = time.Now()
+		if floor() != nil {
+			break
+		}
+		fs = append(fs, float64(time.Since(t).Microseconds())/1000)
+	}
+	return qs, fs
 }
 
 func pct(xs []float64, q float64) float64 {
@@ -926,6 +984,12 @@ func printTable(w io.Writer, r *Result) {
 			floor = fmt.Sprintf("%9.2f %8.1f %6.2f×", q.CypherP50Ms, q.CypherRPS, q.RPSRatioVsCypher)
 		}
 		fmt.Fprintf(w, "%-22s %4d %5d %8.2f %8.2f %8.1f %4d | %s | %s\n", q.Name, q.Concurrency, q.Requests, q.P50Ms, q.P99Ms, q.RPS, q.Errors, peer, floor)
+	}
+	fmt.Fprintf(w, "\nat concurrency 1, asked in turn with { __typename } (the server's own per-request floor):\n")
+	for _, q := range r.Queries {
+		if q.TypenameP50Ms > 0 {
+			fmt.Fprintf(w, "%-22s p50 %8.2f ms, { __typename } %6.2f ms: %6.1f×\n", q.Name, q.PairedP50Ms, q.TypenameP50Ms, q.P50RatioVsTypename)
+		}
 	}
 	fmt.Fprintf(w, "\nserver peak RSS: %.0f MB", r.Server.PeakRSSMB)
 	if r.Peer.PeakRSSMB > 0 {

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/loader"
+	"github.com/ilgraph/ilgraph/relevance"
 	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/suggest"
 )
@@ -23,17 +26,20 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(args) > 0 && args[0] == "similar" {
 		return runEvalSimilar(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "typed" {
+		return runEvalTyped(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "import" {
 		return runEvalImport(ctx, args[1:], stdout, stderr)
 	}
 	if len(args) == 0 || args[0] != "suggest" {
-		fmt.Fprintln(stderr, "Usage: ilgraph eval suggest [--seeds DIR] [--json]\n       ilgraph eval similar [--seeds DIR] [--judged DIR] [--json]\n       ilgraph eval import issre22 [--seeds DIR] [--json] DIR")
+		fmt.Fprintln(stderr, "Usage: ilgraph eval suggest [--seeds DIR] [--json]\n       ilgraph eval similar [--seeds DIR] [--judged DIR] [--json]\n       ilgraph eval typed [--seeds DIR] [--file FILE] [--each] [--json]\n       ilgraph eval import issre22 [--seeds DIR] [--json] DIR")
 		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h" || args[0] == "-help") {
 			return nil
 		}
 		return errUsage
 	}
-	fs := newFlagSet("eval suggest", `Usage: ilgraph eval suggest [--seeds DIR] [--terms KIND] [--json]
+	fs := newFlagSet("eval suggest", `Usage: ilgraph eval suggest [--seeds DIR] [--terms KIND] [--judged DIR] [--judge 1|2|both] [--json]
 
 Measures suggested terms by leave-one-out over a corpus, with no database:
 each case's symptoms text and summary, in English and then in Korean where
@@ -46,6 +52,12 @@ overlap of the ten cases most similar to the predicted profile with those
 most similar to the true tags; and the cut-offs calibrated on the whole
 corpus (what DefaultCutoffs should be).
 
+It also measures the judged similarity sets (--judged, default
+testdata/relevance, skipped when that default folder is absent; --judge
+chooses whose grades) with each query case asked for by its text: the
+cases most like the profile predicted from it, the terms counting in full
+and with their confidence (as similarToText counts them).
+
 With --terms KIND (component, symptom, contributing, domain, mechanism or
 root_cause), also prints each term of that kind: on how many queries' cases
 it is a tag, and how often the engine (nested cut-offs) found it, missed it
@@ -53,9 +65,13 @@ and predicted it wrongly: which terms the errors come from.`, stderr)
 	seeds := fs.String("seeds", "seeds", "the corpus: a folder with vocab.json and case files")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	terms := fs.String("terms", "", "also count `KIND`'s terms one by one: tagged, found, missed, predicted wrongly")
+	judged := fs.String("judged", "testdata/relevance", "the judged sets the query cases' texts are measured on (skipped when the default folder is absent)")
+	judge := fs.String("judge", "1", "whose grades for the judged sets: 1, 2 or both")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
+	judgedGiven := false
+	fs.Visit(func(f *flag.Flag) { judgedGiven = judgedGiven || f.Name == "judged" || f.Name == "judge" })
 	termKind := ilgraph.Kind(*terms)
 	if *terms != "" && !slices.Contains(ilgraph.VocabKinds, termKind) {
 		var kinds []string
@@ -75,8 +91,16 @@ and predicted it wrongly: which terms the errors come from.`, stderr)
 	if termKind != "" {
 		rep.Terms = suggest.TermCounts(v, cases, rep.Predictions, termKind)
 	}
-	rep.Overlap, rep.OverlapNoMechanisms = similarOverlap(cases, rep.Predictions)
-	rep.OverlapBaseline, _ = similarOverlap(cases, rep.BaselinePredictions)
+	rep.Overlap, rep.OverlapNoMechanisms = similarOverlap(cases, rep.Predictions, true)
+	rep.OverlapInFull, _ = similarOverlap(cases, rep.Predictions, false)
+	rep.OverlapBaseline, _ = similarOverlap(cases, rep.BaselinePredictions, false)
+	if _, err := os.Stat(*judged); err == nil || judgedGiven {
+		sets, err := relevance.ReadJudge(*judged, *judge)
+		if err != nil {
+			return ilgraph.WrapError(ilgraph.EINVALID, err, "--judged %s: cannot read the judged sets", *judged)
+		}
+		rep.TextQueries = textQueries(cases, rep.Predictions, sets, servedWeightings)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -93,31 +117,20 @@ and predicted it wrongly: which terms the errors come from.`, stderr)
 // (its organization left out, as a text's profile has none), both over an
 // index of the other cases; the share of the second set found in the first,
 // averaged per language. The second figure leaves the predicted mechanisms
-// out of the text's profile.
-func similarOverlap(cases []ilgraph.Case, preds []suggest.Prediction) (with, without map[string]float64) {
+// out of the text's profile. With weighted, each predicted term counts with
+// its confidence, as similarToText counts it; without, in full.
+func similarOverlap(cases []ilgraph.Case, preds []suggest.Prediction, weighted bool) (with, without map[string]float64) {
 	const k = 10
 	byID := map[string]*ilgraph.Case{}
 	for i := range cases {
 		byID[cases[i].ID] = &cases[i]
 	}
-	indexes := map[string]*similarity.Index{}
-	indexWithout := func(id string) *similarity.Index {
-		if ix := indexes[id]; ix != nil {
-			return ix
-		}
-		var rows []ilgraph.CaseFeatures
-		for i := range cases {
-			if cases[i].ID != id {
-				rows = append(rows, ilgraph.SimilarityRow(&cases[i]))
-			}
-		}
-		indexes[id] = similarity.Build(rows, 0)
-		return indexes[id]
-	}
+	indexWithout := leaveOneOutIndexes(cases)
 	opt := ilgraph.DefaultOptions(k)
+	var member func(ilgraph.Feature) float64
 	top := func(ix *similarity.Index, fs []ilgraph.Feature) map[string]bool {
 		out := map[string]bool{}
-		for _, m := range ix.Similar(fs, "", opt) {
+		for _, m := range ix.SimilarToProfile(fs, member, opt) {
 			out[m.ID] = true
 		}
 		return out
@@ -127,6 +140,7 @@ func similarOverlap(cases []ilgraph.Case, preds []suggest.Prediction) (with, wit
 	for _, p := range preds {
 		c := byID[p.CaseID]
 		ix := indexWithout(p.CaseID)
+		member = nil
 		var truth []ilgraph.Feature
 		for _, f := range c.Features() {
 			if f.Kind != ilgraph.KindOrg {
@@ -147,6 +161,9 @@ func similarOverlap(cases []ilgraph.Case, preds []suggest.Prediction) (with, wit
 				}
 			}
 		}
+		if weighted {
+			member = confidenceOf(p)
+		}
 		share := func(fs []ilgraph.Feature) float64 {
 			got, hit := top(ix, fs), 0
 			for id := range want {
@@ -165,6 +182,105 @@ func similarOverlap(cases []ilgraph.Case, preds []suggest.Prediction) (with, wit
 		without[lang] = math.Round(without[lang]/float64(x)*1e4) / 1e4
 	}
 	return with, without
+}
+
+// leaveOneOutIndexes returns a function giving the similarity index of
+// every case but one, built once per case.
+func leaveOneOutIndexes(cases []ilgraph.Case) func(id string) *similarity.Index {
+	indexes := map[string]*similarity.Index{}
+	return func(id string) *similarity.Index {
+		if ix := indexes[id]; ix != nil {
+			return ix
+		}
+		var rows []ilgraph.CaseFeatures
+		for i := range cases {
+			if cases[i].ID != id {
+				rows = append(rows, ilgraph.SimilarityRow(&cases[i]))
+			}
+		}
+		indexes[id] = similarity.Build(rows, 0)
+		return indexes[id]
+	}
+}
+
+// confidenceOf gives each term of a prediction its confidence, which the
+// ranking turns into the share of its weight (ilgraph.ConfidenceWeight), as
+// for similarToText (explore.Profile.member).
+func confidenceOf(p suggest.Prediction) func(ilgraph.Feature) float64 {
+	return func(f ilgraph.Feature) float64 {
+		if c, ok := p.Confidence[f]; ok && c > 0 && c < 1 {
+			return c
+		}
+		return 1
+	}
+}
+
+// confidencePower makes a term count with its confidence to the power
+// given instead, for the experiment that chose ilgraph.ConfidenceWeight
+// (√c): it passes c^(2·power), whose square root is c^power.
+func confidencePower(p suggest.Prediction, power float64) func(ilgraph.Feature) float64 {
+	c := confidenceOf(p)
+	return func(f ilgraph.Feature) float64 { return math.Pow(c(f), 2*power) }
+}
+
+// termWeighting names how a text's predicted terms count: their confidence
+// to a power (0: in full).
+type termWeighting struct {
+	name  string
+	power float64
+}
+
+// servedWeightings are the weightings ilgraph eval suggest compares: in
+// full (before issue #29) and with the confidence (what the server does).
+var servedWeightings = []termWeighting{{"full", 0}, {"confidence", 0.5}}
+
+// textQueries measures the judged sets with each query case's text as a
+// live description, in each language: the cases most like the profile
+// predicted from it (leave-one-out, nested cut-offs: rep.Predictions), over
+// an index without the query case, default weights and rarity, the terms
+// counting with their confidence or in full.
+func textQueries(cases []ilgraph.Case, preds []suggest.Prediction, sets []*relevance.Set, weightings []termWeighting) []suggest.TextQueryFigures {
+	indexWithout := leaveOneOutIndexes(cases)
+	byQuery := map[[2]string]suggest.Prediction{}
+	for _, p := range preds {
+		byQuery[[2]string{p.CaseID, p.Lang}] = p
+	}
+	related := map[string][]string{}
+	for _, c := range cases {
+		related[c.ID] = c.Related
+	}
+	var out []suggest.TextQueryFigures
+	for _, s := range sets {
+		for _, lang := range []string{"en", "ko"} {
+			for _, weighting := range weightings {
+				r := relevance.Ranker{Name: "text-" + weighting.name, Rank: func(q string, k int) []string {
+					p, ok := byQuery[[2]string{q, lang}]
+					if !ok {
+						return nil
+					}
+					var fs []ilgraph.Feature
+					for _, kind := range ilgraph.VocabKinds {
+						for _, id := range p.Terms[kind] {
+							fs = append(fs, ilgraph.Feature{Kind: kind, ID: id})
+						}
+					}
+					var member func(ilgraph.Feature) float64
+					if weighting.power != 0 {
+						member = confidencePower(p, weighting.power)
+					}
+					var ids []string
+					for _, m := range indexWithout(q).SimilarToProfile(fs, member, ilgraph.DefaultOptions(k)) {
+						ids = append(ids, m.ID)
+					}
+					return ids
+				}}
+				f := relevance.Measure(s, r, related)
+				out = append(out, suggest.TextQueryFigures{Set: s.Name, Judge: s.Judge, Lang: lang, Weighting: weighting.name, Queries: f.Queries,
+					P5: f.P5, Strong5: f.Strong5, NDCG5: f.NDCG5, Unjudged: f.Unjudged})
+			}
+		}
+	}
+	return out
 }
 
 // readCorpus reads dir/vocab.json and every case file below dir with the
@@ -234,6 +350,7 @@ func printEval(w io.Writer, dir string, rep *suggest.Report) {
 		if o, ok := rep.Overlap[lang]; ok {
 			row("similar top-10 overlap", f(o), "", f(rep.OverlapBaseline[lang]))
 			row("  without mechanisms", f(rep.OverlapNoMechanisms[lang]), "", "")
+			row("  terms in full", f(rep.OverlapInFull[lang]), "", "")
 		}
 	}
 	tw.Flush()
@@ -246,7 +363,23 @@ func printEval(w io.Writer, dir string, rep *suggest.Report) {
 		}
 		fmt.Fprintf(w, "  %-13s confidence >= %.2f, at most %d%s\n", k, c.Min, c.Max, mark)
 	}
+	printTextQueries(w, rep.TextQueries)
 	printTermCounts(w, rep.Terms)
+}
+
+// printTextQueries prints the judged sets measured from the query cases'
+// texts.
+func printTextQueries(w io.Writer, fs []suggest.TextQueryFigures) {
+	if len(fs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\njudged sets (judge %s), each query case asked for by its text (symptoms text and summary),\nthe predicted terms counting in full or with their confidence; unjudged results count as not relevant:\n", fs[0].Judge)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "set\tlang\tterms count\tqueries\tP@5\tstrong@5\tnDCG@5\tunjudged@5\t")
+	for _, f := range fs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%d\t\n", f.Set, f.Lang, f.Weighting, f.Queries, f.P5, f.Strong5, f.NDCG5, f.Unjudged)
+	}
+	tw.Flush()
 }
 
 // printTermCounts prints the per-term counts of --terms, most errors first.

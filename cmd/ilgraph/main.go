@@ -28,7 +28,7 @@ Commands:
   stats   corpus statistics
   import  turn postmortems.app files or plain descriptions into machine-tagged cases
   gen     write a synthetic corpus for benchmarks
-  eval    measure suggested terms on a corpus (no database)
+  eval    measure suggestions, similar-case rankings and typed descriptions on a corpus
   token   create, list and revoke API tokens
   help    show this text (or: ilgraph <command> --help)
 

@@ -26,6 +26,7 @@ type SharedFeature struct {
 	Label        string       `json:"label,omitempty" jsonschema:"English label (absent for text)"`
 	Weight       float64      `json:"weight" jsonschema:"the feature's weight (kind weight, times rarity when on); for text, the text weight"`
 	Contribution float64      `json:"contribution" jsonschema:"its share of the score; the shares add up to the score"`
+	Confidence   *float64     `json:"confidence,omitempty" jsonschema:"only for a term a text suggested: the suggestion's confidence; the term counts with weight × confidence (absent: in full)"`
 	Cosine       *float64     `json:"cosine,omitempty" jsonschema:"text only: cosine similarity of the two texts, from 0 to 1"`
 	Words        *[]string    `json:"words,omitempty" jsonschema:"text only: the distinctive words both texts share, most telling first (stemmed)"`
 }
@@ -149,7 +150,12 @@ func matches(ctx context.Context, core *explore.Service, scs []explore.SimilarCa
 func shared(cs []ilgraph.Contribution, text *ilgraph.TextPart, labels map[ilgraph.TermKey]string) []SharedFeature {
 	out := []SharedFeature{}
 	for _, c := range cs {
-		out = append(out, SharedFeature{Kind: c.Kind, ID: c.ID, Label: labels[ilgraph.TermKey(c.Feature)], Weight: c.Weight, Contribution: c.Contribution})
+		sf := SharedFeature{Kind: c.Kind, ID: c.ID, Label: labels[ilgraph.TermKey(c.Feature)], Weight: c.Weight, Contribution: c.Contribution}
+		if c.Confidence > 0 {
+			conf := c.Confidence
+			sf.Confidence = &conf
+		}
+		out = append(out, sf)
 	}
 	if text != nil {
 		out = withText(out, text)

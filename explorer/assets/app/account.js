@@ -2,7 +2,7 @@
 // sent only to POST /auth/session, never stored by the page), who is
 // signed in and with which role, and sign out (which ends the session on
 // the server).
-import { h, fill, L, session, loadSession, setSession, send, ANONYMOUS } from "./lib.js";
+import { h, fill, L, session, loadSession, setSession, send, ANONYMOUS, roleLabel } from "./lib.js";
 
 const box = document.getElementById("account");
 let open = false; // the sign-in form is shown
@@ -24,7 +24,7 @@ export function render() {
   if (s.signedIn) {
     return fill(box,
       h("span", { class: "who", id: "account-who" },
-        L("Signed in as ", "로그인: "), h("strong", {}, s.name), " · ", h("span", { class: "role", "data-role": s.role }, s.role)),
+        L("Signed in as ", "로그인: "), h("strong", { translate: "no" }, s.name), " · ", h("span", { class: "role", "data-role": s.role }, roleLabel(s.role))),
       h("button", { type: "button", id: "sign-out", disabled: busy, onclick: signOut }, L("Sign out", "로그아웃")));
   }
   if (!open) {

@@ -2,12 +2,14 @@
 // timeline, sources, related cases and recurrences, the cases with the same
 // root cause (with reasons) and the most similar cases (a bar per case:
 // each shared feature's share of the score; weights adjustable).
-import { h, fill, query, must, english, ApiError, session, KINDS, kindByAPI, L, state, text, termSpan, termLabel, link, go, caseLink, topicLink, safeURL, NotFound, CASE_ID, fmtMinutes } from "./lib.js";
+import { h, fill, query, must, english, ApiError, session, KINDS, kindByAPI, L, state, text, termSpan, termLabel, link, go, caseLink, topicLink, safeURL, NotFound, CASE_ID, fmtMinutes, fmtDuration, paragraphs, severityLabel, dateKindLabel } from "./lib.js";
 import { scoreBar, kindLegend } from "./bars.js";
 import { editForm, takeFlash } from "./edit.js";
 
 // TEXT_KIND labels the text channel's weight, which is not a kind of tag.
 const TEXT_KIND = { en: "Text (trigger, lessons)", ko: "텍스트(계기·교훈)" };
+// SOURCE_KINDS name the kinds of source the corpus has.
+const SOURCE_KINDS = { "official-blog": ["official blog", "공식 블로그"], "official-status": ["official status page", "공식 상태 페이지"] };
 const WEIGHT_KEYS = [["rootCause", "ROOT_CAUSE"], ["component", "COMPONENT"], ["symptom", "SYMPTOM"], ["contributing", "CONTRIBUTING"], ["domain", "DOMAIN"], ["mechanism", "MECHANISM"], ["org", "ORG"], ["text", "TEXT"]];
 
 const T = "{ en ko }";
@@ -21,7 +23,7 @@ const CASE = `query CasePage($id: ID!, $k: Int, $weights: WeightsInput, $rarity:
     remediation ${T} actionItems ${T}
     impact { scope users region }
     timeline { detectedAfter detectedAfterMinutes resolvedAfter resolvedAfterMinutes }
-    organization ${TERM} rootCause ${TERM} components ${TERM} symptoms ${TERM} contributing ${TERM} domains ${TERM}
+    organization ${TERM} rootCause ${TERM} components ${TERM} symptoms ${TERM} contributing ${TERM} domains ${TERM} mechanisms ${TERM}
     related ${BRIEF} recurrenceOf ${BRIEF} recurrences ${BRIEF}
     sources { url kind archived }
     review { writtenBy reviewedAt reviewedBy }
@@ -96,8 +98,9 @@ export async function render(ctx) {
   document.title = `${c.id} · ${state.lang === "ko" && c.title.ko ? c.title.ko : c.title.en} · ilgraph`;
 
   const field = (en, ko, value) => (value ? h("section", { class: "field" }, h("h2", {}, L(en, ko)), value) : null);
-  const para = (t) => (t && t.en ? text(t, "p") : null);
-  const list = (items) => (items && items.length ? h("ul", {}, items.map((t) => text(t, "li"))) : null);
+  // Long texts keep their paragraphs (one <p> each).
+  const para = (t) => (t && t.en ? paragraphs(t) : null);
+  const list = (items) => (items && items.length ? h("ul", {}, items.map((t) => paragraphs(t, "li"))) : null);
   const tagRow = (k, terms) => (terms && terms.length
     ? h("div", { class: "tag-row" }, h("dt", {}, L(k.en, k.ko)), h("dd", {}, h("ul", { class: "tags" }, terms.map((t) => h("li", {}, h("a", { href: topicLink(k.url, t.id), "data-nav": "", class: "tag" }, termSpan(t)))))))
     : null);
@@ -108,8 +111,8 @@ export async function render(ctx) {
   const sources = c.sources.length ? h("ul", { class: "sources" }, c.sources.map((s) => {
     const u = safeURL(s.url);
     const arch = s.archived && safeURL(s.archived);
-    return h("li", {}, u ? h("a", { href: u, rel: "noopener noreferrer" }, s.url) : h("span", {}, s.url),
-      s.kind ? [" · ", s.kind] : null, arch ? [" · ", h("a", { href: arch, rel: "noopener noreferrer" }, L("archived copy", "보관본"))] : null);
+    return h("li", {}, u ? h("a", { href: u, rel: "noopener noreferrer", translate: "no" }, s.url) : h("span", { translate: "no" }, s.url),
+      s.kind ? [" · ", SOURCE_KINDS[s.kind] ? L(...SOURCE_KINDS[s.kind]) : s.kind] : null, arch ? [" · ", h("a", { href: arch, rel: "noopener noreferrer" }, L("archived copy", "보관본"))] : null);
   })) : null;
 
   fill(ctx.main, 
@@ -118,10 +121,10 @@ export async function render(ctx) {
       h("h1", {}, h("span", { class: "case-id" }, c.id), " ", text(c.title)),
       takeFlash(c.id),
       h("p", { class: "meta" }, termSpan(c.organization), " · ", h("time", { datetime: c.date }, c.date),
-        c.severity ? [" · ", L("severity ", "심각도 "), c.severity] : null),
+        c.severity ? [" · ", L("severity ", "심각도 "), severityLabel(c.severity)] : null),
       h("dl", { class: "tag-list" },
         tagRow(kinds.root_cause, c.rootCause ? [c.rootCause] : []), tagRow(kinds.component, c.components),
-        tagRow(kinds.symptom, c.symptoms), tagRow(kinds.contributing, c.contributing), tagRow(kinds.domain, c.domains),
+        tagRow(kinds.symptom, c.symptoms), tagRow(kinds.contributing, c.contributing), tagRow(kinds.mechanism, c.mechanisms), tagRow(kinds.domain, c.domains),
         tagRow(kinds.org, [c.organization])),
       field("Summary", "요약", para(c.summary)),
       dl([
@@ -131,9 +134,9 @@ export async function render(ctx) {
       ]),
       h("section", { class: "field timeline" }, h("h2", {}, L("Timeline", "타임라인")),
         h("ol", {},
-          h("li", {}, h("strong", {}, L("Incident", "발생")), " ", h("time", { datetime: c.date }, c.date), c.dateKind ? ` (${c.dateKind})` : ""),
-          h("li", {}, h("strong", {}, L("Detected after", "감지까지")), " ", c.timeline.detectedAfter || "–"),
-          h("li", {}, h("strong", {}, L("Resolved after", "복구까지")), " ", c.timeline.resolvedAfter || "–",
+          h("li", {}, h("strong", {}, L("Incident", "발생")), " ", h("time", { datetime: c.date }, c.date), c.dateKind ? ` (${dateKindLabel(c.dateKind)})` : ""),
+          h("li", {}, h("strong", {}, L("Detected after", "감지까지")), " ", fmtDuration(c.timeline.detectedAfter)),
+          h("li", {}, h("strong", {}, L("Resolved after", "복구까지")), " ", fmtDuration(c.timeline.resolvedAfter),
             c.timeline.resolvedAfterMinutes ? ` (${fmtMinutes(c.timeline.resolvedAfterMinutes)})` : ""))),
       field("Symptoms", "증상", para(c.symptomsText)),
       field("Trigger", "촉발", para(c.trigger)),
@@ -143,8 +146,8 @@ export async function render(ctx) {
       field("Lessons", "교훈", para(c.lessons)),
       field("Sources", "출처", sources),
       c.review && (c.review.writtenBy || c.review.reviewedBy) ? field("Review", "검토", h("p", {},
-        c.review.writtenBy ? [L("Written by ", "작성 "), c.review.writtenBy] : null,
-        c.review.reviewedBy ? [" · ", L("reviewed by ", "검토 "), c.review.reviewedBy] : null,
+        c.review.writtenBy ? [L("Written by ", "작성 "), h("span", { translate: "no" }, c.review.writtenBy)] : null,
+        c.review.reviewedBy ? [" · ", L("reviewed by ", "검토 "), h("span", { translate: "no" }, c.review.reviewedBy)] : null,
         c.review.reviewedAt ? [" · ", c.review.reviewedAt] : null)) : null,
       field("Related cases", "관련 사례", c.related.length ? h("ul", { class: "briefs" }, c.related.map(brief)) : null),
       field("Recurrence of", "이전 재발 사례", c.recurrenceOf ? h("ul", { class: "briefs" }, brief(c.recurrenceOf)) : null),

@@ -1,6 +1,7 @@
 // Cases: search, filters with facet counts, chips, sort and cursor paging.
 import { h, fill, query, ask, warningsBox, KINDS, kindByAPI, L, text, termSpan, link, go, vocabulary, caseLink, fmtNumber } from "./lib.js";
 import { parseFilter, filterParams, apiFilter, chips, clone } from "./filter.js";
+import { severityLabel } from "./lib.js";
 
 const SORTS = ["DATE_DESC", "DATE_ASC", "ID_ASC", "ID_DESC", "RELEVANCE"];
 const SORT_LABELS = {
@@ -277,7 +278,7 @@ export function caseCard(c, snippets = []) {
     h("h3", {}, h("a", { href: caseLink(c.id), "data-nav": "" }, h("span", { class: "case-id" }, c.id), " ", text(c.title))),
     h("p", { class: "meta" }, h("time", { datetime: c.date }, c.date), " · ", termSpan(c.organization),
       c.rootCause ? [" · ", L("root cause ", "원인 "), termSpan(c.rootCause)] : null,
-      c.severity ? [" · ", c.severity] : null),
+      c.severity ? [" · ", L("severity ", "심각도 "), severityLabel(c.severity)] : null),
     shown.map(snippet));
 }
 

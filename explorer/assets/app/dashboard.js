@@ -10,7 +10,7 @@
 // the number the chart shows. Time to resolve shows n (the cases with a
 // measured time) beside each median and marks a median of fewer than
 // FEW cases.
-import { h, fill, must, L, link, go, termSpan, topicLink, validDate, fmtMinutes, fmtNumber } from "./lib.js";
+import { h, fill, must, L, link, go, termSpan, termLabel, topicLink, validDate, fmtMinutes, fmtNumber } from "./lib.js";
 import { columns, rows, casesText } from "./charts.js";
 
 // FEW: a median of fewer measured cases is marked as too few to rely on
@@ -51,7 +51,7 @@ function heatTable(b, termLink, title, cellLink) {
           const shade = `rgb(${Math.round(255 - 128 * u)},${Math.round(255 - 88 * u)},${Math.round(255 - 38 * u)})`;
           // An empty cell has nothing to open.
           return h("td", { style: { background: shade } }, c.count ? h("a", { href: cellLink(r, b.columns[j]), "data-nav": "", class: "drill",
-            "aria-label": `${r.label}, ${b.columns[j].label}: ${casesText(c.count)}` }, fmtNumber(c.count)) : "");
+            "aria-label": `${r.term ? termLabel(r.term) : r.label}, ${b.columns[j].label}: ${casesText(c.count)}` }, fmtNumber(c.count)) : "");
         }))))));
 }
 

@@ -3,7 +3,7 @@
 // with updateCase and the version read. The server validates it as
 // `ilgraph load --strict` does; its INVALID problems are shown next to the
 // fields they name, a CONFLICT (the case moved on) offers to reload.
-import { h, fill, query, must, L, vocabulary, termLabel, ApiError } from "./lib.js";
+import { h, fill, query, must, L, vocabulary, termLabel, ApiError, actionLabel } from "./lib.js";
 
 // The case format's fields (docs/case-format.md), as the form groups them.
 const TEXTS = [["title", "Title", "제목"], ["summary", "Summary", "요약"], ["trigger", "Trigger", "촉발"], ["detection", "Detection", "감지"],
@@ -177,7 +177,7 @@ function build(id, version, original, vocab, history) {
         updateCase(id: $id, version: $version, json: $json) { revision { version action by at } } }`, { id, version, json: JSON.stringify(j) });
       if (r.errors.length) throw new ApiError(r.errors[0].message, { code: (r.errors[0].extensions || {}).code || "", errors: r.errors });
       const rev = r.data.updateCase.revision;
-      flash = { id, text: L(`Saved as version ${rev.version}: ${rev.action.toLowerCase()} by ${rev.by} at ${rev.at}.`, `버전 ${rev.version}로 저장했습니다: ${rev.by}, ${rev.at}.`) };
+      flash = { id, text: L(`Saved as version ${rev.version}: ${rev.action.toLowerCase()} by ${rev.by} at ${rev.at}.`, `버전 ${rev.version}로 저장했습니다: ${rev.by}의 ${actionLabel(rev.action)}, ${rev.at}.`) };
       window.dispatchEvent(new Event("ilgraph:navigate"));
     } catch (e) {
       save.disabled = false;
@@ -196,7 +196,7 @@ function build(id, version, original, vocab, history) {
 function historyList(history) {
   if (!history || !history.length) return null;
   return h("section", { class: "history", "aria-labelledby": "h-history" }, h("h3", { id: "h-history" }, L("History", "이력")),
-    h("ol", { id: "history" }, history.map((x) => h("li", {}, L(`version ${x.version}: ${x.action.toLowerCase()} by ${x.by}`, `버전 ${x.version}: ${x.action.toLowerCase()}, ${x.by}`),
+    h("ol", { id: "history" }, history.map((x) => h("li", {}, L(`version ${x.version}: ${actionLabel(x.action)} by ${x.by}`, `버전 ${x.version}: ${x.by}의 ${actionLabel(x.action)}`),
       " ", h("time", { datetime: x.at }, x.at), x.restoredFrom ? L(` (restored from version ${x.restoredFrom})`, ` (버전 ${x.restoredFrom} 복원)`) : ""))));
 }
 

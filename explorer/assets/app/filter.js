@@ -98,7 +98,9 @@ export function chips(f, vocab, path, extra = {}) {
   const nav = (nf) => go(link(path, { ...extra, ...filterParams(nf) }));
   const chip = (label, value, lang, remove) =>
     h("li", { class: "chip" },
-      h("span", { class: "chip-kind" }, label + ": "), h("span", { lang }, value),
+      // A value in no known language (the words searched, a date) is the
+      // user's, shown as typed: translate="no".
+      h("span", { class: "chip-kind" }, label + ": "), h("span", { lang, translate: lang ? null : "no" }, value),
       h("button", { type: "button", class: "chip-x", "aria-label": L(`Remove ${label}: ${value}`, `${label}: ${value} 빼기`), onclick: remove }, "×"));
   const how = [f.tm === "any" ? L("any word", "단어 하나라도") : f.tm === "phrase" ? L("phrase", "구절") : "", f.tf === "titles" ? L("titles", "제목") : ""].filter(Boolean);
   if (f.q) items.push(chip(L("Text", "검색어") + (how.length ? ` (${how.join(", ")})` : ""), f.q, undefined, () => { const n = clone(f); n.q = ""; n.tm = ""; n.tf = ""; nav(n); }));

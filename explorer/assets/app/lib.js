@@ -72,11 +72,11 @@ export async function query(doc, variables = {}) {
       body: JSON.stringify({ query: doc, variables }),
     });
   } catch (e) {
-    throw new ApiError("The API cannot be reached.", { down: true });
+    throw new ApiError(L("The API cannot be reached.", "API 에 연결할 수 없습니다."), { down: true });
   }
   if (resp.status === 429) {
     // The server's rate limit: wait and retry, as when it is down.
-    throw new ApiError("The server is busy with this browser's requests (HTTP 429).", { code: "RATE_LIMITED", down: true });
+    throw new ApiError(L("The server is busy with this browser's requests (HTTP 429).", "서버가 이 브라우저의 요청으로 바쁩니다 (HTTP 429)."), { code: "RATE_LIMITED", down: true });
   }
   let body = null;
   try {
@@ -85,7 +85,7 @@ export async function query(doc, variables = {}) {
     /* not JSON */
   }
   if (!body || resp.status >= 500) {
-    throw new ApiError(`The API answered HTTP ${resp.status}.`, { down: resp.status >= 500 || !body });
+    throw new ApiError(L(`The API answered HTTP ${resp.status}.`, `API 가 HTTP ${resp.status} 응답을 보냈습니다.`), { down: resp.status >= 500 || !body });
   }
   const errors = body.errors || [];
   const codes = errors.map((e) => (e.extensions && e.extensions.code) || "");
@@ -93,7 +93,7 @@ export async function query(doc, variables = {}) {
     throw new ApiError(errors[0].message, { code: codes[0], down: true, errors });
   }
   if (!body.data) {
-    throw new ApiError(errors.length ? errors[0].message : "The API answered without data.", { code: codes[0] || "", errors });
+    throw new ApiError(errors.length ? errors[0].message : L("The API answered without data.", "API 가 자료 없이 답했습니다."), { code: codes[0] || "", errors });
   }
   const details = (body.extensions && Array.isArray(body.extensions.warnings) ? body.extensions.warnings : [])
     .filter((w) => w && typeof w.message === "string" && w.message);
@@ -274,6 +274,41 @@ export function termSpan(t) {
 
 export const L = (en, ko) => (state.lang === "ko" ? ko : en);
 
+// splitParagraphs cuts a long text at its blank lines (the case format
+// writes paragraphs as "\n\n"), dropping empty ones.
+export function splitParagraphs(str) {
+  return String(str || "").split(/\n[ \t]*\n\s*/).map((x) => x.trim()).filter(Boolean);
+}
+
+// paragraphs renders a bilingual long text ({en, ko}: a summary, the
+// symptoms, lessons, a remediation step) like text, but as one <p> per
+// paragraph inside tag (a div by default): text nodes only.
+export function paragraphs(t, tag = "div", attrs = {}) {
+  if (!t) return h(tag, attrs);
+  const ko = state.lang === "ko";
+  const fallback = ko && !t.ko;
+  const ps = splitParagraphs(ko && t.ko ? t.ko : t.en).map((p, i) =>
+    h("p", {}, i === 0 && fallback ? [h("span", { class: "badge", title: L("No Korean text: English shown", "한국어 글이 없어 영어를 보여 줍니다") }, "EN"), " "] : null, p));
+  const cls = [attrs.class, "paras", fallback ? "fallback" : null].filter(Boolean).join(" ");
+  return h(tag, { ...attrs, class: cls, lang: ko && t.ko ? "ko" : "en" }, ps);
+}
+
+// Values of the case format shown as words: severity, what the date is,
+// roles, the history's actions. An unknown value shows as it is.
+const SEVERITY = { unknown: ["unknown", "알 수 없음"] };
+export function severityLabel(v) {
+  if (!v) return "";
+  const m = /^sev(\d)$/.exec(v);
+  if (m) return L(v, `${m[1]}등급`);
+  return SEVERITY[v] ? L(...SEVERITY[v]) : v;
+}
+const DATE_KINDS = { incident: ["incident", "장애 발생일"], published: ["published", "보고서 게시일"], approximate: ["approximate", "추정한 날짜"] };
+export const dateKindLabel = (v) => (DATE_KINDS[v] ? L(...DATE_KINDS[v]) : v || "");
+const ROLES = { viewer: ["viewer", "열람자"], reviewer: ["reviewer", "검토자"], editor: ["editor", "편집자"], admin: ["admin", "관리자"], none: ["none", "없음"] };
+export const roleLabel = (v) => (ROLES[v] ? L(...ROLES[v]) : v || "");
+const ACTIONS = { CREATE: ["create", "생성"], UPDATE: ["update", "수정"], REVIEW: ["review", "검토"], RESTORE: ["restore", "복원"], DELETE: ["delete", "삭제"] };
+export const actionLabel = (v) => (ACTIONS[v] ? L(...ACTIONS[v]) : String(v || "").toLowerCase());
+
 // ---- URLs ----
 
 // link returns a URL within the explorer that keeps the language.
@@ -337,12 +372,24 @@ export function fmtNumber(n) {
   return new Intl.NumberFormat(state.lang === "ko" ? "ko-KR" : "en-GB").format(n);
 }
 
+// UNITS are the duration units the case format writes ("16h 12m"), in
+// Korean.
+const UNITS = { w: "주", d: "일", h: "시간", m: "분", s: "초" };
+
 export function fmtMinutes(m) {
   if (m === null || m === undefined) return "–";
-  if (m < 60) return m + "m";
+  if (m < 60) return fmtDuration(m + "m");
   const hours = Math.floor(m / 60);
-  if (hours < 48) return hours + "h " + (m % 60) + "m";
-  return Math.round(hours / 24) + "d";
+  if (hours < 48) return fmtDuration(hours + "h " + (m % 60) + "m");
+  return fmtDuration(Math.round(hours / 24) + "d");
+}
+
+// fmtDuration shows a duration as the case format writes it ("2h 5m") in
+// the current language ("2시간 5분"); anything else is left as it is.
+export function fmtDuration(str) {
+  if (str === null || str === undefined || str === "") return "–";
+  if (state.lang !== "ko" || !/^\s*(\d+(\.\d+)?\s*[wdhms]\s*)+$/.test(str)) return String(str);
+  return String(str).trim().replace(/(\d+(?:\.\d+)?)\s*([wdhms])\s*/g, (_, n, u) => n + UNITS[u] + " ").trim();
 }
 
 // NotFound makes the router show its "not found" view.

@@ -61,6 +61,7 @@ async function render({ focus = true } = {}) {
   toggle.textContent = state.lang === "ko" ? "English" : "한국어";
   toggle.setAttribute("lang", state.lang === "ko" ? "en" : "ko");
   toggle.title = state.lang === "ko" ? "Show English text" : "Show Korean text where cases have it";
+  translateChrome();
   account.render();
   let path = url.pathname;
   if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
@@ -123,7 +124,43 @@ async function render({ focus = true } = {}) {
   if (!alive()) return;
   const again = keepFocus && document.getElementById(keepFocus);
   if (again && again !== document.activeElement) again.focus({ preventScroll: true });
-  else if (focus && document.activeElement === document.body) main.focus({ preventScroll: true });
+  // After a link (a nav link stays; one in the old screen is gone, which
+  // leaves the focus on the body), the new screen's heading.
+  else if (focus && (document.activeElement === document.body || document.activeElement.matches("header nav a[data-nav], header .brand"))) focusHeading();
+}
+
+// focusHeading moves the focus to the new screen's heading after a route
+// change, so that a screen reader reads where it landed; the heading is
+// not a control, so it takes the focus (tabindex=-1) without the focus
+// ring, which would frame it like an error (app.css).
+function focusHeading() {
+  const h1 = main.querySelector("h1");
+  const target = h1 || main;
+  if (h1 && !h1.hasAttribute("tabindex")) h1.setAttribute("tabindex", "-1");
+  target.focus({ preventScroll: true });
+}
+
+// CHROME are the page's fixed labels outside the screens (index.html, in
+// English for a browser without script): [selector, attribute or text,
+// English, Korean].
+const CHROME = [
+  ['header nav a[data-screen="cases"]', "text", "Cases", "사례"],
+  ['header nav a[data-screen="graph"]', "text", "Graph", "그래프"],
+  ['header nav a[data-screen="live"]', "text", "Live incident", "진행 중인 장애"],
+  ['header nav a[data-screen="dashboard"]', "text", "Dashboard", "대시보드"],
+  ['header nav a[data-screen="review"]', "text", "Review", "검토"],
+  ["header nav", "aria-label", "Screens", "화면"],
+  ["a.skip", "text", "Skip to content", "본문으로 건너뛰기"],
+];
+
+// translateChrome writes the header's labels in the current language.
+function translateChrome() {
+  for (const [sel, where, en, ko] of CHROME) {
+    const el = document.querySelector(sel);
+    if (!el) continue;
+    if (where === "text") el.textContent = L(en, ko);
+    else el.setAttribute(where, L(en, ko));
+  }
 }
 
 let attempts = 0;
