@@ -148,8 +148,9 @@ func (f *CaseFilter) Validate() error {
 //
 // Text is not evaluated here: its meaning is the full-text index's
 // (Lucene's CJK analyzer over titles and summaries: Unicode word breaks,
-// stop words, overlapping Korean two-letter pieces), which plain Go does
-// not reproduce exactly. A store evaluates a filter with text as the
+// stop words, overlapping Korean two-letter pieces; English words matched
+// in every form, by the stems of WordStem on both the fields and the
+// query), which plain Go does not reproduce exactly. A store evaluates a filter with text as the
 // cases the index finds for Text (with TextMode and TextFields) that Match
 // also accepts.
 func (f *CaseFilter) Match(c *Case) bool {

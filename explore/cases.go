@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"sort"
 
 	"github.com/ilgraph/ilgraph"
 )
@@ -274,4 +275,80 @@ func caseIDs(cs []*ilgraph.Case) []string {
 		ids[i] = c.ID
 	}
 	return ids
+}
+
+// WordForms are the forms of one word of a text search that the cases it
+// found contain (ilgraph.WordStem: "certificate", "certificates").
+type WordForms struct {
+	Word  string   // the word as asked, lower-cased
+	Forms []string // the forms found, the word itself first when found; then alphabetical
+}
+
+// WordFormFinder is a store that looks up which forms of words occur in the
+// cases a text filter selects (graph.DB).
+type WordFormFinder interface {
+	WordFormsFound(ctx context.Context, f ilgraph.CaseFilter, forms []string) ([]string, error)
+}
+
+// MaxWordFormWords is how many words of a search WordForms reports on.
+const MaxWordFormWords = 8
+
+// WordForms says how a text filter's English words were matched: for each
+// of its first MaxWordFormWords distinct English words (stop words and
+// words that have no other form left out), the forms of it that occur in
+// the cases the whole filter selects. Empty without text, or when the
+// store cannot say.
+func (s *Service) WordForms(ctx context.Context, f ilgraph.CaseFilter) ([]WordForms, error) {
+	out := []WordForms{}
+	ff, ok := s.store.(WordFormFinder)
+	if !ok || !f.HasText() {
+		return out, nil
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	var words []string
+	var lookups []string
+	seen := map[string]bool{}
+	for _, t := range ilgraph.SearchTokens(f.Text) {
+		w := t.Text
+		if !ilgraph.IsEnglishWord(w) || ilgraph.SearchStopWords[w] || seen[ilgraph.WordStem(w)] || len(words) == MaxWordFormWords {
+			continue
+		}
+		seen[ilgraph.WordStem(w)] = true
+		forms := ilgraph.WordFormCandidates(w)
+		if len(forms) < 2 {
+			continue
+		}
+		words = append(words, w)
+		lookups = append(lookups, forms...)
+	}
+	if len(words) == 0 {
+		return out, nil
+	}
+	found, err := ff.WordFormsFound(ctx, f, ilgraph.Unique(lookups))
+	if err != nil {
+		return nil, err
+	}
+	has := map[string]bool{}
+	for _, w := range found {
+		has[w] = true
+	}
+	for _, w := range words {
+		wf := WordForms{Word: w, Forms: []string{}}
+		var others []string
+		for _, c := range ilgraph.WordFormCandidates(w) {
+			switch {
+			case !has[c]:
+			case c == w:
+				wf.Forms = append(wf.Forms, c)
+			default:
+				others = append(others, c)
+			}
+		}
+		sort.Strings(others)
+		wf.Forms = append(wf.Forms, others...)
+		out = append(out, wf)
+	}
+	return out, nil
 }

@@ -3,7 +3,6 @@ package explore
 import (
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/ilgraph/ilgraph"
@@ -35,7 +34,8 @@ const SnippetRunes = 200
 // The highlights follow the index's rules, not a looser reading, so that
 // they show why the case was found: each phrase of the query (a word, or in
 // PHRASE mode the whole text) is split the way the index tokenizer splits
-// text; an English word matches a whole word in any case (no stemming), a
+// text; an English word matches a whole word in any case and any of its
+// forms (ilgraph.WordStem: "certificate" highlights "certificates"), a
 // Korean word matches anywhere inside a run of Korean (particles and
 // compounds included), and the words of a phrase must follow one another.
 // In ANY and ALL modes every phrase is highlighted wherever it occurs.
@@ -82,109 +82,22 @@ func Snippets(c *ilgraph.Case, f ilgraph.CaseFilter) []Snippet {
 	return out
 }
 
-// indexToken is a word as the full-text index's tokenizer (Unicode word
-// boundaries, then the CJK analyzer) sees it.
+// indexToken is a word as the full-text index reads it: the tokenizer's
+// token (ilgraph.SearchTokens), with form, what the index compares: the
+// stem of an English word (ilgraph.WordStem), the token itself otherwise.
 type indexToken struct {
-	text       string // lower-cased
-	start, end int    // byte offsets in the text
-	// pieces: a run of Korean (or Chinese and Japanese) letters alone, which
-	// the CJK analyzer indexes as overlapping two-character pieces, so that
-	// a word matches anywhere inside it. A Korean run written against
-	// digits or Latin letters (31시간, API가) is one mixed word instead,
-	// matched whole.
-	pieces bool
+	ilgraph.SearchToken
+	form string
 }
 
-type runeClass uint8
-
-const (
-	rcOther  runeClass = iota
-	rcLetter           // a letter of an alphabet (not Hangul, not CJK)
-	rcDigit
-	rcHangul
-	rcCJK // Han, Hiragana, Katakana: never part of an alphabetic word
-	rcMark
-)
-
-func classOf(r rune) runeClass {
-	switch {
-	case unicode.Is(unicode.Hangul, r):
-		return rcHangul
-	case unicode.Is(unicode.Han, r), unicode.Is(unicode.Hiragana, r), unicode.Is(unicode.Katakana, r):
-		return rcCJK
-	case unicode.IsLetter(r):
-		return rcLetter
-	case unicode.IsDigit(r):
-		return rcDigit
-	case unicode.Is(unicode.Mn, r), unicode.Is(unicode.Mc, r):
-		return rcMark
-	}
-	return rcOther
-}
-
-// indexTokens splits text the way the index does: letters, digits and
-// Hangul written together make one word; "_" joins words; an apostrophe,
-// period or colon between two letters joins them (amazon's, node.js), and a
-// period, comma, semicolon or apostrophe between two digits (1,000 and
-// 1.5); a run of Han or Kana is a token of its own.
+// indexTokens splits text the way the index does.
 func indexTokens(text string) []indexToken {
-	var out []indexToken
-	start := -1
-	mixed := false
-	var prevClass runeClass
-	flush := func(end int) {
-		if start >= 0 {
-			s := text[start:end]
-			out = append(out, indexToken{text: strings.ToLower(s), start: start, end: end, pieces: !mixed})
-		}
-		start, mixed = -1, false
-	}
-	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		c := classOf(r)
-		switch c {
-		case rcLetter, rcDigit, rcHangul:
-			if start >= 0 && prevClass == rcCJK {
-				flush(i)
-			}
-			if start < 0 {
-				start = i
-			}
-			if c != rcHangul {
-				mixed = true
-			}
-		case rcCJK:
-			if start >= 0 && prevClass != rcCJK {
-				flush(i)
-			}
-			if start < 0 {
-				start = i
-			}
-		case rcMark:
-			// belongs to the rune before it
-		default:
-			next, _ := utf8.DecodeRuneInString(text[i+size:])
-			nc := classOf(next)
-			joined := start >= 0 && prevClass != rcCJK && (r == '_' && (nc == rcLetter || nc == rcDigit || nc == rcHangul) ||
-				strings.ContainsRune(".'’:", r) && prevClass == rcLetter && nc == rcLetter ||
-				strings.ContainsRune(".,;'’", r) && prevClass == rcDigit && nc == rcDigit)
-			if !joined {
-				flush(i)
-			} else {
-				mixed = true
-			}
-		}
-		if c != rcMark {
-			prevClass = c
-		}
-		i += size
-	}
-	flush(len(text))
-	// Only a run of Hangul, or of Han and Kana, is cut into pieces.
-	for i := range out {
-		if out[i].pieces {
-			r, _ := utf8.DecodeRuneInString(out[i].text)
-			out[i].pieces = classOf(r) == rcHangul || classOf(r) == rcCJK
+	toks := ilgraph.SearchTokens(text)
+	out := make([]indexToken, len(toks))
+	for i, t := range toks {
+		out[i] = indexToken{SearchToken: t, form: t.Text}
+		if ilgraph.IsEnglishWord(t.Text) {
+			out[i].form = ilgraph.WordStem(t.Text)
 		}
 	}
 	return out
@@ -197,22 +110,12 @@ type queryToken struct {
 	any bool
 }
 
-// cjkStopWords are the stop words of the index's CJK analyzer (Lucene's
-// CJKAnalyzer): English only.
-var cjkStopWords = map[string]bool{
-	"a": true, "and": true, "are": true, "as": true, "at": true, "be": true, "but": true, "by": true,
-	"for": true, "if": true, "in": true, "into": true, "is": true, "it": true, "no": true, "not": true,
-	"of": true, "on": true, "or": true, "s": true, "such": true, "t": true, "that": true, "the": true,
-	"their": true, "then": true, "there": true, "these": true, "they": true, "this": true, "to": true,
-	"was": true, "will": true, "with": true, "www": true,
-}
-
 // queryTokens splits a query phrase like a text, leading and trailing stop
 // words dropped.
 func queryTokens(phrase string) []queryToken {
 	var out []queryToken
 	for _, t := range indexTokens(phrase) {
-		out = append(out, queryToken{indexToken: t, any: cjkStopWords[t.text]})
+		out = append(out, queryToken{indexToken: t, any: ilgraph.SearchStopWords[t.Text]})
 	}
 	for len(out) > 0 && out[0].any {
 		out = out[1:]
@@ -246,7 +149,7 @@ func findPhrase(toks []indexToken, q []queryToken) []Span {
 		}
 		middle := true
 		for j := 1; j < n-1 && middle; j++ {
-			middle = q[j].any || toks[i+j].text == q[j].text
+			middle = q[j].any || toks[i+j].form == q[j].form
 		}
 		if middle {
 			out = append(out, Span{first.Start, last.End})
@@ -255,27 +158,27 @@ func findPhrase(toks []indexToken, q []queryToken) []Span {
 	return out
 }
 
-func splittable(q queryToken) bool { return q.pieces && utf8.RuneCountInString(q.text) >= 2 }
+func splittable(q queryToken) bool { return q.Pieces && utf8.RuneCountInString(q.Text) >= 2 }
 
 // matchOne returns every occurrence of a one-token query in a text token.
 func matchOne(t indexToken, q queryToken) []Span {
 	if !splittable(q) {
-		if t.text == q.text {
-			return []Span{{t.start, t.end}}
+		if t.form == q.form {
+			return []Span{{t.Start, t.End}}
 		}
 		return nil
 	}
-	if !t.pieces {
+	if !t.Pieces {
 		return nil
 	}
 	var out []Span
 	for from := 0; ; {
-		k := strings.Index(t.text[from:], q.text)
+		k := strings.Index(t.Text[from:], q.Text)
 		if k < 0 {
 			return out
 		}
-		out = append(out, Span{t.start + from + k, t.start + from + k + len(q.text)})
-		from += k + len(q.text)
+		out = append(out, Span{t.Start + from + k, t.Start + from + k + len(q.Text)})
+		from += k + len(q.Text)
 	}
 }
 
@@ -283,13 +186,13 @@ func matchOne(t indexToken, q queryToken) []Span {
 func edgeMatch(t indexToken, q queryToken, first bool) (Span, bool) {
 	switch {
 	case q.any:
-		return Span{t.start, t.end}, true
-	case t.text == q.text:
-		return Span{t.start, t.end}, true
-	case splittable(q) && t.pieces && first && strings.HasSuffix(t.text, q.text):
-		return Span{t.end - len(q.text), t.end}, true
-	case splittable(q) && t.pieces && !first && strings.HasPrefix(t.text, q.text):
-		return Span{t.start, t.start + len(q.text)}, true
+		return Span{t.Start, t.End}, true
+	case t.form == q.form:
+		return Span{t.Start, t.End}, true
+	case splittable(q) && t.Pieces && first && strings.HasSuffix(t.Text, q.Text):
+		return Span{t.End - len(q.Text), t.End}, true
+	case splittable(q) && t.Pieces && !first && strings.HasPrefix(t.Text, q.Text):
+		return Span{t.Start, t.Start + len(q.Text)}, true
 	}
 	return Span{}, false
 }

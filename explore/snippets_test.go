@@ -41,6 +41,10 @@ func TestSnippets(t *testing.T) {
 			[]string{"title/ko: 데이터베이스"}},
 		{"Korean glued to digits is one word to the index", ilgraph.CaseFilter{Text: "시간"}, nil},
 		{"stop words alone find nothing", ilgraph.CaseFilter{Text: "the"}, nil},
+		{"every form of an English word", ilgraph.CaseFilter{Text: "databases"},
+			[]string{"title/en: database", "summary/en: database"}},
+		{"forms in a phrase", ilgraph.CaseFilter{Text: "databases fail", TextMode: ilgraph.TextPhrase},
+			[]string{"summary/en: database failed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

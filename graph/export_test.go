@@ -55,3 +55,12 @@ func WriteForTest(ctx context.Context, db *DB, q string, params map[string]any) 
 	})
 	return err
 }
+
+// ForgetWordForms removes the stemmed search fields from every case, as a
+// graph written before word forms has them.
+func ForgetWordForms(ctx context.Context, db *DB) error {
+	_, err := write(ctx, db, "forgetting word forms", func(tx neo4j.ManagedTransaction) (Counters, error) {
+		return exec(ctx, tx, "MATCH (n:Case) REMOVE n.title_en_forms, n.title_ko_forms, n.summary_en_forms, n.summary_ko_forms, n.word_forms_version", nil)
+	})
+	return err
+}

@@ -24,10 +24,18 @@ func compileFilter(f ilgraph.CaseFilter) (matchClause, error) {
 		return matchClause{}, err
 	}
 	p := map[string]any{}
-	var b strings.Builder
 	if f.HasText() {
 		p["text"] = luceneQuery(f)
-		b.WriteString("CALL db.index.fulltext.queryNodes('case_text', $text) YIELD node AS n, score\n")
+	}
+	return compileFilterText(f, "$text", p), nil
+}
+
+// compileFilterText is compileFilter for a valid filter whose Lucene query
+// (when it has text) is textExpr, a parameter or a variable, not user text.
+func compileFilterText(f ilgraph.CaseFilter, textExpr string, p map[string]any) matchClause {
+	var b strings.Builder
+	if f.HasText() {
+		b.WriteString("CALL db.index.fulltext.queryNodes('case_search', " + textExpr + ") YIELD node AS n, score\n")
 	} else {
 		b.WriteString("MATCH (n:Case) WITH n, 0.0 AS score\n")
 	}
@@ -82,40 +90,58 @@ func compileFilter(f ilgraph.CaseFilter) (matchClause, error) {
 		b.WriteString(strings.Join(where, "\n  AND "))
 		b.WriteString("\n")
 	}
-	return matchClause{text: b.String(), params: p}, nil
+	return matchClause{text: b.String(), params: p}
 }
 
-// Fields of the case_text index that a titles-only search names. These fixed
-// strings are the only field names ever placed in a Lucene query.
-var titleFields = []string{"title_en", "title_ko"}
+// Fields of the case_search index. These fixed strings are the only field
+// names ever placed in a Lucene query. A search looks for its words' stems
+// in the *_forms fields (the fields with their English words stemmed:
+// searchFormProps); which forms of a word occur is looked up in the
+// fields as written.
+var (
+	formFields      = []string{"title_en_forms", "title_ko_forms", "summary_en_forms", "summary_ko_forms"}
+	titleFormFields = []string{"title_en_forms", "title_ko_forms"}
+	writtenFields   = []string{"title_en", "title_ko", "summary_en", "summary_ko"}
+	writtenTitles   = []string{"title_en", "title_ko"}
+)
 
 // luceneQuery turns a filter's text into a Lucene query. Each phrase of
 // f.TextPhrases (a word, or in mode PHRASE the whole text) becomes one quoted
 // phrase, so that the pieces the CJK analyzer cuts it into — overlapping
 // two-character pieces of Korean, the parts of "front-end" — must occur
 // together and in order: "데이터베이스" no longer matches 데이터센터 through
-// the piece 데이. Mode ALL requires every phrase (+), ANY at least one.
+// the piece 데이. Its English words are replaced by their stems
+// (ilgraph.SearchForms), and the phrase is looked for in the stemmed
+// fields, so that every form of a word matches (ilgraph.WordStem). Mode
+// ALL requires every phrase (+), ANY at least one.
 // Every character with a meaning in Lucene's syntax is escaped, and inside
 // quotes nothing but the analyzer reads the text: user text is only ever
 // searched for, never parsed as operators. A phrase the analyzer leaves
 // nothing of (a stop word such as "the", punctuation) drops out of the query.
 func luceneQuery(f ilgraph.CaseFilter) string {
+	fields := formFields
+	if f.TitlesOnly() {
+		fields = titleFormFields
+	}
 	var clauses []string
 	for _, ph := range f.TextPhrases() {
-		q := quotePhrase(ph)
-		if f.TitlesOnly() {
-			var alts []string
-			for _, field := range titleFields {
-				alts = append(alts, field+":"+q)
-			}
-			q = "(" + strings.Join(alts, " ") + ")"
-		}
+		q := inFields(fields, quotePhrase(ilgraph.SearchForms(ph)))
 		if f.TextMatchesAll() {
 			q = "+" + q
 		}
 		clauses = append(clauses, q)
 	}
 	return strings.Join(clauses, " ")
+}
+
+// inFields returns a Lucene clause that matches the quoted phrase q in any
+// of fields.
+func inFields(fields []string, q string) string {
+	alts := make([]string, len(fields))
+	for i, field := range fields {
+		alts[i] = field + ":" + q
+	}
+	return "(" + strings.Join(alts, " ") + ")"
 }
 
 // quotePhrase returns s as a Lucene phrase: in double quotes, with every

@@ -64,7 +64,7 @@ func FuzzCompileFilter(f *testing.F) {
 
 // checkLucene checks that a query from luceneQuery has only the structure
 // luceneQuery writes — clauses of an optional +, an optional group of
-// title_en:/title_ko: alternatives, and quoted phrases — and that inside the
+// alternatives in the index's fields (field:), and quoted phrases — and that inside the
 // quotes every Lucene syntax character is escaped.
 func checkLucene(q string) error {
 	quoted := false
@@ -88,8 +88,8 @@ func checkLucene(q string) error {
 		case c == '"':
 			quoted = true
 		case c == '+' || c == ' ' || c == '(' || c == ')':
-		case strings.HasPrefix(q[i:], "title_en:"), strings.HasPrefix(q[i:], "title_ko:"):
-			i += len("title_en:") - 1
+		case fieldPrefix(q[i:]) != "":
+			i += len(fieldPrefix(q[i:])) - 1
 		default:
 			return fmt.Errorf("%q outside a phrase at %d", c, i)
 		}
@@ -98,4 +98,17 @@ func checkLucene(q string) error {
 		return fmt.Errorf("an unclosed phrase")
 	}
 	return nil
+}
+
+// fieldPrefix returns the "field:" q starts with, when it names a field of
+// the case_search index.
+func fieldPrefix(q string) string {
+	for _, fs := range [][]string{formFields, writtenFields} {
+		for _, f := range fs {
+			if strings.HasPrefix(q, f+":") {
+				return f + ":"
+			}
+		}
+	}
+	return ""
 }

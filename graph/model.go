@@ -63,6 +63,8 @@ func modelOf(k ilgraph.Kind) (kindModel, error) {
 func schema() []string {
 	var qs []string
 	qs = append(qs, "CREATE CONSTRAINT case_id IF NOT EXISTS FOR (n:Case) REQUIRE n.id IS UNIQUE")
+	// The full-text index before word forms: case_search replaces it.
+	qs = append(qs, "DROP INDEX case_text IF EXISTS")
 	for _, m := range kinds {
 		qs = append(qs, fmt.Sprintf("CREATE CONSTRAINT %s_id IF NOT EXISTS FOR (n:%s) REQUIRE n.id IS UNIQUE", lower(m.Label), m.Label))
 	}
@@ -89,10 +91,16 @@ func schema() []string {
 		// the constraints' indexes look them up by query too.
 		"CREATE CONSTRAINT similar_judgment_key IF NOT EXISTS FOR (j:SimilarJudgment) REQUIRE (j.query_id, j.match_id, j.judge) IS UNIQUE",
 		"CREATE CONSTRAINT similar_hidden_key IF NOT EXISTS FOR (h:SimilarHidden) REQUIRE (h.query_id, h.match_id) IS UNIQUE",
-		// Titles and summaries in both languages. The CJK analyzer indexes
+		// Titles and summaries in both languages, as written and with their
+		// English words stemmed (searchFormProps): a search looks for the
+		// stems of its words in the *_forms fields, and which forms of a
+		// word occur in the fields as written. The CJK analyzer indexes
 		// Korean as overlapping bigrams (so a word matches inside a longer
 		// word with particles attached) and English as lower-cased words.
-		"CREATE FULLTEXT INDEX case_text IF NOT EXISTS FOR (n:Case) ON EACH [n.title_en, n.title_ko, n.summary_en, n.summary_ko] "+
+		// It replaces case_text (the fields as written only), dropped in
+		// Migrate.
+		"CREATE FULLTEXT INDEX case_search IF NOT EXISTS FOR (n:Case) ON EACH "+
+			"[n.title_en, n.title_ko, n.summary_en, n.summary_ko, n.title_en_forms, n.title_ko_forms, n.summary_en_forms, n.summary_ko_forms] "+
 			"OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk', `fulltext.eventually_consistent`: false}}",
 	)
 	return qs
@@ -121,6 +129,9 @@ func (db *DB) Migrate(ctx context.Context) error {
 			return db.wrap(err, "creating the schema")
 		}
 	}
+	if err := db.restemCases(ctx); err != nil {
+		return err
+	}
 	res, err := s.Run(ctx, "CALL db.awaitIndexes(300)", nil)
 	if err == nil {
 		_, err = res.Consume(ctx)
@@ -129,4 +140,35 @@ func (db *DB) Migrate(ctx context.Context) error {
 		return db.wrap(err, "waiting for indexes")
 	}
 	return nil
+}
+
+// restemCases writes the stemmed search fields (searchFormProps) of every
+// case written before them or under another version of the word-form rule
+// (ilgraph.WordFormsVersion), in batches: a load skips unchanged cases, so
+// without this an older graph would not find their word forms.
+func (db *DB) restemCases(ctx context.Context) error {
+	const batch = 2000
+	for {
+		n, err := write(ctx, db, "writing the stemmed search fields", func(tx neo4j.ManagedTransaction) (int, error) {
+			recs, err := collect(ctx, tx, `MATCH (n:Case) WHERE n.word_forms_version IS NULL OR n.word_forms_version <> $v
+WITH n LIMIT $batch
+RETURN n.id AS id, coalesce(n.title_en, '') AS te, coalesce(n.title_ko, '') AS tk,
+       coalesce(n.summary_en, '') AS se, coalesce(n.summary_ko, '') AS sk`, map[string]any{"v": int64(ilgraph.WordFormsVersion), "batch": int64(batch)})
+			if err != nil || len(recs) == 0 {
+				return 0, err
+			}
+			rows := make([]map[string]any, len(recs))
+			for i, r := range recs {
+				rows[i] = map[string]any{"id": str(r, "id"), "props": searchFormProps(
+					ilgraph.Text{En: str(r, "te"), Ko: str(r, "tk")}, ilgraph.Text{En: str(r, "se"), Ko: str(r, "sk")})}
+			}
+			if _, err := exec(ctx, tx, "UNWIND $rows AS row MATCH (n:Case {id: row.id}) SET n += row.props", map[string]any{"rows": rows}); err != nil {
+				return 0, err
+			}
+			return len(recs), nil
+		})
+		if err != nil || n < batch {
+			return err
+		}
+	}
 }

@@ -333,3 +333,49 @@ func (db *DB) CaseIDsMatching(ctx context.Context, f ilgraph.CaseFilter) ([]stri
 		return out, nil
 	})
 }
+
+// MaxFormLookups bounds the word forms WordFormsFound looks up at once.
+const MaxFormLookups = 200
+
+// WordFormsFound returns which of forms — English words, as written —
+// occur as whole words in the searched fields (titles only, with
+// TextInTitles) of at least one case the filter f, which has text,
+// selects: the forms of its words that the search matched. Each lookup is
+// f's own full-text query with the form added as a required word of the
+// fields as written.
+func (db *DB) WordFormsFound(ctx context.Context, f ilgraph.CaseFilter, forms []string) ([]string, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	if !f.HasText() || len(forms) == 0 {
+		return nil, nil
+	}
+	if len(forms) > MaxFormLookups {
+		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "at most %d word forms are looked up at once, not %d", MaxFormLookups, len(forms))
+	}
+	fields := writtenFields
+	if f.TitlesOnly() {
+		fields = writtenTitles
+	}
+	base := luceneQuery(f)
+	rows := make([]map[string]any, 0, len(forms))
+	for _, w := range forms {
+		if !ilgraph.IsEnglishWord(w) {
+			continue
+		}
+		rows = append(rows, map[string]any{"form": w, "q": base + " +" + inFields(fields, quotePhrase(w))})
+	}
+	mc := compileFilterText(f, "row.q", map[string]any{"rows": rows})
+	q := "UNWIND $rows AS row\nCALL (row) {\n" + mc.text + "RETURN n.id AS hit LIMIT 1\n}\nRETURN row.form AS form"
+	return read(ctx, db, "finding word forms", func(tx neo4j.ManagedTransaction) ([]string, error) {
+		recs, err := collect(ctx, tx, q, mc.params)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, len(recs))
+		for i, r := range recs {
+			out[i] = str(r, "form")
+		}
+		return out, nil
+	})
+}

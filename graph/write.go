@@ -324,6 +324,9 @@ func caseProps(c *ilgraph.Case) map[string]any {
 		p[name+"_en"] = t.En
 		p[name+"_ko"] = t.Ko
 	}
+	for k, v := range searchFormProps(c.Title, c.Summary) {
+		p[k] = v
+	}
 	for name, items := range map[string][]ilgraph.Item{"remediation": c.Remediation, "action_items": c.ActionItems} {
 		en, ko := make([]string, len(items)), make([]string, len(items))
 		for i, it := range items {
@@ -342,6 +345,20 @@ func caseProps(c *ilgraph.Case) map[string]any {
 	}
 	p["docs"] = docs
 	return p
+}
+
+// searchFormProps are the searched fields with their English words
+// replaced by their stems (ilgraph.SearchForms), which the full-text index
+// case_search reads besides the fields themselves, and the version of the
+// rule that made them.
+func searchFormProps(title, summary ilgraph.Text) map[string]any {
+	return map[string]any{
+		"title_en_forms":     ilgraph.SearchForms(title.En),
+		"title_ko_forms":     ilgraph.SearchForms(title.Ko),
+		"summary_en_forms":   ilgraph.SearchForms(summary.En),
+		"summary_ko_forms":   ilgraph.SearchForms(summary.Ko),
+		"word_forms_version": int64(ilgraph.WordFormsVersion),
+	}
 }
 
 func nonNil(s []string) []string {

@@ -234,6 +234,10 @@ type casePage struct {
 	Total      int       `json:"total"`
 	Cases      []summary `json:"cases"`
 	NextCursor string    `json:"next_cursor"`
+	WordForms  []struct {
+		Word  string   `json:"word"`
+		Forms []string `json:"forms"`
+	} `json:"word_forms"`
 }
 
 func TestCaseIsTheJSONAsLoaded(t *testing.T) {
@@ -353,6 +357,7 @@ func TestCaseListIsTheGraphQLAnswer(t *testing.T) {
 		{"?domain=database&domain=aws&sort=date_asc", `filter: {domains: {allOf: ["database", "aws"]}}, sort: DATE_ASC`},
 		{"?component=application-database,cloud-load-balancer", `filter: {components: {allOf: ["application-database", "cloud-load-balancer"]}}`},
 		{"?q=DynamoDB&sort=relevance", `filter: {text: "DynamoDB"}, sort: RELEVANCE`},
+		{"?q=certificate+expired", `filter: {text: "certificate expired"}`},
 		{"?from=2020-01-01&to=2024-12-31&org=amazon-web-services,google-cloud", `filter: {dateFrom: "2020-01-01", dateTo: "2024-12-31", orgs: ["amazon-web-services", "google-cloud"]}`},
 		{"?limit=100&sort=id_desc", `sort: ID_DESC, first: 100`},
 	} {
@@ -361,9 +366,16 @@ func TestCaseListIsTheGraphQLAnswer(t *testing.T) {
 			Cases struct {
 				TotalCount int
 				Nodes      []struct{ ID string }
+				WordForms  []struct {
+					Word  string
+					Forms []string
+				}
 			}
 		}
-		s.gql(`{ cases(`+q.filter+`) { totalCount nodes { id } } }`, &want)
+		s.gql(`{ cases(`+q.filter+`) { totalCount nodes { id } wordForms { word forms } } }`, &want)
+		if g, w := fmt.Sprint(got.WordForms), fmt.Sprint(want.Cases.WordForms); g != w || strings.Contains(q.rest, "certificate") && !strings.Contains(g, "certificates") {
+			t.Errorf("%s: word_forms %s, GraphQL wordForms %s", q.rest, g, w)
+		}
 		if got.Total != want.Cases.TotalCount || len(got.Cases) != len(want.Cases.Nodes) {
 			t.Fatalf("%s: %d cases of %d, GraphQL %d of %d", q.rest, len(got.Cases), got.Total, len(want.Cases.Nodes), want.Cases.TotalCount)
 		}

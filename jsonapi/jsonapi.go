@@ -277,6 +277,12 @@ func (a *api) cases(w http.ResponseWriter, r *http.Request) {
 	}
 	page := view.Page(l)
 	page.Warnings = view.Warnings(warnings.List())
+	forms, err := a.core.WordForms(ctx, l.Filter)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	page.WordForms = view.WordFormsOf(forms)
 	a.answer(w, r, page, nil)
 }
 

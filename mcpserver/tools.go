@@ -283,6 +283,11 @@ func (t *tools) page(ctx context.Context, f Filters, text string, sort ilgraph.C
 	if p.Warnings, err = resolved(warnings); err != nil {
 		return nil, "", err
 	}
+	forms, err := t.core.WordForms(ctx, l.Filter)
+	if err != nil {
+		return nil, "", err
+	}
+	p.WordForms = view.WordFormsOf(forms)
 	return p, renderWarnings(p.Warnings) + renderPage(p), nil
 }
 

@@ -146,6 +146,7 @@ type ComplexityRoot struct {
 		Nodes      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+		WordForms  func(childComplexity int) int
 	}
 
 	CaseEdge struct {
@@ -572,6 +573,11 @@ type ComplexityRoot struct {
 		Text         func(childComplexity int) int
 	}
 
+	WordForms struct {
+		Forms func(childComplexity int) int
+		Word  func(childComplexity int) int
+	}
+
 	YearCount struct {
 		Count func(childComplexity int) int
 		Year  func(childComplexity int) int
@@ -622,6 +628,7 @@ type CaseConnectionResolver interface {
 	Nodes(ctx context.Context, obj *explore.CaseList) ([]ilgraph.Case, error)
 
 	Facets(ctx context.Context, obj *explore.CaseList, top *int) (*Facets, error)
+	WordForms(ctx context.Context, obj *explore.CaseList) ([]explore.WordForms, error)
 }
 type CaseEdgeResolver interface {
 	Snippets(ctx context.Context, obj *CaseEdge) ([]explore.Snippet, error)
@@ -1188,6 +1195,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CaseConnection.TotalCount(childComplexity), true
+	case "CaseConnection.wordForms":
+		if e.ComplexityRoot.CaseConnection.WordForms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CaseConnection.WordForms(childComplexity), true
 
 	case "CaseEdge.cursor":
 		if e.ComplexityRoot.CaseEdge.Cursor == nil {
@@ -2966,6 +2979,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Weights.Text(childComplexity), true
 
+	case "WordForms.forms":
+		if e.ComplexityRoot.WordForms.Forms == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WordForms.Forms(childComplexity), true
+	case "WordForms.word":
+		if e.ComplexityRoot.WordForms.Word == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WordForms.Word(childComplexity), true
+
 	case "YearCount.count":
 		if e.ComplexityRoot.YearCount.Count == nil {
 			break
@@ -3837,6 +3863,23 @@ type CaseConnection {
   totalCount: Int!
   "Counts of matching cases per term and year, for filter chips: the top terms of each kind by count (top ≤ 1000)."
   facets(top: Int): Facets!
+  """
+  How filter.text's English words were matched: for each of its first 8
+  distinct English words (stop words left out), the forms of it that the
+  cases found contain, the word itself first when found. A search matches
+  every form of a word — plurals, -ed, -ing, expire/expiry — so
+  "certificate" lists ["certificate", "certificates"]. Empty without
+  filter.text.
+  """
+  wordForms: [WordForms!]!
+}
+
+"The forms of one searched word that the cases found contain."
+type WordForms {
+  "The word as searched, lower-cased."
+  word: String!
+  "Its forms in the cases found: the word itself first when it occurs, then the others alphabetically."
+  forms: [String!]!
 }
 
 type Facets {
@@ -4301,6 +4344,8 @@ func (ec *executionContext) childFields_CaseConnection(ctx context.Context, fiel
 		return ec.fieldContext_CaseConnection_totalCount(ctx, field)
 	case "facets":
 		return ec.fieldContext_CaseConnection_facets(ctx, field)
+	case "wordForms":
+		return ec.fieldContext_CaseConnection_wordForms(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CaseConnection", field.Name)
 }
@@ -5079,6 +5124,16 @@ func (ec *executionContext) childFields_Weights(ctx context.Context, field graph
 		return ec.fieldContext_Weights_text(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Weights", field.Name)
+}
+
+func (ec *executionContext) childFields_WordForms(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "word":
+		return ec.fieldContext_WordForms_word(ctx, field)
+	case "forms":
+		return ec.fieldContext_WordForms_forms(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WordForms", field.Name)
 }
 
 func (ec *executionContext) childFields_YearCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7873,6 +7928,38 @@ func (ec *executionContext) fieldContext_CaseConnection_facets(ctx context.Conte
 	if fc.Args, err = ec.field_CaseConnection_facets_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CaseConnection_wordForms(ctx context.Context, field graphql.CollectedField, obj *explore.CaseList) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CaseConnection_wordForms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CaseConnection().WordForms(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []explore.WordForms) graphql.Marshaler {
+			return ec.marshalNWordForms2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐWordFormsᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CaseConnection_wordForms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CaseConnection",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WordForms(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -15464,6 +15551,52 @@ func (ec *executionContext) fieldContext_Weights_text(_ context.Context, field g
 	return graphql.NewScalarFieldContext("Weights", field, false, false, "Float")
 }
 
+func (ec *executionContext) _WordForms_word(ctx context.Context, field graphql.CollectedField, obj *explore.WordForms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WordForms_word(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Word, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WordForms_word(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WordForms", field, false, false, "String")
+}
+
+func (ec *executionContext) _WordForms_forms(ctx context.Context, field graphql.CollectedField, obj *explore.WordForms) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_WordForms_forms(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Forms, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_WordForms_forms(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("WordForms", field, false, false, "String")
+}
+
 func (ec *executionContext) _YearCount_year(ctx context.Context, field graphql.CollectedField, obj *ilgraph.YearCount) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17537,6 +17670,12 @@ func (ec *executionContext) _CaseConnection(ctx context.Context, sel ast.Selecti
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._CaseConnection_facets(ctx, field, obj)
+				})
+		case "wordForms":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CaseConnection_wordForms(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -20535,6 +20674,44 @@ func (ec *executionContext) _Weights(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var wordFormsImplementors = []string{"WordForms"}
+
+func (ec *executionContext) _WordForms(ctx context.Context, sel ast.SelectionSet, obj *explore.WordForms) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, wordFormsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("WordForms")
+		case "word":
+			out.Values[i] = ec._WordForms_word(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "forms":
+			out.Values[i] = ec._WordForms_forms(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var yearCountImplementors = []string{"YearCount"}
 
 func (ec *executionContext) _YearCount(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.YearCount) graphql.Marshaler {
@@ -22106,6 +22283,26 @@ func (ec *executionContext) marshalNWeights2ᚖgithubᚗcomᚋilgraphᚋilgraph�
 		return graphql.Null
 	}
 	return ec._Weights(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNWordForms2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐWordForms(ctx context.Context, sel ast.SelectionSet, v explore.WordForms) graphql.Marshaler {
+	return ec._WordForms(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNWordForms2ᚕgithubᚗcomᚋilgraphᚋilgraphᚋexploreᚐWordFormsᚄ(ctx context.Context, sel ast.SelectionSet, v []explore.WordForms) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNWordForms2githubᚗcomᚋilgraphᚋilgraphᚋexploreᚐWordForms(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNYearCount2githubᚗcomᚋilgraphᚋilgraphᚐYearCount(ctx context.Context, sel ast.SelectionSet, v ilgraph.YearCount) graphql.Marshaler {

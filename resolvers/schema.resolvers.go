@@ -205,6 +205,11 @@ func (r *caseConnectionResolver) Facets(ctx context.Context, obj *explore.CaseLi
 	}, nil
 }
 
+// WordForms is the resolver for the wordForms field.
+func (r *caseConnectionResolver) WordForms(ctx context.Context, obj *explore.CaseList) ([]explore.WordForms, error) {
+	return r.Core.WordForms(ctx, obj.Filter)
+}
+
 // Snippets is the resolver for the snippets field.
 func (r *caseEdgeResolver) Snippets(ctx context.Context, obj *CaseEdge) ([]explore.Snippet, error) {
 	if obj.list == nil {

@@ -13,6 +13,9 @@ import (
 type Filter struct {
 	Name   string
 	Filter ilgraph.CaseFilter
+	// mustFind: a text filter asking a form of a word of this case's text,
+	// which its full-text search must find.
+	mustFind string
 }
 
 // pools are the values filters over a corpus draw from: what its cases
@@ -73,7 +76,7 @@ func Filters(co Corpus, seed uint64, n int) []Filter {
 		if err := f.Validate(); err != nil {
 			panic(fmt.Sprintf("storetest: generated an invalid filter %s: %v", name, err))
 		}
-		out = append(out, Filter{name, f})
+		out = append(out, Filter{Name: name, Filter: f})
 	}
 	tags := func(k ilgraph.Kind, m ilgraph.TermMatch) ilgraph.CaseFilter {
 		return ilgraph.CaseFilter{Tags: map[ilgraph.Kind]ilgraph.TermMatch{k: m}}

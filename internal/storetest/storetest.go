@@ -142,6 +142,7 @@ func Run(t T, co Corpus, store Lister, opt Options) {
 		t.Fatalf("%s: Options.Text needs a store that matches ids (IDMatcher)", co.Name)
 	}
 	texts := textFilters(co, opt.Seed, opt.TextFilters)
+	forms := 0
 	for i, tf := range texts {
 		// The text's meaning is the store's own full-text search; the rest of
 		// the filter is Match's: the answer must be their intersection.
@@ -149,6 +150,13 @@ func Run(t T, co Corpus, store Lister, opt Options) {
 		found, err := m.CaseIDsMatching(r.ctx, textOnly)
 		if err != nil {
 			t.Fatalf("%s: text %q alone: %v", co.Name, textOnly.Text, err)
+		}
+		if tf.mustFind != "" {
+			forms++
+			if !slices.Contains(found, tf.mustFind) {
+				r.failures++
+				t.Errorf("%s: %s: the search for %q does not find %s, whose text has a form of it", co.Name, tf.Name, textOnly.Text, tf.mustFind)
+			}
 		}
 		r.textHits += len(found)
 		rest := filters[i%len(filters)]
@@ -163,6 +171,9 @@ func Run(t T, co Corpus, store Lister, opt Options) {
 	}
 	if r.textHits == 0 {
 		t.Errorf("%s: no text filter found any case: the text checks checked nothing", co.Name)
+	}
+	if forms == 0 && len(texts) >= 20 {
+		t.Errorf("%s: no text filter asked for a word form: the word-form check checked nothing", co.Name)
 	}
 	t.Logf("%s: %d filters and %d with text agree with the reference (%s)", co.Name, len(filters), len(texts), time.Since(start).Round(time.Millisecond))
 }
@@ -456,6 +467,7 @@ func diff(got, want string) string {
 // two or more), in every text mode and field set.
 func textFilters(co Corpus, seed uint64, n int) []Filter {
 	var titles, all [][]string
+	var owner []string // the case each list of all comes from
 	for _, c := range co.Cases {
 		for i, t := range []string{c.Title.En, c.Title.Ko, c.Summary.En, c.Summary.Ko} {
 			var ws []string
@@ -468,6 +480,7 @@ func textFilters(co Corpus, seed uint64, n int) []Filter {
 				continue
 			}
 			all = append(all, ws)
+			owner = append(owner, c.ID)
 			if i < 2 {
 				titles = append(titles, ws)
 			}
@@ -486,8 +499,19 @@ func textFilters(co Corpus, seed uint64, n int) []Filter {
 		if f.TextFields == ilgraph.TextInTitles {
 			src = titles
 		}
-		ws := src[r.IntN(len(src))]
+		k := r.IntN(len(src))
+		ws := src[k]
 		j := r.IntN(len(ws))
+		// One filter in four asks, for an English word of a case's title or
+		// summary, another of its forms (ilgraph.WordStem): it must find
+		// the case the word came from.
+		if f.TextFields != ilgraph.TextInTitles && f.TextMode != ilgraph.TextPhrase && r.IntN(4) == 0 {
+			if forms := ilgraph.WordFormCandidates(ws[j]); len(forms) > 1 {
+				f.Text = forms[1+r.IntN(len(forms)-1)]
+				out = append(out, Filter{Name: fmt.Sprintf("text %d, a form of %q", i, ws[j]), Filter: f, mustFind: owner[k]})
+				continue
+			}
+		}
 		switch {
 		case f.TextMode == ilgraph.TextPhrase && j+1 < len(ws):
 			f.Text = ws[j] + " " + ws[j+1]
@@ -497,7 +521,7 @@ func textFilters(co Corpus, seed uint64, n int) []Filter {
 		default:
 			f.Text = ws[j]
 		}
-		out = append(out, Filter{fmt.Sprintf("text %d", i), f})
+		out = append(out, Filter{Name: fmt.Sprintf("text %d", i), Filter: f})
 	}
 	return out
 }

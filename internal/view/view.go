@@ -62,6 +62,23 @@ type CasePage struct {
 	Cases      []CaseSummary `json:"cases"`
 	NextCursor string        `json:"next_cursor,omitempty" jsonschema:"pass as cursor for the next page; absent on the last page"`
 	Warnings   []Warning     `json:"warnings,omitempty" jsonschema:"terms of the filter that were not ids: resolved, or matching nothing"`
+	WordForms  []WordForms   `json:"word_forms,omitempty" jsonschema:"how the search's English words were matched: per word, the forms of it the cases found contain (certificate: certificate, certificates); absent without a search"`
+}
+
+// WordForms are the forms of one searched word that the cases found
+// contain (explore.WordForms).
+type WordForms struct {
+	Word  string   `json:"word" jsonschema:"the word as searched, lower-cased"`
+	Forms []string `json:"forms" jsonschema:"its forms in the cases found: the word itself first when it occurs, then the others alphabetically"`
+}
+
+// WordFormsOf converts the core's word forms; nil for none.
+func WordFormsOf(ws []explore.WordForms) []WordForms {
+	var out []WordForms
+	for _, w := range ws {
+		out = append(out, WordForms{Word: w.Word, Forms: w.Forms})
+	}
+	return out
 }
 
 // Page converts a case list.

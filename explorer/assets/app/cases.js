@@ -24,8 +24,31 @@ const CASES = `query Cases($filter: CaseFilter, $sort: CaseSort, $first: Int, $a
       symptoms { term { kind id en ko } count } contributing { term { kind id en ko } count }
       domains { term { kind id en ko } count } mechanisms { term { kind id en ko } count } orgs { term { kind id en ko } count }
     }
+    wordForms { word forms }
   }
 }`;
+
+// The facet counts of one kind, for a selection whose terms of that kind
+// include ids no case has (a misspelt root cause in the URL): counted
+// without those ids, so that the panel still offers the other terms.
+const facetOf = (k) => `query Facet($filter: CaseFilter) { cases(filter: $filter, first: 1) {
+  facets(top: 30) { ${k.facet} { term { kind id en ko } count } } } }`;
+
+// matchedAs says how the search's words were matched (the API's
+// wordForms): "certificate (also certificates)", for each word with other
+// forms found; empty when every word was found only as written.
+export function matchedAs(wordForms) {
+  const parts = [];
+  for (const wf of wordForms || []) {
+    const others = wf.forms.filter((x) => x !== wf.word);
+    if (!others.length) continue;
+    const asWritten = wf.forms.includes(wf.word);
+    parts.push(h("span", { class: "word-form", lang: "en" }, wf.word, " ",
+      asWritten ? L(`(also ${others.join(", ")})`, `(다른 형태: ${others.join(", ")})`)
+        : L(`(as ${others.join(", ")})`, `(찾은 형태: ${others.join(", ")})`)));
+  }
+  return parts.flatMap((x, i) => (i ? [", ", x] : [x]));
+}
 
 // Suggested filters: the vocabulary terms the search text points to
 // (suggest), above the cut-offs the server reads suggestions with
@@ -110,6 +133,26 @@ export async function render(ctx) {
   ]);
   if (!ctx.alive()) return;
   const conn = res.data.cases;
+  // A kind whose selected ids include one no term has (a typo in the URL):
+  // its panel counts the selection without those ids.
+  const unknownIn = (k) => st.f.terms[k.param].filter((id) => !vocab.byKey.has(k.api + ":" + id));
+  const typoFacets = {};
+  await Promise.all(KINDS.filter((k) => unknownIn(k).length).map(async (k) => {
+    const f = clone(st.f);
+    f.terms[k.param] = f.terms[k.param].filter((id) => !unknownIn(k).includes(id));
+    const r = await ask(facetOf(k), { filter: apiFilter(f) }).catch(() => null);
+    if (r) typoFacets[k.param] = r.data.cases.facets[k.facet] || [];
+  }));
+  if (!ctx.alive()) return;
+  // "Did you mean": each suggestion for a term the API could not resolve
+  // is a link to this screen with the suggestion instead.
+  const fixTerm = (w, sg) => {
+    const k = KINDS.find((x) => w.field === "filter." + x.filter || (w.field || "").startsWith("filter." + x.filter + "."));
+    if (!k || !st.f.terms[k.param].includes(w.value)) return null;
+    const f = clone(st.f);
+    f.terms[k.param] = [...new Set(f.terms[k.param].map((id) => (id === w.value ? sg : id)))];
+    return link("/", stateParams(fresh(f)));
+  };
   document.title = L("Cases", "사례") + " · ilgraph";
   const nav = (nst) => go(link("/", stateParams(nst)));
   const fresh = (f) => ({ f, sort: f.q ? st.sort : st.sort === "RELEVANCE" ? "DATE_DESC" : st.sort, after: "", back: [] });
@@ -157,7 +200,7 @@ export async function render(ctx) {
 
   // Facets
   const facetBoxes = KINDS.map((k) => {
-    const counts = conn.facets[k.facet] || [];
+    const counts = typoFacets[k.param] || conn.facets[k.facet] || [];
     const selected = st.f.terms[k.param];
     const rows = counts.map((tc) => ({ t: tc.term, count: tc.count }));
     for (const id of selected) {
@@ -208,7 +251,10 @@ export async function render(ctx) {
   const end = st.back.length * PAGE + conn.edges.length;
   const count = h("p", { class: "result-count", id: "result-count", role: invalid ? "alert" : null },
     invalid ? [L("The API refused this search: ", "API 가 이 검색을 받지 않았습니다: "), h("span", { lang: "en" }, invalid)] : conn.totalCount === 0 ? L("No cases match.", "맞는 사례가 없습니다.")
-      : L(`${fmtNumber(conn.totalCount)} cases · showing ${start}–${end}`, `사례 ${fmtNumber(conn.totalCount)}건 · ${start}~${end}번째`));
+      : matchedAs(conn.wordForms).length
+        ? L([`${fmtNumber(conn.totalCount)} cases matching `, matchedAs(conn.wordForms), ` · showing ${start}–${end}`],
+          [`사례 ${fmtNumber(conn.totalCount)}건 · 검색어 `, matchedAs(conn.wordForms), ` · ${start}~${end}번째`])
+        : L(`${fmtNumber(conn.totalCount)} cases · showing ${start}–${end}`, `사례 ${fmtNumber(conn.totalCount)}건 · ${start}~${end}번째`));
   const list = h("ol", { class: "case-list", start: String(start) }, conn.edges.map((e) => h("li", {}, caseCard(e.node, e.snippets))));
   const pager = h("nav", { class: "pager", "aria-label": L("Pages", "페이지") },
     st.back.length ? h("a", { href: link("/", stateParams({ ...st, after: st.back[st.back.length - 1] === "0" ? "" : st.back[st.back.length - 1], back: st.back.slice(0, -1) })), "data-nav": "", rel: "prev" }, L("← Previous page", "← 이전 페이지")) : null,
@@ -216,7 +262,7 @@ export async function render(ctx) {
 
   fill(ctx.main, 
     h("h1", {}, L("Cases", "사례")),
-    form, suggestBox, warningsBox(res.warnings),
+    form, suggestBox, warningsBox(res.warnings, res.details, fixTerm),
     chips(st.f, vocab, "/", st.sort !== "DATE_DESC" && (st.sort !== "RELEVANCE") ? { sort: st.sort } : {}),
     h("div", { class: "with-aside" },
       h("aside", { "aria-label": L("Filters", "필터") }, h("h2", {}, L("Filters", "필터")), dates, facetBoxes),

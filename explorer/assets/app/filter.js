@@ -9,8 +9,11 @@ export function parseFilter(params, bad) {
   const f = { q: "", tm: "", tf: "", terms: {}, mode: {}, from: "", to: "" };
   const q = params.get("q");
   if (q !== null) {
-    if (q.length > 500) bad.push("q");
-    else f.q = q;
+    // The notice names what was wrong in words, not just the parameter.
+    if (q.length > 500) {
+      bad.push(L(`the search (q) was longer than 500 characters (${q.length}) and was left out`,
+        `검색어 (q) 가 500자보다 길어서 (${q.length}자) 뺐습니다`));
+    } else f.q = q;
   }
   const tm = params.get("tm"), tf = params.get("tf");
   if (tm !== null && tm !== "any" && tm !== "phrase" && tm !== "all") bad.push("tm");

@@ -95,9 +95,12 @@ export async function query(doc, variables = {}) {
   if (!body.data) {
     throw new ApiError(errors.length ? errors[0].message : L("The API answered without data.", "API 가 자료 없이 답했습니다."), { code: codes[0] || "", errors });
   }
-  const warnings = (body.extensions && Array.isArray(body.extensions.warnings) ? body.extensions.warnings : [])
-    .map((w) => (w && typeof w.message === "string" ? w.message : "")).filter(Boolean);
-  return { data: body.data, errors, warnings };
+  const details = (body.extensions && Array.isArray(body.extensions.warnings) ? body.extensions.warnings : [])
+    .filter((w) => w && typeof w.message === "string" && w.message);
+  const warnings = details.map((w) => w.message);
+  // details: the warnings as the API gives them ({field, value, message,
+  // resolved, suggestions}), for a screen that offers the suggestions.
+  return { data: body.data, errors, warnings, details };
 }
 
 // ask is query that throws on any error; it returns {data, warnings}
@@ -116,12 +119,23 @@ export async function must(doc, variables) {
   return (await ask(doc, variables)).data;
 }
 
-// warningsBox lists the API's warnings about the request, if any.
-export function warningsBox(warnings) {
+// warningsBox lists the API's warnings about the request, if any. With
+// details (the warnings' objects) and fix, each suggestion fix gives a URL
+// for (fix(warning, suggestion): the same screen with the suggestion used
+// instead of the value) is a link after its warning: "did you mean" that
+// applies it.
+export function warningsBox(warnings, details = [], fix = null) {
   if (!warnings || !warnings.length) return null;
   return h("div", { class: "warnings", role: "status" },
     h("p", {}, L("The API read the filters like this:", "API 가 필터를 이렇게 읽었습니다:")),
-    h("ul", {}, warnings.map((w) => h("li", { lang: "en" }, w))));
+    h("ul", {}, warnings.map((w, i) => {
+      const d = details[i];
+      const links = fix && d && Array.isArray(d.suggestions)
+        ? d.suggestions.map((sg) => [sg, fix(d, sg)]).filter(([, href]) => href) : [];
+      return h("li", {}, h("span", { lang: "en" }, w),
+        links.length ? [" ", L("Use instead: ", "대신 쓰기: "), links.map(([sg, href], j) =>
+          [j ? ", " : "", h("a", { href, "data-nav": "", class: "did-you-mean" }, sg)])] : null);
+    })));
 }
 
 // ---- the session ----
