@@ -434,7 +434,7 @@ func newSeedGraph(v *ilgraph.Vocabulary, cases []ilgraph.Case) *seedGraph {
 	for i := range cases {
 		g.byID[cases[i].ID] = &cases[i]
 		for _, f := range cases[i].Features() {
-			g.counts[ilgraph.TermKey{Kind: f.Kind, ID: f.ID}]++
+			g.counts[ilgraph.TermKey(f)]++
 		}
 	}
 	return g
