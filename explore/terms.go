@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"slices"
 
 	"github.com/ilgraph/ilgraph"
 )
@@ -199,9 +200,100 @@ const (
 )
 
 // Neighbourhood draws the nodes within depth hops of a case (kind
-// ilgraph.NodeKindCase) or a term, at most limit of them.
-func (s *Service) Neighbourhood(ctx context.Context, kind, id string, depth, limit int) (*ilgraph.Drawing, error) {
-	return s.store.Neighbourhood(ctx, kind, id, depth, limit)
+// ilgraph.NodeKindCase) or a term, at most limit of them. A filter that
+// selects anything less than every case keeps, of the cases drawn, those
+// it selects (the start node always stays): the others go with their
+// relationships, and so do the nodes that were reached only through them
+// (every node left is connected to the start), as the Graph screen keeps
+// its filter when it expands a node.
+func (s *Service) Neighbourhood(ctx context.Context, kind, id string, depth, limit int, f ilgraph.CaseFilter) (*ilgraph.Drawing, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	d, err := s.store.Neighbourhood(ctx, kind, id, depth, limit)
+	if err != nil || f.IsZero() {
+		return d, err
+	}
+	start := kind + ":" + id
+	var ids []string
+	for _, n := range d.Nodes {
+		if n.Kind == ilgraph.NodeKindCase && n.Key != start {
+			ids = append(ids, n.ID)
+		}
+	}
+	keep, err := s.selected(ctx, f, ids)
+	if err != nil {
+		return nil, err
+	}
+	drop := map[string]bool{}
+	for _, n := range d.Nodes {
+		if n.Kind == ilgraph.NodeKindCase && n.Key != start && !keep[n.ID] {
+			drop[n.Key] = true
+		}
+	}
+	// What stays connected to the start without the dropped cases.
+	adj := map[string][]string{}
+	for _, e := range d.Edges {
+		if !drop[e.Source] && !drop[e.Target] {
+			adj[e.Source] = append(adj[e.Source], e.Target)
+			adj[e.Target] = append(adj[e.Target], e.Source)
+		}
+	}
+	reached := map[string]bool{start: true}
+	for queue := []string{start}; len(queue) > 0; queue = queue[1:] {
+		for _, y := range adj[queue[0]] {
+			if !reached[y] {
+				reached[y] = true
+				queue = append(queue, y)
+			}
+		}
+	}
+	out := &ilgraph.Drawing{Truncated: d.Truncated}
+	for _, n := range d.Nodes {
+		if reached[n.Key] {
+			out.Nodes = append(out.Nodes, n)
+		}
+	}
+	for _, e := range d.Edges {
+		if reached[e.Source] && reached[e.Target] {
+			out.Edges = append(out.Edges, e)
+		}
+	}
+	return out, nil
+}
+
+// selected returns which of the cases ids the filter selects.
+func (s *Service) selected(ctx context.Context, f ilgraph.CaseFilter, ids []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	if f.IDs != nil {
+		ids = slices.DeleteFunc(slices.Clone(ids), func(x string) bool { return !slices.Contains(f.IDs, x) })
+	}
+	f.IDs = append([]string{}, ids...)
+	f, err := s.resolveFilter(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	var cs []*ilgraph.Case
+	ok := false
+	if rm := s.readModel(f); rm != nil {
+		if cs, _, ok, err = rm.ListCases(ctx, f, ilgraph.SortIDAsc, 0, len(ids)); err != nil {
+			return nil, err
+		}
+	}
+	if !ok {
+		p, err := s.store.ListCases(ctx, f, ilgraph.SortIDAsc, 0, len(ids))
+		if err != nil {
+			return nil, err
+		}
+		cs = p.Cases
+	}
+	for _, c := range cs {
+		out[c.ID] = true
+	}
+	return out, nil
 }
 
 // LiftBase says which cases co-occurrence lift is measured over.

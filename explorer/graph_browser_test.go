@@ -302,6 +302,52 @@ func TestGraphInBrowser(t *testing.T) {
 		clean("expanding")
 	})
 
+	t.Run("expanding a case keeps the filter", func(t *testing.T) {
+		b.t, s.t = t, t
+		// IL-0384's linked cases (related or recurring, either way), split
+		// by a date: the drawing holds the case and the ones from that date.
+		const start = "IL-0384"
+		var src *ilgraph.Case
+		for _, c := range seeds {
+			if c.ID == start {
+				src = c
+			}
+		}
+		if src == nil {
+			t.Fatalf("no %s in the seeds", start)
+		}
+		var linked []*ilgraph.Case
+		for _, c := range seeds {
+			if c.ID != start && (slices.Contains(src.Related, c.ID) || slices.Contains(c.Related, start) || c.RecurrenceOf == start || src.RecurrenceOf == c.ID) {
+				linked = append(linked, c)
+			}
+		}
+		dates := make([]string, len(linked))
+		for i, c := range linked {
+			dates[i] = c.Date
+		}
+		slices.Sort(dates)
+		from := dates[len(dates)/2]
+		want := []string{start}
+		for _, c := range linked {
+			if c.Date >= from {
+				want = append(want, c.ID)
+			}
+		}
+		slices.Sort(want)
+		if len(want) == 1 || len(want) == len(linked)+1 {
+			t.Fatalf("the date %s does not split %s's %d linked cases", from, start, len(linked))
+		}
+		if st, _ := b.open(s.url + "/graph?from=" + from + "&x=case:" + start); st != "ready" {
+			t.Fatalf("state %s", st)
+		}
+		drawn := eval[[]string](b, `document.getElementById("cy").cy.nodes("[kind = 'case']").map((n) => n.data("tid")).sort()`)
+		if !slices.Equal(drawn, want) {
+			t.Errorf("expanding %s from %s drew cases %q; the seeds give %q (of %d linked)", start, from, drawn, want, len(linked))
+		}
+		clean("expanding a case")
+	})
+
 	t.Run("case nodes carry short titles in Korean", func(t *testing.T) {
 		b.t, s.t = t, t
 		if st, _ := b.open(s.url + "/graph?rc=capacity&x=component:application-database,case:IL-0384&lang=ko"); st != "ready" {

@@ -474,7 +474,7 @@ func (t *tools) neighbourhood(ctx context.Context, a NeighbourhoodArgs) (*view.D
 		}
 		kind = string(k)
 	}
-	d, err := t.core.Neighbourhood(ctx, kind, a.ID, intOr(a.Depth, explore.DefaultNeighbourhoodDepth), intOr(a.Nodes, explore.DefaultNeighbourhoodLimit))
+	d, err := t.core.Neighbourhood(ctx, kind, a.ID, intOr(a.Depth, explore.DefaultNeighbourhoodDepth), intOr(a.Nodes, explore.DefaultNeighbourhoodLimit), ilgraph.CaseFilter{})
 	if err != nil {
 		return nil, "", err
 	}

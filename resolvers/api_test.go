@@ -681,6 +681,60 @@ func TestNeighbourhood(t *testing.T) {
 	if len(got.Neighbourhood.Edges) < len(src.Features()) {
 		t.Errorf("got %d edges, want at least %d", len(got.Neighbourhood.Edges), len(src.Features()))
 	}
+	t.Run("a filter keeps the cases it selects", func(t *testing.T) {
+		// The case with the most linked cases, and a date that splits them.
+		linked := func(src *ilgraph.Case) []*ilgraph.Case {
+			var out []*ilgraph.Case
+			for _, c := range a.cases {
+				if c.ID != src.ID && (has(src.Related, c.ID) || has(c.Related, src.ID) || c.RecurrenceOf == src.ID || src.RecurrenceOf == c.ID) {
+					out = append(out, c)
+				}
+			}
+			return out
+		}
+		var src *ilgraph.Case
+		for _, c := range a.cases {
+			if src == nil || len(linked(c)) > len(linked(src)) {
+				src = c
+			}
+		}
+		ls := linked(src)
+		dates := make([]string, len(ls))
+		for i, c := range ls {
+			dates[i] = c.Date
+		}
+		slices.Sort(dates)
+		from := dates[len(dates)/2]
+		want := map[string]bool{"case:" + src.ID: true}
+		for _, f := range src.Features() {
+			want[string(f.Kind)+":"+f.ID] = true
+		}
+		kept := 0
+		for _, c := range ls {
+			if c.Date >= from {
+				want["case:"+c.ID] = true
+				kept++
+			}
+		}
+		if kept == 0 || kept == len(ls) {
+			t.Fatalf("%s: the date %s does not split its %d linked cases", src.ID, from, len(ls))
+		}
+		var got struct{ Neighbourhood drawing }
+		a.must(`query($id: ID!, $from: String) { neighbourhood(node: {kind: CASE, id: $id}, depth: 1, filter: {dateFrom: $from}) { nodes { key } edges { source target type } } }`,
+			map[string]any{"id": src.ID, "from": from}, &got)
+		gotKeys := map[string]bool{}
+		for _, n := range got.Neighbourhood.Nodes {
+			gotKeys[n.Key] = true
+		}
+		if !reflect.DeepEqual(gotKeys, want) {
+			t.Errorf("%s from %s: nodes\n got %v\nwant %v", src.ID, from, gotKeys, want)
+		}
+		for _, e := range got.Neighbourhood.Edges {
+			if !gotKeys[e.Source] || !gotKeys[e.Target] {
+				t.Errorf("edge %v leaves the drawing", e)
+			}
+		}
+	})
 	var small struct{ Neighbourhood drawing }
 	a.must(`{ neighbourhood(node: {kind: ROOT_CAUSE, id: "capacity"}, depth: 2, limit: 5) { nodes { key } truncated } }`, nil, &small)
 	if len(small.Neighbourhood.Nodes) != 5 || !small.Neighbourhood.Truncated {

@@ -327,7 +327,7 @@ type ComplexityRoot struct {
 		Connections        func(childComplexity int, from string, to string, maxHops *int, limit *int) int
 		Cooccurrence       func(childComplexity int, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int, liftBase *explore.LiftBase, base *CaseFilter, minSupport *int) int
 		ExplainSimilarity  func(childComplexity int, a string, b string, weights *WeightsInput, rarity *bool) int
-		Neighbourhood      func(childComplexity int, node NodeInput, depth *int, limit *int) int
+		Neighbourhood      func(childComplexity int, node NodeInput, depth *int, limit *int, filter *CaseFilter) int
 		ReviewQueue        func(childComplexity int, first *int, after *string) int
 		SameRootCause      func(childComplexity int, caseID string, first *int, after *string) int
 		SharedWith         func(childComplexity int, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
@@ -726,7 +726,7 @@ type QueryResolver interface {
 	SameRootCause(ctx context.Context, caseID string, first *int, after *string) (*explore.CrossReferenceList, error)
 	Vocabulary(ctx context.Context, kind *ilgraph.Kind) ([]ilgraph.Term, error)
 	Term(ctx context.Context, kind ilgraph.Kind, id string) (*ilgraph.Term, error)
-	Neighbourhood(ctx context.Context, node NodeInput, depth *int, limit *int) (*ilgraph.Drawing, error)
+	Neighbourhood(ctx context.Context, node NodeInput, depth *int, limit *int, filter *CaseFilter) (*ilgraph.Drawing, error)
 	Cooccurrence(ctx context.Context, from ilgraph.Kind, to ilgraph.Kind, filter *CaseFilter, minCount *int, liftBase *explore.LiftBase, base *CaseFilter, minSupport *int) (*ilgraph.Drawing, error)
 	Connections(ctx context.Context, from string, to string, maxHops *int, limit *int) ([]ilgraph.Path, error)
 	Stats(ctx context.Context, filter *CaseFilter) (*ilgraph.Stats, error)
@@ -1981,7 +1981,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Neighbourhood(childComplexity, args["node"].(NodeInput), args["depth"].(*int), args["limit"].(*int)), true
+		return e.ComplexityRoot.Query.Neighbourhood(childComplexity, args["node"].(NodeInput), args["depth"].(*int), args["limit"].(*int), args["filter"].(*CaseFilter)), true
 	case "Query.reviewQueue":
 		if e.ComplexityRoot.Query.ReviewQueue == nil {
 			break
@@ -3286,8 +3286,12 @@ type Query {
   "One term: its label, description, cases and co-occurring terms; null when there is none."
   term(kind: Kind!, id: ID!): Term
 
-  "The nodes within depth hops (1–4) of a case or term, and the relationships among them, ready to draw."
-  neighbourhood(node: NodeInput!, depth: Int, limit: Int): Drawing!
+  """
+  The nodes within depth hops (1–4) of a case or term, and the relationships among them, ready to draw.
+  With a filter, the cases drawn are only those it selects (the node asked for always stays), and the
+  nodes reached only through the others are left out too: an expansion that keeps a view's filter.
+  """
+  neighbourhood(node: NodeInput!, depth: Int, limit: Int, filter: CaseFilter): Drawing!
 
   """
   Co-occurrence graph between two kinds (e.g. ROOT_CAUSE → COMPONENT) over the
@@ -5833,6 +5837,14 @@ func (ec *executionContext) field_Query_neighbourhood_args(ctx context.Context, 
 		return nil, err
 	}
 	args["limit"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*CaseFilter, error) {
+			return ec.unmarshalOCaseFilter2ᚖgithubᚗcomᚋilgraphᚋilgraphᚋresolversᚐCaseFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg3
 	return args, nil
 }
 
@@ -11205,7 +11217,7 @@ func (ec *executionContext) _Query_neighbourhood(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Neighbourhood(ctx, fc.Args["node"].(NodeInput), fc.Args["depth"].(*int), fc.Args["limit"].(*int))
+			return ec.Resolvers.Query().Neighbourhood(ctx, fc.Args["node"].(NodeInput), fc.Args["depth"].(*int), fc.Args["limit"].(*int), fc.Args["filter"].(*CaseFilter))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ilgraph.Drawing) graphql.Marshaler {

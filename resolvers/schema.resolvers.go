@@ -597,8 +597,8 @@ func (r *queryResolver) Term(ctx context.Context, kind ilgraph.Kind, id string) 
 }
 
 // Neighbourhood is the resolver for the neighbourhood field.
-func (r *queryResolver) Neighbourhood(ctx context.Context, node NodeInput, depth *int, limit *int) (*ilgraph.Drawing, error) {
-	return r.Core.Neighbourhood(ctx, nodeKind(node.Kind), node.ID, intOr(depth, explore.DefaultNeighbourhoodDepth), intOr(limit, explore.DefaultNeighbourhoodLimit))
+func (r *queryResolver) Neighbourhood(ctx context.Context, node NodeInput, depth *int, limit *int, filter *CaseFilter) (*ilgraph.Drawing, error) {
+	return r.Core.Neighbourhood(ctx, nodeKind(node.Kind), node.ID, intOr(depth, explore.DefaultNeighbourhoodDepth), intOr(limit, explore.DefaultNeighbourhoodLimit), toFilter(filter))
 }
 
 // Cooccurrence is the resolver for the cooccurrence field.

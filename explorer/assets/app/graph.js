@@ -100,7 +100,15 @@ function buildQuery(st) {
     const [kind, id] = item.split(":");
     decl.push(`$x${i}: NodeInput!`);
     vars["x" + i] = { kind: kind === "case" ? "CASE" : kindByURL(kind).api, id };
-    parts.push(`x${i}: neighbourhood(node: $x${i}, depth: 1, limit: 200) { nodes ${NODE} edges ${EDGE} truncated }`);
+    // A case's neighbourhood under the filter: its terms and the linked
+    // cases the filter selects (the API leaves out the others).
+    if (kind === "case") {
+      decl.push(`$xn${i}: CaseFilter`);
+      vars["xn" + i] = apiFilter(st.f);
+      parts.push(`x${i}: neighbourhood(node: $x${i}, depth: 1, limit: 200, filter: $xn${i}) { nodes ${NODE} edges ${EDGE} truncated }`);
+    } else {
+      parts.push(`x${i}: neighbourhood(node: $x${i}, depth: 1, limit: 200) { nodes ${NODE} edges ${EDGE} truncated }`);
+    }
     // A term's neighbourhood is its cases: the ones the filter selects.
     if (kind !== "case") {
       decl.push(`$xf${i}: CaseFilter`);
@@ -164,7 +172,7 @@ export async function render(ctx) {
     const [kind, id] = item.split(":");
     if (kind === "case") {
       // A case's neighbourhood is its own terms and the cases it names
-      // (related, recurrence): drawn whole.
+      // (related, recurrence) that the filter selects.
       truncated = truncated || n.truncated;
       n.nodes.forEach((x) => addNode(x, "nb"));
       n.edges.forEach((e) => addEdge(e, "nb"));
