@@ -88,6 +88,10 @@ type Suggester interface {
 	// statistic: the evidence for a stored case's tags without its own
 	// vote.
 	SuggestExcluding(ctx context.Context, text, lang, caseID string) (*suggest.Result, error)
+	// TextMatches returns the language and up to n cases whose text is
+	// most like text, best first, then the cases of also not among them
+	// with their scores (suggest.Engine.TextMatches).
+	TextMatches(ctx context.Context, text, lang string, n int, also []string) (string, []suggest.TextMatch, error)
 }
 
 // ReadModel answers case lists and dashboard aggregates over filters
@@ -140,6 +144,9 @@ type Service struct {
 	writer    CaseWriter    // nil: no writes (see WithWrites)
 	validator CaseValidator // with writer
 	judgments JudgmentStore // nil: no judgments of similar cases (WithJudgments)
+	// descWeight is the share of a free-text match's score its own words
+	// decide (WithDescriptionWeight); -1 until set: DefaultDescriptionWeight.
+	descWeight float64
 }
 
 // Option configures a Service.
@@ -147,6 +154,13 @@ type Option func(*Service)
 
 // WithSuggester lets the core answer questions asked in free text.
 func WithSuggester(sg Suggester) Option { return func(s *Service) { s.suggester = sg } }
+
+// WithDescriptionWeight sets the share of a free-text match's score that
+// the description's own words decide (0 to 1; 0: only the terms suggested
+// from it). The evaluation tunes it; a server uses the default.
+func WithDescriptionWeight(w float64) Option {
+	return func(s *Service) { s.descWeight = min(1, max(0, w)) }
+}
 
 // WithReadModel lets the core answer case lists and aggregates over filters
 // without text from memory (rm), asking the store only while rm is not
@@ -166,7 +180,7 @@ func WithSuggestCutoffs(c map[ilgraph.Kind]suggest.Cutoff) Option {
 
 // New returns the core over a store and a similarity ranker.
 func New(store Store, sim Similarity, opts ...Option) *Service {
-	s := &Service{store: store, sim: sim, cutoffs: maps.Clone(suggest.DefaultCutoffs)}
+	s := &Service{store: store, sim: sim, cutoffs: maps.Clone(suggest.DefaultCutoffs), descWeight: DefaultDescriptionWeight}
 	for _, o := range opts {
 		o(s)
 	}

@@ -20,6 +20,10 @@ func (s engineSuggester) Suggest(_ context.Context, text, lang string) (*suggest
 	return s.e.Suggest(text, lang, "")
 }
 
+func (s engineSuggester) TextMatches(_ context.Context, text, lang string, n int, also []string) (string, []suggest.TextMatch, error) {
+	return s.e.TextMatches(text, lang, n, also)
+}
+
 func (s engineSuggester) SuggestExcluding(_ context.Context, text, lang, caseID string) (*suggest.Result, error) {
 	return s.e.Suggest(text, lang, caseID)
 }

@@ -355,6 +355,13 @@ func (g guardedSuggester) Suggest(ctx context.Context, text, lang string) (*sugg
 	return g.s.Suggest(ctx, text, lang)
 }
 
+func (g guardedSuggester) TextMatches(ctx context.Context, text, lang string, n int, also []string) (string, []suggest.TextMatch, error) {
+	if err := viewer(ctx); err != nil {
+		return "", nil, err
+	}
+	return g.s.TextMatches(ctx, text, lang, n, also)
+}
+
 func (g guardedSuggester) SuggestExcluding(ctx context.Context, text, lang, caseID string) (*suggest.Result, error) {
 	if err := viewer(ctx); err != nil {
 		return nil, err

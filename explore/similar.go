@@ -276,6 +276,15 @@ type ProfileMatch struct {
 // SimilarToProfile ranks the cases most like a profile and says what they
 // suggest.
 func (s *Service) SimilarToProfile(ctx context.Context, p Profile, q SimilarityQuery) (*ProfileMatch, error) {
+	scs, err := s.profileCases(ctx, p, q)
+	if err != nil {
+		return nil, err
+	}
+	return suggestFrom(scs), nil
+}
+
+// profileCases ranks the cases most like a profile.
+func (s *Service) profileCases(ctx context.Context, p Profile, q SimilarityQuery) ([]SimilarCase, error) {
 	opt, err := q.options()
 	if err != nil {
 		return nil, err
@@ -302,11 +311,7 @@ func (s *Service) SimilarToProfile(ctx context.Context, p Profile, q SimilarityQ
 	if err != nil {
 		return nil, err
 	}
-	scs, err := s.similarCases(ctx, ms)
-	if err != nil {
-		return nil, err
-	}
-	return suggestFrom(scs), nil
+	return s.similarCases(ctx, ms)
 }
 
 // Explanation says why two cases are as similar as they are: the score B

@@ -1,7 +1,9 @@
 package explore
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -92,20 +94,209 @@ func (s *Service) ProfileFromSuggestions(r *suggest.Result) Profile {
 	return p
 }
 
-// SimilarToText suggests terms for text, builds a profile from them and
-// ranks the cases most like it, with what they suggest checking next.
+// DefaultDescriptionWeight is the share of a free-text match's score that
+// the description's own words decide; the rest is the profile of terms
+// suggested from it. Chosen on the judged tuning queries (docs/similarity.md).
+const DefaultDescriptionWeight = 0.5
+
+// SimilarToText ranks the cases most like a description, with what they
+// suggest checking next. Two things decide a case's score: the profile of
+// terms suggested from the text (each counting with its confidence), and
+// the text itself — how like the description the case's own text is (BM25
+// over title, summary, trigger and symptoms in the description's language,
+// divided by the best case's, so 0 to 1). With w the description weight,
+// score = (1 − w) × profile score + w × text match; the shared terms'
+// contributions are scaled by 1 − w and the text's part is the SimilarCase's
+// Text (Weight w, Cosine the text match, Contribution w × it), so the parts
+// add up to the score. A description that points to no term still matches
+// by its words.
+//
+// The ranking takes the best pool(k) cases of each part and scores their
+// union; a case outside both pools scores at most (1 − w) × the profile
+// pool's last score + w × the text pool's last match, and when that could
+// reach the k-th score the pools widen to MaxSimilarK.
 func (s *Service) SimilarToText(ctx context.Context, text, lang string, q SimilarityQuery) (*TextMatch, error) {
+	return s.MatchText(ctx, text, lang, Profile{}, q)
+}
+
+// MatchText is SimilarToText for an incident of which some terms are known
+// already (given, each counting in full): the terms read from the text join
+// them (Profile.Join), and the text's words rank the cases as well.
+func (s *Service) MatchText(ctx context.Context, text, lang string, given Profile, q SimilarityQuery) (*TextMatch, error) {
 	res, err := s.Suggest(ctx, text, lang)
 	if err != nil {
 		return nil, err
 	}
-	p := s.ProfileFromSuggestions(res)
-	if len(p.Features()) == 0 {
-		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldSuggestText, "points to no vocabulary term: describe components, symptoms or causes")
-	}
-	pm, err := s.SimilarToProfile(ctx, p, q)
-	if err != nil {
+	if _, err := q.options(); err != nil {
 		return nil, err
 	}
-	return &TextMatch{Suggestions: res, Profile: p, Match: pm}, nil
+	p := given.Join(s.ProfileFromSuggestions(res))
+	w := s.descWeight
+	for pool := min(MaxSimilarK, max(4*q.K, 40)); ; pool = MaxSimilarK {
+		list, bound, err := s.blend(ctx, text, res.Lang, p, q, w, pool)
+		if err != nil {
+			return nil, err
+		}
+		if pool == MaxSimilarK || len(list) < q.K || list[q.K-1].Score >= bound {
+			return &TextMatch{Suggestions: res, Profile: p, Match: suggestFrom(list[:min(q.K, len(list))])}, nil
+		}
+	}
+}
+
+// blend scores the union of the profile's and the text's best pool cases
+// (see SimilarToText), best first, and returns the bound on any other
+// case's score.
+func (s *Service) blend(ctx context.Context, text, lang string, p Profile, q SimilarityQuery, w float64, pool int) ([]SimilarCase, float64, error) {
+	wide := q
+	wide.K, wide.MinScore = pool, 0
+	var tagged []SimilarCase
+	var err error
+	if len(p.Features()) > 0 && w < 1 {
+		if tagged, err = s.profileCases(ctx, p, wide); err != nil {
+			return nil, 0, err
+		}
+	}
+	// The text's best pool cases, then the profile's others with their
+	// text match too.
+	var tm []suggest.TextMatch
+	top := 0
+	if w > 0 {
+		also := make([]string, len(tagged))
+		for i, sc := range tagged {
+			also[i] = sc.Case.ID
+		}
+		if _, tm, err = s.suggester.TextMatches(ctx, text, lang, pool, also); err != nil {
+			return nil, 0, err
+		}
+		top = min(pool, len(tm))
+		for top > 0 && tm[top-1].Score <= 0 {
+			top--
+		}
+		top = min(top, len(tm))
+	}
+	if len(p.Features()) == 0 && top == 0 {
+		return nil, 0, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldSuggestText, "points to no vocabulary term and shares no word with any case: describe components, symptoms or causes")
+	}
+	byID := map[string]*SimilarCase{}
+	for i := range tagged {
+		byID[tagged[i].Case.ID] = &tagged[i]
+	}
+	// The text's best cases the profile ranking did not list: their
+	// profile scores, under the query's filter.
+	var missing []string
+	for _, m := range tm[:top] {
+		if byID[m.CaseID] == nil {
+			missing = append(missing, m.CaseID)
+		}
+	}
+	if len(missing) > 0 {
+		keep, err := s.selected(ctx, q.Filter, missing)
+		if err != nil {
+			return nil, 0, err
+		}
+		missing = slices.DeleteFunc(missing, func(id string) bool { return !keep[id] })
+	}
+	var extra []SimilarCase
+	if len(missing) > 0 {
+		if len(p.Features()) > 0 && w < 1 {
+			only := wide
+			only.K = len(missing)
+			only.Filter.IDs = missing
+			if extra, err = s.profileCases(ctx, p, only); err != nil {
+				return nil, 0, err
+			}
+		}
+		listed := map[string]bool{}
+		for _, sc := range extra {
+			listed[sc.Case.ID] = true
+		}
+		var none []ilgraph.Match // sharing no term with the profile
+		for _, id := range missing {
+			if !listed[id] {
+				none = append(none, ilgraph.Match{ID: id})
+			}
+		}
+		more, err := s.similarCases(ctx, none)
+		if err != nil {
+			return nil, 0, err
+		}
+		extra = append(extra, more...)
+	}
+	for i := range extra {
+		byID[extra[i].Case.ID] = &extra[i]
+	}
+	best, textAt := 0.0, map[string]suggest.TextMatch{}
+	for _, m := range tm {
+		best = max(best, m.Score)
+		textAt[m.CaseID] = m
+	}
+	out := make([]SimilarCase, 0, len(byID))
+	for id, sc := range byID {
+		c := *sc
+		c.Shared = make([]ilgraph.Contribution, len(sc.Shared))
+		for i, x := range sc.Shared {
+			x.Contribution = ilgraph.RoundScore(x.Contribution * (1 - w))
+			c.Shared[i] = x
+		}
+		match := 0.0
+		words := []string{}
+		if m, ok := textAt[id]; ok && best > 0 {
+			match, words = m.Score/best, append(words, m.Words...)
+		}
+		c.Text = &ilgraph.TextPart{Weight: w, Cosine: ilgraph.RoundScore(match), Contribution: ilgraph.RoundScore(w * match), Words: words}
+		c.Score = ilgraph.RoundScore((1-w)*sc.Score + w*match)
+		if c.Score < q.MinScore || c.Score <= 0 {
+			continue
+		}
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b SimilarCase) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
+		}
+		return strings.Compare(a.Case.ID, b.Case.ID)
+	})
+	var bound float64
+	if len(tagged) == pool {
+		bound += (1 - w) * tagged[pool-1].Score
+	}
+	if top == pool && best > 0 {
+		bound += w * tm[pool-1].Score / best
+	}
+	return out, bound, nil
+}
+
+// Join adds to a profile the one read from a text (read): its root
+// cause only when none was given, its other terms to those given. A term
+// read from the text counts with its confidence; one given counts in full.
+func (p Profile) Join(read Profile) Profile {
+	given := map[ilgraph.Feature]bool{}
+	for _, f := range p.Features() {
+		given[f] = true
+	}
+	conf := map[ilgraph.Feature]float64{}
+	for f, c := range read.Confidence {
+		if !given[f] {
+			conf[f] = c
+		}
+	}
+	p.Confidence = conf
+	add := func(ids, more []string) []string {
+		out := append([]string(nil), ids...)
+		for _, id := range more {
+			if !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	if p.RootCause == "" {
+		p.RootCause = read.RootCause
+	}
+	p.Components = add(p.Components, read.Components)
+	p.Symptoms = add(p.Symptoms, read.Symptoms)
+	p.Contributing = add(p.Contributing, read.Contributing)
+	p.Domains = add(p.Domains, read.Domains)
+	p.Mechanisms = add(p.Mechanisms, read.Mechanisms)
+	return p
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -378,21 +377,25 @@ func (t *tools) match(ctx context.Context, a MatchArgs) (*MatchResult, string, e
 	if len(p.Features()) == 0 && strings.TrimSpace(a.Text) == "" {
 		return nil, "", errorf(ilgraph.EINVALID, "give text, or at least one of root_cause, components, symptoms, contributing, domains, mechanisms, org (term ids from the vocab tool)")
 	}
+	ctx, warnings := explore.WithWarnings(ctx)
+	var pm *explore.ProfileMatch
 	var suggested map[ilgraph.Kind][]view.SuggestedTerm
 	if strings.TrimSpace(a.Text) != "" {
-		read, terms, err := view.Predicted(ctx, t.core, a.Text)
+		// The text's own words rank the cases too, beside the terms read
+		// from it and those given (explore.Service.MatchText).
+		tm, err := t.core.MatchText(ctx, a.Text, "", p, a.Ranking.query())
 		if err != nil {
 			return nil, "", err
 		}
-		p, suggested = withRead(p, read), terms
-		if len(p.Features()) == 0 {
-			return nil, "", errorf(ilgraph.EINVALID, "text: no vocabulary term found in it; say more, or give term ids (the vocab tool lists them)")
+		if suggested, err = view.Predicted(ctx, t.core, tm.Suggestions); err != nil {
+			return nil, "", err
 		}
-	}
-	ctx, warnings := explore.WithWarnings(ctx)
-	pm, err := t.core.SimilarToProfile(ctx, p, a.Ranking.query())
-	if err != nil {
-		return nil, "", err
+		pm = tm.Match
+	} else {
+		var err error
+		if pm, err = t.core.SimilarToProfile(ctx, p, a.Ranking.query()); err != nil {
+			return nil, "", err
+		}
 	}
 	ws, err := resolved(warnings)
 	if err != nil {
@@ -404,41 +407,6 @@ func (t *tools) match(ctx context.Context, a MatchArgs) (*MatchResult, string, e
 	}
 	out := &MatchResult{ProfileMatch: *v, Suggested: suggested, Warnings: ws}
 	return out, renderWarnings(ws) + renderSuggested(suggested) + renderProfile(v), nil
-}
-
-// withRead adds the profile read from a text to the one given: its root
-// cause only when none was given, its other terms to those given. A term
-// read from the text counts with its confidence; one given counts in full.
-func withRead(p, read explore.Profile) explore.Profile {
-	given := map[ilgraph.Feature]bool{}
-	for _, f := range p.Features() {
-		given[f] = true
-	}
-	conf := map[ilgraph.Feature]float64{}
-	for f, c := range read.Confidence {
-		if !given[f] {
-			conf[f] = c
-		}
-	}
-	p.Confidence = conf
-	add := func(ids, more []string) []string {
-		out := append([]string(nil), ids...)
-		for _, id := range more {
-			if !slices.Contains(out, id) {
-				out = append(out, id)
-			}
-		}
-		return out
-	}
-	if p.RootCause == "" {
-		p.RootCause = read.RootCause
-	}
-	p.Components = add(p.Components, read.Components)
-	p.Symptoms = add(p.Symptoms, read.Symptoms)
-	p.Contributing = add(p.Contributing, read.Contributing)
-	p.Domains = add(p.Domains, read.Domains)
-	p.Mechanisms = add(p.Mechanisms, read.Mechanisms)
-	return p
 }
 
 func (t *tools) suggestTerms(ctx context.Context, a SuggestArgs) (*view.Suggestions, string, error) {

@@ -3380,8 +3380,13 @@ type Query {
   """
   The cases most like an incident described in words: the terms suggested for
   the text, the profile built from them (the suggestions above each kind's
-  cut-off, one root cause at most), and that profile's matches with what they
-  suggest checking next.
+  cut-off, one root cause at most), and the matches with what they suggest
+  checking next. A match's score is half the profile's score (each suggested
+  term counting with its confidence) and half how like the description the
+  case's own text is (BM25 over title, summary, trigger and symptoms in the
+  description's language, over the best case's): the shared terms'
+  contributions and the text part (text) add up to it. A description that
+  points to no term still matches by its words.
   """
   similarToText(text: String!, lang: String, k: Int, weights: WeightsInput, rarity: Boolean, filter: CaseFilter, minScore: Float): TextMatch!
 }
@@ -3451,15 +3456,18 @@ type SimilarCase {
   notes: [String!]!
 }
 
-"The text channel's part of a similarity score."
+"""
+The text channel's part of a similarity score. Between two cases: their text vectors' cosine. For a
+description (similarToText): how like the description the case's own text is.
+"""
 type TextContribution {
-  "The text weight."
+  "The text weight (for a description: the share of the score its words decide, 0.5)."
   weight: Float!
-  "Cosine similarity of the two cases' text vectors (trigger and lessons, names left out), from 0 to 1."
+  "Between cases: cosine similarity of the two cases' text vectors (trigger and lessons, names left out). For a description: the case's BM25 score for it over the best case's. From 0 to 1."
   cosine: Float!
-  "weight × cosine over the score's denominator: this part of the score."
+  "This part of the score: weight × cosine over the score's denominator (between cases), weight × cosine (for a description)."
   contribution: Float!
-  "The distinctive words both texts share, most telling first (stemmed, as the index holds them)."
+  "The distinctive words both texts share, most telling first (stemmed, as the index holds them); for a description, its index terms the case's text has."
   words: [String!]!
 }
 

@@ -157,6 +157,10 @@ func TestSimilarToText(t *testing.T) {
 				Matches []struct {
 					Case   struct{ ID string }
 					Score  float64
+					Text   *struct {
+						Weight, Cosine, Contribution float64
+						Words                        []string
+					}
 					Shared []struct {
 						Kind         string
 						Term         struct{ ID string }
@@ -169,7 +173,7 @@ func TestSimilarToText(t *testing.T) {
 	}
 	a.must(`query($text: String!) { similarToText(text: $text, k: 10) {
   profile { rootCause { id } components { id } symptoms { id } contributing { id } domains { id } mechanisms { id } }
-  match { matches { case { id } score shared { kind term { id } contribution confidence } } } } }`, map[string]any{"text": text}, &got)
+  match { matches { case { id } score text { weight cosine contribution words } shared { kind term { id } contribution confidence } } } } }`, map[string]any{"text": text}, &got)
 	p := got.SimilarToText.Profile
 	idsOf := func(ts []struct{ ID string }) []string {
 		out := make([]string, len(ts))
@@ -209,7 +213,21 @@ func TestSimilarToText(t *testing.T) {
 	}
 	// The matches are the definition's over the seed cases (default
 	// weights, rarity on), each term counting with √ of the engine's
-	// confidence; the shares add up to the score and carry it.
+	// confidence, blended with the description's own words: (1 − w) × the
+	// profile score + w × the case's BM25 score over the best case's. The
+	// shares and the text's part add up to the score and carry it.
+	_, textMatches, err := engine.TextMatches(text, "", len(cases), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm25, best := map[string]float64{}, 0.0
+	for _, m := range textMatches {
+		bm25[m.CaseID], best = m.Score, max(best, m.Score)
+	}
+	if best == 0 {
+		t.Fatal("the description shares no word with any case")
+	}
+	w := explore.DefaultDescriptionWeight
 	var rows []ilgraph.CaseFeatures
 	for i := range cases {
 		rows = append(rows, ilgraph.SimilarityRow(&cases[i]))
@@ -220,7 +238,8 @@ func TestSimilarToText(t *testing.T) {
 	var ids []string
 	for _, r := range rows {
 		ids = append(ids, r.ID)
-		scores = append(scores, ilgraph.ScoreProfile(prof.Features(), member, r.Features, ix.Weight(ilgraph.DefaultOptions(10)), 0, nil, nil).Score)
+		tag := ilgraph.ScoreProfile(prof.Features(), member, r.Features, ix.Weight(ilgraph.DefaultOptions(10)), 0, nil, nil).Score
+		scores = append(scores, ilgraph.RoundScore((1-w)*tag+w*bm25[r.ID]/best))
 	}
 	order := make([]int, len(ids))
 	for i := range order {
@@ -252,7 +271,12 @@ func TestSimilarToText(t *testing.T) {
 				weighted++
 			}
 		}
-		if math.Abs(sum-m.Score) > float64(len(m.Shared)+1)*0.5e-9+1e-12 {
+		if m.Text == nil || m.Text.Weight != w || math.Abs(m.Text.Cosine-ilgraph.RoundScore(bm25[m.Case.ID]/best)) > 1e-9 {
+			t.Errorf("%s: text part %+v, want weight %v and match %.9f", m.Case.ID, m.Text, w, bm25[m.Case.ID]/best)
+		} else {
+			sum += m.Text.Contribution
+		}
+		if math.Abs(sum-m.Score) > float64(len(m.Shared)+2)*0.5e-9+1e-12 {
 			t.Errorf("%s: shares add up to %.12f, score %.9f", m.Case.ID, sum, m.Score)
 		}
 	}

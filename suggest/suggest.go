@@ -543,22 +543,23 @@ func (e *Engine) suggest(text, lang string, ex excluded) (*Result, error) {
 	return e.suggestNow(text, lang, ex, -1)
 }
 
-// suggestNow is suggest over the corpus as it is now (the overlay's
-// changes applied), with the written case skip (-1: none) left out too.
-func (e *Engine) suggestNow(text, lang string, ex excluded, skip int) (*Result, error) {
+// prepare checks a text and its language ("" detects it) and returns the
+// text made valid UTF-8, the language and the text's tokens (product names
+// in Hangul read as the English ones).
+func (e *Engine) prepare(text, lang string) (string, string, []analysis.Token, error) {
 	if !utf8.ValidString(text) {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
 	if strings.TrimSpace(text) == "" {
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "text: empty; paste what you see")
+		return "", "", nil, ilgraph.Errorf(ilgraph.EINVALID, "text: empty; paste what you see")
 	}
 	if n := utf8.RuneCountInString(text); n > MaxTextChars {
-		return nil, ilgraph.Errorf(ilgraph.ELIMIT, "text: %d characters, at most %d", n, MaxTextChars)
+		return "", "", nil, ilgraph.Errorf(ilgraph.ELIMIT, "text: %d characters, at most %d", n, MaxTextChars)
 	}
 	switch lang {
 	case "", "en", "ko":
 	default:
-		return nil, ilgraph.Errorf(ilgraph.EINVALID, "lang: %q, want en, ko or empty", lang)
+		return "", "", nil, ilgraph.Errorf(ilgraph.EINVALID, "lang: %q, want en, ko or empty", lang)
 	}
 
 	var toks []analysis.Token
@@ -572,6 +573,16 @@ func (e *Engine) suggestNow(text, lang string, ex excluded, skip int) (*Result, 
 	}
 	if e.names != nil {
 		toks = e.names.tokens(toks)
+	}
+	return text, lang, toks, nil
+}
+
+// suggestNow is suggest over the corpus as it is now (the overlay's
+// changes applied), with the written case skip (-1: none) left out too.
+func (e *Engine) suggestNow(text, lang string, ex excluded, skip int) (*Result, error) {
+	text, lang, toks, err := e.prepare(text, lang)
+	if err != nil {
+		return nil, err
 	}
 	res := &Result{Lang: lang, ByKind: map[ilgraph.Kind][]Suggestion{}}
 

@@ -409,6 +409,12 @@ func (e excludingSuggester) SuggestExcluding(ctx context.Context, text, lang, ca
 	return e.sg.SuggestExcluding(ctx, text, lang, caseID)
 }
 
+// TextMatches leaves no case out: the description's source case is in the
+// library the engineer searches, and its text may well be found.
+func (e excludingSuggester) TextMatches(ctx context.Context, text, lang string, n int, also []string) (string, []suggest.TextMatch, error) {
+	return e.sg.TextMatches(ctx, text, lang, n, also)
+}
+
 // seedCore returns the core over the cases and vocabulary given.
 func seedCore(v *ilgraph.Vocabulary, cases []ilgraph.Case) *explore.Service {
 	g := newSeedGraph(v, cases)

@@ -87,15 +87,11 @@ func evidence(es []suggest.Evidence) []Evidence {
 	return out
 }
 
-// Predicted reads a text as an incident profile, with the core's rule
-// (explore.Service.ProfileFromSuggestions: the suggestions above the core's
-// cut-offs, one root cause at most), and returns the profile and its terms
-// with their labels and confidences, per kind.
-func Predicted(ctx context.Context, core *explore.Service, text string) (explore.Profile, map[ilgraph.Kind][]SuggestedTerm, error) {
-	res, err := core.Suggest(ctx, text, "")
-	if err != nil {
-		return explore.Profile{}, nil, err
-	}
+// Predicted returns the terms a text's suggestions put in an incident
+// profile, with the core's rule (explore.Service.ProfileFromSuggestions:
+// the suggestions above the core's cut-offs, one root cause at most), with
+// their labels and confidences, per kind.
+func Predicted(ctx context.Context, core *explore.Service, res *suggest.Result) (map[ilgraph.Kind][]SuggestedTerm, error) {
 	p := core.ProfileFromSuggestions(res)
 	var keys []ilgraph.TermKey
 	for _, f := range p.Features() {
@@ -103,7 +99,7 @@ func Predicted(ctx context.Context, core *explore.Service, text string) (explore
 	}
 	labels, err := labelsOf(ctx, core, keys)
 	if err != nil {
-		return explore.Profile{}, nil, err
+		return nil, err
 	}
 	out := map[ilgraph.Kind][]SuggestedTerm{}
 	for _, k := range ilgraph.VocabKinds {
@@ -117,5 +113,5 @@ func Predicted(ctx context.Context, core *explore.Service, text string) (explore
 			out[k] = append(out[k], t)
 		}
 	}
-	return p, out, nil
+	return out, nil
 }
