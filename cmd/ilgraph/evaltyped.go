@@ -28,7 +28,7 @@ import (
 const typedDepth = explore.MaxSimilarK
 
 func runEvalTyped(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eval typed", `Usage: ilgraph eval typed [--seeds DIR] [--file FILE] [--each] [--json]
+	fs := newFlagSet("eval typed", `Usage: ilgraph eval typed [--seeds DIR] [--file FILE] [--each] [--json] [--description-weight W] [--keep-source]
 
 Measures free-text matching on incident descriptions typed the way an
 on-call engineer types them (testdata/typed/descriptions.json: each written
@@ -53,6 +53,7 @@ The set is a test set: nothing may be tuned on it.`, stderr)
 	file := fs.String("file", "testdata/typed/descriptions.json", "the typed descriptions")
 	each := fs.Bool("each", false, "also list every description's source rank and top 5")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	descWeight := fs.Float64("description-weight", explore.DefaultDescriptionWeight, "the share of a match's score the description's own words decide (0: only the terms suggested from it; to compare, not to tune: this is a test set)")
 	keep := fs.Bool("keep-source", false, "for comparison only: leave the source case in the suggestion evidence (what the figures would be if the evaluation leaked)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -68,7 +69,7 @@ The set is a test set: nothing may be tuned on it.`, stderr)
 	if err := checkTypedSources(*file, descs, cases); err != nil {
 		return err
 	}
-	rep, err := evalTyped(context.Background(), v, cases, descs, *keep)
+	rep, err := evalTyped(context.Background(), v, cases, descs, *keep, explore.WithDescriptionWeight(*descWeight))
 	if err != nil {
 		return err
 	}
@@ -234,8 +235,8 @@ var typedRankers = []string{"default", "tfidf", "tfidf-nonames"}
 //
 // With keepSource the source case stays in the evidence: only to show what
 // leaving it out changes.
-func evalTyped(ctx context.Context, v *ilgraph.Vocabulary, cases []ilgraph.Case, descs []typedDescription, keepSource bool) (*typedReport, error) {
-	core := seedCore(v, cases)
+func evalTyped(ctx context.Context, v *ilgraph.Vocabulary, cases []ilgraph.Case, descs []typedDescription, keepSource bool, opts ...explore.Option) (*typedReport, error) {
+	core := seedCore(v, cases, opts...)
 	bases := map[string]*tfidf{"tfidf": newTFIDF(cases, analysis.Options{}), "tfidf-nonames": newTFIDF(cases, noNames(cases))}
 	rep := &typedReport{Cases: len(cases), Descriptions: len(descs), SourceInEvidence: keepSource}
 	for _, d := range descs {
@@ -416,12 +417,12 @@ func (e excludingSuggester) TextMatches(ctx context.Context, text, lang string, 
 }
 
 // seedCore returns the core over the cases and vocabulary given.
-func seedCore(v *ilgraph.Vocabulary, cases []ilgraph.Case) *explore.Service {
+func seedCore(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts ...explore.Option) *explore.Service {
 	g := newSeedGraph(v, cases)
 	src := memstore.NewSource(g)
 	sim := similarity.NewService(nil, src)
 	sg := suggest.NewService(g, src, suggest.Options{})
-	return explore.New(g, sim, explore.WithReadModel(memstore.NewStore(src)), explore.WithSuggester(excludingSuggester{sg}))
+	return explore.New(g, sim, append([]explore.Option{explore.WithReadModel(memstore.NewStore(src)), explore.WithSuggester(excludingSuggester{sg})}, opts...)...)
 }
 
 // seedGraph serves a corpus read from files as the graph would: what the
