@@ -155,9 +155,9 @@ func TestSimilarToText(t *testing.T) {
 			}
 			Match struct {
 				Matches []struct {
-					Case   struct{ ID string }
-					Score  float64
-					Text   *struct {
+					Case  struct{ ID string }
+					Score float64
+					Text  *struct {
 						Weight, Cosine, Contribution float64
 						Words                        []string
 					}
