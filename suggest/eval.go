@@ -28,6 +28,36 @@ var DefaultCutoffs = map[ilgraph.Kind]Cutoff{
 // RootCauseCutoff predicts the single best root cause: a case has one.
 var RootCauseCutoff = Cutoff{Min: 0, Max: 1}
 
+// ShowPrecision is how often a kind's suggestions must have been right, in
+// leave-one-out over the seed corpus, for a front door to show them as sure
+// (a chip in the explorer, a term in MCP's text): at the kind's ShowCutoffs
+// at least 80% of the suggestions shown were tags of their case.
+const ShowPrecision = 0.8
+
+// showMinSupport is how many suggestions a show cut-off must leave in the
+// answers it is calibrated on: a precision over fewer is too noisy to trust.
+const showMinSupport = 20
+
+// NeverShown is the show cut-off of a kind whose suggestions reach
+// ShowPrecision at no confidence: at most none.
+var NeverShown = Cutoff{Min: 1, Max: 0}
+
+// ShowCutoffs say which suggestions are shown as sure: per kind, those of
+// DefaultCutoffs with a confidence of at least Min, the lowest confidence at
+// which, over every case's leave-one-out answers (English and Korean), the
+// suggestions shown were right at least ShowPrecision of the time
+// (calibrateShow; ilgraph eval suggest prints them, a test checks they are
+// still the calibrated ones). The others still count in similarToText's
+// profile with their confidence; they are offered, not asserted.
+var ShowCutoffs = map[ilgraph.Kind]Cutoff{
+	ilgraph.KindRootCause:    {Min: 0.75, Max: 1},
+	ilgraph.KindComponent:    {Min: 0.8, Max: 5},
+	ilgraph.KindSymptom:      {Min: 0.85, Max: 4},
+	ilgraph.KindContributing: NeverShown,
+	ilgraph.KindDomain:       {Min: 0.75, Max: 2},
+	ilgraph.KindMechanism:    {Min: 0.7, Max: 5},
+}
+
 // The grid Calibrate searches: Min from 0.05 to 0.95 by 0.05, Max from 1
 // to calibrateMaxTerms.
 const calibrateMaxTerms = 5
@@ -61,6 +91,86 @@ func calibrate(answers []answer) map[ilgraph.Kind]Cutoff {
 			}
 		}
 		out[k] = best
+	}
+	return out
+}
+
+// calibrateShow chooses, for every kind, the lowest confidence (from the
+// kind's base cut-off's Min up, by 0.05) at which the suggestions under the
+// base cut-off were right at least ShowPrecision of the time over the
+// answers, with at least showMinSupport of them; NeverShown when there is
+// none.
+func calibrateShow(answers []answer, base map[ilgraph.Kind]Cutoff) map[ilgraph.Kind]Cutoff {
+	out := map[ilgraph.Kind]Cutoff{}
+	for _, k := range ilgraph.VocabKinds {
+		b := base[k]
+		out[k] = NeverShown
+		for step := 0; step <= 20; step++ {
+			min := float64(step) / 20
+			if min < b.Min-1e-9 {
+				continue
+			}
+			c := Cutoff{Min: min, Max: b.Max}
+			var ks KindScore
+			for _, a := range answers {
+				ks.count(a.c.Tags(k), a.res.Predicted(k, c))
+			}
+			if n := ks.tp + ks.fp; n >= showMinSupport && float64(ks.tp) >= ShowPrecision*float64(n)-1e-9 {
+				out[k] = c
+				break
+			}
+		}
+	}
+	return out
+}
+
+// ReliabilityBin is how often one kind's suggestions in one confidence band
+// were right: of Suggested suggestions with a confidence in [From, To)
+// (the last band includes 1), Right were tags of their case.
+type ReliabilityBin struct {
+	From           float64 `json:"from"`
+	To             float64 `json:"to"`
+	Suggested      int     `json:"suggested"`
+	Right          int     `json:"right"`
+	Precision      float64 `json:"precision"`
+	MeanConfidence float64 `json:"meanConfidence"`
+	sum            float64
+}
+
+// reliabilityBands is how many equal bands of confidence a reliability
+// table has.
+const reliabilityBands = 10
+
+// reliability tables every suggestion the cut-offs' Max lets through (any
+// confidence) by kind and confidence band, against the case's tags.
+func reliability(answers []answer, cut map[ilgraph.Kind]Cutoff) map[ilgraph.Kind][]ReliabilityBin {
+	out := map[ilgraph.Kind][]ReliabilityBin{}
+	for _, k := range ilgraph.VocabKinds {
+		bins := make([]ReliabilityBin, reliabilityBands)
+		for i := range bins {
+			bins[i].From, bins[i].To = round(float64(i)/reliabilityBands), round(float64(i+1)/reliabilityBands)
+		}
+		for _, a := range answers {
+			tags := map[string]bool{}
+			for _, id := range a.c.Tags(k) {
+				tags[id] = true
+			}
+			for _, s := range a.res.Top(k, cut[k].Max, 0) {
+				i := min(int(s.Confidence*reliabilityBands), reliabilityBands-1)
+				bins[i].Suggested++
+				bins[i].sum += s.Confidence
+				if tags[s.ID] {
+					bins[i].Right++
+				}
+			}
+		}
+		for i := range bins {
+			if n := bins[i].Suggested; n > 0 {
+				bins[i].Precision = round(float64(bins[i].Right) / float64(n))
+				bins[i].MeanConfidence = round(bins[i].sum / float64(n))
+			}
+		}
+		out[k] = bins
 	}
 	return out
 }
@@ -152,6 +262,20 @@ type Report struct {
 	// Terms are, when asked for (ilgraph eval suggest --terms KIND), the
 	// engine's counts per term of one kind and language (TermCounts).
 	Terms map[string][]TermCount `json:"terms,omitempty"`
+	// Shown are the figures of the suggestions shown as sure, with show
+	// cut-offs calibrated without the case (nested, as Engine's: on each
+	// fold's training answers, from the cut-offs calibrated there);
+	// ShownFixed with ShowCutoffs; ShowCalibrated the show cut-offs
+	// calibrated on every case's answers (what ShowCutoffs should be), and
+	// FoldShowCuts each fold's.
+	Shown          map[string]*Scores        `json:"shown"`
+	ShownFixed     map[string]*Scores        `json:"shownFixed"`
+	ShowCalibrated map[ilgraph.Kind]Cutoff   `json:"showCalibrated"`
+	FoldShowCuts   []map[ilgraph.Kind]Cutoff `json:"foldShowCutoffs"`
+	// Reliability is, per language, every kind's suggestions (at most the
+	// given cut-offs' Max of each, any confidence) by confidence band and
+	// how often they were right, over the leave-one-out answers.
+	Reliability map[string]map[ilgraph.Kind][]ReliabilityBin `json:"reliability"`
 	// Predictions are the engine's predicted terms for every query, with
 	// the cut-offs calibrated without the case; BaselinePredictions the
 	// baseline's, with the cut-offs given.
@@ -227,11 +351,14 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Cases: len(cases), Folds: EvalFolds, Engine: map[string]*Scores{}, Fixed: map[string]*Scores{}, Baseline: map[string]*Scores{}}
+	rep := &Report{Cases: len(cases), Folds: EvalFolds, Engine: map[string]*Scores{}, Fixed: map[string]*Scores{}, Baseline: map[string]*Scores{},
+		Shown: map[string]*Scores{}, ShownFixed: map[string]*Scores{}, Reliability: map[string]map[ilgraph.Kind][]ReliabilityBin{}}
 	for _, lang := range []string{"en", "ko"} {
 		rep.Engine[lang] = newScores()
 		rep.Fixed[lang] = newScores()
 		rep.Baseline[lang] = newScores()
+		rep.Shown[lang] = newScores()
+		rep.ShownFixed[lang] = newScores()
 	}
 	// The engine's cases are in the order given, so index i is case i.
 	type query struct {
@@ -254,6 +381,7 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 			}
 			queries = append(queries, query{i, lang, q, res})
 			rep.Fixed[lang].add(c, res, cutoffs)
+			rep.ShownFixed[lang].add(c, res, ShowCutoffs)
 			b, err := base.suggest(q, lang, excluded{i})
 			if err != nil {
 				return nil, err
@@ -267,6 +395,16 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 		all[i] = answer{&cases[q.ci], q.res}
 	}
 	rep.Calibrated = calibrate(all)
+	rep.ShowCalibrated = calibrateShow(all, rep.Calibrated)
+	for _, lang := range []string{"en", "ko"} {
+		var in []answer
+		for i, q := range queries {
+			if q.lang == lang {
+				in = append(in, all[i])
+			}
+		}
+		rep.Reliability[lang] = reliability(in, cutoffs)
+	}
 
 	for f := 0; f < EvalFolds; f++ {
 		var fold excluded
@@ -288,15 +426,18 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 			train = append(train, answer{&cases[q.ci], res})
 		}
 		cut := calibrate(train)
+		show := calibrateShow(train, cut)
 		rep.FoldCuts = append(rep.FoldCuts, cut)
+		rep.FoldShowCuts = append(rep.FoldShowCuts, show)
 		for _, q := range queries {
 			if q.ci%EvalFolds == f {
 				rep.Engine[q.lang].add(&cases[q.ci], q.res, cut)
+				rep.Shown[q.lang].add(&cases[q.ci], q.res, show)
 				rep.Predictions = append(rep.Predictions, predicted(cases[q.ci].ID, q.lang, q.res, cut))
 			}
 		}
 	}
-	for _, m := range []map[string]*Scores{rep.Engine, rep.Fixed, rep.Baseline} {
+	for _, m := range []map[string]*Scores{rep.Engine, rep.Fixed, rep.Baseline, rep.Shown, rep.ShownFixed} {
 		for _, s := range m {
 			s.finish()
 		}

@@ -52,6 +52,12 @@ overlap of the ten cases most similar to the predicted profile with those
 most similar to the true tags; and the cut-offs calibrated on the whole
 corpus (what DefaultCutoffs should be).
 
+It prints the show cut-offs too (what suggest.ShowCutoffs should be: per
+kind the lowest confidence at which the suggestions were right at least
+80% of the time), the precision and recall of the suggestions shown with
+them (nested, and with ShowCutoffs), and each kind's reliability table:
+how often its suggestions were right, by confidence band.
+
 It also measures the judged similarity sets (--judged, default
 testdata/relevance, skipped when that default folder is absent; --judge
 chooses whose grades) with each query case asked for by its text: the
@@ -363,8 +369,68 @@ func printEval(w io.Writer, dir string, rep *suggest.Report) {
 		}
 		fmt.Fprintf(w, "  %-13s confidence >= %.2f, at most %d%s\n", k, c.Min, c.Max, mark)
 	}
+	printShown(w, rep)
 	printTextQueries(w, rep.TextQueries)
 	printTermCounts(w, rep.Terms)
+}
+
+// printShown prints the show cut-offs (the suggestions shown as sure),
+// what they leave, and the reliability tables they are chosen from.
+func printShown(w io.Writer, rep *suggest.Report) {
+	if rep.ShowCalibrated == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nshow cut-offs: the lowest confidence at which the suggestions were right >= %.0f%% of the time\n(calibrated on every case's answers: what suggest.ShowCutoffs should be):\n", suggest.ShowPrecision*100)
+	for _, k := range ilgraph.VocabKinds {
+		c := rep.ShowCalibrated[k]
+		mark := ""
+		if s := suggest.ShowCutoffs[k]; s != c {
+			mark = fmt.Sprintf("  (ShowCutoffs: %.2f, %d)", s.Min, s.Max)
+		}
+		if c == suggest.NeverShown {
+			fmt.Fprintf(w, "  %-13s never%s\n", k, mark)
+			continue
+		}
+		fmt.Fprintf(w, "  %-13s confidence >= %.2f, at most %d%s\n", k, c.Min, c.Max, mark)
+	}
+	fmt.Fprintln(w, "\nsuggestions shown as sure: precision / recall; nested: show cut-offs calibrated without the case;\nfixed: suggest.ShowCutoffs")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "lang\tkind\tnested P / R\tfixed P / R\t")
+	for _, lang := range []string{"en", "ko"} {
+		n, x := rep.Shown[lang], rep.ShownFixed[lang]
+		if n == nil || n.Queries == 0 {
+			continue
+		}
+		for _, k := range ilgraph.VocabKinds {
+			fmt.Fprintf(tw, "%s\t%s\t%.2f / %.2f\t%.2f / %.2f\t\n", lang, k, n.Kinds[k].Precision, n.Kinds[k].Recall, x.Kinds[k].Precision, x.Kinds[k].Recall)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nreliability: every suggestion (at most the kind's cut-off's Max, any confidence) by confidence band,\nright / suggested (precision):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "lang\tkind\t")
+	for _, b := range rep.Reliability["en"][ilgraph.KindComponent] {
+		fmt.Fprintf(tw, "%.1f–%.1f\t", b.From, b.To)
+	}
+	fmt.Fprintln(tw)
+	for _, lang := range []string{"en", "ko"} {
+		for _, k := range ilgraph.VocabKinds {
+			bins := rep.Reliability[lang][k]
+			if len(bins) == 0 {
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t", lang, k)
+			for _, b := range bins {
+				if b.Suggested == 0 {
+					fmt.Fprint(tw, "–\t")
+					continue
+				}
+				fmt.Fprintf(tw, "%d/%d (%.2f)\t", b.Right, b.Suggested, b.Precision)
+			}
+			fmt.Fprintln(tw)
+		}
+	}
+	tw.Flush()
 }
 
 // printTextQueries prints the judged sets measured from the query cases'
