@@ -137,6 +137,7 @@ type Service struct {
 	rm        ReadModel // nil: every question goes to the store
 	suggester Suggester
 	cutoffs   map[ilgraph.Kind]suggest.Cutoff
+	show      map[ilgraph.Kind]suggest.Cutoff // the suggestions shown as sure
 	vocab     vocabCache
 	orgs      orgCache
 	private   bool          // every read needs a viewer (WithPrivate)
@@ -178,9 +179,20 @@ func WithSuggestCutoffs(c map[ilgraph.Kind]suggest.Cutoff) Option {
 	}
 }
 
+// WithShowCutoffs sets the cut-offs above which suggestions are shown as
+// sure (see SuggestCutoffs) instead of suggest.ShowCutoffs; a vocabulary
+// kind it leaves out keeps its default.
+func WithShowCutoffs(c map[ilgraph.Kind]suggest.Cutoff) Option {
+	return func(s *Service) {
+		for k, v := range c {
+			s.show[k] = v
+		}
+	}
+}
+
 // New returns the core over a store and a similarity ranker.
 func New(store Store, sim Similarity, opts ...Option) *Service {
-	s := &Service{store: store, sim: sim, cutoffs: maps.Clone(suggest.DefaultCutoffs), descWeight: DefaultDescriptionWeight}
+	s := &Service{store: store, sim: sim, cutoffs: maps.Clone(suggest.DefaultCutoffs), show: maps.Clone(suggest.ShowCutoffs), descWeight: DefaultDescriptionWeight}
 	for _, o := range opts {
 		o(s)
 	}

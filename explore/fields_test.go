@@ -175,8 +175,13 @@ func TestSuggestCutoffs(t *testing.T) {
 		t.Fatalf("%d cut-offs, want %d", len(got), len(ilgraph.VocabKinds))
 	}
 	for i, k := range ilgraph.VocabKinds {
-		if c := suggest.DefaultCutoffs[k]; got[i] != (explore.SuggestCutoff{Kind: k, Min: c.Min, Max: c.Max}) {
-			t.Errorf("cut-off %d: %+v, want %s %+v", i, got[i], k, c)
+		c, sh := suggest.DefaultCutoffs[k], suggest.ShowCutoffs[k]
+		g := got[i]
+		if g.Kind != k || g.Min != c.Min || g.Max != c.Max || g.ShowMax != sh.Max {
+			t.Errorf("cut-off %d: %+v, want %s %+v, shown %+v", i, g, k, c, sh)
+		}
+		if never := sh == suggest.NeverShown; never != (g.ShowMin == nil) || (!never && *g.ShowMin != sh.Min) {
+			t.Errorf("%s: showMin %v, want %+v", k, g.ShowMin, sh)
 		}
 	}
 	res := &suggest.Result{ByKind: map[ilgraph.Kind][]suggest.Suggestion{
@@ -200,5 +205,39 @@ func TestSuggestCutoffs(t *testing.T) {
 	}
 	if suggest.DefaultCutoffs[ilgraph.KindComponent] == (suggest.Cutoff{Min: 0.1, Max: 3}) {
 		t.Error("WithSuggestCutoffs changed suggest.DefaultCutoffs")
+	}
+}
+
+// Sure is the suggestions within the show cut-offs: suggest.ShowCutoffs
+// unless WithShowCutoffs set others; a kind never shown has none.
+func TestSure(t *testing.T) {
+	comp, contrib := ilgraph.KindComponent, ilgraph.KindContributing
+	res := &suggest.Result{ByKind: map[ilgraph.Kind][]suggest.Suggestion{
+		comp:    {{Kind: comp, ID: "a", Confidence: 0.95}, {Kind: comp, ID: "b", Confidence: 0.9}, {Kind: comp, ID: "c", Confidence: 0.5}},
+		contrib: {{Kind: contrib, ID: "f", Confidence: 0.99}},
+	}}
+	show := map[ilgraph.Kind]suggest.Cutoff{comp: {Min: 0.85, Max: 5}, contrib: suggest.NeverShown}
+	s := explore.New(nil, nil, explore.WithShowCutoffs(show))
+	got := s.Sure(res)
+	want := map[ilgraph.Feature]bool{{Kind: comp, ID: "a"}: true, {Kind: comp, ID: "b"}: true}
+	if len(got) != len(want) || !got[ilgraph.Feature{Kind: comp, ID: "a"}] || !got[ilgraph.Feature{Kind: comp, ID: "b"}] {
+		t.Errorf("sure %v, want %v", got, want)
+	}
+	for _, c := range s.SuggestCutoffs() {
+		switch c.Kind {
+		case comp:
+			if c.ShowMin == nil || *c.ShowMin != 0.85 || c.ShowMax != 5 {
+				t.Errorf("component: %+v", c)
+			}
+		case contrib:
+			if c.ShowMin != nil || c.ShowMax != 0 {
+				t.Errorf("contributing, never shown: %+v", c)
+			}
+		}
+	}
+	// At most Max: one component shown.
+	one := explore.New(nil, nil, explore.WithShowCutoffs(map[ilgraph.Kind]suggest.Cutoff{comp: {Min: 0.85, Max: 1}}))
+	if got := one.Sure(res); !got[ilgraph.Feature{Kind: comp, ID: "a"}] || got[ilgraph.Feature{Kind: comp, ID: "b"}] {
+		t.Errorf("at most one: sure %v", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -27,6 +28,7 @@ import (
 	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/mcpserver"
 	"github.com/ilgraph/ilgraph/resolvers"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -384,7 +386,7 @@ func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 	// with its confidence: every share of a term read from the text carries
 	// the confidence match_incident reports for it, and the shares add up to
 	// the score.
-	const text = "Kinesis front-end servers hit the OS thread limit; latency and errors up; CloudWatch metrics delayed"
+	const desc = "Kinesis front-end servers hit the OS thread limit; latency and errors up; CloudWatch metrics delayed"
 	var fromText struct {
 		Matches []struct {
 			Case   struct{ ID string }
@@ -399,14 +401,44 @@ func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 		Suggested map[string][]struct {
 			ID         string
 			Confidence float64
+			Sure       bool
 		}
 	}
-	json.Unmarshal(f.ok("match_incident", map[string]any{"text": text, "k": 5}), &fromText)
+	json.Unmarshal(f.ok("match_incident", map[string]any{"text": desc, "k": 5}), &fromText)
 	if len(fromText.Suggested) == 0 {
 		t.Fatal("match_incident with text suggested nothing")
 	}
+	// The text names the sure terms (within suggest.ShowCutoffs: at most
+	// Max of the kind, by confidence, of at least Min) and only those; it
+	// counts the others.
+	rendered := text(f.call("match_incident", map[string]any{"text": desc, "k": 5}))
+	sure, less := 0, 0
+	for kind, ts := range fromText.Suggested {
+		show := suggest.ShowCutoffs[ilgraph.Kind(kind)]
+		for i, x := range ts {
+			want := i < show.Max && x.Confidence >= show.Min
+			if x.Sure != want {
+				t.Errorf("%s:%s (%.2f, #%d): sure %v, want %v under %+v", kind, x.ID, x.Confidence, i+1, x.Sure, want, show)
+			}
+			named := strings.Contains(rendered, fmt.Sprintf("%s:%s (", kind, x.ID))
+			if named != want {
+				t.Errorf("%s:%s (sure %v) named in the text: %v\n%s", kind, x.ID, want, named, rendered)
+			}
+			if want {
+				sure++
+			} else {
+				less++
+			}
+		}
+	}
+	if sure == 0 || less == 0 {
+		t.Errorf("%d sure and %d less sure terms read from %q: the check above proves little", sure, less, desc)
+	}
+	if want := fmt.Sprintf("%d less sure", less); !strings.Contains(rendered, want) {
+		t.Errorf("the text does not say %q:\n%s", want, rendered)
+	}
 	if len(fromText.Suggested["mechanism"]) == 0 {
-		t.Errorf("match_incident read no mechanism from %q: %+v", text, fromText.Suggested)
+		t.Errorf("match_incident read no mechanism from %q: %+v", desc, fromText.Suggested)
 	}
 	read := map[string]float64{}
 	for kind, ts := range fromText.Suggested {
@@ -477,7 +509,7 @@ func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 	}
 	// …and the answer GraphQL's similarToText gives.
 	viaText := fromText.Matches
-	body, _ = json.Marshal(map[string]any{"query": `query($t: String!) { similarToText(text: $t, k: 5) { match { matches { case { id } score } } } }`, "variables": map[string]any{"t": text}})
+	body, _ = json.Marshal(map[string]any{"query": `query($t: String!) { similarToText(text: $t, k: 5) { match { matches { case { id } score } } } }`, "variables": map[string]any{"t": desc}})
 	resp, err = http.Post(f.url+"/graphql", "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)

@@ -188,17 +188,29 @@ func renderSuggested(s map[ilgraph.Kind][]view.SuggestedTerm) string {
 		return ""
 	}
 	var parts []string
+	less := 0
 	for _, k := range ilgraph.VocabKinds {
 		for _, t := range s[k] {
+			if !t.Sure {
+				less++
+				continue
+			}
 			parts = append(parts, fmt.Sprintf("%s:%s (%.2f)", k, t.ID, t.Confidence))
 		}
 	}
-	return "Read from the text: " + strings.Join(parts, ", ") + ".\n"
+	var b strings.Builder
+	if len(parts) > 0 {
+		b.WriteString("Read from the text (sure: right at least 80% of the time at these confidences): " + strings.Join(parts, ", ") + ".\n")
+	}
+	if less > 0 {
+		fmt.Fprintf(&b, "%d less sure %s also counted, each with its confidence (structured result, \"suggested\"); check them before relying on them.\n", less, map[bool]string{true: "term", false: "terms"}[less == 1])
+	}
+	return b.String()
 }
 
 func renderSuggestions(v *view.Suggestions) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Terms the text points to (read as %s):\n", v.Lang)
+	fmt.Fprintf(&b, "Terms the text points to (read as %s; \"sure\": this kind's suggestions at this confidence were right at least 80%% of the time when tested):\n", v.Lang)
 	for _, k := range ilgraph.VocabKinds {
 		ts := v.Terms[k]
 		if len(ts) == 0 {
@@ -207,6 +219,9 @@ func renderSuggestions(v *view.Suggestions) string {
 		parts := make([]string, len(ts))
 		for i, t := range ts {
 			parts[i] = fmt.Sprintf("%s (%.2f)", t.ID, t.Confidence)
+			if t.Sure {
+				parts[i] = fmt.Sprintf("%s (%.2f, sure)", t.ID, t.Confidence)
+			}
 		}
 		fmt.Fprintf(&b, "- %s: %s\n", k, strings.Join(parts, ", "))
 	}

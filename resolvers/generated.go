@@ -476,9 +476,11 @@ type ComplexityRoot struct {
 	}
 
 	SuggestCutoff struct {
-		Kind func(childComplexity int) int
-		Max  func(childComplexity int) int
-		Min  func(childComplexity int) int
+		Kind    func(childComplexity int) int
+		Max     func(childComplexity int) int
+		Min     func(childComplexity int) int
+		ShowMax func(childComplexity int) int
+		ShowMin func(childComplexity int) int
 	}
 
 	SuggestedTerm struct {
@@ -2637,6 +2639,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SuggestCutoff.Min(childComplexity), true
+	case "SuggestCutoff.showMax":
+		if e.ComplexityRoot.SuggestCutoff.ShowMax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestCutoff.ShowMax(childComplexity), true
+	case "SuggestCutoff.showMin":
+		if e.ComplexityRoot.SuggestCutoff.ShowMin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestCutoff.ShowMin(childComplexity), true
 
 	case "SuggestedTerm.confidence":
 		if e.ComplexityRoot.SuggestedTerm.Confidence == nil {
@@ -3363,8 +3377,10 @@ type Query {
   """
   The cut-offs that read suggestions as an incident's terms, per vocabulary
   kind: at most max terms with a confidence of at least min. similarToText
-  builds its profile with them (as MCP's match_incident does), and the
-  explorer shows the suggestions above them as suggested filters.
+  builds its profile with them (as MCP's match_incident does). Fewer are
+  shown as sure — the explorer's suggested filters and chips: at most showMax
+  of confidence ≥ showMin, where the kind's suggestions were right at least
+  80% of the time when tested (docs/suggest.md).
   """
   suggestCutoffs: [SuggestCutoff!]!
 
@@ -4022,11 +4038,20 @@ type Stats {
   timeToResolveByFactor: [TermDistribution!]!
 }
 
-"Which suggestions of a kind count as the incident's terms: at most max, each of confidence ≥ min."
+"Which suggestions of a kind count as the incident's terms: at most max, each of confidence ≥ min; and which are shown as sure."
 type SuggestCutoff {
   kind: Kind!
   min: Float!
   max: Int!
+  """
+  The lowest confidence at which this kind's suggestions are shown as sure:
+  tested leave-one-out on the seed corpus, those at or above it were right
+  at least 80% of the time. Null: at no confidence were they; none is shown
+  as sure (they still count, with their confidence).
+  """
+  showMin: Float
+  "At most this many of the kind are shown as sure (0 when showMin is null)."
+  showMax: Int!
 }
 
 "Terms suggested for a text, per kind, by confidence descending."
@@ -4950,6 +4975,10 @@ func (ec *executionContext) childFields_SuggestCutoff(ctx context.Context, field
 		return ec.fieldContext_SuggestCutoff_min(ctx, field)
 	case "max":
 		return ec.fieldContext_SuggestCutoff_max(ctx, field)
+	case "showMin":
+		return ec.fieldContext_SuggestCutoff_showMin(ctx, field)
+	case "showMax":
+		return ec.fieldContext_SuggestCutoff_showMax(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SuggestCutoff", field.Name)
 }
@@ -14148,6 +14177,52 @@ func (ec *executionContext) fieldContext_SuggestCutoff_max(_ context.Context, fi
 	return graphql.NewScalarFieldContext("SuggestCutoff", field, false, false, "Int")
 }
 
+func (ec *executionContext) _SuggestCutoff_showMin(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestCutoff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestCutoff_showMin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowMin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestCutoff_showMin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuggestCutoff", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SuggestCutoff_showMax(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestCutoff) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestCutoff_showMax(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShowMax, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestCutoff_showMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuggestCutoff", field, false, false, "Int")
+}
+
 func (ec *executionContext) _SuggestedTerm_kind(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20024,6 +20099,16 @@ func (ec *executionContext) _SuggestCutoff(ctx context.Context, sel ast.Selectio
 			}
 		case "max":
 			out.Values[i] = ec._SuggestCutoff_max(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "showMin":
+			out.Values[i] = ec._SuggestCutoff_showMin(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "showMax":
+			out.Values[i] = ec._SuggestCutoff_showMax(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -23,8 +23,11 @@ type Evidence struct {
 // SuggestedTerm is a vocabulary term a text points to.
 type SuggestedTerm struct {
 	Feature
-	Confidence float64    `json:"confidence" jsonschema:"from 0 to 1"`
-	Evidence   []Evidence `json:"evidence"`
+	Confidence float64 `json:"confidence" jsonschema:"from 0 to 1"`
+	// Sure: the kind's suggestions at this confidence were right at least
+	// 80% of the time in leave-one-out (explore.Service.SuggestCutoffs).
+	Sure     bool       `json:"sure" jsonschema:"whether the term is shown as sure: this kind's suggestions at this confidence were right at least 80% of the time when tested (docs/suggest.md); the others are worth checking, not asserting"`
+	Evidence []Evidence `json:"evidence"`
 }
 
 // Neighbour is a case whose text is like the input.
@@ -58,10 +61,13 @@ func Suggest(ctx context.Context, core *explore.Service, text, lang string, limi
 	if err != nil {
 		return nil, err
 	}
+	sure := core.Sure(res)
 	for _, k := range ilgraph.VocabKinds {
 		out.Terms[k] = []SuggestedTerm{}
 		for _, s := range res.Top(k, limit, min) {
-			out.Terms[k] = append(out.Terms[k], suggested(s, labels[ilgraph.TermKey{Kind: k, ID: s.ID}]))
+			t := suggested(s, labels[ilgraph.TermKey{Kind: k, ID: s.ID}])
+			t.Sure = sure[ilgraph.Feature{Kind: k, ID: s.ID}]
+			out.Terms[k] = append(out.Terms[k], t)
 		}
 	}
 	for _, n := range res.Neighbours {
@@ -102,9 +108,10 @@ func Predicted(ctx context.Context, core *explore.Service, res *suggest.Result) 
 		return nil, err
 	}
 	out := map[ilgraph.Kind][]SuggestedTerm{}
+	sure := core.Sure(res)
 	for _, k := range ilgraph.VocabKinds {
 		for _, id := range p.Terms(k) {
-			t := SuggestedTerm{Feature: Feature{Kind: k, ID: id, Label: labels[ilgraph.TermKey{Kind: k, ID: id}]}, Evidence: []Evidence{}}
+			t := SuggestedTerm{Feature: Feature{Kind: k, ID: id, Label: labels[ilgraph.TermKey{Kind: k, ID: id}]}, Sure: sure[ilgraph.Feature{Kind: k, ID: id}], Evidence: []Evidence{}}
 			for _, s := range res.ByKind[k] {
 				if s.ID == id {
 					t.Confidence = s.Confidence
