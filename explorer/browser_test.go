@@ -134,7 +134,7 @@ func newSite(t testing.TB, db *graph.DB, src *memstore.Source) *site {
 	s.core = explore.New(db, sim, explore.WithReadModel(store), explore.WithSuggester(engine),
 		explore.WithWrites(db, loader.Validator{DB: db}), explore.WithJudgments(db))
 	h := serve(s.core)
-	tight := serve(explore.New(db, sim, explore.WithReadModel(store), explore.WithSuggester(engine), explore.WithSuggestCutoffs(tightCutoffs)))
+	tight := serve(explore.New(db, sim, explore.WithReadModel(store), explore.WithSuggester(engine), explore.WithSuggestCutoffs(tightCutoffs), explore.WithShowCutoffs(tightCutoffs)))
 	// The same API without a suggestion engine, as a server without one runs.
 	plainSrc := memstore.NewSource(db)
 	plainSim := similarity.NewService(db, plainSrc)
@@ -212,10 +212,20 @@ func (s *site) api(query string, vars map[string]any, out any) {
 }
 
 // suggestedFilters asks the API, as a client, for the terms it suggests for
-// text and for its cut-offs, and returns the terms above them ("kind:id", in
-// the cut-offs' order of kinds, each kind by confidence): the suggested
+// text and for its cut-offs, and returns the terms shown as sure ("kind:id",
+// in the cut-offs' order of kinds, each kind by confidence): the suggested
 // filters the cases page must show for a search of text.
 func (s *site) suggestedFilters(text string) []string {
+	s.t.Helper()
+	sure, _ := s.suggested(text)
+	return sure
+}
+
+// suggested returns the terms the API suggests for text above its cut-offs
+// (at most max of confidence ≥ min per kind), split into those within the
+// show cut-offs (at most showMax of confidence ≥ showMin; none when showMin
+// is null) and the others.
+func (s *site) suggested(text string) (sure, less []string) {
 	s.t.Helper()
 	type suggested struct {
 		Confidence float64
@@ -224,34 +234,43 @@ func (s *site) suggestedFilters(text string) []string {
 	var got struct {
 		Suggest        map[string][]suggested
 		SuggestCutoffs []struct {
-			Kind ilgraph.Kind
-			Min  float64
-			Max  int
+			Kind    ilgraph.Kind
+			Min     float64
+			Max     int
+			ShowMin *float64
+			ShowMax int
 		}
 	}
 	const st = "{ confidence term { id } }"
 	s.api(`query($q: String!) { suggest(text: $q) { rootCauses `+st+` components `+st+` symptoms `+st+` contributing `+st+` domains `+st+` mechanisms `+st+` }
-		suggestCutoffs { kind min max } }`, map[string]any{"q": text}, &got)
+		suggestCutoffs { kind min max showMin showMax } }`, map[string]any{"q": text}, &got)
 	fields := map[ilgraph.Kind]string{ilgraph.KindRootCause: "rootCauses", ilgraph.KindComponent: "components", ilgraph.KindSymptom: "symptoms",
 		ilgraph.KindContributing: "contributing", ilgraph.KindDomain: "domains", ilgraph.KindMechanism: "mechanisms"}
 	if len(got.SuggestCutoffs) != len(ilgraph.VocabKinds) {
 		s.t.Fatalf("suggestCutoffs has %d kinds, want one per vocabulary kind (%d)", len(got.SuggestCutoffs), len(ilgraph.VocabKinds))
 	}
-	var out []string
 	for _, c := range got.SuggestCutoffs {
 		field, ok := fields[ilgraph.Kind(strings.ToLower(string(c.Kind)))]
 		if !ok {
 			s.t.Fatalf("suggestCutoffs: kind %q", c.Kind)
 		}
+		if (c.ShowMin == nil) != (c.ShowMax == 0) {
+			s.t.Fatalf("suggestCutoffs %s: showMin %v with showMax %d", c.Kind, c.ShowMin, c.ShowMax)
+		}
 		n := 0
 		for _, x := range got.Suggest[field] {
 			if x.Confidence >= c.Min && n < c.Max {
-				out = append(out, strings.ToLower(string(c.Kind))+":"+x.Term.ID)
+				term := strings.ToLower(string(c.Kind)) + ":" + x.Term.ID
+				if c.ShowMin != nil && n < c.ShowMax && x.Confidence >= *c.ShowMin {
+					sure = append(sure, term)
+				} else {
+					less = append(less, term)
+				}
 				n++
 			}
 		}
 	}
-	return out
+	return sure, less
 }
 
 // browser is one headless Chromium tab with what it saw: console errors,

@@ -145,19 +145,27 @@ func TestLiveInBrowser(t *testing.T) {
 	csp := b.enforceCSP(s.url + "/live")
 
 	// What the page must mark as from the description: suggest's terms
-	// above the cut-offs, of the kinds the screen picks (a root cause is
-	// what it answers, not part of the profile).
-	var want []string
-	for _, x := range s.suggestedFilters(liveDesc) {
+	// shown as sure, of the kinds the screen picks (a root cause is what it
+	// answers, not part of the profile); and what it must offer, not add:
+	// the less sure ones above the cut-offs.
+	var want, wantLess []string
+	sure, less := s.suggested(liveDesc)
+	for _, x := range sure {
 		if !strings.HasPrefix(x, "root_cause:") {
 			want = append(want, x)
 		}
 	}
-	slices.Sort(want)
-	if len(want) < 2 {
-		t.Fatalf("suggest gives %v for the description: too few to test with", want)
+	for _, x := range less {
+		if !strings.HasPrefix(x, "root_cause:") {
+			wantLess = append(wantLess, x)
+		}
 	}
-	t.Logf("suggested from the description: %v", want)
+	slices.Sort(want)
+	slices.Sort(wantLess)
+	if len(want) < 2 || len(wantLess) < 1 {
+		t.Fatalf("suggest gives %v sure and %v less sure for the description: too few to test with", want, wantLess)
+	}
+	t.Logf("suggested from the description: %v; less sure: %v", want, wantLess)
 
 	b.do(chromedp.SendKeys(chromedp.CSS("#describe"), liveDesc), chromedp.Click(chromedp.CSS("#suggest")))
 	b.poll(`document.querySelectorAll(".live-profile li.live-chip").length > 0 || /No terms/.test(document.getElementById("suggest-status").textContent)`)
@@ -173,7 +181,25 @@ func TestLiveInBrowser(t *testing.T) {
 			t.Errorf("chip %s: marker %q (lang %s), button %q", c.Term, c.Marker, c.Lang, c.Label)
 		}
 	}
+	offered := eval[[]string](b, `[...document.querySelectorAll(".live-maybe li button")].map((e) => e.dataset.term)`)
+	slices.Sort(offered)
+	if !slices.Equal(offered, wantLess) {
+		t.Errorf("less sure terms offered %v, suggest gives %v", offered, wantLess)
+	}
 	checkLiveCounts(t, b, "after suggesting")
+	// Adding an offered term makes it a chip from the description, and
+	// takes it off the offers.
+	b.do(chromedp.Click(chromedp.CSS(".live-maybe li button")))
+	chips = liveChips(b)
+	if got, w := chipTerms(chips, "desc"), append(slices.Clone(want), offered[0]); len(got) != len(w) || !slices.Contains(got, offered[0]) {
+		t.Errorf("after adding %s: chips from the description %v, want %v", offered[0], got, w)
+	}
+	if n := eval[int](b, `document.querySelectorAll(".live-maybe li").length`); n != len(offered)-1 {
+		t.Errorf("after adding one: %d offers left, want %d", n, len(offered)-1)
+	}
+	checkLiveCounts(t, b, "after adding an offered term")
+	// Back to the sure ones, so that the rest of the test sees them alone.
+	b.do(chromedp.Click(chromedp.CSS(`.live-profile li.live-chip[data-term="` + offered[0] + `"] button.chip-x`)))
 	if loc := b.location(); loc != "/live" {
 		t.Errorf("suggesting changed the URL to %s: the form is a draft until it is asked", loc)
 	}

@@ -192,13 +192,42 @@ export async function render(ctx) {
   const desc = h("textarea", { id: "describe", rows: "3", maxlength: String(DESC_MAX), "aria-describedby": "describe-help", oninput: () => changed() });
   desc.value = asked.desc;
   const said = h("p", { class: "help", role: "status", id: "suggest-status" });
+  // The less sure suggestions: offered as buttons that add them, not put
+  // in the profile (docs/suggest.md: below the show cut-off a kind's
+  // suggestions were right less than 80% of the time).
+  const maybe = h("div", { class: "live-maybe", hidden: true });
   const suggest = async () => {
     said.textContent = L("Asking…", "묻는 중…");
-    const list = await suggestions(desc.value);
+    maybe.hidden = true;
+    const all = await suggestions(desc.value);
     if (!ctx.alive()) return 0;
+    const offer = (sgs) => {
+      const items = [];
+      for (const sg of sgs) {
+        const p = PICK.find((x) => x.k.api === (sg.kind || sg.term.kind));
+        if (!p || draft.sel[p.k.param].includes(sg.term.id)) continue;
+        const kindLabel = L(p.k.en, p.k.ko);
+        const li = h("li", {}, h("button", { type: "button", class: "chip add", "data-term": `${p.k.url}:${sg.term.id}`,
+          title: L(`confidence ${sg.confidence.toFixed(2)}`, `확신도 ${sg.confidence.toFixed(2)}`),
+          onclick: () => {
+            add(p, sg.term.id, true);
+            li.remove();
+            if (!maybe.querySelector("li")) maybe.hidden = true;
+            sync();
+          } }, "+ ", kindLabel, ": ", termSpan(sg.term), " ", h("span", { class: "count" }, `(${sg.confidence.toFixed(2)})`)));
+        items.push(li);
+      }
+      if (!items.length) return 0;
+      fill(maybe, h("h3", {}, L("Less sure: add the ones that fit", "덜 확실한 분류: 맞는 것만 더하세요")), h("ul", {}, items));
+      maybe.hidden = false;
+      return items.length;
+    };
+    const list = all.filter((x) => x.sure);
     if (!list.length) {
-      // Nothing (or no suggestion engine): the profile stays as it is.
-      said.textContent = L("No terms found in the description.", "설명에서 찾은 분류가 없습니다.");
+      // Nothing sure (or no suggestion engine): the profile stays as it is.
+      const m = offer(all);
+      said.textContent = m ? L("No term is sure from the description; the less sure ones are below: add the ones that fit.", "설명에서 확실한 분류는 없습니다. 아래의 덜 확실한 분류 중 맞는 것을 더하세요.")
+        : L("No terms found in the description.", "설명에서 찾은 분류가 없습니다.");
       return 0;
     }
     // The description's terms are replaced by the new description's; the
@@ -223,22 +252,25 @@ export async function render(ctx) {
       if (box) lists[p.k.param].prepend(box.closest("li"));
     }
     sync();
-    said.textContent = n ? L(`${n} ${n === 1 ? "term" : "terms"} suggested from the description, marked \u201cfrom your description\u201d above: remove the wrong ones, add what is missing, then ask.`,
+    const m = offer(all.filter((x) => !x.sure));
+    said.textContent = (n ? L(`${n} ${n === 1 ? "term" : "terms"} suggested from the description, marked \u201cfrom your description\u201d above: remove the wrong ones, add what is missing, then ask.`,
       `설명에서 분류 ${n}개를 추천했습니다 (위에 \u201c설명에서 추천\u201d으로 표시). 틀린 것은 빼고 빠진 것은 더한 뒤 찾으세요.`)
-      : L("The terms the description points to are chosen already.", "설명이 가리키는 분류는 이미 모두 골랐습니다.");
+      : L("The terms the description points to are chosen already.", "설명이 가리키는 분류는 이미 모두 골랐습니다."))
+      + (m ? L(` ${m} less sure ${m === 1 ? "term is" : "terms are"} offered below.`, ` 덜 확실한 분류 ${m}개는 아래에 있습니다.`) : "");
     return n;
   };
   const describe = h("div", { class: "describe" },
     h("label", { for: "describe" }, L("Describe what you see, in English or Korean (optional)", "보이는 것을 적어 보세요, 영어나 한국어로 (선택)")), desc,
     h("p", { class: "help small", id: "describe-help" }, L(`Up to ${fmtNumber(DESC_MAX)} characters; it is kept in the link.`, `${fmtNumber(DESC_MAX)}자까지, 링크에 함께 저장됩니다.`)),
-    h("p", {}, h("button", { type: "button", id: "suggest", onclick: suggest }, L("Suggest terms from the description", "설명에서 분류 추천받기"))), said);
+    h("p", {}, h("button", { type: "button", id: "suggest", onclick: suggest }, L("Suggest terms from the description", "설명에서 분류 추천받기"))), said, maybe);
 
   const submit = () => go(url({ ...draft, desc: desc.value.trim() }));
   const form = h("form", { class: "live-form", onsubmit: async (ev) => {
     ev.preventDefault();
-    // A description and nothing else: its suggestions are the profile.
+    // A description and nothing else: its sure suggestions are the profile;
+    // with none, the less sure ones wait for the user to pick.
     if (!hasTerms(draft) && desc.value.trim()) await suggest();
-    if (ctx.alive()) submit();
+    if (ctx.alive() && (hasTerms(draft) || maybe.hidden)) submit();
   }, onchange: (ev) => {
     const box = ev.target;
     const p = box.type === "checkbox" && PICK.find((x) => x.k.param === box.name);
