@@ -22,21 +22,30 @@ const (
 // with a confidence and its evidence (the words that matched, the similar
 // cases that voted). lang is "en", "ko", or "" to detect it.
 func (s *Service) Suggest(ctx context.Context, text, lang string) (*suggest.Result, error) {
+	if err := s.checkText(text, lang); err != nil {
+		return nil, err
+	}
+	return s.suggester.Suggest(ctx, text, lang)
+}
+
+// checkText checks a description and its language as every question asked
+// in free text takes them.
+func (s *Service) checkText(text, lang string) error {
 	if s.suggester == nil {
-		return nil, ilgraph.Errorf(ilgraph.EUNAVAILABLE, "suggestions are not available on this server")
+		return ilgraph.Errorf(ilgraph.EUNAVAILABLE, "suggestions are not available on this server")
 	}
 	if strings.TrimSpace(text) == "" {
-		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldSuggestText, "is empty: give what you see, in English or Korean")
+		return ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldSuggestText, "is empty: give what you see, in English or Korean")
 	}
 	if n := utf8.RuneCountInString(text); n > suggest.MaxTextChars {
-		return nil, ilgraph.FieldErrorf(ilgraph.ELIMIT, ilgraph.FieldSuggestText, "may be at most %d characters, not %d", suggest.MaxTextChars, n)
+		return ilgraph.FieldErrorf(ilgraph.ELIMIT, ilgraph.FieldSuggestText, "may be at most %d characters, not %d", suggest.MaxTextChars, n)
 	}
 	switch lang {
 	case "", "en", "ko":
 	default:
-		return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldLang, "must be en or ko (or left out, to detect the language), not %q", ilgraph.Clip(lang, 20))
+		return ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldLang, "must be en or ko (or left out, to detect the language), not %q", ilgraph.Clip(lang, 20))
 	}
-	return s.suggester.Suggest(ctx, text, lang)
+	return nil
 }
 
 // TextMatch is the answer for an incident described in words: the terms
@@ -155,14 +164,56 @@ func (s *Service) MatchText(ctx context.Context, text, lang string, given Profil
 		return nil, err
 	}
 	p := given.Join(s.ProfileFromSuggestions(res))
+	list, err := s.blended(ctx, text, res.Lang, p, q)
+	if err != nil {
+		return nil, err
+	}
+	return &TextMatch{Suggestions: res, Profile: p, Match: suggestFrom(list)}, nil
+}
+
+// SimilarToDescribed is SimilarToProfile for an incident also described in
+// words: the description's own words rank the cases as well, as
+// SimilarToText's text part does (its share of the score the description
+// weight, DefaultDescriptionWeight), and no term is read from it — the
+// profile is exactly the one given, as a person chose it (the Live screen,
+// where the suggested terms were shown and kept or removed). The profile may
+// be empty: the words alone rank the cases. A blank text is SimilarToProfile;
+// so is any text on a server without a text index (with a warning).
+func (s *Service) SimilarToDescribed(ctx context.Context, p Profile, text, lang string, q SimilarityQuery) (*ProfileMatch, error) {
+	if strings.TrimSpace(text) == "" {
+		return s.SimilarToProfile(ctx, p, q)
+	}
+	if s.suggester == nil {
+		report(ctx, []Warning{{Field: ilgraph.FieldSuggestText, Value: ilgraph.Clip(text, 40), Message: "the description's words are not used: this server has no text index; the terms alone rank the cases"}})
+		return s.SimilarToProfile(ctx, p, q)
+	}
+	if err := s.checkText(text, lang); err != nil {
+		return nil, err
+	}
+	if _, err := q.options(); err != nil {
+		return nil, err
+	}
+	if n := len(p.Features()); n > ilgraph.MaxFilterTerms {
+		return nil, ilgraph.FieldErrorf(ilgraph.ELIMIT, ilgraph.FieldProfile, "may have at most %d features, not %d", ilgraph.MaxFilterTerms, n)
+	}
+	list, err := s.blended(ctx, text, lang, p, q)
+	if err != nil {
+		return nil, err
+	}
+	return suggestFrom(list), nil
+}
+
+// blended ranks the cases by a profile and a text's words together (blend),
+// widening the pools until the k best are certain.
+func (s *Service) blended(ctx context.Context, text, lang string, p Profile, q SimilarityQuery) ([]SimilarCase, error) {
 	w := s.descWeight
 	for pool := min(MaxSimilarK, max(4*q.K, 40)); ; pool = MaxSimilarK {
-		list, bound, err := s.blend(ctx, text, res.Lang, p, q, w, pool)
+		list, bound, err := s.blend(ctx, text, lang, p, q, w, pool)
 		if err != nil {
 			return nil, err
 		}
 		if pool == MaxSimilarK || len(list) < q.K || list[q.K-1].Score >= bound {
-			return &TextMatch{Suggestions: res, Profile: p, Match: suggestFrom(list[:min(q.K, len(list))])}, nil
+			return list[:min(q.K, len(list))], nil
 		}
 	}
 }

@@ -113,15 +113,15 @@ func urlTerms(q url.Values) []string {
 	return out
 }
 
-// apiMatches asks similarToProfile directly for the profile's matches (the
-// page asks for ten).
-func apiMatches(s *site, profile map[string]any) []string {
+// apiMatches asks similarToProfile directly for the matches of the profile
+// and the description's words (the page asks for ten).
+func apiMatches(s *site, profile map[string]any, text string) []string {
 	var got struct {
 		SimilarToProfile struct {
 			Matches []struct{ Case struct{ ID string } }
 		}
 	}
-	s.api(`query($p: ProfileInput!) { similarToProfile(profile: $p, k: 10) { matches { case { id } } } }`, map[string]any{"p": profile}, &got)
+	s.api(`query($p: ProfileInput!, $t: String) { similarToProfile(profile: $p, k: 10, text: $t) { matches { case { id } } } }`, map[string]any{"p": profile, "t": text}, &got)
 	var ids []string
 	for _, m := range got.SimilarToProfile.Matches {
 		ids = append(ids, m.Case.ID)
@@ -275,8 +275,12 @@ func TestLiveInBrowser(t *testing.T) {
 	}
 	checkLiveCounts(t, b, "after asking")
 	matches := eval[[]string](b, pageMatches)
-	if api := apiMatches(s, profile); len(api) == 0 || !slices.Equal(matches, api) {
-		t.Errorf("the page lists %v, similarToProfile(%v) %v", matches, profile, api)
+	if api := apiMatches(s, profile, q.Get("desc")); len(api) == 0 || !slices.Equal(matches, api) {
+		t.Errorf("the page lists %v, similarToProfile(%v, text) %v", matches, profile, api)
+	}
+	// The description's words count: the score bars have a text part.
+	if n := eval[int](b, `document.querySelectorAll('#matches .seg[data-kind="text"]').length`); n == 0 {
+		t.Error("no match shows a part for the description's words")
 	}
 	if href := eval[string](b, `document.getElementById("live-link").getAttribute("href")`); href != u {
 		t.Errorf("the link to this profile is %s, the URL %s", href, u)
@@ -303,7 +307,7 @@ func TestLiveInBrowser(t *testing.T) {
 		t.Errorf("after removing %s the chips are %v", gone, got)
 	}
 	matches2 := eval[[]string](b, pageMatches)
-	if api := apiMatches(s, profile2); !slices.Equal(matches2, api) {
+	if api := apiMatches(s, profile2, q2.Get("desc")); !slices.Equal(matches2, api) {
 		t.Errorf("after removing %s the page lists %v, similarToProfile %v", gone, matches2, api)
 	}
 	if v := eval[string](b, `document.getElementById("describe").value`); v != strings.TrimSpace(liveDesc) {

@@ -333,7 +333,7 @@ type ComplexityRoot struct {
 		SharedWith         func(childComplexity int, caseID string, kind ilgraph.Kind, term *string, filter *CaseFilter, sort *ilgraph.CaseSort, first *int, after *string) int
 		SimilarCases       func(childComplexity int, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64, includeHidden *bool) int
 		SimilarJudgments   func(childComplexity int, caseID string) int
-		SimilarToProfile   func(childComplexity int, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) int
+		SimilarToProfile   func(childComplexity int, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64, text *string, lang *string) int
 		SimilarToText      func(childComplexity int, text string, lang *string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) int
 		SimilarityDefaults func(childComplexity int) int
 		Stats              func(childComplexity int, filter *CaseFilter) int
@@ -735,7 +735,7 @@ type QueryResolver interface {
 	Breakdown(ctx context.Context, rows explore.Dimension, columns explore.Dimension, filter *CaseFilter, top *int) (*explore.Breakdown, error)
 	SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64, includeHidden *bool) ([]explore.SimilarCase, error)
 	SimilarJudgments(ctx context.Context, caseID string) (*explore.Feedback, error)
-	SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.ProfileMatch, error)
+	SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64, text *string, lang *string) (*explore.ProfileMatch, error)
 	ExplainSimilarity(ctx context.Context, a string, b string, weights *WeightsInput, rarity *bool) (*explore.Explanation, error)
 	SimilarityDefaults(ctx context.Context) (*explore.Defaults, error)
 	SuggestCutoffs(ctx context.Context) ([]explore.SuggestCutoff, error)
@@ -2049,7 +2049,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.SimilarToProfile(childComplexity, args["profile"].(ProfileInput), args["k"].(*int), args["weights"].(*WeightsInput), args["rarity"].(*bool), args["filter"].(*CaseFilter), args["minScore"].(*float64)), true
+		return e.ComplexityRoot.Query.SimilarToProfile(childComplexity, args["profile"].(ProfileInput), args["k"].(*int), args["weights"].(*WeightsInput), args["rarity"].(*bool), args["filter"].(*CaseFilter), args["minScore"].(*float64), args["text"].(*string), args["lang"].(*string)), true
 	case "Query.similarToText":
 		if e.ComplexityRoot.Query.SimilarToText == nil {
 			break
@@ -3358,8 +3358,15 @@ type Query {
   The cases most like an incident that is not a stored case — one in
   progress — and what they suggest: their root causes and contributing
   factors weighted by score, and what resolved them.
+
+  With text (what is seen, in English or Korean, ≤ 10,000 characters; lang
+  en or ko, or left out to detect it), the description's own words rank the
+  cases as well, as similarToText's text part does (half the score; the
+  share TEXT in each match's shared list), but no term is read from it: the
+  profile is the one given, which may then be empty. The Live incident
+  screen asks this way, with the terms the person kept.
   """
-  similarToProfile(profile: ProfileInput!, k: Int, weights: WeightsInput, rarity: Boolean, filter: CaseFilter, minScore: Float): ProfileMatch!
+  similarToProfile(profile: ProfileInput!, k: Int, weights: WeightsInput, rarity: Boolean, filter: CaseFilter, minScore: Float, text: String, lang: String): ProfileMatch!
 
   """
   Why case b is as similar to case a as it is: the score similarCases(caseId: a)
@@ -6126,6 +6133,22 @@ func (ec *executionContext) field_Query_similarToProfile_args(ctx context.Contex
 		return nil, err
 	}
 	args["minScore"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "text",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["text"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "lang",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["lang"] = arg7
 	return args, nil
 }
 
@@ -11562,7 +11585,7 @@ func (ec *executionContext) _Query_similarToProfile(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().SimilarToProfile(ctx, fc.Args["profile"].(ProfileInput), fc.Args["k"].(*int), fc.Args["weights"].(*WeightsInput), fc.Args["rarity"].(*bool), fc.Args["filter"].(*CaseFilter), fc.Args["minScore"].(*float64))
+			return ec.Resolvers.Query().SimilarToProfile(ctx, fc.Args["profile"].(ProfileInput), fc.Args["k"].(*int), fc.Args["weights"].(*WeightsInput), fc.Args["rarity"].(*bool), fc.Args["filter"].(*CaseFilter), fc.Args["minScore"].(*float64), fc.Args["text"].(*string), fc.Args["lang"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *explore.ProfileMatch) graphql.Marshaler {

@@ -643,7 +643,10 @@ func (r *queryResolver) SimilarJudgments(ctx context.Context, caseID string) (*e
 }
 
 // SimilarToProfile is the resolver for the similarToProfile field.
-func (r *queryResolver) SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64) (*explore.ProfileMatch, error) {
+func (r *queryResolver) SimilarToProfile(ctx context.Context, profile ProfileInput, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64, text *string, lang *string) (*explore.ProfileMatch, error) {
+	if text != nil {
+		return r.Core.SimilarToDescribed(ctx, profileOf(profile), *text, deref(lang), similarityQuery(k, weights, rarity, filter, minScore))
+	}
 	return r.Core.SimilarToProfile(ctx, profileOf(profile), similarityQuery(k, weights, rarity, filter, minScore))
 }
 

@@ -296,7 +296,7 @@ func setComplexity(c *ComplexityRoot) {
 	c.Query.SimilarCases = func(child int, _ string, k *int, _ *WeightsInput, _ *bool, _ *CaseFilter, _ *float64, _ *bool) int {
 		return pageCost(child, k, explore.DefaultSimilarK)
 	}
-	c.Query.SimilarToProfile = func(child int, _ ProfileInput, k *int, _ *WeightsInput, _ *bool, _ *CaseFilter, _ *float64) int {
+	c.Query.SimilarToProfile = func(child int, _ ProfileInput, k *int, _ *WeightsInput, _ *bool, _ *CaseFilter, _ *float64, _ *string, _ *string) int {
 		return pageCost(child, k, explore.DefaultSimilarK)
 	}
 	c.Case.Similar = func(child int, k *int, _ *bool) int { return pageCost(child, k, explore.DefaultSimilarK) }

@@ -305,3 +305,112 @@ func TestSimilarToText(t *testing.T) {
 		t.Errorf("text with no vocabulary term: errors %+v, want one INVALID", errs)
 	}
 }
+
+// similarToProfile with text ranks by the profile given (every term in
+// full, none read from the text) and the text's own words: its matches are
+// the definition's over the seed cases, (1 − w) × the profile score + w ×
+// the case's BM25 score over the best case's; with an empty profile the
+// words alone rank. A blank text is the profile alone.
+func TestSimilarToProfileWithText(t *testing.T) {
+	a := mustAPI(t)
+	const text = "our kafka consumers lag and the broker disks are filling up; producers time out"
+	cases := make([]ilgraph.Case, len(a.cases))
+	for i, c := range a.cases {
+		cases[i] = *c
+	}
+	engine, err := suggest.New(a.vocab, cases, suggest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, textMatches, err := engine.TextMatches(text, "", len(cases), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm25, best := map[string]float64{}, 0.0
+	for _, m := range textMatches {
+		bm25[m.CaseID], best = m.Score, max(best, m.Score)
+	}
+	if best == 0 {
+		t.Fatal("the description shares no word with any case")
+	}
+	var rows []ilgraph.CaseFeatures
+	for i := range cases {
+		rows = append(rows, ilgraph.SimilarityRow(&cases[i]))
+	}
+	ix := similarity.Build(rows, 0)
+	w := explore.DefaultDescriptionWeight
+	type match struct {
+		Case  struct{ ID string }
+		Score float64
+		Text  *struct{ Weight, Contribution float64 }
+	}
+	ask := func(p explore.Profile, text *string) []match {
+		t.Helper()
+		var got struct{ SimilarToProfile struct{ Matches []match } }
+		a.must(`query($p: ProfileInput!, $text: String) { similarToProfile(profile: $p, k: 10, text: $text) { matches { case { id } score text { weight contribution } } } }`,
+			map[string]any{"p": map[string]any{"components": p.Components, "symptoms": p.Symptoms}, "text": text}, &got)
+		return got.SimilarToProfile.Matches
+	}
+	byDefinition := func(p explore.Profile, w float64) (ids []string, scores map[string]float64) {
+		scores = map[string]float64{}
+		for _, r := range rows {
+			tag := 0.0
+			if len(p.Features()) > 0 {
+				tag = ilgraph.ScoreProfile(p.Features(), nil, r.Features, ix.Weight(ilgraph.DefaultOptions(10)), 0, nil, nil).Score
+			}
+			if s := ilgraph.RoundScore((1-w)*tag + w*bm25[r.ID]/best); s > 0 {
+				scores[r.ID] = s
+				ids = append(ids, r.ID)
+			}
+		}
+		sort.Slice(ids, func(i, j int) bool {
+			if scores[ids[i]] != scores[ids[j]] {
+				return scores[ids[i]] > scores[ids[j]]
+			}
+			return ids[i] < ids[j]
+		})
+		return ids[:min(10, len(ids))], scores
+	}
+	check := func(name string, got []match, ids []string, scores map[string]float64) {
+		t.Helper()
+		if len(got) != len(ids) {
+			t.Fatalf("%s: %d matches, by the definition %d", name, len(got), len(ids))
+		}
+		for i, m := range got {
+			if m.Case.ID != ids[i] || math.Abs(m.Score-scores[ids[i]]) > 1e-9 {
+				t.Errorf("%s: match %d: %s %.9f; by the definition %s %.9f", name, i, m.Case.ID, m.Score, ids[i], scores[ids[i]])
+			}
+		}
+	}
+	desc := text
+	prof := explore.Profile{Components: []string{"message-broker"}, Symptoms: []string{"processing-backlog"}}
+	withText := ask(prof, &desc)
+	ids, scores := byDefinition(prof, w)
+	check("profile and text", withText, ids, scores)
+	for _, m := range withText {
+		if m.Text == nil || m.Text.Weight != w {
+			t.Errorf("%s: text part %+v, want weight %v", m.Case.ID, m.Text, w)
+		}
+	}
+	// The words alone, with an empty profile.
+	ids, scores = byDefinition(explore.Profile{}, 1)
+	for id := range scores {
+		scores[id] = ilgraph.RoundScore(w * bm25[id] / best)
+	}
+	check("text alone", ask(explore.Profile{}, &desc), ids, scores)
+	// No text, or a blank one: the profile alone, other scores.
+	plain := ask(prof, nil)
+	blank := " "
+	if fmt.Sprint(ask(prof, &blank)) != fmt.Sprint(plain) {
+		t.Error("a blank text changed the answer")
+	}
+	if len(plain) == 0 || plain[0].Text != nil || plain[0].Score == withText[0].Score {
+		t.Errorf("without text %+v: want the profile's own scores and no text part", plain[:min(1, len(plain))])
+	}
+	// Bad text is an error naming it.
+	long := strings.Repeat("a ", suggest.MaxTextChars)
+	errs := a.do(`query($t: String) { similarToProfile(profile: {}, text: $t) { matches { score } } }`, map[string]any{"t": long}, nil)
+	if len(errs) != 1 || errs[0].Extensions["code"] != "LIMIT" || !strings.Contains(errs[0].Message, "text") {
+		t.Errorf("a text over the limit: errors %+v, want one LIMIT naming text", errs)
+	}
+}

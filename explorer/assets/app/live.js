@@ -1,7 +1,10 @@
 // Live incident: describe what is happening and pick the components,
 // symptoms, contributing factors, mechanisms and domains seen so far;
 // similarToProfile answers with similar past cases, the root causes and
-// factors to check next (weighted) and what resolved them.
+// factors to check next (weighted) and what resolved them. The description
+// is sent too: its own words rank the cases beside the terms (half the
+// score), and no term is read from it on the server — the profile is the
+// chips the person kept.
 //
 // The URL holds the whole profile, so it can be sent as a link: the terms
 // per kind (c, s, f, m, d), the description (desc) and which terms were
@@ -27,9 +30,9 @@ export const DESC_MAX = 2000;
 const MAX_TERMS = 50; // per kind
 
 const TERM = "{ kind id en ko }";
-const Q = `query Live($profile: ProfileInput!, $k: Int) {
-  similarToProfile(profile: $profile, k: $k) {
-    matches { case { id year title { en ko } organization ${TERM} } score shared { kind term ${TERM} weight contribution } }
+const Q = `query Live($profile: ProfileInput!, $k: Int, $text: String) {
+  similarToProfile(profile: $profile, k: $k, text: $text) {
+    matches { case { id year title { en ko } organization ${TERM} } score shared { kind term ${TERM} weight contribution } text { contribution words } }
     rootCauses { term ${TERM} weight matches }
     contributing { term ${TERM} weight matches }
     remedies { case { id title { en ko } } score remediation { en ko } actionItems { en ko } }
@@ -82,10 +85,10 @@ export async function render(ctx) {
   const bad = [];
   const asked = parse(ctx.params, bad);
   ctx.clean(url(asked), bad);
-  const any = hasTerms(asked);
+  const any = hasTerms(asked) || asked.desc !== "";
   const [vocab, res] = await Promise.all([
     vocabulary(),
-    any ? must(Q, { k: 10, profile: Object.fromEntries(PICK.map((p) => [p.field, asked.sel[p.k.param]])) }) : null,
+    any ? must(Q, { k: 10, profile: Object.fromEntries(PICK.map((p) => [p.field, asked.sel[p.k.param]])), text: asked.desc || null }) : null,
   ]);
   if (!ctx.alive()) return;
   document.title = L("Live incident", "진행 중인 장애") + " · ilgraph";
@@ -267,10 +270,10 @@ export async function render(ctx) {
   const submit = () => go(url({ ...draft, desc: desc.value.trim() }));
   const form = h("form", { class: "live-form", onsubmit: async (ev) => {
     ev.preventDefault();
-    // A description and nothing else: its sure suggestions are the profile;
-    // with none, the less sure ones wait for the user to pick.
+    // A description and nothing else: its sure suggestions join it first
+    // (its words rank the cases either way).
     if (!hasTerms(draft) && desc.value.trim()) await suggest();
-    if (ctx.alive() && (hasTerms(draft) || maybe.hidden)) submit();
+    if (ctx.alive()) submit();
   }, onchange: (ev) => {
     const box = ev.target;
     const p = box.type === "checkbox" && PICK.find((x) => x.k.param === box.name);
