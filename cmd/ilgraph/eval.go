@@ -16,6 +16,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/analysis"
+	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/relevance"
 	"github.com/ilgraph/ilgraph/similarity"
@@ -106,6 +108,7 @@ and predicted it wrongly: which terms the errors come from.`, stderr)
 			return ilgraph.WrapError(ilgraph.EINVALID, err, "--judged %s: cannot read the judged sets", *judged)
 		}
 		rep.TextQueries = textQueries(cases, rep.Predictions, sets, servedWeightings)
+		rep.TextQueries = append(rep.TextQueries, servedTextQueries(v, cases, sets)...)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -289,6 +292,80 @@ func textQueries(cases []ilgraph.Case, preds []suggest.Prediction, sets []*relev
 	return out
 }
 
+// servedTextQueries measures the judged sets with each query case's text
+// asked as the server answers it: "served" is the core's similarToText (the
+// profile of the terms suggested above suggest.DefaultCutoffs, each counting
+// with its confidence, blended with the text's own words), over an
+// in-memory core of the corpus, the query case left out of the suggestion
+// evidence (as ilgraph eval typed does) and out of the answer; "tfidf" a
+// TF-IDF ranking of the cases' titles and summaries by the same text
+// (ilgraph eval typed's baseline), the query case left out of the answer.
+func servedTextQueries(v *ilgraph.Vocabulary, cases []ilgraph.Case, sets []*relevance.Set) []suggest.TextQueryFigures {
+	related := map[string][]string{}
+	for i := range cases {
+		related[cases[i].ID] = cases[i].Related
+	}
+	rankers := textRankers(v, cases)
+	var out []suggest.TextQueryFigures
+	for _, s := range sets {
+		for _, lang := range []string{"en", "ko"} {
+			for _, r := range rankers(lang) {
+				f := relevance.Measure(s, r, related)
+				out = append(out, suggest.TextQueryFigures{Set: s.Name, Judge: s.Judge, Lang: lang, Weighting: strings.TrimPrefix(r.Name, "text-"), Queries: f.Queries,
+					P5: f.P5, Strong5: f.Strong5, NDCG5: f.NDCG5, Unjudged: f.Unjudged})
+			}
+		}
+	}
+	return out
+}
+
+// textRankers returns, per language, servedTextQueries' rankers: each ranks
+// the cases for a query case's text in that language (suggest.Query), the
+// query case left out.
+func textRankers(v *ilgraph.Vocabulary, cases []ilgraph.Case) func(lang string) []relevance.Ranker {
+	core := seedCore(v, cases)
+	tf := newTFIDF(cases, analysis.Options{})
+	byID := map[string]*ilgraph.Case{}
+	for i := range cases {
+		byID[cases[i].ID] = &cases[i]
+	}
+	without := func(ids []string, q string, k int) []string {
+		ids = slices.DeleteFunc(ids, func(id string) bool { return id == q })
+		return ids[:min(k, len(ids))]
+	}
+	return func(lang string) []relevance.Ranker {
+		text := func(q string) string {
+			if c := byID[q]; c != nil {
+				return suggest.Query(c, lang)
+			}
+			return ""
+		}
+		served := relevance.Ranker{Name: "text-served", Rank: func(q string, k int) []string {
+			t := text(q)
+			if t == "" {
+				return nil
+			}
+			tm, err := core.SimilarToText(withoutCase(context.Background(), q), t, lang, explore.SimilarityQuery{K: min(k+1, explore.MaxSimilarK)})
+			if err != nil {
+				return nil
+			}
+			var ids []string
+			for _, m := range tm.Match.Matches {
+				ids = append(ids, m.Case.ID)
+			}
+			return without(ids, q, k)
+		}}
+		baseline := relevance.Ranker{Name: "text-tfidf", Rank: func(q string, k int) []string {
+			t := text(q)
+			if t == "" {
+				return nil
+			}
+			return without(tf.rank(t, k+1), q, k)
+		}}
+		return []relevance.Ranker{served, baseline}
+	}
+}
+
 // readCorpus reads dir/vocab.json and every case file below dir with the
 // loader's parser; any problem is an invalid-input error.
 func readCorpus(dir string) (*ilgraph.Vocabulary, []ilgraph.Case, error) {
@@ -439,9 +516,9 @@ func printTextQueries(w io.Writer, fs []suggest.TextQueryFigures) {
 	if len(fs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\njudged sets (judge %s), each query case asked for by its text (symptoms text and summary),\nthe predicted terms counting in full or with their confidence; unjudged results count as not relevant:\n", fs[0].Judge)
+	fmt.Fprintf(w, "\njudged sets (judge %s), each query case asked for by its text (symptoms text and summary),\nranked by the predicted profile (the terms counting in full or with their confidence), as the server\nanswers it (served: similarToText, the profile and the text's own words) or by TF-IDF over the cases'\ntitles and summaries (tfidf); the query case left out; unjudged results count as not relevant:\n", fs[0].Judge)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "set\tlang\tterms count\tqueries\tP@5\tstrong@5\tnDCG@5\tunjudged@5\t")
+	fmt.Fprintln(tw, "set\tlang\tranking\tqueries\tP@5\tstrong@5\tnDCG@5\tunjudged@5\t")
 	for _, f := range fs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%d\t\n", f.Set, f.Lang, f.Weighting, f.Queries, f.P5, f.Strong5, f.NDCG5, f.Unjudged)
 	}

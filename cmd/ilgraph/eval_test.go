@@ -8,10 +8,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/relevance"
 	"github.com/ilgraph/ilgraph/similarity"
@@ -245,5 +247,52 @@ func TestConfidencePowerExperiment(t *testing.T) {
 	ws := []termWeighting{{"full", 0}, {"c^0.5", 0.5}, {"c", 1}, {"c^2", 2}, {"c^3", 3}}
 	for _, f := range textQueries(cases, rep.Predictions, sets, ws) {
 		t.Logf("judge %s %-8s %s %-6s P@5 %.3f strong@5 %.3f nDCG@5 %.3f unjudged %d", f.Judge, f.Set, f.Lang, f.Weighting, f.P5, f.Strong5, f.NDCG5, f.Unjudged)
+	}
+}
+
+// The judged text queries' rankers leave the query case out of the answer
+// (its own text finds it first), and "served" is the core's similarToText
+// for the case's text with the case left out of the suggestion evidence:
+// the same cases in the same order once the query case is dropped.
+func TestTextRankersLeaveTheQueryOut(t *testing.T) {
+	v, cases, err := readCorpus(corpus.Seeds(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rankers := textRankers(v, cases)
+	core := seedCore(v, cases)
+	for _, lang := range []string{"en", "ko"} {
+		rs := rankers(lang)
+		if len(rs) != 2 || rs[0].Name != "text-served" || rs[1].Name != "text-tfidf" {
+			t.Fatalf("rankers %v", rs)
+		}
+		checked := 0
+		for _, c := range cases[:12] {
+			text := suggest.Query(&c, lang)
+			if text == "" {
+				continue
+			}
+			served, tfidf := rs[0].Rank(c.ID, 5), rs[1].Rank(c.ID, 5)
+			if len(served) != 5 || len(tfidf) != 5 || slices.Contains(served, c.ID) || slices.Contains(tfidf, c.ID) {
+				t.Errorf("%s %s: served %v, tfidf %v: want 5 each, without the query case", lang, c.ID, served, tfidf)
+			}
+			tm, err := core.SimilarToText(withoutCase(context.Background(), c.ID), text, lang, explore.SimilarityQuery{K: 6})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, m := range tm.Match.Matches {
+				if m.Case.ID != c.ID {
+					want = append(want, m.Case.ID)
+				}
+			}
+			if !slices.Equal(served, want[:min(5, len(want))]) {
+				t.Errorf("%s %s: served %v, similarToText without the case %v", lang, c.ID, served, want)
+			}
+			checked++
+		}
+		if checked < 5 {
+			t.Errorf("%s: only %d query cases had text", lang, checked)
+		}
 	}
 }
