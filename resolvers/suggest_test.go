@@ -140,6 +140,45 @@ func nilIfEmpty(s string) any {
 	return s
 }
 
+// described is what the definition of a free-text match needs over the
+// seed cases: an engine built from them, every case's BM25 score for the
+// text and the best, and the similarity index.
+type described struct {
+	cases  []ilgraph.Case
+	engine *suggest.Engine
+	bm25   map[string]float64
+	best   float64
+	rows   []ilgraph.CaseFeatures
+	ix     *similarity.Index
+}
+
+func describe(t *testing.T, a *api, text string) described {
+	t.Helper()
+	d := described{bm25: map[string]float64{}}
+	for _, c := range a.cases {
+		d.cases = append(d.cases, *c)
+	}
+	var err error
+	if d.engine, err = suggest.New(a.vocab, d.cases, suggest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, textMatches, err := d.engine.TextMatches(text, "", len(d.cases), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range textMatches {
+		d.bm25[m.CaseID], d.best = m.Score, max(d.best, m.Score)
+	}
+	if d.best == 0 {
+		t.Fatal("the description shares no word with any case")
+	}
+	for i := range d.cases {
+		d.rows = append(d.rows, ilgraph.SimilarityRow(&d.cases[i]))
+	}
+	d.ix = similarity.Build(d.rows, 0)
+	return d
+}
+
 // similarToText ranks the cases most like the profile the suggestions
 // make, each term counting with √ of its confidence: its matches are the
 // definition's (ilgraph.ScoreProfile) over the seed cases, their shares add
@@ -191,14 +230,8 @@ func TestSimilarToText(t *testing.T) {
 	}
 	// The profile is the one the engine's suggestions make, mechanisms
 	// included.
-	cases := make([]ilgraph.Case, len(a.cases))
-	for i, c := range a.cases {
-		cases[i] = *c
-	}
-	engine, err := suggest.New(a.vocab, cases, suggest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := describe(t, a, text)
+	engine, bm25, best, rows, ix := d.engine, d.bm25, d.best, d.rows, d.ix
 	res, err := engine.Suggest(text, "", "")
 	if err != nil {
 		t.Fatal(err)
@@ -216,23 +249,7 @@ func TestSimilarToText(t *testing.T) {
 	// confidence, blended with the description's own words: (1 − w) × the
 	// profile score + w × the case's BM25 score over the best case's. The
 	// shares and the text's part add up to the score and carry it.
-	_, textMatches, err := engine.TextMatches(text, "", len(cases), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bm25, best := map[string]float64{}, 0.0
-	for _, m := range textMatches {
-		bm25[m.CaseID], best = m.Score, max(best, m.Score)
-	}
-	if best == 0 {
-		t.Fatal("the description shares no word with any case")
-	}
 	w := explore.DefaultDescriptionWeight
-	var rows []ilgraph.CaseFeatures
-	for i := range cases {
-		rows = append(rows, ilgraph.SimilarityRow(&cases[i]))
-	}
-	ix := similarity.Build(rows, 0)
 	member := func(f ilgraph.Feature) float64 { return served.Confidence[f] }
 	var scores []float64
 	var ids []string
@@ -314,30 +331,8 @@ func TestSimilarToText(t *testing.T) {
 func TestSimilarToProfileWithText(t *testing.T) {
 	a := mustAPI(t)
 	const text = "our kafka consumers lag and the broker disks are filling up; producers time out"
-	cases := make([]ilgraph.Case, len(a.cases))
-	for i, c := range a.cases {
-		cases[i] = *c
-	}
-	engine, err := suggest.New(a.vocab, cases, suggest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, textMatches, err := engine.TextMatches(text, "", len(cases), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bm25, best := map[string]float64{}, 0.0
-	for _, m := range textMatches {
-		bm25[m.CaseID], best = m.Score, max(best, m.Score)
-	}
-	if best == 0 {
-		t.Fatal("the description shares no word with any case")
-	}
-	var rows []ilgraph.CaseFeatures
-	for i := range cases {
-		rows = append(rows, ilgraph.SimilarityRow(&cases[i]))
-	}
-	ix := similarity.Build(rows, 0)
+	d := describe(t, a, text)
+	bm25, best, rows, ix := d.bm25, d.best, d.rows, d.ix
 	w := explore.DefaultDescriptionWeight
 	type match struct {
 		Case  struct{ ID string }
