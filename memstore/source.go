@@ -113,7 +113,8 @@ type Source struct {
 	Parse    func([]byte) (*ilgraph.Case, error)
 	builds   atomic.Int64
 	follows  atomic.Int64
-	fullNext atomic.Bool // the next build reads the whole corpus (settling)
+	changes  atomic.Int64 // changes applied without a build
+	fullNext atomic.Bool  // the next build reads the whole corpus (settling)
 }
 
 // ChangeFeed is a Graph that keeps the changes written through the core
@@ -169,6 +170,20 @@ func (s *Source) Builds() int64 { return s.builds.Load() }
 // Follows counts the times the source caught up with the graph by reading
 // the change feed instead of building the corpus.
 func (s *Source) Follows() int64 { return s.follows.Load() }
+
+// ChangesApplied counts the changes applied to a corpus without a build:
+// this process's writes (Apply) and other processes' read from the change
+// feed (a change applied again to a corpus built meanwhile counts again).
+func (s *Source) ChangesApplied() int64 { return s.changes.Load() }
+
+// Version is the corpus version of the newest corpus the source holds,
+// whether or not the graph has moved on since; -1 before the first.
+func (s *Source) Version() int64 {
+	if _, at, ok := s.v.Peek(); ok {
+		return at
+	}
+	return -1
+}
 
 // Hold says that a change of a case is being written: until release, a
 // reader that finds the corpus behind the graph answers from the graph
@@ -292,6 +307,7 @@ func (s *Source) apply(c *Corpus, version int64, ch Change) (*Corpus, error) {
 		}
 		out.values[k] = v
 	}
+	s.changes.Add(1)
 	return out, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/loader"
@@ -59,7 +61,7 @@ func coreOver(db *graph.DB, c *inMemory, opts ...explore.Option) *explore.Servic
 // corpus at once, so the first requests find it ready (until it is, the
 // core asks Neo4j), and logs when that first build is done and how long it
 // took.
-func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger, settle time.Duration, opts ...explore.Option) *explore.Service {
+func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger, settle time.Duration, opts ...explore.Option) (*explore.Service, *memstore.Source) {
 	c := newInMemory(db, true)
 	c.src.SettleAfter = settle
 	if settle <= 0 {
@@ -75,7 +77,28 @@ func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger, sett
 		}
 		logger.Info("in-memory corpus built", "cases", built.Len(), "seconds", math.Round(time.Since(start).Seconds()*10)/10)
 	}()
-	return coreOver(db, c, opts...)
+	return coreOver(db, c, opts...), c.src
+}
+
+// corpusCollectors are the in-memory corpus's metrics: its version, its
+// builds from the graph, its catch-ups from the change feed and the changes
+// applied without a build — how an operator sees that a replica follows the
+// others (docs/scaling.md).
+func corpusCollectors(src *memstore.Source) []prometheus.Collector {
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "ilgraph_corpus_version",
+			Help: "The corpus version of the in-memory corpus (-1 before the first build); the graph's moves on with every write and load."},
+			func() float64 { return float64(src.Version()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "ilgraph_corpus_builds_total",
+			Help: "Builds of the in-memory corpus from the graph (at start, after a load, when settling after writes)."},
+			func() float64 { return float64(src.Builds()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "ilgraph_corpus_follows_total",
+			Help: "Catch-ups with the graph by reading the change feed (other replicas' writes) instead of a build."},
+			func() float64 { return float64(src.Follows()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "ilgraph_corpus_changes_applied_total",
+			Help: "Case changes applied to the in-memory corpus without a build: this server's writes and other replicas' from the change feed."},
+			func() float64 { return float64(src.ChangesApplied()) }),
+	}
 }
 
 // openCore connects to the Neo4j the environment names and returns the core

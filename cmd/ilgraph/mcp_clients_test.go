@@ -144,11 +144,11 @@ func neo4jEnv() []string {
 	return env
 }
 
-// serveBinary runs ilgraph serve on a free loopback port until the test
-// ends and returns its base address.
-func serveBinary(t *testing.T, bin string, env []string) string {
+// serveBinary runs ilgraph serve on a free loopback port (with args) until
+// the test ends and returns its base address.
+func serveBinary(t *testing.T, bin string, env []string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/explorer"
@@ -49,7 +51,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	tokens := token.New(db, token.Options{Logger: logger})
-	h := newAPI(newServingCore(ctx, db, logger, f.settle, f.coreOptions(tokens)...), db, tokens, f, logger)
+	core, src := newServingCore(ctx, db, logger, f.settle, f.coreOptions(tokens)...)
+	h := newAPI(core, db, tokens, f, logger, corpusCollectors(src)...)
 	return serve(ctx, f, ln, h, stdout, logger)
 }
 
@@ -276,7 +279,7 @@ type probedStore interface {
 // shell: GraphQL, the JSON API, MCP, the IDE and the explorer, sharing one
 // admission controller, so that a class's bound holds whichever door the
 // requests come in by.
-func newAPI(core *explore.Service, db probedStore, tokens ilgraph.Authenticator, f *serveFlags, logger *slog.Logger) *httpapi.Handler {
+func newAPI(core *explore.Service, db probedStore, tokens ilgraph.Authenticator, f *serveFlags, logger *slog.Logger, collectors ...prometheus.Collector) *httpapi.Handler {
 	admitter := admission.New(f.admission)
 	gqlOpt := f.gql
 	gqlOpt.Logger, gqlOpt.Admitter = logger, admitter
@@ -310,7 +313,7 @@ func newAPI(core *explore.Service, db probedStore, tokens ilgraph.Authenticator,
 	}
 	h := httpapi.New(httpapi.Options{
 		MaxBodyBytes: f.maxBody, RequestTimeout: f.timeout, Logger: logger, CORSOrigins: f.cors,
-		Ready: db.Ping, StoreDown: db.Down, Admitter: admitter, Collectors: append(gql.Collectors(), sessions.Collectors()...),
+		Ready: db.Ping, StoreDown: db.Down, Admitter: admitter, Collectors: append(append(gql.Collectors(), sessions.Collectors()...), collectors...),
 		Routes: routes,
 		// A bearer token first: a request with one is judged by it alone.
 		Credentials: []httpapi.Credential{httpapi.Bearer(tokens), sessions.Credential()},
