@@ -305,42 +305,6 @@ func (s *Snapshot) CaseTags(id string) (*ilgraph.Case, bool) {
 	return s.ref(i), true
 }
 
-// Facets counts, over the cases f selects, the cases with each term (every
-// kind, by count descending, then id) and the cases per year.
-func (s *Snapshot) Facets(f ilgraph.CaseFilter) *ilgraph.Facets {
-	sel := s.selection(f)
-	counts := make([]int32, len(s.features))
-	years := map[int]int{}
-	if len(sel) == len(s.ids) {
-		// Every case: a term's count is its posting list's length.
-		for fid, l := range s.postings {
-			counts[fid] = int32(len(l))
-		}
-		for _, y := range s.year {
-			years[int(y)]++
-		}
-	} else {
-		for _, c := range sel {
-			for _, fid := range s.caseFeat[c] {
-				counts[fid]++
-			}
-			years[int(s.year[c])]++
-		}
-	}
-	out := &ilgraph.Facets{Terms: map[ilgraph.Kind][]ilgraph.TermCount{}}
-	for fid, n := range counts {
-		if n > 0 {
-			ft := s.features[fid]
-			out.Terms[ft.Kind] = append(out.Terms[ft.Kind], ilgraph.TermCount{Kind: ft.Kind, ID: ft.ID, Count: int(n)})
-		}
-	}
-	for _, ts := range out.Terms {
-		ilgraph.SortTermCounts(ts)
-	}
-	out.Years = yearCounts(years)
-	return out
-}
-
 func yearCounts(years map[int]int) []ilgraph.YearCount {
 	var out []ilgraph.YearCount
 	for y, n := range years {
@@ -350,10 +314,9 @@ func yearCounts(years map[int]int) []ilgraph.YearCount {
 	return out
 }
 
-// Stats computes the corpus statistics of the cases f selects, all but
-// Relationships (a count of stored relationships, SIMILAR_TO included,
-// which the snapshot does not hold).
-func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
+// statsWalk is Stats by walking every selected case's features (kinds
+// too large for the aggregate index).
+func (s *Snapshot) statsWalk(f ilgraph.CaseFilter) *ilgraph.Stats {
 	sel := s.selection(f)
 	st := &ilgraph.Stats{Cases: len(sel)}
 	orgs := make([]bool, len(s.features))
@@ -448,14 +411,8 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 	ilgraph.SortTermCounts(st.PerRootCause)
 	ilgraph.SortTermCounts(st.PerOrg)
 	ilgraph.SortTermCounts(st.PerDomain)
-	for _, ds := range [][]ilgraph.GroupDistribution{st.ResolveByCause, st.ResolveByFactor} {
-		sort.Slice(ds, func(i, j int) bool {
-			if ds[i].Median != ds[j].Median {
-				return ds[i].Median > ds[j].Median
-			}
-			return ds[i].Term.ID < ds[j].Term.ID
-		})
-	}
+	sortByMedian(st.ResolveByCause)
+	sortByMedian(st.ResolveByFactor)
 	for i, n := range pairs {
 		if n == 0 {
 			continue
@@ -465,6 +422,22 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 			A: ilgraph.TermCount{Kind: a.Kind, ID: a.ID}, B: ilgraph.TermCount{Kind: b.Kind, ID: b.ID}, Count: n,
 		})
 	}
+	sortTopPairs(st)
+	return st
+}
+
+// sortByMedian sorts distributions by median, longest first, then term.
+func sortByMedian(ds []ilgraph.GroupDistribution) {
+	sort.Slice(ds, func(i, j int) bool {
+		if ds[i].Median != ds[j].Median {
+			return ds[i].Median > ds[j].Median
+		}
+		return ds[i].Term.ID < ds[j].Term.ID
+	})
+}
+
+// sortTopPairs keeps the 20 pairs seen most often (then by terms).
+func sortTopPairs(st *ilgraph.Stats) {
 	sort.Slice(st.TopPairs, func(i, j int) bool {
 		x, y := st.TopPairs[i], st.TopPairs[j]
 		if x.Count != y.Count {
@@ -476,7 +449,6 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 		return x.B.ID < y.B.ID
 	})
 	st.TopPairs = st.TopPairs[:min(20, len(st.TopPairs))]
-	return st
 }
 
 // inMinutesOrder returns the cases of sel (ascending) in the order of their
@@ -523,8 +495,9 @@ type Cooccurrence struct {
 	Pairs   map[[2]ilgraph.Feature]int
 }
 
-// Cooccurrence computes the co-occurrence counts between two kinds.
-func (s *Snapshot) Cooccurrence(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Cooccurrence {
+// cooccurrenceWalk is Cooccurrence by walking every selected case's
+// features (kinds too large for the aggregate index).
+func (s *Snapshot) cooccurrenceWalk(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Cooccurrence {
 	sel := s.selection(f)
 	out := &Cooccurrence{Total: len(sel), Singles: map[ilgraph.Feature]int{}, Pairs: map[[2]ilgraph.Feature]int{}}
 	ka, kb := kindIndex(from), kindIndex(to)

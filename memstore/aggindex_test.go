@@ -1,0 +1,116 @@
+package memstore_test
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/internal/storetest"
+	"github.com/ilgraph/ilgraph/memstore"
+)
+
+// TestReadModelConformsWithoutIndex is TestReadModelConforms with the
+// aggregate index off: every aggregate walks the selected cases' features
+// (the path of kinds with too many terms), which must mean the same.
+func TestReadModelConformsWithoutIndex(t *testing.T) {
+	defer memstore.SetSmallKindMax(-1)()
+	for _, co := range storetest.Corpora(t) {
+		t.Run(co.Name, func(t *testing.T) {
+			s := memstore.Build(rowsOf(co.Cases), 1)
+			storetest.Run(t, co, readModel{s}, storetest.Options{Filters: 150, StatsWithoutRelationships: true})
+		})
+	}
+}
+
+// aggregates are every aggregate answer of a snapshot to a filter.
+func aggregates(t *testing.T, s *memstore.Snapshot, f ilgraph.CaseFilter) []any {
+	t.Helper()
+	out := []any{s.Stats(f), s.Facets(f), s.Cooccurrence(ilgraph.KindRootCause, ilgraph.KindComponent, f),
+		s.Cooccurrence(ilgraph.KindComponent, ilgraph.KindComponent, f), s.Cooccurrence(ilgraph.KindOrg, ilgraph.KindDomain, f)}
+	for _, axes := range [][2]ilgraph.Axis{
+		{ilgraph.Axis(ilgraph.KindRootCause), ilgraph.AxisYear}, {ilgraph.AxisMonth, ilgraph.Axis(ilgraph.KindComponent)},
+		{ilgraph.Axis(ilgraph.KindDomain), ilgraph.Axis(ilgraph.KindContributing)}, {ilgraph.Axis(ilgraph.KindOrg), ilgraph.AxisYear},
+	} {
+		b, err := s.Breakdown(axes[0], axes[1], f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// TestAggregatesFollowWrites checks that the aggregate index, made once
+// per snapshot, never answers for a snapshot it was not made from: a
+// snapshot whose answers were asked (so its index is made) is changed by
+// With — a case updated to other terms, date and minutes, a case created,
+// a case deleted — and each snapshot after a change answers as a snapshot
+// built from its cases does, while the one before still answers as
+// before.
+func TestAggregatesFollowWrites(t *testing.T) {
+	rows := rowsOf(generated(t, 300, 5))
+	filters := []ilgraph.CaseFilter{{}, {DateFrom: "2021-01-01", DateTo: "2021-12-31"}}
+	for _, r := range rows[:3] {
+		for _, f := range r.Features {
+			filters = append(filters, ilgraph.CaseFilter{Tags: map[ilgraph.Kind]ilgraph.TermMatch{f.Kind: {AnyOf: []string{f.ID}}}})
+		}
+	}
+	s := memstore.Build(slices.Clone(rows[:299]), 1)
+	answers := func(s *memstore.Snapshot) [][]any {
+		var out [][]any
+		for _, f := range filters {
+			out = append(out, aggregates(t, s, f))
+		}
+		return out
+	}
+	before := answers(s)
+
+	// An update: case 0 takes case 1's terms, a date in 2021 and other
+	// minutes.
+	up := rows[0]
+	up.Features = slices.Clone(rows[1].Features)
+	up.Date, up.Resolved, up.ResolvedMin = "2021-06-15", true, 12345
+	created := rows[299]
+	created.Date = "2021-02-03"
+	steps := []struct {
+		name string
+		id   string
+		row  *ilgraph.CaseFeatures
+		want []ilgraph.CaseFeatures // the cases after
+	}{
+		{"update", up.ID, &up, append([]ilgraph.CaseFeatures{up}, rows[1:299]...)},
+		{"create", created.ID, &created, append(append([]ilgraph.CaseFeatures{up}, rows[1:299]...), created)},
+		{"delete", rows[2].ID, nil, append(append([]ilgraph.CaseFeatures{up, rows[1]}, rows[3:299]...), created)},
+	}
+	for i, st := range steps {
+		prev := s
+		prevAnswers := answers(prev)
+		s, _ = s.With(int64(i+2), st.id, st.row)
+		got, want := answers(s), answers(memstore.Build(st.want, 1))
+		for j := range filters {
+			if !reflect.DeepEqual(got[j], want[j]) {
+				t.Errorf("after the %s, filter %+v: the changed snapshot answers\n%s\nwhere a build of its cases answers\n%s", st.name, filters[j], showAll(got[j]), showAll(want[j]))
+			}
+		}
+		if again := answers(prev); !reflect.DeepEqual(again, prevAnswers) {
+			t.Errorf("after the %s, the snapshot before it answers otherwise", st.name)
+		}
+		if reflect.DeepEqual(got, prevAnswers) {
+			t.Errorf("the %s changed no answer: the test tests nothing", st.name)
+		}
+	}
+	if !reflect.DeepEqual(answers(memstore.Build(slices.Clone(rows[:299]), 1)), before) {
+		t.Error("the first snapshot's answers are not those of a build of its cases")
+	}
+}
+
+func showAll(xs []any) string {
+	var b strings.Builder
+	for _, x := range xs {
+		fmt.Fprintf(&b, "  %+v\n", x)
+	}
+	return b.String()
+}

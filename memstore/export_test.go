@@ -1,0 +1,10 @@
+package memstore
+
+// SetSmallKindMax sets how many terms a kind may have to get bitsets in
+// the aggregate index (-1: none, so every aggregate walks the cases) for
+// the snapshots built after, until restore.
+func SetSmallKindMax(n int) (restore func()) {
+	old := smallKindMax
+	smallKindMax = n
+	return func() { smallKindMax = old }
+}
