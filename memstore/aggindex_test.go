@@ -114,3 +114,79 @@ func showAll(xs []any) string {
 	}
 	return b.String()
 }
+
+// TestSameRootCauseBruteForce compares the same-root-cause pages with a
+// brute-force answer over the rows: every other case with one of the
+// case's root causes, by shared other terms descending, then date
+// descending, then id — pages at the start, in the middle, across ties and
+// past the end.
+func TestSameRootCauseBruteForce(t *testing.T) {
+	rows := rowsOf(generated(t, 1500, 9))
+	// Some cases with two root causes, so that a candidate is met twice.
+	for i := 0; i < len(rows); i += 7 {
+		rows[i].Features = append(slices.Clone(rows[i].Features), rows[(i+3)%len(rows)].Features...)
+	}
+	s := memstore.Build(rows, 1)
+	type cand struct {
+		id, date string
+		shared   int
+	}
+	for q := 0; q < len(rows); q += 37 {
+		a := rows[q]
+		terms := map[ilgraph.Feature]bool{}
+		for _, f := range a.Features {
+			terms[f] = true
+		}
+		var want []cand
+		for _, r := range rows {
+			if r.ID == a.ID {
+				continue
+			}
+			same, shared, seen := false, 0, map[ilgraph.Feature]bool{}
+			for _, f := range r.Features {
+				if seen[f] || !terms[f] {
+					continue
+				}
+				seen[f] = true
+				if f.Kind == ilgraph.KindRootCause {
+					same = true
+				} else {
+					shared++
+				}
+			}
+			if same {
+				want = append(want, cand{r.ID, r.Date, shared})
+			}
+		}
+		slices.SortFunc(want, func(x, y cand) int {
+			if x.shared != y.shared {
+				return y.shared - x.shared
+			}
+			if x.date != y.date {
+				return strings.Compare(y.date, x.date)
+			}
+			return strings.Compare(x.id, y.id)
+		})
+		for _, pg := range [][2]int{{0, 20}, {0, 1}, {7, 5}, {len(want) / 2, 13}, {max(len(want)-3, 0), 10}, {len(want), 5}, {0, len(want) + 1}} {
+			refs, total, ok := s.SameRootCause(a.ID, pg[0], pg[1])
+			if !ok || total != len(want) {
+				t.Fatalf("%s: total %d ok %v, want %d", a.ID, total, ok, len(want))
+			}
+			end := min(pg[0]+pg[1], len(want))
+			var got, exp []string
+			for _, r := range refs {
+				n := 0
+				for _, ids := range r.Shared {
+					n += len(ids)
+				}
+				got = append(got, fmt.Sprintf("%s/%d", r.Case.ID, n))
+			}
+			for _, c := range want[min(pg[0], end):end] {
+				exp = append(exp, fmt.Sprintf("%s/%d", c.id, c.shared))
+			}
+			if !slices.Equal(got, exp) {
+				t.Fatalf("%s page %v:\n got %v\nwant %v", a.ID, pg, got, exp)
+			}
+		}
+	}
+}

@@ -582,36 +582,91 @@ func (s *Snapshot) SameRootCause(id string, offset, limit int) (refs []ilgraph.C
 		return nil, 0, false
 	}
 	fa := s.caseFeat[a]
+	// Each candidate's count of shared features is a sum over its own
+	// features of a mark (a's other features), and the page needs only
+	// the candidates of the counts it reaches sorted: candidates are
+	// bucketed by count, and only the buckets the page reaches are sorted
+	// by date.
+	mark := make([]bool, len(s.features))
+	var causes []int32
+	for _, fid := range fa {
+		if s.fkind[fid] == kRootCause {
+			causes = append(causes, fid)
+		} else {
+			mark[fid] = true
+		}
+	}
+	var seen []uint64 // for a case with two root causes or more
+	if len(causes) > 1 {
+		seen = make([]uint64, (len(s.ids)+63)/64)
+	}
 	type cand struct {
 		c      int32
 		shared int
 	}
 	var cands []cand
-	seen := map[int32]bool{}
-	for _, fid := range fa {
-		if s.features[fid].Kind != ilgraph.KindRootCause {
-			continue
-		}
+	perShared := make([]int, len(fa)+1)
+	for _, fid := range causes {
 		for _, c := range s.postings[fid] {
-			if c == a || seen[c] {
+			if c == a {
 				continue
 			}
-			seen[c] = true
-			cands = append(cands, cand{c, s.sharedOther(fa, s.caseFeat[c])})
+			if seen != nil {
+				if hasBit(seen, c) {
+					continue
+				}
+				setBit(seen, int(c))
+			}
+			n := 0
+			for _, g := range s.caseFeat[c] {
+				if mark[g] {
+					n++
+				}
+			}
+			cands = append(cands, cand{c, n})
+			perShared[n]++
+		}
+	}
+	total = len(cands)
+	if offset >= total || limit <= 0 {
+		return nil, total, true
+	}
+	// The page's candidates have a count of shared features from lo to hi;
+	// skip is how many candidates with more than hi come before them.
+	end := min(offset+limit, total)
+	hi, lo, skip, upTo := -1, 0, 0, 0
+	for n := len(perShared) - 1; n >= 0; n-- {
+		if perShared[n] == 0 {
+			continue
+		}
+		if upTo+perShared[n] <= offset {
+			upTo += perShared[n]
+			continue
+		}
+		if hi < 0 {
+			hi, skip = n, upTo
+		}
+		upTo += perShared[n]
+		lo = n
+		if upTo >= end {
+			break
+		}
+	}
+	page := cands[:0:0]
+	for _, x := range cands {
+		if x.shared >= lo && x.shared <= hi {
+			page = append(page, x)
 		}
 	}
 	rank, _ := s.ranks(ilgraph.SortDateDesc)
-	slices.SortFunc(cands, func(x, y cand) int {
+	slices.SortFunc(page, func(x, y cand) int {
 		if x.shared != y.shared {
 			return y.shared - x.shared
 		}
 		return int(rank[x.c]) - int(rank[y.c])
 	})
-	total = len(cands)
-	if offset >= total {
-		return nil, total, true
-	}
-	for _, x := range cands[offset:min(offset+limit, total)] {
+	cands = page[offset-skip : end-skip]
+	for _, x := range cands {
 		ref := ilgraph.CrossRef{Case: s.ref(x.c), Shared: map[ilgraph.Kind][]string{}}
 		for _, k := range kinds {
 			if k != ilgraph.KindRootCause {
@@ -634,25 +689,4 @@ func (s *Snapshot) SameRootCause(id string, offset, limit int) (refs []ilgraph.C
 		refs = append(refs, ref)
 	}
 	return refs, total, true
-}
-
-// sharedOther counts the features two sorted feature lists share, root
-// causes left out.
-func (s *Snapshot) sharedOther(a, b []int32) int {
-	n, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			if s.features[a[i]].Kind != ilgraph.KindRootCause {
-				n++
-			}
-			i++
-			j++
-		}
-	}
-	return n
 }
