@@ -197,18 +197,62 @@ func and(dst, a, b []uint64) int {
 	return n
 }
 
-// sortedMinutes appends to buf the minutes of the positions in b that give
-// them, ascending (positions are in minutes order).
-func (x *aggIndex) sortedMinutes(b []uint64, buf []int) []int {
-	for w := x.measured >> 6; w < len(b); w++ {
-		for v := b[w]; v != 0; v &= v - 1 {
-			p := w<<6 + bits.TrailingZeros64(v)
-			if m := x.minAt[p]; m >= 0 {
-				buf = append(buf, int(m))
+// distribution is ilgraph.Distribute of the minutes of the positions in
+// b, total of them, from one walk of the set bits (positions are in
+// minutes order, so the k-th set bit is the k-th least).
+func (x *aggIndex) distribution(total int, b []uint64) ilgraph.Distribution {
+	d := ilgraph.Distribution{Cases: total}
+	w0 := x.measured >> 6
+	if w0 >= len(b) {
+		return d
+	}
+	first := b[w0] &^ (1<<(x.measured&63) - 1) // the measured positions only
+	m := bits.OnesCount64(first) + popcount(b[w0+1:])
+	d.Measured = m
+	if m == 0 {
+		return d
+	}
+	rank := func(q float64) int { return max(int(math.Ceil(q*float64(m)))-1, 0) }
+	r25, r50, r75, r90 := rank(0.25), rank(0.5), rank(0.75), rank(0.9)
+	i, sum := 0, 0
+	for w := w0; w < len(b); w++ {
+		v := b[w]
+		if w == w0 {
+			v = first
+		}
+		for ; v != 0; v &= v - 1 {
+			mins := int(x.minAt[w<<6+bits.TrailingZeros64(v)])
+			sum += mins
+			if i == 0 {
+				d.Min = mins
 			}
+			if i == r25 {
+				d.P25 = mins
+			}
+			if i == r50 {
+				d.Median = mins
+			}
+			if i == r75 {
+				d.P75 = mins
+			}
+			if i == r90 {
+				d.P90 = mins
+			}
+			i++
 		}
 	}
-	return buf
+	d.Max = int(x.minAt[lastBit(b)])
+	d.Mean = float64(sum) / float64(m)
+	return d
+}
+
+// lastBit is the greatest position in b (b has one).
+func lastBit(b []uint64) int {
+	for w := len(b) - 1; ; w-- {
+		if b[w] != 0 {
+			return w<<6 + 63 - bits.LeadingZeros64(b[w])
+		}
+	}
 }
 
 // selectionBits returns the positions of the cases f selects as a bitset
@@ -336,30 +380,53 @@ func termCount(x *aggIndex, sel []uint64, large []int32, fid int) int {
 }
 
 // sortCounts sorts terms listed in idOrder as ilgraph.SortTermCounts does
-// (count descending, then id).
+// (count descending, then id): a stable sort by count, by counting when
+// the counts are small beside the terms (organizations: thousands of
+// terms, most with a few cases).
 func sortCounts(ts []ilgraph.TermCount) {
-	slices.SortStableFunc(ts, func(a, b ilgraph.TermCount) int { return b.Count - a.Count })
+	top := 0
+	for _, t := range ts {
+		top = max(top, t.Count)
+	}
+	if len(ts) < 64 || top > 16*len(ts) {
+		slices.SortStableFunc(ts, func(a, b ilgraph.TermCount) int { return b.Count - a.Count })
+		return
+	}
+	start := make([]int, top+2) // by top - count
+	for _, t := range ts {
+		start[top-t.Count+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	out := make([]ilgraph.TermCount, len(ts))
+	for _, t := range ts {
+		out[start[top-t.Count]] = t
+		start[top-t.Count]++
+	}
+	copy(ts, out)
 }
 
-// termMinutes returns the count of the selected cases with feature fid and
-// their minutes, ascending, in buf (scratch is a bitset to work in).
-func (s *Snapshot) termMinutes(x *aggIndex, sel, scratch []uint64, fid int, buf []int) (int, []int) {
-	buf = buf[:0]
+// termDistribution returns the count of the selected cases with feature
+// fid and the distribution of their minutes (scratch is a bitset to work
+// in).
+func (s *Snapshot) termDistribution(x *aggIndex, sel, scratch []uint64, fid int) (int, ilgraph.Distribution) {
 	if b := x.bits[fid]; b != nil {
 		n := and(scratch, b, sel)
-		return n, x.sortedMinutes(scratch, buf)
+		return n, x.distribution(n, scratch)
 	}
 	n := 0
+	var ms []int
 	for _, c := range s.postings[fid] {
 		if p := x.pos[c]; hasBit(sel, p) {
 			n++
 			if m := x.minAt[p]; m >= 0 {
-				buf = append(buf, int(m))
+				ms = append(ms, int(m))
 			}
 		}
 	}
-	slices.Sort(buf)
-	return n, buf
+	slices.Sort(ms)
+	return n, ilgraph.DistributeSorted(n, ms)
 }
 
 // selectedYears counts the selected cases per year.
@@ -402,8 +469,7 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 	st := &ilgraph.Stats{Cases: count}
 	st.PerYear = x.selectedYears(sel, all)
 	st.Bilingual, st.Reviewed = popcountAnd(x.bilingual, sel), popcountAnd(x.reviewed, sel)
-	buf := x.sortedMinutes(sel, make([]int, 0, count))
-	st.ResolveAll = ilgraph.DistributeSorted(count, slices.Clip(buf))
+	st.ResolveAll = x.distribution(count, sel)
 	scratch := make([]uint64, x.words)
 	var causes, comps []int32 // feature ids
 	large := s.largeCounts(x, sel, all)
@@ -411,8 +477,7 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 		fid, ft := int(f32), s.features[f32]
 		switch s.fkind[fid] {
 		case kRootCause, kContributing:
-			n, ms := s.termMinutes(x, sel, scratch, fid, buf)
-			buf = ms
+			n, dist := s.termDistribution(x, sel, scratch, fid)
 			if n == 0 {
 				continue
 			}
@@ -420,9 +485,9 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 			if s.fkind[fid] == kRootCause {
 				causes = append(causes, int32(fid))
 				st.PerRootCause = append(st.PerRootCause, tc)
-				st.ResolveByCause = append(st.ResolveByCause, ilgraph.GroupDistribution{Term: tc, Distribution: ilgraph.DistributeSorted(n, ms)})
+				st.ResolveByCause = append(st.ResolveByCause, ilgraph.GroupDistribution{Term: tc, Distribution: dist})
 			} else {
-				st.ResolveByFactor = append(st.ResolveByFactor, ilgraph.GroupDistribution{Term: tc, Distribution: ilgraph.DistributeSorted(n, ms)})
+				st.ResolveByFactor = append(st.ResolveByFactor, ilgraph.GroupDistribution{Term: tc, Distribution: dist})
 			}
 		case kComponent:
 			comps = append(comps, int32(fid))
