@@ -454,12 +454,41 @@ func (x *aggIndex) yearList(counts []int) []ilgraph.YearCount {
 	return out
 }
 
+// everyCase caches the answers to the filter with no condition, made once
+// per snapshot on first use (a snapshot made by With starts without).
+// Callers get copies: they may change what they get (the core sets
+// Stats.Relationships).
+type everyCase struct {
+	statsOnce, facetsOnce sync.Once
+	stats                 *ilgraph.Stats
+	facets                *ilgraph.Facets
+}
+
+// everything reports whether the filter has no condition.
+func (c *Filter) everything() bool {
+	return !c.none && len(c.anyOf) == 0 && len(c.allOf) == 0 && len(c.excludeOrg) == 0 && !c.hasFrom && !c.hasTo &&
+		len(c.severities) == 0 && !c.reviewedOnly && len(c.excludeIDs) == 0 && c.only == nil
+}
+
 // Stats computes the corpus statistics of the cases f selects, all but
 // Relationships (a count of stored relationships, SIMILAR_TO included,
-// which the snapshot does not hold). Counted with the aggregate index when
-// the kinds it counts by are small, by walking the selected cases
-// otherwise (statsWalk; both give the same answer, stats_test.go).
+// which the snapshot does not hold).
 func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
+	if !s.Compile(f).everything() {
+		return s.stats(f)
+	}
+	s.every.statsOnce.Do(func() { s.every.stats = s.stats(f) })
+	st := *s.every.stats
+	st.PerYear, st.PerRootCause, st.PerOrg = slices.Clone(st.PerYear), slices.Clone(st.PerRootCause), slices.Clone(st.PerOrg)
+	st.PerDomain, st.TopPairs = slices.Clone(st.PerDomain), slices.Clone(st.TopPairs)
+	st.ResolveByCause, st.ResolveByFactor = slices.Clone(st.ResolveByCause), slices.Clone(st.ResolveByFactor)
+	return &st
+}
+
+// stats is Stats counted with the aggregate index when the kinds it counts
+// by are small, by walking the selected cases otherwise (statsWalk; the
+// conformance suite runs both).
+func (s *Snapshot) stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 	x := s.aggs()
 	if !x.small[kRootCause] || !x.small[kComponent] || !x.small[kContributing] || !x.small[kDomain] {
 		return s.statsWalk(f)
@@ -525,6 +554,18 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 // Facets counts, over the cases f selects, the cases with each term (every
 // kind, by count descending, then id) and the cases per year.
 func (s *Snapshot) Facets(f ilgraph.CaseFilter) *ilgraph.Facets {
+	if !s.Compile(f).everything() {
+		return s.facets(f)
+	}
+	s.every.facetsOnce.Do(func() { s.every.facets = s.facets(f) })
+	out := &ilgraph.Facets{Terms: make(map[ilgraph.Kind][]ilgraph.TermCount, len(s.every.facets.Terms)), Years: slices.Clone(s.every.facets.Years)}
+	for k, ts := range s.every.facets.Terms {
+		out.Terms[k] = slices.Clone(ts)
+	}
+	return out
+}
+
+func (s *Snapshot) facets(f ilgraph.CaseFilter) *ilgraph.Facets {
 	x := s.aggs()
 	sel, count := s.selectionBits(x, f)
 	all := count == x.n

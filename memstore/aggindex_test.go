@@ -190,3 +190,28 @@ func TestSameRootCauseBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryCaseAnswersAreCopies checks that the answers to the filter with
+// no condition, made once per snapshot, reach callers as copies: a caller
+// changing what it got (the core sets Stats.Relationships) changes nothing
+// the next caller gets.
+func TestEveryCaseAnswersAreCopies(t *testing.T) {
+	rows := rowsOf(generated(t, 200, 3))
+	s := memstore.Build(rows, 1)
+	want := aggregates(t, memstore.Build(rows, 1), ilgraph.CaseFilter{})
+	st, fs := s.Stats(ilgraph.CaseFilter{}), s.Facets(ilgraph.CaseFilter{})
+	if len(st.PerOrg) == 0 || len(st.ResolveByCause) == 0 || len(st.TopPairs) == 0 || len(fs.Years) == 0 {
+		t.Fatalf("the corpus leaves lists empty: %+v", st)
+	}
+	st.Relationships = 99
+	st.PerOrg[0].Count, st.ResolveByCause[0].Median, st.TopPairs[0].Count, st.PerYear[0].Count = -1, -1, -1, -1
+	st.PerRootCause = append(st.PerRootCause[:0], ilgraph.TermCount{ID: "changed"})
+	fs.Years[0].Count = -1
+	for k := range fs.Terms {
+		fs.Terms[k][0].Count = -1
+	}
+	fs.Terms[ilgraph.KindOrg] = nil
+	if got := aggregates(t, s, ilgraph.CaseFilter{}); !reflect.DeepEqual(got, want) {
+		t.Errorf("after a caller changed its answers, the snapshot answers\n%s\nwhere a build of its cases answers\n%s", showAll(got), showAll(want))
+	}
+}
