@@ -39,7 +39,6 @@ var smallKindMax = 64
 
 type aggIndex struct {
 	n, words int
-	caseAt   []int32 // position -> case
 	pos      []int32 // case -> position
 	minAt    []int32 // position -> minutes to resolve (-1: not said)
 	yearAt   []int16 // position -> year
@@ -82,11 +81,11 @@ func (s *Snapshot) buildAggs() *aggIndex {
 	n := len(s.ids)
 	words := (n + 63) / 64
 	x := &aggIndex{n: n, words: words}
-	x.caseAt = make([]int32, n)
-	for i := range x.caseAt {
-		x.caseAt[i] = int32(i)
+	caseAt := make([]int32, n) // position -> case
+	for i := range caseAt {
+		caseAt[i] = int32(i)
 	}
-	slices.SortFunc(x.caseAt, func(a, b int32) int {
+	slices.SortFunc(caseAt, func(a, b int32) int {
 		if c := cmp.Compare(s.resolved[a], s.resolved[b]); c != 0 {
 			return c
 		}
@@ -104,7 +103,7 @@ func (s *Snapshot) buildAggs() *aggIndex {
 		x.minYear, x.nYears = int(lo), int(hi)-int(lo)+1
 	}
 	years := make([]int, x.nYears)
-	for p, c := range x.caseAt {
+	for p, c := range caseAt {
 		x.pos[c] = int32(p)
 		x.minAt[p], x.yearAt[p], x.dateAt[p] = s.resolved[c], s.year[c], s.date[c]
 		if s.resolved[c] >= 0 && x.measured == n {
@@ -146,7 +145,7 @@ func (s *Snapshot) buildAggs() *aggIndex {
 	}
 	if orgs == withOrg {
 		x.orgAt = make([]int32, n)
-		for p, c := range x.caseAt {
+		for p, c := range caseAt {
 			x.orgAt[p] = s.org[c]
 		}
 	}

@@ -8,3 +8,7 @@ func SetSmallKindMax(n int) (restore func()) {
 	smallKindMax = n
 	return func() { smallKindMax = old }
 }
+
+// BuildAggregateIndex makes the snapshot's aggregate index anew (for its
+// benchmark): what the first aggregate question after a write costs.
+func (s *Snapshot) BuildAggregateIndex() { s.buildAggs() }

@@ -64,6 +64,13 @@ func BenchmarkReadModel(b *testing.B) {
 			done()
 		})
 	}
+	b.Run("aggregate_index", func(b *testing.B) {
+		done := cpuTime(b)
+		for b.Loop() {
+			ix.BuildAggregateIndex()
+		}
+		done()
+	})
 	b.Run("same_root_cause", func(b *testing.B) {
 		done := cpuTime(b)
 		for b.Loop() {
