@@ -81,16 +81,17 @@ func (s *Snapshot) buildAggs() *aggIndex {
 	n := len(s.ids)
 	words := (n + 63) / 64
 	x := &aggIndex{n: n, words: words}
-	caseAt := make([]int32, n) // position -> case
-	for i := range caseAt {
-		caseAt[i] = int32(i)
+	// Sorted as one key per case, minutes (offset to be unsigned) above
+	// the case number: a sort of integers, with no comparison function.
+	keys := make([]uint64, n)
+	for c, m := range s.resolved {
+		keys[c] = uint64(int64(m)-math.MinInt32)<<32 | uint64(c)
 	}
-	slices.SortFunc(caseAt, func(a, b int32) int {
-		if c := cmp.Compare(s.resolved[a], s.resolved[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	slices.Sort(keys)
+	caseAt := make([]int32, n) // position -> case
+	for p, k := range keys {
+		caseAt[p] = int32(uint32(k))
+	}
 	x.pos = make([]int32, n)
 	x.minAt = make([]int32, n)
 	x.yearAt = make([]int16, n)
