@@ -23,6 +23,9 @@ func (s *Snapshot) Breakdown(rows, cols ilgraph.Axis, f ilgraph.CaseFilter) (*il
 	if err != nil {
 		return nil, err
 	}
+	if out, ok := s.breakdownBits(s.aggs(), rv, cv, f); ok {
+		return out, nil
+	}
 	out := &ilgraph.BreakdownCounts{Rows: map[string]int{}, Columns: map[string]int{}, Cells: map[[2]string]int{}}
 	sel := s.selection(f)
 	out.Total = len(sel)

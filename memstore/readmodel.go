@@ -305,42 +305,6 @@ func (s *Snapshot) CaseTags(id string) (*ilgraph.Case, bool) {
 	return s.ref(i), true
 }
 
-// Facets counts, over the cases f selects, the cases with each term (every
-// kind, by count descending, then id) and the cases per year.
-func (s *Snapshot) Facets(f ilgraph.CaseFilter) *ilgraph.Facets {
-	sel := s.selection(f)
-	counts := make([]int32, len(s.features))
-	years := map[int]int{}
-	if len(sel) == len(s.ids) {
-		// Every case: a term's count is its posting list's length.
-		for fid, l := range s.postings {
-			counts[fid] = int32(len(l))
-		}
-		for _, y := range s.year {
-			years[int(y)]++
-		}
-	} else {
-		for _, c := range sel {
-			for _, fid := range s.caseFeat[c] {
-				counts[fid]++
-			}
-			years[int(s.year[c])]++
-		}
-	}
-	out := &ilgraph.Facets{Terms: map[ilgraph.Kind][]ilgraph.TermCount{}}
-	for fid, n := range counts {
-		if n > 0 {
-			ft := s.features[fid]
-			out.Terms[ft.Kind] = append(out.Terms[ft.Kind], ilgraph.TermCount{Kind: ft.Kind, ID: ft.ID, Count: int(n)})
-		}
-	}
-	for _, ts := range out.Terms {
-		ilgraph.SortTermCounts(ts)
-	}
-	out.Years = yearCounts(years)
-	return out
-}
-
 func yearCounts(years map[int]int) []ilgraph.YearCount {
 	var out []ilgraph.YearCount
 	for y, n := range years {
@@ -350,10 +314,9 @@ func yearCounts(years map[int]int) []ilgraph.YearCount {
 	return out
 }
 
-// Stats computes the corpus statistics of the cases f selects, all but
-// Relationships (a count of stored relationships, SIMILAR_TO included,
-// which the snapshot does not hold).
-func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
+// statsWalk is Stats by walking every selected case's features (kinds
+// too large for the aggregate index).
+func (s *Snapshot) statsWalk(f ilgraph.CaseFilter) *ilgraph.Stats {
 	sel := s.selection(f)
 	st := &ilgraph.Stats{Cases: len(sel)}
 	orgs := make([]bool, len(s.features))
@@ -448,14 +411,8 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 	ilgraph.SortTermCounts(st.PerRootCause)
 	ilgraph.SortTermCounts(st.PerOrg)
 	ilgraph.SortTermCounts(st.PerDomain)
-	for _, ds := range [][]ilgraph.GroupDistribution{st.ResolveByCause, st.ResolveByFactor} {
-		sort.Slice(ds, func(i, j int) bool {
-			if ds[i].Median != ds[j].Median {
-				return ds[i].Median > ds[j].Median
-			}
-			return ds[i].Term.ID < ds[j].Term.ID
-		})
-	}
+	sortByMedian(st.ResolveByCause)
+	sortByMedian(st.ResolveByFactor)
 	for i, n := range pairs {
 		if n == 0 {
 			continue
@@ -465,6 +422,22 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 			A: ilgraph.TermCount{Kind: a.Kind, ID: a.ID}, B: ilgraph.TermCount{Kind: b.Kind, ID: b.ID}, Count: n,
 		})
 	}
+	sortTopPairs(st)
+	return st
+}
+
+// sortByMedian sorts distributions by median, longest first, then term.
+func sortByMedian(ds []ilgraph.GroupDistribution) {
+	sort.Slice(ds, func(i, j int) bool {
+		if ds[i].Median != ds[j].Median {
+			return ds[i].Median > ds[j].Median
+		}
+		return ds[i].Term.ID < ds[j].Term.ID
+	})
+}
+
+// sortTopPairs keeps the 20 pairs seen most often (then by terms).
+func sortTopPairs(st *ilgraph.Stats) {
 	sort.Slice(st.TopPairs, func(i, j int) bool {
 		x, y := st.TopPairs[i], st.TopPairs[j]
 		if x.Count != y.Count {
@@ -476,7 +449,6 @@ func (s *Snapshot) Stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 		return x.B.ID < y.B.ID
 	})
 	st.TopPairs = st.TopPairs[:min(20, len(st.TopPairs))]
-	return st
 }
 
 // inMinutesOrder returns the cases of sel (ascending) in the order of their
@@ -523,8 +495,9 @@ type Cooccurrence struct {
 	Pairs   map[[2]ilgraph.Feature]int
 }
 
-// Cooccurrence computes the co-occurrence counts between two kinds.
-func (s *Snapshot) Cooccurrence(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Cooccurrence {
+// cooccurrenceWalk is Cooccurrence by walking every selected case's
+// features (kinds too large for the aggregate index).
+func (s *Snapshot) cooccurrenceWalk(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Cooccurrence {
 	sel := s.selection(f)
 	out := &Cooccurrence{Total: len(sel), Singles: map[ilgraph.Feature]int{}, Pairs: map[[2]ilgraph.Feature]int{}}
 	ka, kb := kindIndex(from), kindIndex(to)
@@ -609,36 +582,91 @@ func (s *Snapshot) SameRootCause(id string, offset, limit int) (refs []ilgraph.C
 		return nil, 0, false
 	}
 	fa := s.caseFeat[a]
+	// Each candidate's count of shared features is a sum over its own
+	// features of a mark (a's other features), and the page needs only
+	// the candidates of the counts it reaches sorted: candidates are
+	// bucketed by count, and only the buckets the page reaches are sorted
+	// by date.
+	mark := make([]bool, len(s.features))
+	var causes []int32
+	for _, fid := range fa {
+		if s.fkind[fid] == kRootCause {
+			causes = append(causes, fid)
+		} else {
+			mark[fid] = true
+		}
+	}
+	var seen []uint64 // for a case with two root causes or more
+	if len(causes) > 1 {
+		seen = make([]uint64, (len(s.ids)+63)/64)
+	}
 	type cand struct {
 		c      int32
 		shared int
 	}
 	var cands []cand
-	seen := map[int32]bool{}
-	for _, fid := range fa {
-		if s.features[fid].Kind != ilgraph.KindRootCause {
-			continue
-		}
+	perShared := make([]int, len(fa)+1)
+	for _, fid := range causes {
 		for _, c := range s.postings[fid] {
-			if c == a || seen[c] {
+			if c == a {
 				continue
 			}
-			seen[c] = true
-			cands = append(cands, cand{c, s.sharedOther(fa, s.caseFeat[c])})
+			if seen != nil {
+				if hasBit(seen, c) {
+					continue
+				}
+				setBit(seen, int(c))
+			}
+			n := 0
+			for _, g := range s.caseFeat[c] {
+				if mark[g] {
+					n++
+				}
+			}
+			cands = append(cands, cand{c, n})
+			perShared[n]++
+		}
+	}
+	total = len(cands)
+	if offset >= total || limit <= 0 {
+		return nil, total, true
+	}
+	// The page's candidates have a count of shared features from lo to hi;
+	// skip is how many candidates with more than hi come before them.
+	end := min(offset+limit, total)
+	hi, lo, skip, upTo := -1, 0, 0, 0
+	for n := len(perShared) - 1; n >= 0; n-- {
+		if perShared[n] == 0 {
+			continue
+		}
+		if upTo+perShared[n] <= offset {
+			upTo += perShared[n]
+			continue
+		}
+		if hi < 0 {
+			hi, skip = n, upTo
+		}
+		upTo += perShared[n]
+		lo = n
+		if upTo >= end {
+			break
+		}
+	}
+	page := cands[:0:0]
+	for _, x := range cands {
+		if x.shared >= lo && x.shared <= hi {
+			page = append(page, x)
 		}
 	}
 	rank, _ := s.ranks(ilgraph.SortDateDesc)
-	slices.SortFunc(cands, func(x, y cand) int {
+	slices.SortFunc(page, func(x, y cand) int {
 		if x.shared != y.shared {
 			return y.shared - x.shared
 		}
 		return int(rank[x.c]) - int(rank[y.c])
 	})
-	total = len(cands)
-	if offset >= total {
-		return nil, total, true
-	}
-	for _, x := range cands[offset:min(offset+limit, total)] {
+	cands = page[offset-skip : end-skip]
+	for _, x := range cands {
 		ref := ilgraph.CrossRef{Case: s.ref(x.c), Shared: map[ilgraph.Kind][]string{}}
 		for _, k := range kinds {
 			if k != ilgraph.KindRootCause {
@@ -661,25 +689,4 @@ func (s *Snapshot) SameRootCause(id string, offset, limit int) (refs []ilgraph.C
 		refs = append(refs, ref)
 	}
 	return refs, total, true
-}
-
-// sharedOther counts the features two sorted feature lists share, root
-// causes left out.
-func (s *Snapshot) sharedOther(a, b []int32) int {
-	n, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			if s.features[a[i]].Kind != ilgraph.KindRootCause {
-				n++
-			}
-			i++
-			j++
-		}
-	}
-	return n
 }

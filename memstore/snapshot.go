@@ -81,6 +81,9 @@ type Snapshot struct {
 	byMinutesOnce sync.Once
 	byMinutes     []int32 // every case by minutes to resolve (minutesOrder)
 
+	agg   aggOnce   // the aggregate index (aggindex.go)
+	every everyCase // the answers for every case (aggindex.go)
+
 	// Version is the corpus version the snapshot was read at.
 	Version int64
 	// Built is when the snapshot was built.
