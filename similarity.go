@@ -292,9 +292,17 @@ func ScoreProfile(a []Feature, member func(Feature) float64, b []Feature, weight
 	for _, f := range b {
 		inB[f] = true
 	}
+	// Sums run in the order of the slices (first occurrence), not the
+	// maps', so that the same two cases explain to the same bits on every
+	// call.
 	var shared, union, qw, cw float64
 	var m Match
-	for f := range inA {
+	done := make(map[Feature]bool, len(inA))
+	for _, f := range a {
+		if done[f] {
+			continue
+		}
+		done[f] = true
 		w, mf := weight(f), 1.0
 		if member != nil {
 			mf = ConfidenceWeight(member(f))
@@ -314,8 +322,9 @@ func ScoreProfile(a []Feature, member func(Feature) float64, b []Feature, weight
 			m.Different = append(m.Different, Difference{Feature: f, Weight: w * mf, InQuery: true})
 		}
 	}
-	for f := range inB {
-		if !inA[f] {
+	for _, f := range b {
+		if !inA[f] && !done[f] {
+			done[f] = true
 			w := weight(f)
 			union += w
 			cw += w

@@ -65,6 +65,10 @@ type Index struct {
 
 	scratch sync.Pool // *scratch, one per concurrent query
 
+	// The max-score rankers serving SimilarTo, per option set (serve.go).
+	rankMu    sync.Mutex
+	rankPools map[rankKey]*rankPool
+
 	// Version is the corpus version the index was built from.
 	Version int64
 	// Built is when the index was built.

@@ -116,7 +116,7 @@ func (s *Service) Similar(ctx context.Context, id string, opt ilgraph.Similarity
 	if err := s.resolveText(ctx, &opt); err != nil {
 		return nil, err
 	}
-	return ix.Similar(ix.Features(id), id, opt), nil
+	return ix.SimilarTo(id, opt), nil
 }
 
 // SimilarToProfile ranks the cases most like an ad-hoc set of features,
