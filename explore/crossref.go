@@ -38,11 +38,23 @@ const DefaultSameRootCause = 10
 // how much else they share with it, then newest first, DefaultSameRootCause
 // of them when the page names no size. ENOTFOUND for an unknown case.
 func (s *Service) SameRootCause(ctx context.Context, caseID string, p Page) (*CrossReferenceList, error) {
+	return s.sameRootCauseList(ctx, caseID, p, false)
+}
+
+// SameRootCauseTags is SameRootCause for a caller that reads only the
+// cases' TagsOnly fields (CaseQuery.TagsOnly): when the read model is
+// current, its cases are not read from the graph, and hold only those
+// fields.
+func (s *Service) SameRootCauseTags(ctx context.Context, caseID string, p Page) (*CrossReferenceList, error) {
+	return s.sameRootCauseList(ctx, caseID, p, true)
+}
+
+func (s *Service) sameRootCauseList(ctx context.Context, caseID string, p Page, tagsOnly bool) (*CrossReferenceList, error) {
 	offset, limit, err := p.bounds(DefaultSameRootCause)
 	if err != nil {
 		return nil, err
 	}
-	refs, total, err := s.sameRootCause(ctx, caseID, offset, limit)
+	refs, total, err := s.sameRootCause(ctx, caseID, offset, limit, tagsOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -77,11 +89,14 @@ func (s *Service) SameRootCause(ctx context.Context, caseID string, p Page) (*Cr
 	return out, nil
 }
 
-func (s *Service) sameRootCause(ctx context.Context, caseID string, offset, limit int) ([]ilgraph.CrossRef, int, error) {
+func (s *Service) sameRootCause(ctx context.Context, caseID string, offset, limit int, tagsOnly bool) ([]ilgraph.CrossRef, int, error) {
 	if s.rm != nil {
 		refs, total, ok, err := s.rm.SameRootCauseRefs(ctx, caseID, offset, limit)
 		if err != nil {
 			return nil, 0, err
+		}
+		if ok && tagsOnly {
+			return refs, total, nil
 		}
 		if ok {
 			stubs := make([]*ilgraph.Case, len(refs))

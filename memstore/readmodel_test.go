@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
@@ -138,6 +139,22 @@ func TestReadModelEqualsCypher(t *testing.T) {
 		same(t, "same root cause of "+id, func(c *explore.Service) (any, error) {
 			return c.SameRootCause(ctx, id, explore.Page{First: first(explore.MaxPageSize), After: explore.EncodeCursor(3)})
 		})
+		// Tags only (what a GraphQL list asking its cases for ids, dates,
+		// titles and tags gets): the same references, their cases holding
+		// the read model's fields.
+		for _, p := range []explore.Page{{First: first(explore.MaxPageSize), After: explore.EncodeCursor(3)}, {First: first(20)}} {
+			want, werr := cypher.SameRootCause(ctx, id, p)
+			slim, err := mem.SameRootCauseTags(ctx, id, p)
+			if fmt.Sprint(err) != fmt.Sprint(werr) {
+				t.Fatalf("same root cause of %s, tags only: error %v, want %v", id, err, werr)
+			}
+			if werr != nil {
+				continue
+			}
+			if got, want := crossRefsTags(slim), crossRefsTags(want); got != want {
+				t.Errorf("same root cause of %s, tags only:\n got %s\nwant %s", id, got, want)
+			}
+		}
 		for _, k := range ilgraph.AllKinds {
 			same(t, fmt.Sprintf("shared %s with %s", k, id), func(c *explore.Service) (any, error) {
 				return c.SharedWith(ctx, id, k, "", explore.CaseQuery{Filter: filters["since 2020"], Page: explore.Page{First: first(50)}})
@@ -235,6 +252,16 @@ func caseIDs(cs []*ilgraph.Case) []string {
 }
 
 // tagsOf keeps of each case the fields the read model holds.
+// crossRefsTags is a cross-reference list as text, its cases by tagsOf.
+func crossRefsTags(l *explore.CrossReferenceList) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %+v %+v\n", l.TotalCount, l.Offset, l.PageInfo)
+	for _, x := range l.Refs {
+		fmt.Fprintf(&b, "%+v %v %v %d %q\n", tagsOf([]*ilgraph.Case{x.Case}), x.RootCause, x.Shared, x.SharedCount, x.Reason)
+	}
+	return b.String()
+}
+
 func tagsOf(cs []*ilgraph.Case) []ilgraph.Case {
 	out := make([]ilgraph.Case, len(cs))
 	for i, c := range cs {

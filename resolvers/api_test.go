@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
@@ -834,6 +835,10 @@ func TestStats(t *testing.T) {
 				Term  struct{ ID string }
 				Count int
 			}
+			PerOrganization, Top5 []struct {
+				Term  struct{ ID string }
+				Count int
+			}
 			TimeToResolveByRootCause []struct {
 				Term         struct{ ID string }
 				Distribution struct {
@@ -844,8 +849,10 @@ func TestStats(t *testing.T) {
 		}
 	}
 	a.must(`{ stats { cases organizations bilingual reviewed perDomain { term { id } count } perYear { year count } perRootCause { term { id } count }
+		perOrganization { term { id } count } top5: perOrganization(first: 5) { term { id } count }
 		timeToResolveByRootCause { term { id } distribution { cases measured median } } } }`, nil, &got)
 	orgs := map[string]bool{}
+	perOrg := map[string]int{}
 	years := map[int]int{}
 	causes := map[string]int{}
 	mins := map[string][]int{}
@@ -853,6 +860,7 @@ func TestStats(t *testing.T) {
 	bilingual, reviewed := 0, 0
 	for _, c := range a.cases {
 		orgs[c.OrgSlug] = true
+		perOrg[c.OrgSlug]++
 		for _, d := range c.Domain {
 			domains[d]++
 		}
@@ -881,6 +889,38 @@ func TestStats(t *testing.T) {
 	if !reflect.DeepEqual(gotDomains, domains) {
 		t.Errorf("per domain: got %v, want %v", gotDomains, domains)
 	}
+	// Organizations: by cases descending, then id; first: 5 the first five.
+	var wantOrgs []string
+	for o := range perOrg {
+		wantOrgs = append(wantOrgs, o)
+	}
+	sort.Slice(wantOrgs, func(i, j int) bool {
+		if perOrg[wantOrgs[i]] != perOrg[wantOrgs[j]] {
+			return perOrg[wantOrgs[i]] > perOrg[wantOrgs[j]]
+		}
+		return wantOrgs[i] < wantOrgs[j]
+	})
+	var gotOrgs []string
+	for _, o := range got.Stats.PerOrganization {
+		gotOrgs = append(gotOrgs, fmt.Sprintf("%s %d", o.Term.ID, o.Count))
+	}
+	for i, o := range wantOrgs {
+		wantOrgs[i] = fmt.Sprintf("%s %d", o, perOrg[o])
+	}
+	if !slices.Equal(gotOrgs, wantOrgs) {
+		t.Errorf("per organization: got %v, want %v", gotOrgs, wantOrgs)
+	}
+	if len(wantOrgs) < 6 || len(got.Stats.Top5) != 5 {
+		t.Fatalf("perOrganization(first: 5): %d of %d organizations", len(got.Stats.Top5), len(wantOrgs))
+	}
+	for i, o := range got.Stats.Top5 {
+		if g := fmt.Sprintf("%s %d", o.Term.ID, o.Count); g != wantOrgs[i] {
+			t.Errorf("perOrganization(first: 5) #%d: got %s, want %s", i, g, wantOrgs[i])
+		}
+	}
+	if errs := a.do(`{ stats { perOrganization(first: -1) { count } } }`, nil, nil); len(errs) == 0 || errs[0].Extensions["code"] != "INVALID" {
+		t.Errorf("perOrganization(first: -1): errors %+v, want INVALID", errs)
+	}
 	gotYears := map[int]int{}
 	for _, y := range got.Stats.PerYear {
 		gotYears[y.Year] = y.Count
@@ -907,6 +947,82 @@ func TestStats(t *testing.T) {
 				t.Errorf("%s: median %v, want %d", d.Term.ID, d.Distribution.Median, median)
 			}
 		}
+	}
+}
+
+// TestSameRootCauseFromMemory: a same-root-cause list whose cases are asked
+// only for fields the read model holds (ids, dates, titles, organization,
+// tags) is answered from memory, its cases not read from Neo4j once the
+// corpus is in memory, and gives what the list of whole cases gives (asked
+// for a summary too, which only the graph holds) — as Query.sameRootCause
+// and as Case.sameRootCause.
+func TestSameRootCauseFromMemory(t *testing.T) {
+	a := mustAPI(t)
+	var n atomic.Int64
+	a.db.SetQueryHook(func(what string, _ time.Duration) {
+		if what == "reading cases" { // graph.DB.CasesByID
+			n.Add(1)
+		}
+	})
+	defer a.db.SetQueryHook(nil)
+	a.must(`{ similarCases(caseId: "IL-0384", k: 1) { score } }`, nil, nil) // waits for the corpus in memory
+	const fields = `id date title { en ko } organization { id en } rootCause { id } components { id } symptoms { id } contributing { id } domains { id }`
+	type ref struct {
+		Case struct {
+			ID, Date     string
+			Title        struct{ En, Ko string }
+			Organization struct{ ID, En string }
+			RootCause    struct{ ID string }
+			Components   []struct{ ID string }
+			Symptoms     []struct{ ID string }
+			Contributing []struct{ ID string }
+			Domains      []struct{ ID string }
+			Summary      *struct{ En string }
+		}
+		SharedCount int
+		Reason      string
+		Shared      []struct {
+			Kind string
+			Term struct{ ID string }
+		}
+	}
+	type answer struct {
+		SameRootCause struct {
+			TotalCount int
+			Nodes      []ref
+		}
+		Case struct{ SameRootCause []ref }
+	}
+	ask := func(caseFields string) (answer, int64) {
+		var got answer
+		n.Store(0)
+		a.must(fmt.Sprintf(`query($id: ID!, $after: String) { sameRootCause(caseId: $id, first: 20, after: $after) { totalCount nodes { case { %[1]s } sharedCount reason shared { kind term { id } } } }
+			case(id: $id) { sameRootCause(first: 5) { case { %[1]s } sharedCount reason shared { kind term { id } } } } }`, caseFields), map[string]any{"id": "IL-0282", "after": explore.EncodeCursor(1)}, &got)
+		return got, n.Load()
+	}
+	// Cases read from the graph: the case lookup (Query.case) is one; the
+	// lists add none when tags only, one each with summaries.
+	slim, reads := ask(fields)
+	if reads != 1 {
+		t.Errorf("tags only: cases read from Neo4j %d times, want once (the case itself)", reads)
+	}
+	whole, reads := ask(fields + ` summary { en }`)
+	if reads != 3 {
+		t.Errorf("with summaries: cases read from Neo4j %d times, want 3 (the case, then each list's cases)", reads)
+	}
+	if len(slim.SameRootCause.Nodes) < 2 || len(slim.Case.SameRootCause) < 2 {
+		t.Fatalf("IL-0282 has %d / %d same-root-cause cases on the pages: the check proves nothing", len(slim.SameRootCause.Nodes), len(slim.Case.SameRootCause))
+	}
+	for _, w := range [][]ref{whole.SameRootCause.Nodes, whole.Case.SameRootCause} {
+		for i := range w {
+			if w[i].Case.Summary == nil || w[i].Case.Summary.En == "" {
+				t.Fatalf("%s: no summary in the whole case", w[i].Case.ID)
+			}
+			w[i].Case.Summary = nil
+		}
+	}
+	if got, want := fmt.Sprintf("%+v", slim), fmt.Sprintf("%+v", whole); got != want {
+		t.Errorf("tags only:\n got %s\nwant %s", got, want)
 	}
 }
 

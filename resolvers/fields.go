@@ -6,6 +6,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/explore"
 )
 
 // tagsOnly reports whether the case list being resolved (a CaseConnection)
@@ -20,16 +21,7 @@ func tagsOnly(ctx context.Context) bool {
 		return false
 	}
 	op := graphql.GetOperationContext(ctx)
-	slim := func(sel []graphql.CollectedField) bool {
-		for _, f := range sel {
-			switch f.Name {
-			case "id", "date", "year", "severity", "title", "organization", "rootCause", "components", "symptoms", "contributing", "domains", "mechanisms", "__typename":
-			default:
-				return false
-			}
-		}
-		return true
-	}
+	slim := func(sel []graphql.CollectedField) bool { return slimCase(sel) }
 	for _, f := range graphql.CollectFields(op, fc.Field.Selections, []string{"CaseConnection"}) {
 		switch f.Name {
 		case "nodes":
@@ -45,6 +37,75 @@ func tagsOnly(ctx context.Context) bool {
 		}
 	}
 	return true
+}
+
+// slimCase reports whether a Case selection asks only for fields the core's
+// read model holds (explore.CaseQuery.TagsOnly).
+func slimCase(sel []graphql.CollectedField) bool {
+	for _, f := range sel {
+		switch f.Name {
+		case "id", "date", "year", "severity", "title", "organization", "rootCause", "components", "symptoms", "contributing", "domains", "mechanisms", "__typename":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// crossRefTagsOnly is tagsOnly for a list of cross-references being
+// resolved (a CrossReferenceConnection, or a list of CrossReference): true
+// when their cases are asked only for the read model's fields.
+func crossRefTagsOnly(ctx context.Context) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return false
+	}
+	op := graphql.GetOperationContext(ctx)
+	refs := func(sel []graphql.CollectedField) bool {
+		for _, f := range sel {
+			if f.Name == "case" && !slimCase(graphql.CollectFields(op, f.Selections, []string{"Case"})) {
+				return false
+			}
+		}
+		return true
+	}
+	top := graphql.CollectFields(op, fc.Field.Selections, []string{"CrossReferenceConnection", "CrossReference"})
+	if !refs(top) { // a list of CrossReference: its fields are the top
+		return false
+	}
+	for _, f := range top {
+		switch f.Name {
+		case "nodes":
+			if !refs(graphql.CollectFields(op, f.Selections, []string{"CrossReference"})) {
+				return false
+			}
+		case "edges":
+			for _, e := range graphql.CollectFields(op, f.Selections, []string{"CrossReferenceEdge"}) {
+				if e.Name == "node" && !refs(graphql.CollectFields(op, e.Selections, []string{"CrossReference"})) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// sameRootCause lists a case's same-root-cause cases for the field being
+// resolved: from the read model alone when the field asks its cases only
+// for the fields the read model holds; otherwise whole cases, which then
+// prime the case loader.
+func (r *Resolver) sameRootCause(ctx context.Context, caseID string, p explore.Page) (*explore.CrossReferenceList, error) {
+	if crossRefTagsOnly(ctx) {
+		return r.Core.SameRootCauseTags(ctx, caseID, p)
+	}
+	list, err := r.Core.SameRootCause(ctx, caseID, p)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range list.Refs {
+		r.primeCases(ctx, []*ilgraph.Case{x.Case})
+	}
+	return list, nil
 }
 
 // selectsCaseField reports whether the case list being resolved asks its

@@ -157,7 +157,7 @@ func (r *caseResolver) TagConfidence(ctx context.Context, obj *ilgraph.Case) ([]
 
 // SameRootCause is the resolver for the sameRootCause field.
 func (r *caseResolver) SameRootCause(ctx context.Context, obj *ilgraph.Case, first *int) ([]explore.CrossReference, error) {
-	list, err := r.Core.SameRootCause(ctx, obj.ID, explore.Page{First: first})
+	list, err := r.sameRootCause(ctx, obj.ID, explore.Page{First: first})
 	if err != nil {
 		return nil, err
 	}
@@ -573,14 +573,7 @@ func (r *queryResolver) SharedWith(ctx context.Context, caseID string, kind ilgr
 
 // SameRootCause is the resolver for the sameRootCause field.
 func (r *queryResolver) SameRootCause(ctx context.Context, caseID string, first *int, after *string) (*explore.CrossReferenceList, error) {
-	list, err := r.Core.SameRootCause(ctx, caseID, explore.Page{First: first, After: deref(after)})
-	if err != nil {
-		return nil, err
-	}
-	for _, x := range list.Refs {
-		r.primeCases(ctx, []*ilgraph.Case{x.Case})
-	}
-	return list, nil
+	return r.sameRootCause(ctx, caseID, explore.Page{First: first, After: deref(after)})
 }
 
 // Vocabulary is the resolver for the vocabulary field.
@@ -791,8 +784,15 @@ func (r *sourceResolver) Archived(ctx context.Context, obj *ilgraph.Source) (*st
 }
 
 // PerOrganization is the resolver for the perOrganization field.
-func (r *statsResolver) PerOrganization(ctx context.Context, obj *ilgraph.Stats) ([]ilgraph.TermCount, error) {
-	return append([]ilgraph.TermCount{}, obj.PerOrg...), nil
+func (r *statsResolver) PerOrganization(ctx context.Context, obj *ilgraph.Stats, first *int) ([]ilgraph.TermCount, error) {
+	n := len(obj.PerOrg)
+	if first != nil {
+		if *first < 0 {
+			return nil, ilgraph.FieldErrorf(ilgraph.EINVALID, ilgraph.FieldPageSize, "must be 0 or more, not %d", *first)
+		}
+		n = min(n, *first)
+	}
+	return append([]ilgraph.TermCount{}, obj.PerOrg[:n]...), nil
 }
 
 // TopCauseComponentPairs is the resolver for the topCauseComponentPairs field.

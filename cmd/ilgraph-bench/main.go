@@ -734,7 +734,7 @@ func queries(a *args) []query {
 		{name: "dash_stats",
 			graphql: func(c *http.Client, base string, i int) error {
 				vars, _ := filterVars(i)
-				return api(c, base, `query Stats($filter: CaseFilter) { stats(filter: $filter) { cases organizations perYear { year count } perRootCause { term { id } count } perOrganization { term { id } count } topCauseComponentPairs { a { id } b { id } count } timeToResolve { median p90 } timeToResolveByRootCause { term { id } distribution { median } } timeToResolveByFactor { term { id } distribution { median } } } }`, vars)
+				return api(c, base, `query Stats($filter: CaseFilter) { stats(filter: $filter) { cases organizations perYear { year count } perRootCause { term { id } count } perOrganization(first: 25) { term { id } count } topCauseComponentPairs { a { id } b { id } count } timeToResolve { median p90 } timeToResolveByRootCause { term { id } distribution { median } } timeToResolveByFactor { term { id } distribution { median } } } }`, vars)
 			},
 			floor: func(ctx context.Context, db store, i int) error {
 				_, f := filterVars(i)
