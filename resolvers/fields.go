@@ -7,6 +7,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // tagsOnly reports whether the case list being resolved (a CaseConnection)
@@ -180,4 +181,16 @@ func caseIDs(cs []*ilgraph.Case) []string {
 		ids[i] = c.ID
 	}
 	return ids
+}
+
+// enclosingSuggestions returns the suggestions (a Suggestions object: Query.suggest,
+// TextMatch.suggestions) the field being resolved sits in: whether a term
+// is sure depends on the others of its kind (explore.Service.Sure).
+func enclosingSuggestions(ctx context.Context) *suggest.Result {
+	for fc := graphql.GetFieldContext(ctx); fc != nil; fc = fc.Parent {
+		if res, ok := fc.Result.(*suggest.Result); ok {
+			return res
+		}
+	}
+	return nil
 }

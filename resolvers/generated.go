@@ -487,6 +487,7 @@ type ComplexityRoot struct {
 		Confidence func(childComplexity int) int
 		Evidence   func(childComplexity int) int
 		Kind       func(childComplexity int) int
+		Sure       func(childComplexity int) int
 		Term       func(childComplexity int) int
 	}
 
@@ -796,6 +797,8 @@ type StatsResolver interface {
 }
 type SuggestedTermResolver interface {
 	Term(ctx context.Context, obj *suggest.Suggestion) (*ilgraph.Term, error)
+
+	Sure(ctx context.Context, obj *suggest.Suggestion) (bool, error)
 }
 type SuggestionsResolver interface {
 	RootCauses(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error)
@@ -2675,6 +2678,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SuggestedTerm.Kind(childComplexity), true
+	case "SuggestedTerm.sure":
+		if e.ComplexityRoot.SuggestedTerm.Sure == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestedTerm.Sure(childComplexity), true
 	case "SuggestedTerm.term":
 		if e.ComplexityRoot.SuggestedTerm.Term == nil {
 			break
@@ -4091,6 +4100,13 @@ type SuggestedTerm {
   term: Term!
   "From 0 to 1."
   confidence: Float!
+  """
+  Whether the term is shown as sure: within its kind's show cut-off
+  (suggestCutoffs: at most showMax of confidence ≥ showMin), where the
+  kind's suggestions were right at least 80% of the time when tested
+  (docs/suggest.md). The others are worth checking, not asserting.
+  """
+  sure: Boolean!
   evidence: [Evidence!]!
 }
 
@@ -5008,6 +5024,8 @@ func (ec *executionContext) childFields_SuggestedTerm(ctx context.Context, field
 		return ec.fieldContext_SuggestedTerm_term(ctx, field)
 	case "confidence":
 		return ec.fieldContext_SuggestedTerm_confidence(ctx, field)
+	case "sure":
+		return ec.fieldContext_SuggestedTerm_sure(ctx, field)
 	case "evidence":
 		return ec.fieldContext_SuggestedTerm_evidence(ctx, field)
 	}
@@ -14360,6 +14378,29 @@ func (ec *executionContext) fieldContext_SuggestedTerm_confidence(_ context.Cont
 	return graphql.NewScalarFieldContext("SuggestedTerm", field, false, false, "Float")
 }
 
+func (ec *executionContext) _SuggestedTerm_sure(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestedTerm_sure(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SuggestedTerm().Sure(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestedTerm_sure(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuggestedTerm", field, true, true, "Boolean")
+}
+
 func (ec *executionContext) _SuggestedTerm_evidence(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20215,6 +20256,12 @@ func (ec *executionContext) _SuggestedTerm(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "sure":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._SuggestedTerm_sure(ctx, field, obj)
+				})
 		case "evidence":
 			out.Values[i] = ec._SuggestedTerm_evidence(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

@@ -820,6 +820,15 @@ func (r *suggestedTermResolver) Term(ctx context.Context, obj *suggest.Suggestio
 	return r.term(ctx, obj.Kind, obj.ID)
 }
 
+// Sure is the resolver for the sure field.
+func (r *suggestedTermResolver) Sure(ctx context.Context, obj *suggest.Suggestion) (bool, error) {
+	res := enclosingSuggestions(ctx)
+	if res == nil {
+		return false, ilgraph.Errorf(ilgraph.EINTERNAL, "a suggested term outside its suggestions")
+	}
+	return r.Core.Sure(res)[ilgraph.Feature{Kind: obj.Kind, ID: obj.ID}], nil
+}
+
 // RootCauses is the resolver for the rootCauses field.
 func (r *suggestionsResolver) RootCauses(ctx context.Context, obj *suggest.Result) ([]suggest.Suggestion, error) {
 	return suggestionsOf(obj, ilgraph.KindRootCause), nil

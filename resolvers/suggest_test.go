@@ -18,6 +18,7 @@ type suggestedTerm struct {
 	Kind       ilgraph.Kind
 	Term       struct{ ID string }
 	Confidence float64
+	Sure       bool
 	Evidence   []struct {
 		Source, Text, Phrase string
 		Start, End           *int
@@ -39,7 +40,7 @@ const suggestionFields = `lang
   rootCauses { ...st } components { ...st } symptoms { ...st } contributing { ...st } domains { ...st } mechanisms { ...st }
   neighbours { case { id } score }`
 
-const suggestedTermFragment = `fragment st on SuggestedTerm { kind term { id } confidence evidence { source text phrase start end case { id } weight } }`
+const suggestedTermFragment = `fragment st on SuggestedTerm { kind term { id } confidence sure evidence { source text phrase start end case { id } weight } }`
 
 // The API's suggestions equal the engine's built straight from the seed
 // JSON: the graph keeps every label, alias, text and tag the engine reads.
@@ -59,18 +60,38 @@ func TestSuggest(t *testing.T) {
 		{"데이터베이스 연결이 고갈되어 응답 지연과 오류율 증가가 발생했다", ""},
 		{"certificate expired and TLS handshakes failed", "en"},
 	}
+	var sure, unsure int
 	for _, tc := range texts {
 		t.Run(tc.text[:20], func(t *testing.T) {
 			want, err := engine.Suggest(tc.text, tc.lang, "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got struct{ Suggest suggestions }
+			var got struct {
+				Suggest        suggestions
+				SuggestCutoffs []struct {
+					Kind    ilgraph.Kind
+					ShowMin *float64
+					ShowMax int
+				}
+			}
 			vars := map[string]any{"text": tc.text}
 			if tc.lang != "" {
 				vars["lang"] = tc.lang
 			}
-			a.must(`query($text: String!, $lang: String) { suggest(text: $text, lang: $lang) { `+suggestionFields+` } } `+suggestedTermFragment, vars, &got)
+			a.must(`query($text: String!, $lang: String) { suggest(text: $text, lang: $lang) { `+suggestionFields+` } suggestCutoffs { kind showMin showMax } } `+suggestedTermFragment, vars, &got)
+			// sure: within the kind's show cut-off, by the cut-offs the
+			// API gives (at most showMax, each of confidence ≥ showMin).
+			show := map[string]struct {
+				min *float64
+				max int
+			}{}
+			for _, c := range got.SuggestCutoffs {
+				show[strings.ToLower(string(c.Kind))] = struct {
+					min *float64
+					max int
+				}{c.ShowMin, c.ShowMax}
+			}
 			if got.Suggest.Lang != want.Lang {
 				t.Errorf("lang %q, want %q", got.Suggest.Lang, want.Lang)
 			}
@@ -85,6 +106,15 @@ func TestSuggest(t *testing.T) {
 				}
 				for i := range w {
 					g := list[i]
+					c := show[string(k)]
+					if wantSure := c.min != nil && i < c.max && g.Confidence >= *c.min; g.Sure != wantSure {
+						t.Errorf("%s %s (%.3f, #%d): sure %v, want %v by the cut-off %v/%d", k, g.Term.ID, g.Confidence, i, g.Sure, wantSure, c.min, c.max)
+					}
+					if g.Sure {
+						sure++
+					} else {
+						unsure++
+					}
 					if g.Term.ID != w[i].ID || !strings.EqualFold(string(g.Kind), string(k)) || math.Abs(g.Confidence-w[i].Confidence) > 1e-9 || len(g.Evidence) != len(w[i].Evidence) {
 						t.Errorf("%s #%d: got %s %.4f (%d evidence), want %s %.4f (%d evidence)", k, i, g.Term.ID, g.Confidence, len(g.Evidence), w[i].ID, w[i].Confidence, len(w[i].Evidence))
 						continue
@@ -112,6 +142,9 @@ func TestSuggest(t *testing.T) {
 				t.Errorf("%d neighbours, want %d", len(got.Suggest.Neighbours), len(want.Neighbours))
 			}
 		})
+	}
+	if sure == 0 || unsure == 0 {
+		t.Errorf("%d suggestions sure, %d not: the check of sure proves nothing", sure, unsure)
 	}
 	t.Run("bad input", func(t *testing.T) {
 		for _, tc := range []struct {
