@@ -42,7 +42,7 @@ func TestWritesFollowedInMemory(t *testing.T) {
 
 	// Bodies: seed cases with another case's tags, dates and severity.
 	tagsOf := func(body map[string]any, from string) {
-		src := seedJSON(t, from)
+		src := corpus.SeedJSON(t, from)
 		for _, k := range []string{"root_cause", "components", "symptoms", "contributing", "mechanisms", "date", "severity"} {
 			if v, ok := src[k]; ok {
 				body[k] = v
@@ -53,7 +53,7 @@ func TestWritesFollowedInMemory(t *testing.T) {
 	}
 	var created []string
 	for i := 0; i < 6; i++ {
-		body := seedJSON(t, seeds[i*7].ID)
+		body := corpus.SeedJSON(t, seeds[i*7].ID)
 		body["id"] = fmt.Sprintf("IL-%04d", 9100+i)
 		if i%2 == 1 {
 			tagsOf(body, seeds[i*11+3].ID)
@@ -67,9 +67,9 @@ func TestWritesFollowedInMemory(t *testing.T) {
 		created = append(created, body["id"].(string))
 	}
 	for i, id := range []string{created[0], created[1], free.ID} {
-		body := seedJSON(t, free.ID)
+		body := corpus.SeedJSON(t, free.ID)
 		if id != free.ID {
-			body = seedJSON(t, seeds[i*7].ID)
+			body = corpus.SeedJSON(t, seeds[i*7].ID)
 			body["id"] = id
 		}
 		tagsOf(body, seeds[len(seeds)-1-i*5].ID)
@@ -203,12 +203,12 @@ func TestReplicaFollowsTheChangeFeed(t *testing.T) {
 	}
 	seeds := corpus.Cases(t, filepath.Join(corpus.Seeds(t), "cases"))
 	free := unlinkedSeed(t)
-	body := seedJSON(t, seeds[3].ID)
+	body := corpus.SeedJSON(t, seeds[3].ID)
 	body["id"] = "IL-9300"
 	if _, err := a.CreateCase(ctx, marshal(t, body)); err != nil {
 		t.Fatal(err)
 	}
-	upd := seedJSON(t, free.ID)
+	upd := corpus.SeedJSON(t, free.ID)
 	upd["severity"] = "sev0"
 	_, v, _ := a.CaseJSON(ctx, free.ID)
 	if _, err := a.UpdateCase(ctx, free.ID, v, marshal(t, upd)); err != nil {
@@ -262,7 +262,7 @@ func TestReplicaFollowsTheChangeFeed(t *testing.T) {
 
 	// A load by another process: the feed does not hold it.
 	extra := t.TempDir() + "/extra.json"
-	x := seedJSON(t, seeds[5].ID)
+	x := corpus.SeedJSON(t, seeds[5].ID)
 	x["id"] = "IL-9302"
 	if err := os.WriteFile(extra, marshal(t, x), 0o644); err != nil {
 		t.Fatal(err)

@@ -79,7 +79,7 @@ func machineCopies(t *testing.T, core *explore.Service, n int) []machineCopy {
 			continue
 		}
 		m := machineCopy{id: fmt.Sprintf("PM-%09d", 900+len(out)), date: fmt.Sprintf("2024-0%d-15", 1+(len(out)*2)%9), seed: c, conf: map[ilgraph.Kind]map[string]float64{}}
-		m.body = seedJSON(t, c.ID)
+		m.body = corpus.SeedJSON(t, c.ID)
 		m.body["id"] = m.id
 		m.body["date"] = m.date
 		m.body["review"] = map[string]any{"written_by": "import", "reviewed_at": "", "reviewed_by": ""}

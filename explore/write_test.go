@@ -41,18 +41,6 @@ func writingCore(t *testing.T) (*explore.Service, *graph.DB) {
 }
 
 // seedJSON returns a seed case's file as a generic JSON object.
-func seedJSON(t *testing.T, id string) map[string]any {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(corpus.Seeds(t), "cases", id+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 func marshal(t *testing.T, v any) []byte {
 	t.Helper()
@@ -127,7 +115,7 @@ func TestCaseWrites(t *testing.T) {
 	core, db := writingCore(t)
 	ctx := editorCtx()
 	seed := unlinkedSeed(t)
-	body := seedJSON(t, seed.ID)
+	body := corpus.SeedJSON(t, seed.ID)
 	body["id"] = "IL-9001"
 	title := body["title"].(map[string]any)
 	title["en"] = "A copy of " + seed.ID + " written through the core"
@@ -348,17 +336,13 @@ func fullPage() explore.Page {
 
 // body2 is a seed case with another English title.
 func body2(t *testing.T, id string) map[string]any {
-	m := seedJSON(t, id)
+	m := corpus.SeedJSON(t, id)
 	m["title"].(map[string]any)["en"] = "Retitled " + id
 	return m
 }
 
 func compactFile(t *testing.T, id string) string {
-	data, err := os.ReadFile(filepath.Join(corpus.Seeds(t), "cases", id+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return compact(t, data)
+	return compact(t, corpus.SeedFile(t, id))
 }
 
 func maps(m map[string]any) map[string]any {
@@ -376,7 +360,7 @@ func TestInvalidCaseNamesEachField(t *testing.T) {
 	core, db := writingCore(t)
 	ctx := editorCtx()
 	seed := unlinkedSeed(t)
-	body := seedJSON(t, seed.ID)
+	body := corpus.SeedJSON(t, seed.ID)
 	body["id"] = "IL-9010"
 	body["date"] = "2019-02-30"
 	body["title"] = map[string]any{"en": "", "ko": "제목"}
@@ -422,7 +406,7 @@ func TestInvalidCaseNamesEachField(t *testing.T) {
 	}
 
 	t.Run("a tagging rule is a problem, as with --strict", func(t *testing.T) {
-		b := seedJSON(t, seed.ID)
+		b := corpus.SeedJSON(t, seed.ID)
 		b["id"] = "IL-9012"
 		b["symptoms"] = []any{} // symptom-and-domain-required
 		_, err := core.CreateCase(ctx, marshal(t, b))

@@ -2,7 +2,6 @@ package graph_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -22,11 +21,7 @@ func TestWriteCaseIsOneTransaction(t *testing.T) {
 	db := neo4jtest.MustOpenSeeds(t)
 	ctx := context.Background()
 	id := corpus.Cases(t, filepath.Join(corpus.Seeds(t), "cases"))[0].ID
-	data, err := os.ReadFile(filepath.Join(corpus.Seeds(t), "cases", id+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, probs, err := loader.CheckCaseJSON(ctx, db, data, time.Now())
+	c, probs, err := loader.CheckCaseJSON(ctx, db, corpus.SeedFile(t, id), time.Now())
 	if err != nil || len(probs) > 0 {
 		t.Fatal(err, probs)
 	}

@@ -86,12 +86,8 @@ func words(s string) []string {
 // caseStrings returns every string of the case file's JSON, in both
 // languages: all the text the case has.
 func caseStrings(t *testing.T, id string) []string {
-	data, err := os.ReadFile(filepath.Join(corpus.Seeds(t), "cases", id+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
+	if err := json.Unmarshal(corpus.SeedFile(t, id), &v); err != nil {
 		t.Fatal(err)
 	}
 	var out []string

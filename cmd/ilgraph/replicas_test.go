@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -103,7 +102,7 @@ func TestTwoReplicasOverOneNeo4j(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		id := fmt.Sprintf("IL-97%02d", i)
-		body := seedCase(t, src)
+		body := corpus.SeedJSON(t, src)
 		body["id"] = id
 		data, _ := json.Marshal(body)
 		req, _ := http.NewRequest("POST", a+"/cases", bytes.NewReader(data))
@@ -180,18 +179,6 @@ func TestTwoReplicasOverOneNeo4j(t *testing.T) {
 }
 
 // seedCase returns a seed case's file as a JSON object.
-func seedCase(t *testing.T, id string) map[string]any {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(corpus.Seeds(t), "cases", id+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 // graphQL posts a query to base's /graphql and returns its data; an error
 // for a status other than 200 or any GraphQL error.

@@ -41,6 +41,27 @@ func Root(tb testing.TB) string {
 // Seeds returns the path of the repository's seeds/ folder.
 func Seeds(tb testing.TB) string { return filepath.Join(Root(tb), "seeds") }
 
+// SeedFile returns the bytes of the seed case file of the case id.
+func SeedFile(tb testing.TB, id string) []byte {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join(Seeds(tb), "cases", id+".json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
+// SeedJSON returns the seed case file of the case id as generic JSON, for
+// a test to change and send as a write.
+func SeedJSON(tb testing.TB, id string) map[string]any {
+	tb.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(SeedFile(tb, id), &m); err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
 // Cases reads every *.json case file below dir (one case per file), sorted by id.
 func Cases(tb testing.TB, dir string) []*ilgraph.Case {
 	tb.Helper()
