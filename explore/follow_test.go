@@ -12,6 +12,7 @@ import (
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/internal/corpus"
+	"github.com/ilgraph/ilgraph/internal/gen"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
 	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/memstore"
@@ -260,21 +261,71 @@ func TestReplicaFollowsTheChangeFeed(t *testing.T) {
 		t.Errorf("the second replica's index is at %d, the graph at %d", ix.Version, fresh.Version)
 	}
 
-	// A load by another process: the feed does not hold it.
-	extra := t.TempDir() + "/extra.json"
+	// A load by another process publishes its cases to the feed: both
+	// replicas follow it without a build, and answer as a fresh corpus.
+	dir := t.TempDir()
 	x := corpus.SeedJSON(t, seeds[5].ID)
 	x["id"] = "IL-9302"
-	if err := os.WriteFile(extra, marshal(t, x), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "extra.json"), marshal(t, x), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loader.Load(ctx, db, []string{filepath.Join(corpus.Seeds(t), "vocab.json"), extra}, loader.Options{}); err != nil {
+	other := seeds[7]
+	if other.ID == free.ID {
+		other = seeds[8]
+	}
+	sev := "sev0"
+	if other.Severity == sev {
+		sev = "sev1"
+	}
+	changed := corpus.SeedJSON(t, other.ID)
+	changed["severity"] = sev
+	if err := os.WriteFile(filepath.Join(dir, "changed.json"), marshal(t, changed), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	before := fresh.Version
+	if _, err := loader.Load(ctx, db, []string{filepath.Join(corpus.Seeds(t), "vocab.json"), dir}, loader.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err = memstore.NewSource(db).Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Version != before+2 {
+		t.Errorf("a load of a new and a changed case moved the version from %d to %d, want +2 (one per case)", before, fresh.Version)
+	}
+	for name, src := range map[string]*memstore.Source{"first": srcA, "second": srcB} {
+		builds := src.Builds()
+		c, err := src.Get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if src.Builds() != builds || c.Version != fresh.Version {
+			t.Errorf("after a load: the %s replica built %d times more, is at %d; want none, at %d", name, src.Builds()-builds, c.Version, fresh.Version)
+		}
+		if !c.Has("IL-9302") || !reflect.DeepEqual(c.Facets(all), fresh.Facets(all)) || !reflect.DeepEqual(c.Stats(all), fresh.Stats(all)) {
+			t.Errorf("after a load: the %s replica has IL-9302 %v, answers as a fresh corpus %v", name, c.Has("IL-9302"),
+				reflect.DeepEqual(c.Facets(all), fresh.Facets(all)) && reflect.DeepEqual(c.Stats(all), fresh.Stats(all)))
+		}
+		if tags, _ := c.CaseTags(other.ID); tags == nil || tags.Severity != sev {
+			t.Errorf("after a load: the %s replica has %s as %+v, want severity %s", name, other.ID, tags, sev)
+		}
+	}
+
+	// More than MaxFollow changes at once: building afresh costs less
+	// than following them one by one.
+	many := filepath.Join(t.TempDir(), "many.jsonl")
+	if err := gen.WriteFile(many, corpus.Seeds(t), memstore.MaxFollow+1, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loader.Load(ctx, db, []string{filepath.Join(corpus.Seeds(t), "vocab.json"), many}, loader.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	builds := srcB.Builds()
 	cb, err = srcB.Get(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cb.Has("IL-9302") || srcB.Builds() != 2 {
-		t.Errorf("after a load: the second replica has IL-9302 %v after %d builds; want true after 2", cb.Has("IL-9302"), srcB.Builds())
+	if !cb.Has(gen.ID(memstore.MaxFollow+1)) || srcB.Builds() != builds+1 {
+		t.Errorf("after a load of %d cases: the second replica has the last %v after %d more builds; want it after 1", memstore.MaxFollow+1, cb.Has(gen.ID(memstore.MaxFollow+1)), srcB.Builds()-builds)
 	}
 }

@@ -1,9 +1,11 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"time"
 
@@ -399,11 +401,41 @@ RETURN n.id AS id, n.raw AS raw, coalesce(n.version, 1) AS version`, map[string]
 // changes behind, a reader builds the corpus afresh instead.
 const MaxFeed = 2000
 
-// ChangesSince is the change feed: the writes through the core that made
-// the corpus versions from+1 … to, in version order (a delete's JSON is
-// ""), and whether the feed holds every one of those versions — false when
-// another change moved the version (a load), when they are more than
-// MaxFeed, or when a revision is missing; the reader then builds the
+// PublishLoad records, after a load wrote them, that the cases ids changed
+// (at most MaxFeed): the corpus version moves by one per case, and the
+// change feed (ChangesSince) names each case at its version, so that the
+// servers over this graph follow the load case by case instead of building
+// their corpus afresh. Only the latest load is kept, on the corpus version
+// node (load_from: the version before it; load_ids: its cases in order): a
+// reader more than one load behind builds afresh. Like BumpCorpusVersion
+// it carries a token, so a retry of a commit that went through changes
+// nothing; like a write through the core it locks the version node first.
+func (db *DB) PublishLoad(ctx context.Context, ids []string) (Counters, error) {
+	if len(ids) == 0 || len(ids) > MaxFeed {
+		return Counters{}, ilgraph.Errorf(ilgraph.EINTERNAL, "a load publishes 1 to %d changed cases, not %d", MaxFeed, len(ids))
+	}
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return Counters{}, ilgraph.WrapError(ilgraph.EINTERNAL, err, "making a version token")
+	}
+	token := hex.EncodeToString(b[:])
+	return write(ctx, db, "publishing a load to the change feed", func(tx neo4j.ManagedTransaction) (Counters, error) {
+		return exec(ctx, tx, `MERGE (m:IlgraphMeta {id: 'corpus'})
+WITH m, coalesce(m.bump_token = $token, false) AS retried, coalesce(m.version, 0) AS v
+SET m.load_from = CASE WHEN retried THEN m.load_from ELSE v END,
+    m.load_ids = CASE WHEN retried THEN m.load_ids ELSE $ids END,
+    m.version = CASE WHEN retried THEN v ELSE v + size($ids) END,
+    m.bump_token = $token`, map[string]any{"token": token, "ids": ids})
+	})
+}
+
+// ChangesSince is the change feed: the changes that made the corpus
+// versions from+1 … to, in version order — the writes through the core
+// (their revisions' JSON) and the cases of the latest load (PublishLoad;
+// each as the graph holds it now) — a delete's JSON being "", and whether
+// the feed holds every one of those versions: false when they are more
+// than MaxFeed, or when one is missing (a load before the latest, or one
+// too large to publish, moved the version); the reader then builds the
 // corpus afresh.
 func (db *DB) ChangesSince(ctx context.Context, from, to int64) ([]ilgraph.CorpusChange, bool, error) {
 	if to <= from || to-from > MaxFeed {
@@ -423,6 +455,19 @@ RETURN r.corpus_version AS v, r.case_id AS id, r.action AS action, coalesce(r.js
 			}
 			out = append(out, c)
 		}
+		loaded, err := collect(ctx, tx, `MATCH (m:IlgraphMeta {id: 'corpus'}) WHERE m.load_ids IS NOT NULL
+UNWIND range(0, size(m.load_ids) - 1) AS i
+WITH m.load_from + 1 + i AS v, m.load_ids[i] AS id
+WHERE v > $from AND v <= $to
+OPTIONAL MATCH (n:Case {id: id})
+RETURN v, id, coalesce(n.raw, '') AS json ORDER BY v`, map[string]any{"from": from, "to": to})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range loaded {
+			out = append(out, ilgraph.CorpusChange{Version: integer(r, "v"), ID: str(r, "id"), JSON: str(r, "json")})
+		}
+		slices.SortStableFunc(out, func(a, b ilgraph.CorpusChange) int { return cmp.Compare(a.Version, b.Version) })
 		return out, nil
 	})
 	if err != nil {

@@ -39,6 +39,9 @@ type Store interface {
 	LinkCases(ctx context.Context, links []graph.Links) (graph.Counters, error)
 	DeleteOrphanOrganizations(ctx context.Context) (graph.Counters, error)
 	BumpCorpusVersion(ctx context.Context) (graph.Counters, error)
+	// PublishLoad moves the corpus version by one per case of ids and
+	// names them in the change feed (at most graph.MaxFeed).
+	PublishLoad(ctx context.Context, ids []string) (graph.Counters, error)
 	// PendingEdits returns the cases changed through the API since they
 	// were last exported: a file must not undo them (edits.go).
 	PendingEdits(ctx context.Context) (map[string]graph.PendingEdit, error)
@@ -75,6 +78,11 @@ type Report struct {
 	Warnings                Problems // tagging rules the valid cases break (without Strict)
 	graph.Counters                   // what the writes changed
 	Elapsed                 time.Duration
+	// The new and changed cases' ids, while they are at most graph.MaxFeed
+	// (nil past it), and whether the vocabulary changed: what finish
+	// publishes to the change feed.
+	written      []string
+	vocabChanged bool
 }
 
 // CasesChanged says whether the load wrote a new or changed case, and so
@@ -359,6 +367,7 @@ func write(ctx context.Context, db Store, p *loadPlan, opt Options, rep *Report)
 			return err
 		}
 		rep.Counters.Add(c)
+		rep.vocabChanged = c != graph.Counters{}
 	}
 	bar := newProgress(opt.Progress, rep.Cases)
 	defer bar.done()
@@ -444,6 +453,11 @@ func (w *caseWriter) flush(ctx context.Context) error {
 		}
 		changed = append(changed, c)
 		w.links = append(w.links, l)
+		if w.rep.New+w.rep.Changed <= graph.MaxFeed {
+			w.rep.written = append(w.rep.written, c.ID)
+		} else {
+			w.rep.written = nil
+		}
 	}
 	cnt, err := w.db.WriteCases(ctx, changed)
 	if err != nil {
@@ -456,15 +470,29 @@ func (w *caseWriter) flush(ctx context.Context) error {
 }
 
 // finish tidies up after the writes: it deletes organizations no case
-// belongs to any more and bumps the corpus version when a case changed, so
+// belongs to any more and moves the corpus version when a case changed, so
 // that what is derived from the cases (similarity indexes, the stored
-// similar cases) can tell it is stale; see Report.CasesChanged.
+// similar cases) can tell it is stale; see Report.CasesChanged. A load of
+// at most graph.MaxFeed new or changed cases that left the vocabulary as it
+// was publishes them to the change feed (graph.DB.PublishLoad): the servers
+// over the graph follow it case by case, as they follow writes through
+// another server. A larger one, or one that changed the vocabulary (which
+// the followed changes do not carry), moves the version by one, and the
+// servers build their corpus afresh.
 func finish(ctx context.Context, db Store, rep *Report) error {
 	cnt, err := db.DeleteOrphanOrganizations(ctx)
 	if err != nil {
 		return err
 	}
 	rep.Counters.Add(cnt)
+	if rep.CasesChanged() && !rep.vocabChanged && len(rep.written) == rep.New+rep.Changed {
+		cnt, err := db.PublishLoad(ctx, rep.written)
+		if err != nil {
+			return err
+		}
+		rep.Counters.Add(cnt)
+		return nil
+	}
 	if rep.CasesChanged() {
 		cnt, err := db.BumpCorpusVersion(ctx)
 		if err != nil {

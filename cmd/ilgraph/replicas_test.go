@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -159,6 +160,50 @@ func TestTwoReplicasOverOneNeo4j(t *testing.T) {
 	total, _ := graphQL(client, b, `{ cases(first: 0) { totalCount } }`, nil)
 	if want := fmt.Sprintf(`{"cases":{"totalCount":%d}}`, seedCount+len(sources)); string(total) != want {
 		t.Errorf("the second replica counts %s, want %s", total, want)
+	}
+
+	// A load by another process (ilgraph load, here in the test's own):
+	// a new case and a changed one reach both replicas through the feed,
+	// with no build.
+	buildsBefore := []float64{metric(t, client, a, "ilgraph_corpus_builds_total"), metric(t, client, b, "ilgraph_corpus_builds_total")}
+	dir := t.TempDir()
+	added := corpus.SeedJSON(t, "IL-0206")
+	added["id"] = "IL-9800"
+	changed := corpus.SeedJSON(t, "IL-0110")
+	changed["severity"] = "sev0"
+	if changed["severity"] == corpus.SeedJSON(t, "IL-0110")["severity"] {
+		changed["severity"] = "sev1"
+	}
+	for name, c := range map[string]map[string]any{"added.json": added, "changed.json": changed} {
+		data, _ := json.Marshal(c)
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code := run(ctx, []string{"load", "--quiet", filepath.Join(corpus.Seeds(t), "vocab.json"), dir}, &bytes.Buffer{}, &errb); code != exitOK {
+		t.Fatalf("load: exit %d: %s", code, errb.String())
+	}
+	loaded := time.Now()
+	for i, base := range []string{a, b} {
+		got, err := graphQL(client, base, `{ case(id: "IL-9800") { id } similarCases(caseId: "IL-9800", k: 1) { case { id } } c: case(id: "IL-0110") { severity } }`, nil)
+		if err != nil {
+			t.Fatalf("replica %d after the load: %v", i+1, err)
+		}
+		want := fmt.Sprintf(`{"case":{"id":"IL-9800"},"similarCases":[{"case":{"id":"IL-0206"}}],"c":{"severity":%q}}`, changed["severity"])
+		if string(got) != want {
+			t.Errorf("replica %d after the load: %s, want %s", i+1, got, want)
+		}
+		if n := metric(t, client, base, "ilgraph_corpus_builds_total"); n != buildsBefore[i] {
+			t.Errorf("replica %d built its corpus %v times for the load, want none (the change feed)", i+1, n-buildsBefore[i])
+		}
+	}
+	t.Logf("a load of two cases reached both replicas' in-memory corpora, asked in turn, in %v", time.Since(loaded).Round(time.Millisecond))
+	for _, q := range replicaQueries {
+		fromA, errA := graphQL(client, a, q.query, nil)
+		fromB, errB := graphQL(client, b, q.query, nil)
+		if errA != nil || errB != nil || !bytes.Equal(fromA, fromB) {
+			t.Errorf("%s after the load: the replicas answer differently (%v, %v)", q.name, errA, errB)
+		}
 	}
 	// The second followed the feed: one build, every write applied.
 	vA, vB := metric(t, client, a, "ilgraph_corpus_version"), metric(t, client, b, "ilgraph_corpus_version")
