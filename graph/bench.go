@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
@@ -316,4 +317,35 @@ func (b *Bench) WriteCaseNaive(ctx context.Context, c *ilgraph.Case) error {
 		return struct{}{}, nil
 	})
 	return err
+}
+
+// TerminateOlderThan ends the transactions that have run longer than age
+// and returns how many it ended. A client that gives up on a request (the
+// benchmark's HTTP timeout) does not stop the query its server sent to
+// Neo4j, which goes on using the machine while the next rows are measured;
+// the benchmark ends such leftovers after the peer's requests time out.
+func (b *Bench) TerminateOlderThan(ctx context.Context, age time.Duration) (int, error) {
+	s := b.db.session(ctx, neo4j.AccessModeWrite)
+	defer s.Close(context.Background())
+	res, err := s.Run(ctx, `SHOW TRANSACTIONS YIELD transactionId, elapsedTime
+WHERE elapsedTime.milliseconds > $ms RETURN collect(transactionId) AS ids`, map[string]any{"ms": age.Milliseconds()})
+	if err != nil {
+		return 0, b.db.wrapCtx(ctx, err, "listing the transactions")
+	}
+	rec, err := res.Single(ctx)
+	if err != nil {
+		return 0, b.db.wrapCtx(ctx, err, "listing the transactions")
+	}
+	ids := strs(rec, "ids")
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	res, err = s.Run(ctx, "TERMINATE TRANSACTIONS $ids", map[string]any{"ids": ids})
+	if err == nil {
+		_, err = res.Consume(ctx)
+	}
+	if err != nil {
+		return 0, b.db.wrapCtx(ctx, err, "ending the transactions")
+	}
+	return len(ids), nil
 }

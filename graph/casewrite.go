@@ -3,8 +3,6 @@ package graph
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"slices"
 	"strings"
 	"time"
@@ -37,11 +35,10 @@ const LabelRevision = "CaseRevision"
 // driver's retry of a transaction whose commit it could not confirm finds
 // the revision it wrote (by its token) and answers it again.
 func (db *DB) WriteCase(ctx context.Context, w ilgraph.CaseChange) (*ilgraph.Revision, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, ilgraph.WrapError(ilgraph.EINTERNAL, err, "making a write token")
+	token, err := retryToken()
+	if err != nil {
+		return nil, err
 	}
-	token := hex.EncodeToString(b[:])
 	at := w.At.UTC().Format(time.RFC3339Nano)
 	return write(ctx, db, "writing a case", func(tx neo4j.ManagedTransaction) (*ilgraph.Revision, error) {
 		if _, err := exec(ctx, tx, "MERGE (m:IlgraphMeta {id: 'corpus'}) SET m.write_token = $token", map[string]any{"token": token}); err != nil {
@@ -414,11 +411,10 @@ func (db *DB) PublishLoad(ctx context.Context, ids []string) (Counters, error) {
 	if len(ids) == 0 || len(ids) > MaxFeed {
 		return Counters{}, ilgraph.Errorf(ilgraph.EINTERNAL, "a load publishes 1 to %d changed cases, not %d", MaxFeed, len(ids))
 	}
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return Counters{}, ilgraph.WrapError(ilgraph.EINTERNAL, err, "making a version token")
+	token, err := retryToken()
+	if err != nil {
+		return Counters{}, err
 	}
-	token := hex.EncodeToString(b[:])
 	return write(ctx, db, "publishing a load to the change feed", func(tx neo4j.ManagedTransaction) (Counters, error) {
 		return exec(ctx, tx, `MERGE (m:IlgraphMeta {id: 'corpus'})
 WITH m, coalesce(m.bump_token = $token, false) AS retried, coalesce(m.version, 0) AS v

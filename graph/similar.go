@@ -29,16 +29,26 @@ func (db *DB) CorpusVersion(ctx context.Context) (int64, error) {
 // token made once per call: a retry of a bump that did commit finds its
 // token and leaves the version as it is.
 func (db *DB) BumpCorpusVersion(ctx context.Context) (Counters, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return Counters{}, ilgraph.WrapError(ilgraph.EINTERNAL, err, "making a version token")
+	token, err := retryToken()
+	if err != nil {
+		return Counters{}, err
 	}
-	token := hex.EncodeToString(b[:])
 	return write(ctx, db, "bumping the corpus version", func(tx neo4j.ManagedTransaction) (Counters, error) {
 		return exec(ctx, tx, `MERGE (m:IlgraphMeta {id: 'corpus'})
 SET m.version = CASE WHEN m.bump_token = $token THEN m.version ELSE coalesce(m.version, 0) + 1 END,
     m.bump_token = $token`, map[string]any{"token": token})
 	})
+}
+
+// retryToken makes the token a write carries so that the driver's retry of
+// a transaction whose commit it could not confirm can tell that it did
+// commit (WriteCase, BumpCorpusVersion, PublishLoad).
+func retryToken() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", ilgraph.WrapError(ilgraph.EINTERNAL, err, "making a write token")
+	}
+	return hex.EncodeToString(b[:]), nil
 }
 
 // SimilarityRows reads every case's features, calling fn for each, ordered

@@ -357,6 +357,17 @@ func measureQueries(ctx context.Context, db *graph.DB, res *Result, n, reqs int,
 				lat, errs, rps = hammer(reqs, c, func(i int) error { return q.peer(client, peer, i) })
 				r.PeerP50Ms, r.PeerP99Ms, r.PeerRPS, r.PeerErrors = pct(lat, 0.5), pct(lat, 0.99), rps, errs
 				r.RPSRatioVsPeer = r.RPS / r.PeerRPS
+				if errs > 0 {
+					// Requests the client gave up on leave their queries
+					// running in Neo4j, slowing every row after this one.
+					n, err := st.Bench.TerminateOlderThan(ctx, leftoverAge)
+					if err != nil {
+						return err
+					}
+					if n > 0 {
+						fmt.Fprintf(os.Stderr, "  ended %d query(ies) left running in Neo4j by requests that timed out\n", n)
+					}
+				}
 			}
 			if c == 1 {
 				qs, ts := paired(reqs, func(i int) error { return q.graphql(client, base, i) }, func() error { return post(client, base+"/graphql", "{ __typename }", nil) })
@@ -793,6 +804,11 @@ func untilAnswered(q query, client *http.Client, base string, i int, warm time.T
 		time.Sleep(pause)
 	}
 }
+
+// leftoverAge is how long a transaction must have run, after a row whose
+// peer requests failed, to be taken for one its client gave up on (the
+// client's timeout is 120 s) and ended.
+const leftoverAge = time.Minute
 
 // noFloor (BENCH_NO_FLOOR=1) leaves out the hand-written Cypher floor: at
 // a million cases its unindexed aggregates take minutes a request, and the
