@@ -285,24 +285,26 @@ func ScoreText(a, b []Feature, weight func(Feature) float64, wText float64, ta, 
 // Contribution is w·m over the union, its Weight w and its Confidence
 // member(f); a feature only A has is listed with the weight w·m.
 func ScoreProfile(a []Feature, member func(Feature) float64, b []Feature, weight func(Feature) float64, wText float64, ta, tb TextVector) Match {
+	// The distinct features of each side, in the order given (first
+	// occurrence): the sums run in that order, not a map's, so that the
+	// same two cases explain to the same bits on every call.
 	inA, inB := map[Feature]bool{}, map[Feature]bool{}
+	var as, bs []Feature
 	for _, f := range a {
-		inA[f] = true
+		if !inA[f] {
+			inA[f] = true
+			as = append(as, f)
+		}
 	}
 	for _, f := range b {
-		inB[f] = true
+		if !inB[f] {
+			inB[f] = true
+			bs = append(bs, f)
+		}
 	}
-	// Sums run in the order of the slices (first occurrence), not the
-	// maps', so that the same two cases explain to the same bits on every
-	// call.
 	var shared, union, qw, cw float64
 	var m Match
-	done := make(map[Feature]bool, len(inA))
-	for _, f := range a {
-		if done[f] {
-			continue
-		}
-		done[f] = true
+	for _, f := range as {
 		w, mf := weight(f), 1.0
 		if member != nil {
 			mf = ConfidenceWeight(member(f))
@@ -322,9 +324,8 @@ func ScoreProfile(a []Feature, member func(Feature) float64, b []Feature, weight
 			m.Different = append(m.Different, Difference{Feature: f, Weight: w * mf, InQuery: true})
 		}
 	}
-	for _, f := range b {
-		if !inA[f] && !done[f] {
-			done[f] = true
+	for _, f := range bs {
+		if !inA[f] {
 			w := weight(f)
 			union += w
 			cw += w
