@@ -10,31 +10,47 @@ import (
 	"github.com/ilgraph/ilgraph/suggest"
 )
 
+// itemSelections returns what the items of the list being resolved are
+// asked for, with fragments resolved: for a connection (type conn), its
+// nodes' and its edges' node's selections (edge: the edge type); for a
+// plain list of item, the field's own. ok is false outside a field.
+func itemSelections(ctx context.Context, conn, edge, item string) (sels [][]graphql.CollectedField, ok bool) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return nil, false
+	}
+	op := graphql.GetOperationContext(ctx)
+	if d := fc.Field.Definition; d != nil && d.Type.Name() == item {
+		return [][]graphql.CollectedField{graphql.CollectFields(op, fc.Field.Selections, []string{item})}, true
+	}
+	for _, f := range graphql.CollectFields(op, fc.Field.Selections, []string{conn}) {
+		switch f.Name {
+		case "nodes":
+			sels = append(sels, graphql.CollectFields(op, f.Selections, []string{item}))
+		case "edges":
+			for _, e := range graphql.CollectFields(op, f.Selections, []string{edge}) {
+				if e.Name == "node" {
+					sels = append(sels, graphql.CollectFields(op, e.Selections, []string{item}))
+				}
+			}
+		}
+	}
+	return sels, true
+}
+
 // tagsOnly reports whether the case list being resolved (a CaseConnection)
 // is asked only for case fields the core's read model holds (ids, dates,
 // severity, title, organization, tags): then the core need not read the cases from
-// the graph (explore.CaseQuery.TagsOnly). It reads the fields the query
-// selects, with fragments resolved; the terms' own fields resolve from the
-// term ids as always.
+// the graph (explore.CaseQuery.TagsOnly). The terms' own fields resolve
+// from the term ids as always.
 func tagsOnly(ctx context.Context) bool {
-	fc := graphql.GetFieldContext(ctx)
-	if fc == nil {
+	sels, ok := itemSelections(ctx, "CaseConnection", "CaseEdge", "Case")
+	if !ok {
 		return false
 	}
-	op := graphql.GetOperationContext(ctx)
-	slim := func(sel []graphql.CollectedField) bool { return slimCase(sel) }
-	for _, f := range graphql.CollectFields(op, fc.Field.Selections, []string{"CaseConnection"}) {
-		switch f.Name {
-		case "nodes":
-			if !slim(graphql.CollectFields(op, f.Selections, []string{"Case"})) {
-				return false
-			}
-		case "edges":
-			for _, e := range graphql.CollectFields(op, f.Selections, []string{"CaseEdge"}) {
-				if e.Name == "node" && !slim(graphql.CollectFields(op, e.Selections, []string{"Case"})) {
-					return false
-				}
-			}
+	for _, sel := range sels {
+		if !slimCase(sel) {
+			return false
 		}
 	}
 	return true
@@ -57,34 +73,15 @@ func slimCase(sel []graphql.CollectedField) bool {
 // resolved (a CrossReferenceConnection, or a list of CrossReference): true
 // when their cases are asked only for the read model's fields.
 func crossRefTagsOnly(ctx context.Context) bool {
-	fc := graphql.GetFieldContext(ctx)
-	if fc == nil {
+	sels, ok := itemSelections(ctx, "CrossReferenceConnection", "CrossReferenceEdge", "CrossReference")
+	if !ok {
 		return false
 	}
 	op := graphql.GetOperationContext(ctx)
-	refs := func(sel []graphql.CollectedField) bool {
+	for _, sel := range sels {
 		for _, f := range sel {
 			if f.Name == "case" && !slimCase(graphql.CollectFields(op, f.Selections, []string{"Case"})) {
 				return false
-			}
-		}
-		return true
-	}
-	top := graphql.CollectFields(op, fc.Field.Selections, []string{"CrossReferenceConnection", "CrossReference"})
-	if !refs(top) { // a list of CrossReference: its fields are the top
-		return false
-	}
-	for _, f := range top {
-		switch f.Name {
-		case "nodes":
-			if !refs(graphql.CollectFields(op, f.Selections, []string{"CrossReference"})) {
-				return false
-			}
-		case "edges":
-			for _, e := range graphql.CollectFields(op, f.Selections, []string{"CrossReferenceEdge"}) {
-				if e.Name == "node" && !refs(graphql.CollectFields(op, e.Selections, []string{"CrossReference"})) {
-					return false
-				}
 			}
 		}
 	}
@@ -112,30 +109,11 @@ func (r *Resolver) sameRootCause(ctx context.Context, caseID string, p explore.P
 // selectsCaseField reports whether the case list being resolved asks its
 // cases (nodes, or edges' node) for the field name.
 func selectsCaseField(ctx context.Context, name string) bool {
-	fc := graphql.GetFieldContext(ctx)
-	if fc == nil {
-		return false
-	}
-	op := graphql.GetOperationContext(ctx)
-	has := func(sel []graphql.CollectedField) bool {
+	sels, _ := itemSelections(ctx, "CaseConnection", "CaseEdge", "Case")
+	for _, sel := range sels {
 		for _, f := range sel {
 			if f.Name == name {
 				return true
-			}
-		}
-		return false
-	}
-	for _, f := range graphql.CollectFields(op, fc.Field.Selections, []string{"CaseConnection"}) {
-		switch f.Name {
-		case "nodes":
-			if has(graphql.CollectFields(op, f.Selections, []string{"Case"})) {
-				return true
-			}
-		case "edges":
-			for _, e := range graphql.CollectFields(op, f.Selections, []string{"CaseEdge"}) {
-				if e.Name == "node" && has(graphql.CollectFields(op, e.Selections, []string{"Case"})) {
-					return true
-				}
 			}
 		}
 	}
