@@ -222,13 +222,28 @@ func (c *Value[T]) startBuild(ctx context.Context) *rebuild[T] {
 	return r
 }
 
-// Get returns the value as current as the graph.
+// Get returns the value as current as the graph: at the version the
+// graph had when Get read it, or later.
 func (c *Value[T]) Get(ctx context.Context) (T, error) {
 	var zero T
 	version, err := c.Version(ctx)
 	if err != nil {
 		return zero, err
 	}
+	for {
+		v, done, err := c.get(ctx, version)
+		if done || err != nil {
+			return v, err
+		}
+	}
+}
+
+// get is one try of Get for a reader who read the graph at version: done
+// false when the rebuild it waited for had started before that version
+// (another reader's, under way when a change was made) and so answers
+// from before the change; the reader then tries again.
+func (c *Value[T]) get(ctx context.Context, version int64) (T, bool, error) {
+	var zero T
 	c.mu.Lock()
 	for c.holds > 0 && !c.current.answers(version) && (c.current == nil || c.current.version < version) {
 		// A change under way will bring the value up to the graph.
@@ -237,14 +252,14 @@ func (c *Value[T]) Get(ctx context.Context) (T, error) {
 		select {
 		case <-moved:
 		case <-ctx.Done():
-			return zero, ilgraph.WrapError(ilgraph.ETIMEOUT, ctx.Err(), "waiting for %s", c.What)
+			return zero, true, ilgraph.WrapError(ilgraph.ETIMEOUT, ctx.Err(), "waiting for %s", c.What)
 		}
 		c.mu.Lock()
 	}
 	if c.current.answers(version) {
 		v := c.current.v
 		c.mu.Unlock()
-		return v, nil
+		return v, true, nil
 	}
 	r := c.build
 	if r == nil {
@@ -254,10 +269,13 @@ func (c *Value[T]) Get(ctx context.Context) (T, error) {
 	select {
 	case <-r.done:
 		if r.err != nil {
-			return zero, r.err
+			return zero, true, r.err
 		}
-		return r.b.v, nil
+		if r.b.version < version {
+			return zero, false, nil
+		}
+		return r.b.v, true, nil
 	case <-ctx.Done():
-		return zero, ilgraph.WrapError(ilgraph.ETIMEOUT, ctx.Err(), "building %s", c.What)
+		return zero, true, ilgraph.WrapError(ilgraph.ETIMEOUT, ctx.Err(), "building %s", c.What)
 	}
 }

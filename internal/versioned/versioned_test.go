@@ -239,3 +239,44 @@ func TestCatchUpKeepsARebuildThatFinishedBehind(t *testing.T) {
 		}
 	}
 }
+
+// TestGetNeverAnswersFromBeforeItsVersion: a reader who finds a rebuild
+// under way that started before a change (another reader's, which read the
+// graph before the change committed) does not take that rebuild's value,
+// which lacks the change: it waits for one at its own version.
+func TestGetNeverAnswersFromBeforeItsVersion(t *testing.T) {
+	var version atomic.Int64
+	version.Store(1)
+	started, release := make(chan struct{}, 2), make(chan struct{})
+	v := &Value[int64]{
+		Version: func(context.Context) (int64, error) { return version.Load(), nil },
+		Build: func(ctx context.Context) (int64, int64, error) {
+			at := version.Load() // the build reads the graph as it starts
+			started <- struct{}{}
+			if at == 1 {
+				<-release
+			}
+			return at * 10, at, nil
+		},
+		What: "the test value",
+	}
+	// A reader that does not wait starts the rebuild at version 1.
+	if _, ok, err := v.Current(context.Background()); ok || err != nil {
+		t.Fatalf("Current with no value: %v, %v", ok, err)
+	}
+	<-started
+	version.Store(2) // a change commits while that rebuild runs
+	got := make(chan int64)
+	go func() {
+		x, err := v.Get(context.Background())
+		if err != nil {
+			t.Error(err)
+		}
+		got <- x
+	}()
+	time.Sleep(20 * time.Millisecond) // let Get join the rebuild under way
+	close(release)
+	if x := <-got; x != 20 {
+		t.Errorf("Get after the change answered %d, want 20 (built at version 2)", x)
+	}
+}
