@@ -201,15 +201,55 @@ type Node struct {
 	Count int    // for co-occurrence graphs: cases with this term
 }
 
+// CooccurrenceCount is Count for the GraphQL API: nil when the drawing
+// counts nothing (every drawing but a co-occurrence graph). A plain method,
+// so that the executor reads it inline rather than in a goroutine.
+func (n Node) CooccurrenceCount() *int {
+	if n.Count == 0 {
+		return nil
+	}
+	return &n.Count
+}
+
 // Edge is a relationship ready to draw.
 type Edge struct {
 	Source, Target string // node keys
-	Type           string // relationship type, or "COOCCURS"
+	Type           string // relationship type, or EdgeCooccurs
 	Count          int    // co-occurrence: selected cases with both terms
 	// Support is, in co-occurrence graphs, the number of cases with both
 	// terms among those lift is measured over: the cases the lift rests on.
 	Support int
 	Lift    float64
+}
+
+// EdgeCooccurs is the Type of a co-occurrence graph's edges.
+const EdgeCooccurs = "COOCCURS"
+
+// CooccurrenceCount, CooccurrenceSupport and CooccurrenceLift are the
+// edge's figures for the GraphQL API: nil unless it is a co-occurrence
+// edge. Plain methods, so that the executor reads them inline rather than
+// in a goroutine each.
+func (e Edge) CooccurrenceCount() *int {
+	if e.Type != EdgeCooccurs {
+		return nil
+	}
+	return &e.Count
+}
+
+// CooccurrenceSupport: see CooccurrenceCount.
+func (e Edge) CooccurrenceSupport() *int {
+	if e.Type != EdgeCooccurs {
+		return nil
+	}
+	return &e.Support
+}
+
+// CooccurrenceLift: see CooccurrenceCount.
+func (e Edge) CooccurrenceLift() *float64 {
+	if e.Type != EdgeCooccurs {
+		return nil
+	}
+	return &e.Lift
 }
 
 // CooccurrenceQuery asks for the co-occurrence graph between the terms of

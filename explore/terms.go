@@ -409,7 +409,7 @@ func (s *Service) cooccurrenceFromReadModel(ctx context.Context, rm ReadModel, q
 		}
 		a, b := p[0], p[1]
 		lift := float64(support) * float64(lTotal) / (float64(lSingles[a]) * float64(lSingles[b]))
-		d.Edges = append(d.Edges, ilgraph.Edge{Source: string(from) + ":" + a.ID, Target: string(to) + ":" + b.ID, Type: "COOCCURS", Count: c, Support: support, Lift: lift})
+		d.Edges = append(d.Edges, ilgraph.Edge{Source: string(from) + ":" + a.ID, Target: string(to) + ":" + b.ID, Type: ilgraph.EdgeCooccurs, Count: c, Support: support, Lift: lift})
 		used[a], used[b] = true, true
 	}
 	if len(used) > ilgraph.MaxDrawingNodes {

@@ -242,7 +242,7 @@ RETURN type(r) AS rel, t.id AS id, coalesce(t.en, t.name) AS label, count(DISTIN
 				continue
 			}
 			lift := float64(support) * float64(lifted.total) / (float64(lifted.counts[p[0]]) * float64(lifted.counts[p[1]]))
-			d.Edges = append(d.Edges, ilgraph.Edge{Source: p[0], Target: p[1], Type: "COOCCURS", Count: c, Support: support, Lift: lift})
+			d.Edges = append(d.Edges, ilgraph.Edge{Source: p[0], Target: p[1], Type: ilgraph.EdgeCooccurs, Count: c, Support: support, Lift: lift})
 			used[p[0]], used[p[1]] = true, true
 		}
 		for k := range used {

@@ -39,8 +39,6 @@ type ResolverRoot interface {
 	CrossReferenceConnection() CrossReferenceConnectionResolver
 	DifferingFeature() DifferingFeatureResolver
 	Distribution() DistributionResolver
-	DrawEdge() DrawEdgeResolver
-	DrawNode() DrawNodeResolver
 	Evidence() EvidenceResolver
 	FeatureContribution() FeatureContributionResolver
 	Impact() ImpactResolver
@@ -210,20 +208,20 @@ type ComplexityRoot struct {
 	}
 
 	DrawEdge struct {
-		Count   func(childComplexity int) int
-		Lift    func(childComplexity int) int
-		Source  func(childComplexity int) int
-		Support func(childComplexity int) int
-		Target  func(childComplexity int) int
-		Type    func(childComplexity int) int
+		CooccurrenceCount   func(childComplexity int) int
+		CooccurrenceLift    func(childComplexity int) int
+		CooccurrenceSupport func(childComplexity int) int
+		Source              func(childComplexity int) int
+		Target              func(childComplexity int) int
+		Type                func(childComplexity int) int
 	}
 
 	DrawNode struct {
-		Count func(childComplexity int) int
-		ID    func(childComplexity int) int
-		Key   func(childComplexity int) int
-		Kind  func(childComplexity int) int
-		Label func(childComplexity int) int
+		CooccurrenceCount func(childComplexity int) int
+		ID                func(childComplexity int) int
+		Key               func(childComplexity int) int
+		Kind              func(childComplexity int) int
+		Label             func(childComplexity int) int
 	}
 
 	Drawing struct {
@@ -664,14 +662,6 @@ type DistributionResolver interface {
 	P90(ctx context.Context, obj *ilgraph.Distribution) (*int, error)
 	Max(ctx context.Context, obj *ilgraph.Distribution) (*int, error)
 	Mean(ctx context.Context, obj *ilgraph.Distribution) (*float64, error)
-}
-type DrawEdgeResolver interface {
-	Count(ctx context.Context, obj *ilgraph.Edge) (*int, error)
-	Support(ctx context.Context, obj *ilgraph.Edge) (*int, error)
-	Lift(ctx context.Context, obj *ilgraph.Edge) (*float64, error)
-}
-type DrawNodeResolver interface {
-	Count(ctx context.Context, obj *ilgraph.Node) (*int, error)
 }
 type EvidenceResolver interface {
 	Source(ctx context.Context, obj *suggest.Evidence) (string, error)
@@ -1432,29 +1422,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		return e.ComplexityRoot.Distribution.P90(childComplexity), true
 
 	case "DrawEdge.count":
-		if e.ComplexityRoot.DrawEdge.Count == nil {
+		if e.ComplexityRoot.DrawEdge.CooccurrenceCount == nil {
 			break
 		}
 
-		return e.ComplexityRoot.DrawEdge.Count(childComplexity), true
+		return e.ComplexityRoot.DrawEdge.CooccurrenceCount(childComplexity), true
 	case "DrawEdge.lift":
-		if e.ComplexityRoot.DrawEdge.Lift == nil {
+		if e.ComplexityRoot.DrawEdge.CooccurrenceLift == nil {
 			break
 		}
 
-		return e.ComplexityRoot.DrawEdge.Lift(childComplexity), true
+		return e.ComplexityRoot.DrawEdge.CooccurrenceLift(childComplexity), true
+	case "DrawEdge.support":
+		if e.ComplexityRoot.DrawEdge.CooccurrenceSupport == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DrawEdge.CooccurrenceSupport(childComplexity), true
 	case "DrawEdge.source":
 		if e.ComplexityRoot.DrawEdge.Source == nil {
 			break
 		}
 
 		return e.ComplexityRoot.DrawEdge.Source(childComplexity), true
-	case "DrawEdge.support":
-		if e.ComplexityRoot.DrawEdge.Support == nil {
-			break
-		}
-
-		return e.ComplexityRoot.DrawEdge.Support(childComplexity), true
 	case "DrawEdge.target":
 		if e.ComplexityRoot.DrawEdge.Target == nil {
 			break
@@ -1469,11 +1459,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		return e.ComplexityRoot.DrawEdge.Type(childComplexity), true
 
 	case "DrawNode.count":
-		if e.ComplexityRoot.DrawNode.Count == nil {
+		if e.ComplexityRoot.DrawNode.CooccurrenceCount == nil {
 			break
 		}
 
-		return e.ComplexityRoot.DrawNode.Count(childComplexity), true
+		return e.ComplexityRoot.DrawNode.CooccurrenceCount(childComplexity), true
 	case "DrawNode.id":
 		if e.ComplexityRoot.DrawNode.ID == nil {
 			break
@@ -9092,7 +9082,7 @@ func (ec *executionContext) _DrawEdge_count(ctx context.Context, field graphql.C
 			return ec.fieldContext_DrawEdge_count(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.DrawEdge().Count(ctx, obj)
+			return obj.CooccurrenceCount(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
@@ -9103,7 +9093,7 @@ func (ec *executionContext) _DrawEdge_count(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_DrawEdge_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DrawEdge", field, true, true, "Int")
+	return graphql.NewScalarFieldContext("DrawEdge", field, true, false, "Int")
 }
 
 func (ec *executionContext) _DrawEdge_support(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
@@ -9115,7 +9105,7 @@ func (ec *executionContext) _DrawEdge_support(ctx context.Context, field graphql
 			return ec.fieldContext_DrawEdge_support(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.DrawEdge().Support(ctx, obj)
+			return obj.CooccurrenceSupport(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
@@ -9126,7 +9116,7 @@ func (ec *executionContext) _DrawEdge_support(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_DrawEdge_support(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DrawEdge", field, true, true, "Int")
+	return graphql.NewScalarFieldContext("DrawEdge", field, true, false, "Int")
 }
 
 func (ec *executionContext) _DrawEdge_lift(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
@@ -9138,7 +9128,7 @@ func (ec *executionContext) _DrawEdge_lift(ctx context.Context, field graphql.Co
 			return ec.fieldContext_DrawEdge_lift(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.DrawEdge().Lift(ctx, obj)
+			return obj.CooccurrenceLift(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
@@ -9149,7 +9139,7 @@ func (ec *executionContext) _DrawEdge_lift(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_DrawEdge_lift(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DrawEdge", field, true, true, "Float")
+	return graphql.NewScalarFieldContext("DrawEdge", field, true, false, "Float")
 }
 
 func (ec *executionContext) _DrawNode_key(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Node) (ret graphql.Marshaler) {
@@ -9253,7 +9243,7 @@ func (ec *executionContext) _DrawNode_count(ctx context.Context, field graphql.C
 			return ec.fieldContext_DrawNode_count(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.DrawNode().Count(ctx, obj)
+			return obj.CooccurrenceCount(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
@@ -9264,7 +9254,7 @@ func (ec *executionContext) _DrawNode_count(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_DrawNode_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DrawNode", field, true, true, "Int")
+	return graphql.NewScalarFieldContext("DrawNode", field, true, false, "Int")
 }
 
 func (ec *executionContext) _Drawing_nodes(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Drawing) (ret graphql.Marshaler) {
@@ -17606,28 +17596,22 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "organization":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Case_organization(ctx, field, obj)
-				})
+			out.Values[i] = ec._Case_organization(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "date":
 			out.Values[i] = ec._Case_date(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "year":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Case_year(ctx, field, obj)
-				})
+			out.Values[i] = ec._Case_year(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "dateKind":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Case_dateKind(ctx, field, obj)
-				})
+			out.Values[i] = ec._Case_dateKind(ctx, field, obj)
 		case "title":
 			out.Values[i] = ec._Case_title(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -17681,47 +17665,34 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "severity":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Case_severity(ctx, field, obj)
-				})
+			out.Values[i] = ec._Case_severity(ctx, field, obj)
 		case "rootCause":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Case_rootCause(ctx, field, obj)
-				})
+			out.Values[i] = ec._Case_rootCause(ctx, field, obj)
 		case "components":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Case_components(ctx, field, obj)
-				})
+			out.Values[i] = ec._Case_components(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "symptoms":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Case_symptoms(ctx, field, obj)
-				})
+			out.Values[i] = ec._Case_symptoms(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "contributing":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Case_contributing(ctx, field, obj)
-				})
+			out.Values[i] = ec._Case_contributing(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "domains":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Case_domains(ctx, field, obj)
-				})
+			out.Values[i] = ec._Case_domains(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "mechanisms":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Case_mechanisms(ctx, field, obj)
-				})
+			out.Values[i] = ec._Case_mechanisms(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "related":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -18325,36 +18296,33 @@ func (ec *executionContext) _DrawEdge(ctx context.Context, sel ast.SelectionSet,
 		case "source":
 			out.Values[i] = ec._DrawEdge_source(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "target":
 			out.Values[i] = ec._DrawEdge_target(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "type":
 			out.Values[i] = ec._DrawEdge_type(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "count":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._DrawEdge_count(ctx, field, obj)
-				})
+			out.Values[i] = ec._DrawEdge_count(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "support":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._DrawEdge_support(ctx, field, obj)
-				})
+			out.Values[i] = ec._DrawEdge_support(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "lift":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._DrawEdge_lift(ctx, field, obj)
-				})
+			out.Values[i] = ec._DrawEdge_lift(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -18386,29 +18354,28 @@ func (ec *executionContext) _DrawNode(ctx context.Context, sel ast.SelectionSet,
 		case "key":
 			out.Values[i] = ec._DrawNode_key(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "kind":
 			out.Values[i] = ec._DrawNode_kind(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "id":
 			out.Values[i] = ec._DrawNode_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "label":
 			out.Values[i] = ec._DrawNode_label(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "count":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._DrawNode_count(ctx, field, obj)
-				})
+			out.Values[i] = ec._DrawNode_count(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -21614,7 +21581,7 @@ func (ec *executionContext) marshalNDrawEdge2githubᚗcomᚋilgraphᚋilgraphᚐ
 }
 
 func (ec *executionContext) marshalNDrawEdge2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Edge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalPlainList(ctx, sel, plainDrawEdgeFields, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNDrawEdge2githubᚗcomᚋilgraphᚋilgraphᚐEdge(ctx, sel, v[i])
@@ -21634,7 +21601,7 @@ func (ec *executionContext) marshalNDrawNode2githubᚗcomᚋilgraphᚋilgraphᚐ
 }
 
 func (ec *executionContext) marshalNDrawNode2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐNodeᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Node) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalPlainList(ctx, sel, plainDrawNodeFields, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNDrawNode2githubᚗcomᚋilgraphᚋilgraphᚐNode(ctx, sel, v[i])

@@ -11,6 +11,13 @@ import (
 // resolver, no context, nothing to wait for.
 var plainTermFields = map[string]bool{"__typename": true, "kind": true, "id": true, "en": true, "ko": true, "description": true}
 
+// plainDrawNodeFields and plainDrawEdgeFields are the fields of a drawing's
+// nodes and edges, every one read from the struct or a plain method of it.
+var (
+	plainDrawNodeFields = map[string]bool{"__typename": true, "key": true, "kind": true, "id": true, "label": true, "count": true}
+	plainDrawEdgeFields = map[string]bool{"__typename": true, "source": true, "target": true, "type": true, "count": true, "support": true, "lift": true}
+)
+
 // marshalPlainList marshals the n elements of a list. When sel asks only
 // for plain fields it does so in the calling goroutine; otherwise, or when
 // sel holds anything else, it leaves the list to gqlgen's
@@ -65,3 +72,11 @@ func onlyPlain(sel ast.SelectionSet, plain map[string]bool) bool {
 	}
 	return true
 }
+
+// The fields of Case that internal/gqlinline has resolved in the calling
+// goroutine, and why none of them waits on a dataloader's batch:
+//   - organization, year, dateKind, severity: read from the case itself;
+//   - rootCause, components, symptoms, contributing, domains, mechanisms:
+//     vocabulary terms, looked up in the core's vocabulary snapshot
+//     (Resolver.term and Resolver.terms with a vocabulary kind; only
+//     organizations go through a loader, and no case field lists them).

@@ -1,8 +1,11 @@
 package resolvers
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/vektah/gqlparser/v2/ast"
@@ -51,5 +54,48 @@ func TestBatchFailureKeepsTheError(t *testing.T) {
 	ok := batch(func(_ context.Context, keys []string) ([]int, error) { return []int{1, 2}, nil })
 	if vs, errs := ok(context.Background(), []string{"a", "b"}); len(vs) != 2 || errs != nil {
 		t.Errorf("a fetch that worked: %v %v", vs, errs)
+	}
+}
+
+// TestPlainFieldsAreInline checks each plain-field set against the
+// generated executor: every field it names is a field of its type that the
+// executor resolves in the calling goroutine (out.Values[i] = ...), never
+// one it resolves concurrently, which could wait on a dataloader.
+func TestPlainFieldsAreInline(t *testing.T) {
+	src, err := os.ReadFile("generated.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		typ   string
+		plain map[string]bool
+	}{
+		{"Term", plainTermFields},
+		{"DrawNode", plainDrawNodeFields},
+		{"DrawEdge", plainDrawEdgeFields},
+	} {
+		t.Run(tt.typ, func(t *testing.T) {
+			head := "func (ec *executionContext) _" + tt.typ + "(ctx context.Context, sel ast.SelectionSet, obj "
+			start := bytes.Index(src, []byte(head))
+			if start < 0 {
+				t.Fatalf("generated.go has no %s...", head)
+			}
+			end := bytes.Index(src[start:], []byte("\n}\n"))
+			body := string(src[start : start+end])
+			for name := range tt.plain {
+				if name == "__typename" {
+					continue
+				}
+				c := strings.Index(body, "case \""+name+"\":")
+				if c < 0 {
+					t.Errorf("%s has no field %q", tt.typ, name)
+					continue
+				}
+				next := strings.TrimSpace(body[c+len(name)+8:])
+				if !strings.HasPrefix(next, "out.Values[i] = ec._"+tt.typ+"_"+name+"(ctx, field, obj)") {
+					t.Errorf("%s.%s is not resolved inline: %.80s", tt.typ, name, next)
+				}
+			}
+		})
 	}
 }

@@ -317,38 +317,6 @@ func (r *distributionResolver) Mean(ctx context.Context, obj *ilgraph.Distributi
 	return &obj.Mean, nil
 }
 
-// Count is the resolver for the count field.
-func (r *drawEdgeResolver) Count(ctx context.Context, obj *ilgraph.Edge) (*int, error) {
-	if obj.Type != "COOCCURS" {
-		return nil, nil
-	}
-	return &obj.Count, nil
-}
-
-// Support is the resolver for the support field.
-func (r *drawEdgeResolver) Support(ctx context.Context, obj *ilgraph.Edge) (*int, error) {
-	if obj.Type != "COOCCURS" {
-		return nil, nil
-	}
-	return &obj.Support, nil
-}
-
-// Lift is the resolver for the lift field.
-func (r *drawEdgeResolver) Lift(ctx context.Context, obj *ilgraph.Edge) (*float64, error) {
-	if obj.Type != "COOCCURS" {
-		return nil, nil
-	}
-	return &obj.Lift, nil
-}
-
-// Count is the resolver for the count field.
-func (r *drawNodeResolver) Count(ctx context.Context, obj *ilgraph.Node) (*int, error) {
-	if obj.Count == 0 {
-		return nil, nil
-	}
-	return &obj.Count, nil
-}
-
 // Source is the resolver for the source field.
 func (r *evidenceResolver) Source(ctx context.Context, obj *suggest.Evidence) (string, error) {
 	if obj.CaseID != "" {
@@ -970,12 +938,6 @@ func (r *Resolver) DifferingFeature() DifferingFeatureResolver { return &differi
 // Distribution returns DistributionResolver implementation.
 func (r *Resolver) Distribution() DistributionResolver { return &distributionResolver{r} }
 
-// DrawEdge returns DrawEdgeResolver implementation.
-func (r *Resolver) DrawEdge() DrawEdgeResolver { return &drawEdgeResolver{r} }
-
-// DrawNode returns DrawNodeResolver implementation.
-func (r *Resolver) DrawNode() DrawNodeResolver { return &drawNodeResolver{r} }
-
 // Evidence returns EvidenceResolver implementation.
 func (r *Resolver) Evidence() EvidenceResolver { return &evidenceResolver{r} }
 
@@ -1090,8 +1052,6 @@ type (
 	crossReferenceConnectionResolver struct{ *Resolver }
 	differingFeatureResolver         struct{ *Resolver }
 	distributionResolver             struct{ *Resolver }
-	drawEdgeResolver                 struct{ *Resolver }
-	drawNodeResolver                 struct{ *Resolver }
 	evidenceResolver                 struct{ *Resolver }
 	featureContributionResolver      struct{ *Resolver }
 	impactResolver                   struct{ *Resolver }

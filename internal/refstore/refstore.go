@@ -433,7 +433,7 @@ func (s *Store) Cooccurrence(ctx context.Context, q ilgraph.CooccurrenceQuery) (
 			continue
 		}
 		lift := float64(support) * float64(bTotal) / (float64(bSingles[p[0]]) * float64(bSingles[p[1]]))
-		d.Edges = append(d.Edges, ilgraph.Edge{Source: key(p[0]), Target: key(p[1]), Type: "COOCCURS", Count: c, Support: support, Lift: lift})
+		d.Edges = append(d.Edges, ilgraph.Edge{Source: key(p[0]), Target: key(p[1]), Type: ilgraph.EdgeCooccurs, Count: c, Support: support, Lift: lift})
 		used[p[0]], used[p[1]] = true, true
 	}
 	for f := range used {
