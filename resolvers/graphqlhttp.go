@@ -301,8 +301,22 @@ func (o responder) write(status int, resp *graphql.Response) {
 	if resp == nil {
 		resp = &graphql.Response{Errors: gqlerror.List{{Message: "no response"}}}
 	}
+	if len(resp.Data) > 0 && len(resp.Errors) == 0 && len(resp.Extensions) == 0 && resp.Label == "" && resp.Path == nil && resp.HasNext == nil {
+		// Only data, which the executor wrote as JSON: sent as it is.
+		// json.Marshal would compact and re-escape it byte by byte, a tenth
+		// of the server's time for a large answer such as a co-occurrence
+		// graph.
+		o.w.Header().Set("Content-Type", o.media+"; charset=utf-8")
+		o.w.WriteHeader(status)
+		o.w.Write(dataOnlyPrefix)
+		o.w.Write(resp.Data)
+		o.w.Write(dataOnlySuffix)
+		return
+	}
 	o.send(status, resp)
 }
+
+var dataOnlyPrefix, dataOnlySuffix = []byte(`{"data":`), []byte(`}`)
 
 // requestError sends errors from before execution: no data entry at all.
 func (o responder) requestError(status int, resp *graphql.Response) {
