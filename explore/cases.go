@@ -134,11 +134,12 @@ func (s *Service) SharedWith(ctx context.Context, caseID string, k ilgraph.Kind,
 // model when it is current, else the whole case from the store.
 func (s *Service) caseTags(ctx context.Context, id string) (*ilgraph.Case, error) {
 	if s.rm != nil {
-		c, ok, err := s.rm.CaseTags(ctx, id)
+		cs, ok, err := s.rm.CasesTags(ctx, []string{id})
 		if err != nil {
 			return nil, err
 		}
 		if ok {
+			c := cs[0]
 			if c == nil {
 				return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60))
 			}

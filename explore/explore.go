@@ -104,9 +104,9 @@ type ReadModel interface {
 	// ListCases returns a page of the selection and its size; the cases
 	// hold only the TagsOnly fields.
 	ListCases(ctx context.Context, f ilgraph.CaseFilter, s ilgraph.CaseSort, offset, limit int) (cases []*ilgraph.Case, total int, ok bool, err error)
-	// CaseTags returns a case holding only the TagsOnly fields; nil for an
-	// unknown case.
-	CaseTags(ctx context.Context, id string) (c *ilgraph.Case, ok bool, err error)
+	// CasesTags returns cases holding only the TagsOnly fields, in order;
+	// nil for an unknown case.
+	CasesTags(ctx context.Context, ids []string) (cs []*ilgraph.Case, ok bool, err error)
 	// OrgNames returns organizations' names ("" for an unknown one).
 	OrgNames(ctx context.Context, ids []string) ([]string, bool, error)
 	// OrgNameMap returns every organization's name by id (shared: read

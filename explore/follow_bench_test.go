@@ -95,8 +95,12 @@ func BenchmarkWriteVisibility(b *testing.B) {
 		}
 		took = time.Since(t0)
 		t1 := time.Now()
-		got, ok, err := store.CaseTags(ctx, id)
-		if err != nil || !ok || got.Severity != sev {
+		gots, ok, err := store.CasesTags(ctx, []string{id})
+		var got *ilgraph.Case
+		if ok {
+			got = gots[0]
+		}
+		if err != nil || !ok || got == nil || got.Severity != sev {
 			b.Fatalf("%s after its write: %+v, ok %v, %v; want severity %s", id, got, ok, err, sev)
 		}
 		filter := ilgraph.CaseFilter{Severities: []string{sev}, Tags: map[ilgraph.Kind]ilgraph.TermMatch{ilgraph.KindComponent: {AllOf: []string{comp}}}}

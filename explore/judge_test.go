@@ -278,7 +278,7 @@ func TestJudgingRefusals(t *testing.T) {
 // back marked when asked for.
 func TestManyHiddenMatches(t *testing.T) {
 	core, _ := judgingCore(t)
-	const query, k, hide = "IL-0282", 5, 10 // hide > the slack the ranking starts with
+	const query, k, hide = "IL-0282", 5, 10 // more hidden than the k the ranking starts with
 	reviewer, editor := as("alice", ilgraph.RoleReviewer), as("carol", ilgraph.RoleEditor)
 	before, err := core.Similar(context.Background(), query, explore.SimilarityQuery{K: k + 2*hide + 5})
 	if err != nil {

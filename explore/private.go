@@ -290,11 +290,11 @@ func (g guardedReadModel) ListCases(ctx context.Context, f ilgraph.CaseFilter, s
 	return g.m.ListCases(ctx, f, so, offset, limit)
 }
 
-func (g guardedReadModel) CaseTags(ctx context.Context, id string) (*ilgraph.Case, bool, error) {
+func (g guardedReadModel) CasesTags(ctx context.Context, ids []string) ([]*ilgraph.Case, bool, error) {
 	if err := viewer(ctx); err != nil {
 		return nil, false, err
 	}
-	return g.m.CaseTags(ctx, id)
+	return g.m.CasesTags(ctx, ids)
 }
 
 func (g guardedReadModel) OrgNames(ctx context.Context, ids []string) ([]string, bool, error) {

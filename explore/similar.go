@@ -16,9 +16,6 @@ const (
 	MaxSimilarK     = 100
 	// MaxDiffering bounds the differing features listed per match.
 	MaxDiffering = 5
-	// hiddenSlack is how many matches beyond k a case's list is ranked
-	// with before its hidings are known (Similar).
-	hiddenSlack = 8
 )
 
 // SimilarityQuery says how to rank: how many, with which weights (kinds
@@ -34,6 +31,10 @@ type SimilarityQuery struct {
 	MinScore      float64
 	Filter        ilgraph.CaseFilter
 	IncludeHidden bool
+	// TagsOnly says the caller reads only the matched cases' TagsOnly
+	// fields (see CaseQuery.TagsOnly): they are then not read from the
+	// graph when the read model is current. Only Similar heeds it.
+	TagsOnly bool
 }
 
 func (q SimilarityQuery) options() (ilgraph.SimilarityOptions, error) {
@@ -91,9 +92,10 @@ func (s *Service) Similar(ctx context.Context, caseID string, q SimilarityQuery)
 	}
 	// The judgments are read from the graph while the ranking runs in
 	// memory, so that the one round trip adds nothing to the ranking's
-	// time. The ranking asks for hiddenSlack more matches than the list
-	// keeps, which covers the hidden matches of nearly every case; a case
-	// with more is ranked again once its hidings are known.
+	// time. The ranking asks for the k the list keeps; when an editor hid
+	// one of those, the case is ranked again for k plus its hidings, so
+	// that the list still holds k (rankings of k and of more agree on
+	// their first k: ties are broken by id).
 	type fbResult struct {
 		fb  *Feedback
 		err error
@@ -104,9 +106,6 @@ func (s *Service) Similar(ctx context.Context, caseID string, q SimilarityQuery)
 		fbc <- fbResult{fb, err}
 	}()
 	k := opt.K
-	if !q.IncludeHidden {
-		opt.K += hiddenSlack
-	}
 	ms, err := s.sim.Similar(ctx, caseID, opt)
 	r := <-fbc
 	if err != nil {
@@ -116,7 +115,7 @@ func (s *Service) Similar(ctx context.Context, caseID string, q SimilarityQuery)
 		return nil, r.err
 	}
 	fb := r.fb
-	if !q.IncludeHidden && len(fb.Hidden) > hiddenSlack {
+	if !q.IncludeHidden && hidesAny(fb, ms) {
 		opt.K = k + len(fb.Hidden) // enough to fill the list once they are left out
 		if ms, err = s.sim.Similar(ctx, caseID, opt); err != nil {
 			return nil, err
@@ -125,11 +124,21 @@ func (s *Service) Similar(ctx context.Context, caseID string, q SimilarityQuery)
 	if !q.IncludeHidden { // the rows the list keeps, before they are built
 		ms = shown(ms, fb, k)
 	}
-	scs, err := s.similarCases(ctx, ms)
+	scs, err := s.similarCases(ctx, ms, q.TagsOnly)
 	if err != nil {
 		return nil, err
 	}
 	return withFeedback(scs, fb, q.IncludeHidden, q.K), nil
+}
+
+// hidesAny reports whether fb hides any of the matches.
+func hidesAny(fb *Feedback, ms []ilgraph.Match) bool {
+	for _, m := range ms {
+		if slices.ContainsFunc(fb.Hidden, func(h ilgraph.Hiding) bool { return h.Match == m.ID }) {
+			return true
+		}
+	}
+	return false
 }
 
 // shown is the first k of the matches that fb does not hide.
@@ -311,7 +320,7 @@ func (s *Service) profileCases(ctx context.Context, p Profile, q SimilarityQuery
 	if err != nil {
 		return nil, err
 	}
-	return s.similarCases(ctx, ms)
+	return s.similarCases(ctx, ms, false)
 }
 
 // Explanation says why two cases are as similar as they are: the score B
@@ -378,14 +387,24 @@ func (s *Service) SimilarityDefaults() Defaults {
 
 // similarCases loads the matched cases in one batch and keeps the
 // explanation the API shows.
-func (s *Service) similarCases(ctx context.Context, ms []ilgraph.Match) ([]SimilarCase, error) {
+func (s *Service) similarCases(ctx context.Context, ms []ilgraph.Match, tagsOnly bool) ([]SimilarCase, error) {
 	ids := make([]string, len(ms))
 	for i, m := range ms {
 		ids[i] = m.ID
 	}
-	cs, err := s.store.CasesByID(ctx, ids)
-	if err != nil {
-		return nil, err
+	var cs []*ilgraph.Case
+	ok := false
+	if tagsOnly && s.rm != nil {
+		var err error
+		if cs, ok, err = s.rm.CasesTags(ctx, ids); err != nil {
+			return nil, err
+		}
+	}
+	if !ok {
+		var err error
+		if cs, err = s.store.CasesByID(ctx, ids); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]SimilarCase, 0, len(ms))
 	for i, m := range ms {

@@ -291,7 +291,7 @@ func (s *Service) blend(ctx context.Context, text, lang string, p Profile, q Sim
 				none = append(none, ilgraph.Match{ID: id})
 			}
 		}
-		more, err := s.similarCases(ctx, none)
+		more, err := s.similarCases(ctx, none, false)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -36,15 +36,18 @@ func (st *Store) ListCases(ctx context.Context, f ilgraph.CaseFilter, order ilgr
 	return cases, total, true, nil
 }
 
-// CaseTags returns a case as the read model holds it (nil for an unknown
-// case).
-func (st *Store) CaseTags(ctx context.Context, id string) (c *ilgraph.Case, ok bool, err error) {
+// CasesTags returns cases as the read model holds them, in order (nil for
+// an unknown case).
+func (st *Store) CasesTags(ctx context.Context, ids []string) (cs []*ilgraph.Case, ok bool, err error) {
 	s, err := st.current(ctx)
 	if s == nil || err != nil {
 		return nil, false, err
 	}
-	c, _ = s.CaseTags(id)
-	return c, true, nil
+	cs = make([]*ilgraph.Case, len(ids))
+	for i, id := range ids {
+		cs[i], _ = s.CaseTags(id)
+	}
+	return cs, true, nil
 }
 
 // FacetCounts counts the facets of the cases a filter without text selects.

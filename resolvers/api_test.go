@@ -1026,6 +1026,77 @@ func TestSameRootCauseFromMemory(t *testing.T) {
 	}
 }
 
+// TestSimilarFromMemory: a list of similar cases whose cases are asked
+// only for list fields is answered from the in-memory corpus, the cases not
+// read from Neo4j, and gives the answer the whole cases give.
+func TestSimilarFromMemory(t *testing.T) {
+	a := mustAPI(t)
+	var n atomic.Int64
+	a.db.SetQueryHook(func(what string, _ time.Duration) {
+		if what == "reading cases" { // graph.DB.CasesByID
+			n.Add(1)
+		}
+	})
+	defer a.db.SetQueryHook(nil)
+	a.must(`{ similarCases(caseId: "IL-0384", k: 1) { score } }`, nil, nil) // waits for the corpus in memory
+	const fields = `id date title { en ko } organization { id en } rootCause { id } components { id } symptoms { id } contributing { id } domains { id } mechanisms { id }`
+	type match struct {
+		Case struct {
+			ID, Date     string
+			Title        struct{ En, Ko string }
+			Organization struct{ ID, En string }
+			RootCause    struct{ ID string }
+			Components   []struct{ ID string }
+			Symptoms     []struct{ ID string }
+			Contributing []struct{ ID string }
+			Domains      []struct{ ID string }
+			Mechanisms   []struct{ ID string }
+			Summary      *struct{ En string }
+		}
+		Score  float64
+		Shared []struct {
+			Kind         string
+			Term         struct{ ID string }
+			Contribution float64
+		}
+	}
+	type answer struct {
+		SimilarCases []match
+		Case         struct{ Similar []match }
+	}
+	ask := func(caseFields string) (answer, int64) {
+		var got answer
+		n.Store(0)
+		a.must(fmt.Sprintf(`query($id: ID!) { similarCases(caseId: $id, k: 8) { case { %[1]s } score shared { kind term { id } contribution } }
+			case(id: $id) { similar(k: 4) { case { %[1]s } score shared { kind term { id } contribution } } } }`, caseFields), map[string]any{"id": "IL-0282"}, &got)
+		return got, n.Load()
+	}
+	// Cases read from the graph: the case lookup (Query.case) is one; the
+	// lists add none when tags only, one each with summaries.
+	slim, reads := ask(fields)
+	if reads != 1 {
+		t.Errorf("tags only: cases read from Neo4j %d times, want once (the case itself)", reads)
+	}
+	whole, reads := ask(fields + ` summary { en }`)
+	if reads != 3 {
+		t.Errorf("with summaries: cases read from Neo4j %d times, want 3 (the case, then each list's cases)", reads)
+	}
+	if len(slim.SimilarCases) < 8 || len(slim.Case.Similar) < 4 {
+		t.Fatalf("IL-0282 has %d / %d similar cases: the check proves nothing", len(slim.SimilarCases), len(slim.Case.Similar))
+	}
+	for _, w := range [][]match{whole.SimilarCases, whole.Case.Similar} {
+		for i := range w {
+			if w[i].Case.Summary == nil || w[i].Case.Summary.En == "" {
+				t.Fatalf("%s: no summary in the whole case", w[i].Case.ID)
+			}
+			w[i].Case.Summary = nil
+		}
+	}
+	if got, want := fmt.Sprintf("%+v", slim), fmt.Sprintf("%+v", whole); got != want {
+		t.Errorf("tags only:\n got %s\nwant %s", got, want)
+	}
+}
+
 // TestNoNPlusOne counts the transactions sent to Neo4j for a page of cases
 // with their tags, related cases and term counts: the count must not grow
 // with the page size.

@@ -73,7 +73,19 @@ func slimCase(sel []graphql.CollectedField) bool {
 // resolved (a CrossReferenceConnection, or a list of CrossReference): true
 // when their cases are asked only for the read model's fields.
 func crossRefTagsOnly(ctx context.Context) bool {
-	sels, ok := itemSelections(ctx, "CrossReferenceConnection", "CrossReferenceEdge", "CrossReference")
+	return itemCasesTagsOnly(ctx, "CrossReferenceConnection", "CrossReferenceEdge", "CrossReference")
+}
+
+// similarTagsOnly is tagsOnly for a list of SimilarCase being resolved.
+func similarTagsOnly(ctx context.Context) bool {
+	return itemCasesTagsOnly(ctx, "", "", "SimilarCase")
+}
+
+// itemCasesTagsOnly reports whether the items of the list being resolved
+// (of type item, in a connection conn with edges edge, or a plain list)
+// ask their case field only for the read model's fields.
+func itemCasesTagsOnly(ctx context.Context, conn, edge, item string) bool {
+	sels, ok := itemSelections(ctx, conn, edge, item)
 	if !ok {
 		return false
 	}

@@ -166,7 +166,7 @@ func (r *caseResolver) SameRootCause(ctx context.Context, obj *ilgraph.Case, fir
 
 // Similar is the resolver for the similar field.
 func (r *caseResolver) Similar(ctx context.Context, obj *ilgraph.Case, k *int, includeHidden *bool) ([]explore.SimilarCase, error) {
-	return r.Core.Similar(ctx, obj.ID, explore.SimilarityQuery{K: intOr(k, explore.DefaultSimilarK), IncludeHidden: isTrue(includeHidden)})
+	return r.Core.Similar(ctx, obj.ID, explore.SimilarityQuery{K: intOr(k, explore.DefaultSimilarK), IncludeHidden: isTrue(includeHidden), TagsOnly: similarTagsOnly(ctx)})
 }
 
 // Edges is the resolver for the edges field.
@@ -595,6 +595,7 @@ func (r *queryResolver) Breakdown(ctx context.Context, rows explore.Dimension, c
 func (r *queryResolver) SimilarCases(ctx context.Context, caseID string, k *int, weights *WeightsInput, rarity *bool, filter *CaseFilter, minScore *float64, includeHidden *bool) ([]explore.SimilarCase, error) {
 	q := similarityQuery(k, weights, rarity, filter, minScore)
 	q.IncludeHidden = isTrue(includeHidden)
+	q.TagsOnly = similarTagsOnly(ctx)
 	return r.Core.Similar(ctx, caseID, q)
 }
 
