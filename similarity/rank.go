@@ -60,15 +60,19 @@ type ranker struct {
 	cw    []float64 // case -> its own tag weight under opt
 	bits  [][]uint64
 	// case -> shared tag weight and cosine so far (dense, reset after use)
-	accS, accC []float64
-	touched    []int32
-	cands      []bounded
-	best       []bounded
-	restBits   [][]uint64
-	restBitW   []float64
-	items      []rankItem
-	h          topK
+	acc      []sums
+	touched  []int32
+	cands    []bounded
+	best     []bounded
+	restBits [][]uint64
+	restBitW []float64
+	items    []rankItem
+	h        topK
 }
+
+// sums are a case's shared tag weight and cosine so far, side by side so
+// that the walk touches one cache line per case.
+type sums struct{ s, c float64 }
 
 // bounded is a case met with the most it can score.
 type bounded struct {
@@ -121,7 +125,7 @@ func newRanker(ix *Index, opt ilgraph.SimilarityOptions, t rankTables) *ranker {
 	n := len(ix.ids)
 	r := &ranker{ix: ix, opt: opt, maxW: t.maxW, fw: t.fw, cw: t.cw, bits: t.bits,
 		seen: make([]uint32, n), yw: make([]float32, len(ix.textPost)),
-		accS: make([]float64, n), accC: make([]float64, n)}
+		acc: make([]sums, n)}
 	return r
 }
 
@@ -186,7 +190,7 @@ func (r *ranker) topK(x int32, k int) []scored {
 	for i, it := range items {
 		if len(touched) >= refreshAt {
 			r.refresh(x, touched, qw, wText)
-			refreshAt = 2 * len(touched)
+			refreshAt = 4 * len(touched)
 		}
 		if len(r.h.xs) == k && den > 0 && (restTags+wText*cosBound(restL1, restSq))/den+boundSlack < r.h.xs[0].score {
 			stop = i
@@ -195,19 +199,21 @@ func (r *ranker) topK(x int32, k int) []scored {
 		if it.text {
 			w := it.w
 			for _, p := range ix.textPost[it.id] {
-				if r.accS[p.Case] == 0 && r.accC[p.Case] == 0 {
+				a := &r.acc[p.Case]
+				if a.s == 0 && a.c == 0 {
 					touched = append(touched, p.Case)
 				}
-				r.accC[p.Case] += w * float64(p.W)
+				a.c += w * float64(p.W)
 			}
 			restL1 -= it.w * float64(r.maxW[it.id])
 			restSq -= it.w * it.w
 		} else {
 			for _, c := range ix.postings[it.id] {
-				if r.accS[c] == 0 && r.accC[c] == 0 {
+				a := &r.acc[c]
+				if a.s == 0 && a.c == 0 {
 					touched = append(touched, c)
 				}
-				r.accS[c] += it.w
+				a.s += it.w
 			}
 			restTags -= it.w
 		}
@@ -232,7 +238,7 @@ func (r *ranker) topK(x int32, k int) []scored {
 	r.restBits, r.restBitW = restBits, restBitW
 	cands := r.cands[:0]
 	for _, c := range touched {
-		s, cs := r.accS[c], r.accC[c]
+		s, cs := r.acc[c].s, r.acc[c].c
 		if r.seen[c] == r.epoch {
 			continue
 		}
@@ -256,11 +262,11 @@ func (r *ranker) topK(x int32, k int) []scored {
 		// bitsets (cheap, no case data read); then the exact shared tag
 		// weight; the text only if the case can still enter with them.
 		c := b.c
-		cMax := min(r.accC[c]+cosRest, 1+1e-6)
+		cMax := min(r.acc[c].c+cosRest, 1+1e-6)
 		reaches := func(shared float64) bool {
 			return len(r.h.xs) < k || (shared+wText*cMax)/(qw+r.cw[c]-shared+wText)+boundSlack >= r.h.xs[0].score
 		}
-		s := r.accS[c] + restOther
+		s := r.acc[c].s + restOther
 		for j, bs := range restBits {
 			if bs[c/64]&(1<<(c%64)) != 0 {
 				s += restBitW[j]
@@ -278,7 +284,7 @@ func (r *ranker) topK(x int32, k int) []scored {
 	}
 	r.cands = cands
 	for _, c := range touched {
-		r.accS[c], r.accC[c] = 0, 0
+		r.acc[c] = sums{}
 	}
 	r.touched = touched
 	out := slices.Clone(r.h.xs)
@@ -368,8 +374,8 @@ func (r *ranker) refresh(x int32, touched []int32, qw, wText float64) {
 		if r.seen[c] == r.epoch {
 			continue
 		}
-		s := r.accS[c]
-		est := (s + wText*r.accC[c]) / (qw + r.cw[c] - s + wText)
+		s := r.acc[c].s
+		est := (s + wText*r.acc[c].c) / (qw + r.cw[c] - s + wText)
 		if len(best) < refreshBest {
 			best = append(best, bounded{c, -est})
 			if len(best) == refreshBest {
