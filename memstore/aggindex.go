@@ -262,30 +262,59 @@ func lastBit(b []uint64) int {
 // (selection) and its cases set in a bitset.
 func (s *Snapshot) selectionBits(x *aggIndex, f ilgraph.CaseFilter) (sel []uint64, count int) {
 	c := s.Compile(f)
-	if c.none {
-		return make([]uint64, x.words), 0
+	if sel, count, ok := s.filterBits(x, c); ok {
+		return sel, count
 	}
-	simple := len(c.severities) == 0 && !c.reviewedOnly && c.excludeIDs == nil && c.only == nil && len(c.excludeOrg) == 0
+	sel = make([]uint64, x.words)
+	list := s.selection(f)
+	for _, c := range list {
+		setBit(sel, int(x.pos[c]))
+	}
+	return sel, len(list)
+}
+
+// filterBits is selectionBits for a compiled filter that the bitsets
+// express alone — terms of the small kinds, dates, ids left out — and ok
+// false for any other. sel may be one of the index's own bitsets: read it,
+// never change it.
+func (s *Snapshot) filterBits(x *aggIndex, c *Filter) (sel []uint64, count int, ok bool) {
+	if c.none {
+		return make([]uint64, x.words), 0, true
+	}
+	if len(c.severities) > 0 || c.reviewedOnly || c.only != nil || len(c.excludeOrg) > 0 {
+		return nil, 0, false
+	}
 	for _, set := range c.anyOf {
 		for _, fid := range set {
-			simple = simple && x.bits[fid] != nil
+			if x.bits[fid] == nil {
+				return nil, 0, false
+			}
 		}
 	}
 	for _, set := range c.allOf {
 		for _, fid := range set {
-			simple = simple && x.bits[fid] != nil
+			if x.bits[fid] == nil {
+				return nil, 0, false
+			}
 		}
 	}
-	if !simple {
-		sel = make([]uint64, x.words)
-		list := s.selection(f)
-		for _, c := range list {
-			setBit(sel, int(x.pos[c]))
+	sel, count = s.tagDateBits(x, c)
+	if len(c.excludeIDs) > 0 {
+		sel = slices.Clone(sel)
+		for i := range c.excludeIDs {
+			p := int(x.pos[i])
+			if sel[p/64]&(1<<(p%64)) != 0 {
+				sel[p/64] &^= 1 << (p % 64)
+				count--
+			}
 		}
-		return sel, len(list)
 	}
-	// Tags and dates only: ANDs and ORs of the terms' bitsets and the
-	// date range's.
+	return sel, count, true
+}
+
+// tagDateBits is the selection of a filter of tags and dates only.
+func (s *Snapshot) tagDateBits(x *aggIndex, c *Filter) (sel []uint64, count int) {
+	// ANDs and ORs of the terms' bitsets and the date range's.
 	var parts [][]uint64
 	for _, set := range c.allOf {
 		for _, fid := range set {

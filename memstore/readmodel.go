@@ -192,6 +192,9 @@ func (s *Snapshot) ListCases(f ilgraph.CaseFilter, order ilgraph.CaseSort, offse
 	if out, total, ok := s.listByDate(f, order, offset, limit); ok {
 		return out, total
 	}
+	if out, total, ok := s.listByBits(f, order, offset, limit); ok {
+		return out, total
+	}
 	sel := s.selection(f)
 	total := len(sel)
 	if offset >= total || limit <= 0 {
@@ -229,6 +232,59 @@ func (s *Snapshot) ListCases(f ilgraph.CaseFilter, order ilgraph.CaseSort, offse
 		out = append(out, s.ref(c))
 	}
 	return out, total
+}
+
+// listByBits pages through a selection that the aggregate index's bitsets
+// express (filterBits) in the order asked for: its size is the bitset's
+// population, and the page is found by walking the cases in that order
+// and keeping those in the bitset, rather than by gathering the whole
+// selection and sorting it. The walk is short for a large selection and at
+// most the corpus (a bit test each) for a small one. ok is false for any
+// other filter or order.
+func (s *Snapshot) listByBits(f ilgraph.CaseFilter, order ilgraph.CaseSort, offset, limit int) ([]*ilgraph.Case, int, bool) {
+	var perm []int32
+	reverse := false
+	s.ranks(order)
+	switch order {
+	case "", ilgraph.SortDateDesc:
+		perm = s.ord.byDateDesc
+	case ilgraph.SortDateAsc:
+		perm = s.ord.byDateAsc
+	case ilgraph.SortIDAsc:
+		perm = s.ord.byID
+	case ilgraph.SortIDDesc:
+		perm, reverse = s.ord.byID, true
+	default:
+		return nil, 0, false
+	}
+	x := s.aggs()
+	sel, total, ok := s.filterBits(x, s.Compile(f))
+	if !ok {
+		return nil, 0, false
+	}
+	var out []*ilgraph.Case
+	if offset >= total || limit <= 0 {
+		return out, total, true
+	}
+	want := min(offset+limit, total)
+	seen := 0
+	for i := range perm {
+		c := perm[i]
+		if reverse {
+			c = perm[len(perm)-1-i]
+		}
+		p := x.pos[c]
+		if sel[p/64]&(1<<(p%64)) == 0 {
+			continue
+		}
+		if seen >= offset {
+			out = append(out, s.ref(c))
+		}
+		if seen++; seen == want {
+			break
+		}
+	}
+	return out, total, true
 }
 
 // listByDate pages through a selection by dates alone (or none), sorted by
