@@ -20452,11 +20452,10 @@ func (ec *executionContext) _TermCount(ctx context.Context, sel ast.SelectionSet
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("TermCount")
 		case "term":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._TermCount_term(ctx, field, obj)
-				})
+			out.Values[i] = ec._TermCount_term(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "count":
 			out.Values[i] = ec._TermCount_count(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -22348,7 +22347,7 @@ func (ec *executionContext) marshalNTermCount2githubᚗcomᚋilgraphᚋilgraph�
 }
 
 func (ec *executionContext) marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.TermCount) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalPlainList(ctx, sel, plainTermCountFields, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTermCount2githubᚗcomᚋilgraphᚋilgraphᚐTermCount(ctx, sel, v[i])

@@ -39,6 +39,30 @@ func TestOnlyPlain(t *testing.T) {
 	}
 }
 
+func TestOnlyPlainNested(t *testing.T) {
+	field := func(name string, sub ...ast.Selection) *ast.Field {
+		return &ast.Field{Name: name, SelectionSet: sub}
+	}
+	tests := []struct {
+		name string
+		sel  ast.SelectionSet
+		want bool
+	}{
+		{"count and the term's labels", ast.SelectionSet{field("count"), field("term", field("id"), field("en"))}, true},
+		{"a resolver of the term", ast.SelectionSet{field("count"), field("term", field("id"), field("caseCount"))}, false},
+		{"a term's list of cases", ast.SelectionSet{field("term", field("cases", field("totalCount")))}, false},
+		{"a sub-selection of a leaf", ast.SelectionSet{field("count", field("x"))}, false},
+		{"the term's labels in a fragment", ast.SelectionSet{field("term", &ast.InlineFragment{SelectionSet: ast.SelectionSet{field("ko")}})}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := onlyPlain(tt.sel, plainTermCountFields); got != tt.want {
+				t.Errorf("onlyPlain = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestBatchFailureKeepsTheError(t *testing.T) {
 	failed := errors.New("the database timed out")
 	fetch := batch(func(_ context.Context, keys []string) ([]int, error) { return nil, failed })
@@ -68,9 +92,10 @@ func TestPlainFieldsAreInline(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		typ   string
-		plain map[string]bool
+		plain plainSet
 	}{
 		{"Term", plainTermFields},
+		{"TermCount", plainTermCountFields},
 		{"DrawNode", plainDrawNodeFields},
 		{"DrawEdge", plainDrawEdgeFields},
 	} {

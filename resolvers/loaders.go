@@ -93,6 +93,28 @@ func (l *Loaders) Term(ctx context.Context, k ilgraph.TermKey) (ilgraph.Term, er
 	return ts[0], nil
 }
 
+// PrimeOrgs makes sure the organizations among counts resolve (Term)
+// without waiting: those the read model does not name are loaded now, in
+// one batch, into the loader's cache. A list of counts whose terms
+// resolve inline (internal/gqlinline) is primed first, so that no element
+// waits on a batch by itself.
+func (l *Loaders) PrimeOrgs(ctx context.Context, counts ...[]ilgraph.TermCount) error {
+	l.orgOnce.Do(func() { l.orgNames, _ = l.core.OrgNameMap(ctx) })
+	var missing []ilgraph.TermKey
+	for _, cs := range counts {
+		for _, c := range cs {
+			if c.Kind == ilgraph.KindOrg && l.orgNames[c.ID] == "" {
+				missing = append(missing, ilgraph.TermKey{Kind: c.Kind, ID: c.ID})
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	_, err := l.Org.LoadAll(ctx, missing)
+	return err
+}
+
 // CaseCount returns how many cases have a term.
 func (l *Loaders) CaseCount(ctx context.Context, k ilgraph.TermKey) (int, error) {
 	if k.Kind == ilgraph.KindOrg {

@@ -193,6 +193,9 @@ func (r *caseConnectionResolver) Facets(ctx context.Context, obj *explore.CaseLi
 	if err != nil {
 		return nil, err
 	}
+	if err := r.loaders(ctx).PrimeOrgs(ctx, f.Terms[ilgraph.KindOrg]); err != nil {
+		return nil, err
+	}
 	return &Facets{
 		RootCauses:   f.Terms[ilgraph.KindRootCause],
 		Components:   f.Terms[ilgraph.KindComponent],
@@ -761,7 +764,8 @@ func (r *statsResolver) PerOrganization(ctx context.Context, obj *ilgraph.Stats,
 		}
 		n = min(n, *first)
 	}
-	return append([]ilgraph.TermCount{}, obj.PerOrg[:n]...), nil
+	out := append([]ilgraph.TermCount{}, obj.PerOrg[:n]...)
+	return out, r.loaders(ctx).PrimeOrgs(ctx, out)
 }
 
 // TopCauseComponentPairs is the resolver for the topCauseComponentPairs field.
@@ -857,7 +861,11 @@ func (r *termResolver) Cases(ctx context.Context, obj *ilgraph.Term, filter *Cas
 
 // Cooccurring is the resolver for the cooccurring field.
 func (r *termResolver) Cooccurring(ctx context.Context, obj *ilgraph.Term, kind ilgraph.Kind, first *int) ([]ilgraph.TermCount, error) {
-	return r.Core.Cooccurring(ctx, ilgraph.TermKey{Kind: obj.Kind, ID: obj.ID}, kind, intOr(first, explore.DefaultCooccurring))
+	out, err := r.Core.Cooccurring(ctx, ilgraph.TermKey{Kind: obj.Kind, ID: obj.ID}, kind, intOr(first, explore.DefaultCooccurring))
+	if err != nil {
+		return nil, err
+	}
+	return out, r.loaders(ctx).PrimeOrgs(ctx, out)
 }
 
 // Term is the resolver for the term field.

@@ -22,7 +22,8 @@
 // took a third of the server's CPU. The fields listed in inline are
 // resolved in the calling goroutine instead, as gqlgen resolves plain
 // fields. A field may be listed only when its resolver never waits on a
-// dataloader's batch (resolvers/inline.go says why each listed one is safe).
+// dataloader's batch (resolvers/inline.go says why each listed one is safe);
+// a facet's or a statistic's counts resolve their terms that way too.
 //
 // It fails when a listed function or the code it rewrites is missing, so
 // that a gqlgen upgrade which changes the generated code is noticed.
@@ -42,6 +43,7 @@ var lists = []struct{ fn, plain string }{
 	{"marshalNTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermᚄ", "plainTermFields"},
 	{"marshalNDrawNode2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐNodeᚄ", "plainDrawNodeFields"},
 	{"marshalNDrawEdge2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐEdgeᚄ", "plainDrawEdgeFields"},
+	{"marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ", "plainTermCountFields"},
 }
 
 var call = regexp.MustCompile(`graphql\.MarshalSliceConcurrently\(ctx, len\(v\), `)
@@ -52,6 +54,7 @@ var inline = []struct {
 	fields []string
 }{
 	{"Case", []string{"organization", "year", "dateKind", "severity", "rootCause", "components", "symptoms", "contributing", "domains", "mechanisms"}},
+	{"TermCount", []string{"term"}},
 }
 
 // concurrent matches gqlgen's concurrent resolution of one field of an
