@@ -411,6 +411,13 @@ func (s *Source) Register(k Consumer) {
 // Get returns the corpus as current as the graph, waiting for a rebuild.
 func (s *Source) Get(ctx context.Context) (*Corpus, error) { return s.v.Get(ctx) }
 
+// Optimistic runs fn on the corpus last read while it reads the graph's
+// version, and reports whether that corpus answers for it (see
+// versioned.Value.Optimistic): if not, the caller asks again with Get.
+func (s *Source) Optimistic(ctx context.Context, fn func(*Corpus)) (bool, error) {
+	return s.v.Optimistic(ctx, fn)
+}
+
 // Current returns the corpus when it is as current as the graph, without
 // waiting: when a load has changed the cases since it was built (or it
 // was never built), it starts a rebuild in the background and returns nil,

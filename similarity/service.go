@@ -106,6 +106,28 @@ func (s *Service) Index(ctx context.Context) (*Index, error) {
 // Similar ranks the cases most like the case id. It resolves a text filter
 // through the graph's full-text index.
 func (s *Service) Similar(ctx context.Context, id string, opt ilgraph.SimilarityOptions) ([]ilgraph.Match, error) {
+	if !opt.Filter.HasText() {
+		// Ranked on the index in hand while the graph's version is read;
+		// kept if that index is current (the usual case), else ranked
+		// again below.
+		var ms []ilgraph.Match
+		found := false
+		ok, err := s.src.Optimistic(ctx, func(c *memstore.Corpus) {
+			ix := c.Value(s.k).(*Index)
+			if found = ix.Has(id); found {
+				ms = ix.SimilarTo(id, opt)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		if ok && !found {
+			return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", id)
+		}
+		if ok {
+			return ms, nil
+		}
+	}
 	ix, err := s.Index(ctx)
 	if err != nil {
 		return nil, err

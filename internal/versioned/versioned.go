@@ -88,6 +88,37 @@ func (c *Value[T]) Current(ctx context.Context) (v T, ok bool, err error) {
 	return v, false, nil
 }
 
+// Optimistic runs fn on the value last built (or advanced) while it reads
+// the graph's version, and reports whether that value answers for the
+// version read — then fn's result stands, as if fn had run on what Get
+// returns: the version read is the reader's, as in Get. Otherwise (no
+// value yet, or the graph moved on) it reports false and the caller asks
+// again with Get; fn's work is lost. A reader whose work takes longer than
+// the version's round trip so saves that round trip.
+func (c *Value[T]) Optimistic(ctx context.Context, fn func(T)) (bool, error) {
+	c.mu.Lock()
+	b := c.current
+	c.mu.Unlock()
+	if b == nil {
+		return false, nil
+	}
+	type read struct {
+		version int64
+		err     error
+	}
+	rc := make(chan read, 1)
+	go func() {
+		v, err := c.Version(ctx)
+		rc <- read{v, err}
+	}()
+	fn(b.v)
+	r := <-rc
+	if r.err != nil {
+		return false, r.err
+	}
+	return b.answers(r.version), nil
+}
+
 // Hold says that a change of the graph is under way whose result will be
 // applied with Advance: until release is called, a reader that finds the
 // value behind the graph does not start a rebuild (Current answers ok

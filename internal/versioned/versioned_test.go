@@ -280,3 +280,59 @@ func TestGetNeverAnswersFromBeforeItsVersion(t *testing.T) {
 		t.Errorf("Get after the change answered %d, want 20 (built at version 2)", x)
 	}
 }
+
+// TestOptimistic: work done on the value in hand stands only when that
+// value answers for the version read meanwhile.
+func TestOptimistic(t *testing.T) {
+	ctx := context.Background()
+	c := &corpus{}
+	v := c.value()
+	t.Run("no value yet", func(t *testing.T) {
+		ran := false
+		ok, err := v.Optimistic(ctx, func(int64) { ran = true })
+		if ok || err != nil || ran {
+			t.Errorf("ok %v, err %v, fn ran %v; want false, nil, false", ok, err, ran)
+		}
+	})
+	c.version.Store(3)
+	if _, err := v.Get(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("current", func(t *testing.T) {
+		var got int64
+		ok, err := v.Optimistic(ctx, func(x int64) { got = x })
+		if !ok || err != nil || got != 30 {
+			t.Errorf("ok %v, err %v, value %d; want true, nil, 30", ok, err, got)
+		}
+	})
+	t.Run("the graph moved on while it worked", func(t *testing.T) {
+		// The version is read only after the write (fn lets it), so the
+		// reader sees the graph after the write.
+		wrote := make(chan struct{})
+		read := v.Version
+		v.Version = func(ctx context.Context) (int64, error) { <-wrote; return read(ctx) }
+		defer func() { v.Version = read }()
+		var got int64
+		ok, err := v.Optimistic(ctx, func(x int64) {
+			got = x
+			c.version.Store(4)
+			close(wrote)
+		})
+		if ok || err != nil || got != 30 {
+			t.Errorf("ok %v, err %v, value %d; want false, nil, 30 (the old value, thrown away)", ok, err, got)
+		}
+		if x, err := v.Get(ctx); err != nil || x != 40 {
+			t.Errorf("Get after: %d, %v; want 40", x, err)
+		}
+	})
+	t.Run("the version cannot be read", func(t *testing.T) {
+		failed := errors.New("the database is unreachable")
+		w := c.value()
+		w.Version = func(context.Context) (int64, error) { return 0, failed }
+		w.current = &built[int64]{v: 1, version: 1}
+		ok, err := w.Optimistic(ctx, func(int64) {})
+		if ok || !errors.Is(err, failed) {
+			t.Errorf("ok %v, err %v; want false, %v", ok, err, failed)
+		}
+	})
+}
