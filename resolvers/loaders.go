@@ -10,6 +10,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/explore"
+	"github.com/ilgraph/ilgraph/suggest"
 )
 
 // Loaders batch the lookups that field resolvers make, per request, so that
@@ -34,6 +35,27 @@ type Loaders struct {
 	// when the read model is not current: the Org loader batches then).
 	orgOnce  sync.Once
 	orgNames map[string]string
+
+	// sure holds, per suggestions object of the request, which of its
+	// terms are shown as sure (explore.Service.Sure, once per object).
+	sureMu sync.Mutex
+	sure   map[*suggest.Result]map[ilgraph.Feature]bool
+}
+
+// Sure says which terms of res are shown as sure, computed once per
+// suggestions object of the request (SuggestedTerm.sure asks per term).
+func (l *Loaders) Sure(res *suggest.Result) map[ilgraph.Feature]bool {
+	l.sureMu.Lock()
+	defer l.sureMu.Unlock()
+	if m, ok := l.sure[res]; ok {
+		return m
+	}
+	if l.sure == nil {
+		l.sure = map[*suggest.Result]map[ilgraph.Feature]bool{}
+	}
+	m := l.core.Sure(res)
+	l.sure[res] = m
+	return m
 }
 
 type loadersKey struct{}

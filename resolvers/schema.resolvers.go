@@ -799,7 +799,7 @@ func (r *suggestedTermResolver) Sure(ctx context.Context, obj *suggest.Suggestio
 	if res == nil {
 		return false, ilgraph.Errorf(ilgraph.EINTERNAL, "a suggested term outside its suggestions")
 	}
-	return r.Core.Sure(res)[ilgraph.Feature{Kind: obj.Kind, ID: obj.ID}], nil
+	return r.loaders(ctx).Sure(res)[ilgraph.Feature{Kind: obj.Kind, ID: obj.ID}], nil
 }
 
 // RootCauses is the resolver for the rootCauses field.
