@@ -302,9 +302,8 @@ func (s *Snapshot) filterBits(x *aggIndex, c *Filter) (sel []uint64, count int, 
 	if len(c.excludeIDs) > 0 {
 		sel = slices.Clone(sel)
 		for i := range c.excludeIDs {
-			p := int(x.pos[i])
-			if sel[p/64]&(1<<(p%64)) != 0 {
-				sel[p/64] &^= 1 << (p % 64)
+			if p := x.pos[i]; hasBit(sel, p) {
+				sel[p>>6] &^= 1 << (p & 63)
 				count--
 			}
 		}

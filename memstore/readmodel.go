@@ -273,8 +273,7 @@ func (s *Snapshot) listByBits(f ilgraph.CaseFilter, order ilgraph.CaseSort, offs
 		if reverse {
 			c = perm[len(perm)-1-i]
 		}
-		p := x.pos[c]
-		if sel[p/64]&(1<<(p%64)) == 0 {
+		if !hasBit(sel, x.pos[c]) {
 			continue
 		}
 		if seen >= offset {
