@@ -950,6 +950,19 @@ func TestStats(t *testing.T) {
 	}
 }
 
+// countCaseReads counts, until the test ends, the times cases are read
+// from Neo4j (graph.DB.CasesByID).
+func countCaseReads(t *testing.T, a *api) *atomic.Int64 {
+	var n atomic.Int64
+	a.db.SetQueryHook(func(what string, _ time.Duration) {
+		if what == "reading cases" {
+			n.Add(1)
+		}
+	})
+	t.Cleanup(func() { a.db.SetQueryHook(nil) })
+	return &n
+}
+
 // TestSameRootCauseFromMemory: a same-root-cause list whose cases are asked
 // only for fields the read model holds (ids, dates, titles, organization,
 // tags) is answered from memory, its cases not read from Neo4j once the
@@ -958,13 +971,7 @@ func TestStats(t *testing.T) {
 // and as Case.sameRootCause.
 func TestSameRootCauseFromMemory(t *testing.T) {
 	a := mustAPI(t)
-	var n atomic.Int64
-	a.db.SetQueryHook(func(what string, _ time.Duration) {
-		if what == "reading cases" { // graph.DB.CasesByID
-			n.Add(1)
-		}
-	})
-	defer a.db.SetQueryHook(nil)
+	n := countCaseReads(t, a)
 	a.must(`{ similarCases(caseId: "IL-0384", k: 1) { score } }`, nil, nil) // waits for the corpus in memory
 	const fields = `id date title { en ko } organization { id en } rootCause { id } components { id } symptoms { id } contributing { id } domains { id }`
 	type ref struct {
@@ -1031,13 +1038,7 @@ func TestSameRootCauseFromMemory(t *testing.T) {
 // read from Neo4j, and gives the answer the whole cases give.
 func TestSimilarFromMemory(t *testing.T) {
 	a := mustAPI(t)
-	var n atomic.Int64
-	a.db.SetQueryHook(func(what string, _ time.Duration) {
-		if what == "reading cases" { // graph.DB.CasesByID
-			n.Add(1)
-		}
-	})
-	defer a.db.SetQueryHook(nil)
+	n := countCaseReads(t, a)
 	a.must(`{ similarCases(caseId: "IL-0384", k: 1) { score } }`, nil, nil) // waits for the corpus in memory
 	const fields = `id date title { en ko } organization { id en } rootCause { id } components { id } symptoms { id } contributing { id } domains { id } mechanisms { id }`
 	type match struct {

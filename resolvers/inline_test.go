@@ -16,47 +16,34 @@ func TestOnlyPlain(t *testing.T) {
 		return &ast.Field{Name: name, SelectionSet: sub}
 	}
 	tests := []struct {
-		name string
-		sel  ast.SelectionSet
-		want bool
+		name  string
+		sel   ast.SelectionSet
+		want  bool
+		plain plainSet // plainTermFields when nil
 	}{
-		{"labels", ast.SelectionSet{field("id"), field("en"), field("ko"), field("description"), field("kind"), field("__typename")}, true},
-		{"a resolver field", ast.SelectionSet{field("id"), field("caseCount")}, false},
-		{"a list of cases", ast.SelectionSet{field("id"), field("cases", field("totalCount"))}, false},
-		{"a plain name with a sub-selection", ast.SelectionSet{field("id", field("x"))}, false},
-		{"plain fields in an inline fragment", ast.SelectionSet{&ast.InlineFragment{SelectionSet: ast.SelectionSet{field("en")}}}, true},
-		{"a resolver in an inline fragment", ast.SelectionSet{&ast.InlineFragment{SelectionSet: ast.SelectionSet{field("caseCount")}}}, false},
-		{"plain fields in a named fragment", ast.SelectionSet{&ast.FragmentSpread{Definition: &ast.FragmentDefinition{SelectionSet: ast.SelectionSet{field("id"), field("ko")}}}}, true},
-		{"a resolver in a named fragment", ast.SelectionSet{&ast.FragmentSpread{Definition: &ast.FragmentDefinition{SelectionSet: ast.SelectionSet{field("cooccurring")}}}}, false},
-		{"an unresolved fragment", ast.SelectionSet{&ast.FragmentSpread{}}, false},
+		{"labels", ast.SelectionSet{field("id"), field("en"), field("ko"), field("description"), field("kind"), field("__typename")}, true, nil},
+		{"a resolver field", ast.SelectionSet{field("id"), field("caseCount")}, false, nil},
+		{"a list of cases", ast.SelectionSet{field("id"), field("cases", field("totalCount"))}, false, nil},
+		{"a plain name with a sub-selection", ast.SelectionSet{field("id", field("x"))}, false, nil},
+		{"plain fields in an inline fragment", ast.SelectionSet{&ast.InlineFragment{SelectionSet: ast.SelectionSet{field("en")}}}, true, nil},
+		{"a resolver in an inline fragment", ast.SelectionSet{&ast.InlineFragment{SelectionSet: ast.SelectionSet{field("caseCount")}}}, false, nil},
+		{"plain fields in a named fragment", ast.SelectionSet{&ast.FragmentSpread{Definition: &ast.FragmentDefinition{SelectionSet: ast.SelectionSet{field("id"), field("ko")}}}}, true, nil},
+		{"a resolver in a named fragment", ast.SelectionSet{&ast.FragmentSpread{Definition: &ast.FragmentDefinition{SelectionSet: ast.SelectionSet{field("cooccurring")}}}}, false, nil},
+		{"an unresolved fragment", ast.SelectionSet{&ast.FragmentSpread{}}, false, nil},
+		// Nested sets: a count and its term's labels.
+		{"count and the term's labels", ast.SelectionSet{field("count"), field("term", field("id"), field("en"))}, true, plainTermCountFields},
+		{"a resolver of the term", ast.SelectionSet{field("count"), field("term", field("id"), field("caseCount"))}, false, plainTermCountFields},
+		{"a term's list of cases", ast.SelectionSet{field("term", field("cases", field("totalCount")))}, false, plainTermCountFields},
+		{"a sub-selection of a leaf", ast.SelectionSet{field("count", field("x"))}, false, plainTermCountFields},
+		{"the term's labels in a fragment", ast.SelectionSet{field("term", &ast.InlineFragment{SelectionSet: ast.SelectionSet{field("ko")}})}, true, plainTermCountFields},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := onlyPlain(tt.sel, plainTermFields); got != tt.want {
-				t.Errorf("onlyPlain = %v, want %v", got, tt.want)
+			plain := tt.plain
+			if plain == nil {
+				plain = plainTermFields
 			}
-		})
-	}
-}
-
-func TestOnlyPlainNested(t *testing.T) {
-	field := func(name string, sub ...ast.Selection) *ast.Field {
-		return &ast.Field{Name: name, SelectionSet: sub}
-	}
-	tests := []struct {
-		name string
-		sel  ast.SelectionSet
-		want bool
-	}{
-		{"count and the term's labels", ast.SelectionSet{field("count"), field("term", field("id"), field("en"))}, true},
-		{"a resolver of the term", ast.SelectionSet{field("count"), field("term", field("id"), field("caseCount"))}, false},
-		{"a term's list of cases", ast.SelectionSet{field("term", field("cases", field("totalCount")))}, false},
-		{"a sub-selection of a leaf", ast.SelectionSet{field("count", field("x"))}, false},
-		{"the term's labels in a fragment", ast.SelectionSet{field("term", &ast.InlineFragment{SelectionSet: ast.SelectionSet{field("ko")}})}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := onlyPlain(tt.sel, plainTermCountFields); got != tt.want {
+			if got := onlyPlain(tt.sel, plain); got != tt.want {
 				t.Errorf("onlyPlain = %v, want %v", got, tt.want)
 			}
 		})
