@@ -31,11 +31,14 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(args) > 0 && args[0] == "typed" {
 		return runEvalTyped(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "semantic" {
+		return runEvalSemantic(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "import" {
 		return runEvalImport(ctx, args[1:], stdout, stderr)
 	}
 	if len(args) == 0 || args[0] != "suggest" {
-		fmt.Fprintln(stderr, "Usage: ilgraph eval suggest [--seeds DIR] [--json]\n       ilgraph eval similar [--seeds DIR] [--judged DIR] [--json]\n       ilgraph eval typed [--seeds DIR] [--file FILE] [--each] [--json]\n       ilgraph eval import issre22 [--seeds DIR] [--json] DIR")
+		fmt.Fprintln(stderr, "Usage: ilgraph eval suggest [--seeds DIR] [--json]\n       ilgraph eval similar [--seeds DIR] [--judged DIR] [--json]\n       ilgraph eval typed [--seeds DIR] [--file FILE] [--each] [--json]\n       ilgraph eval semantic --texts FILE | --vectors FILE [--seeds DIR] [--json]\n       ilgraph eval import issre22 [--seeds DIR] [--json] DIR")
 		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h" || args[0] == "-help") {
 			return nil
 		}

@@ -275,9 +275,15 @@ func evalTyped(ctx context.Context, v *ilgraph.Vocabulary, cases []ilgraph.Case,
 // typedScores computes every ranker's figures per language and for all
 // descriptions, rankers in typedRankers order, then en, ko, all.
 func typedScores(results []typedResult) []typedFigures {
+	return typedScoresOf(results, typedRankers, []string{"en", "ko", "all"})
+}
+
+// typedScoresOf computes the figures of the rankers named, in that order,
+// each for the languages named ("all": every result).
+func typedScoresOf(results []typedResult, rankers, langs []string) []typedFigures {
 	var out []typedFigures
-	for _, ranker := range typedRankers {
-		for _, lang := range []string{"en", "ko", "all"} {
+	for _, ranker := range rankers {
+		for _, lang := range langs {
 			f := typedFigures{Ranker: ranker, Lang: lang}
 			var twins5 int
 			for _, r := range results {
@@ -600,12 +606,19 @@ type tfidf struct {
 }
 
 func newTFIDF(cases []ilgraph.Case, opts analysis.Options) *tfidf {
+	return newTFIDFOf(cases, opts, func(c *ilgraph.Case) string {
+		return strings.Join([]string{c.Title.En, c.Title.Ko, c.Summary.En, c.Summary.Ko}, "\n")
+	})
+}
+
+// newTFIDFOf is the same baseline over another text of each case.
+func newTFIDFOf(cases []ilgraph.Case, opts analysis.Options, text func(*ilgraph.Case) string) *tfidf {
 	t := &tfidf{an: analysis.New(opts), df: map[string]int{}}
 	tfs := make([]map[string]int, len(cases))
 	for i := range cases {
 		c := &cases[i]
 		t.ids = append(t.ids, c.ID)
-		tfs[i] = t.counts(strings.Join([]string{c.Title.En, c.Title.Ko, c.Summary.En, c.Summary.Ko}, "\n"))
+		tfs[i] = t.counts(text(c))
 		for w := range tfs[i] {
 			t.df[w]++
 		}

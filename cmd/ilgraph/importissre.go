@@ -108,6 +108,44 @@ type issreReportLine struct {
 }
 
 func writeISSREReport(path string, recs []*importer.ISSRERecord, res *importer.Result, skipped loader.Problems) error {
+	return writeJSONLines(path, func(enc *json.Encoder) error {
+		cases := map[string]*ilgraph.Case{}
+		for _, c := range res.Cases {
+			cases[c.ID] = c
+		}
+		reported := map[loader.Position]bool{}
+		for _, r := range recs {
+			l := issreReportLine{File: r.Pos.File, Line: r.Pos.Line, Key: r.Key, Provider: r.Provider.Name, Labels: r.Labels, Mapped: r.Mapped, Status: "skipped"}
+			if c := cases[r.ID]; r.ID != "" && c != nil {
+				l.Status, l.ID, l.RootCause = "imported", c.ID, c.RootCause
+			} else {
+				for _, p := range skipped {
+					if p.Pos.File == r.Pos.File && p.Pos.Line == r.Pos.Line {
+						l.Reason = p.Error()
+						reported[p.Pos] = true
+						break
+					}
+				}
+			}
+			if err := enc.Encode(l); err != nil {
+				return err
+			}
+		}
+		for _, p := range skipped {
+			if reported[p.Pos] {
+				continue
+			}
+			if err := enc.Encode(issreReportLine{File: p.Pos.File, Line: p.Pos.Line, Status: "skipped", Reason: p.Error()}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeJSONLines creates path and writes to it, one JSON value a line
+// (HTML characters unescaped), what write encodes.
+func writeJSONLines(path string, write func(*json.Encoder) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return ilgraph.WrapError(ilgraph.EINVALID, err, "cannot write %s", path)
@@ -115,37 +153,9 @@ func writeISSREReport(path string, recs []*importer.ISSRERecord, res *importer.R
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	cases := map[string]*ilgraph.Case{}
-	for _, c := range res.Cases {
-		cases[c.ID] = c
-	}
-	reported := map[loader.Position]bool{}
-	for _, r := range recs {
-		l := issreReportLine{File: r.Pos.File, Line: r.Pos.Line, Key: r.Key, Provider: r.Provider.Name, Labels: r.Labels, Mapped: r.Mapped, Status: "skipped"}
-		if c := cases[r.ID]; r.ID != "" && c != nil {
-			l.Status, l.ID, l.RootCause = "imported", c.ID, c.RootCause
-		} else {
-			for _, p := range skipped {
-				if p.Pos.File == r.Pos.File && p.Pos.Line == r.Pos.Line {
-					l.Reason = p.Error()
-					reported[p.Pos] = true
-					break
-				}
-			}
-		}
-		if err := enc.Encode(l); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	for _, p := range skipped {
-		if reported[p.Pos] {
-			continue
-		}
-		if err := enc.Encode(issreReportLine{File: p.Pos.File, Line: p.Pos.Line, Status: "skipped", Reason: p.Error()}); err != nil {
-			f.Close()
-			return err
-		}
+	if err := write(enc); err != nil {
+		f.Close()
+		return err
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
