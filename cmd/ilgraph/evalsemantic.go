@@ -32,7 +32,7 @@ func runEvalSemantic(args []string, stdout, stderr io.Writer) error {
        ilgraph eval semantic --vectors FILE [--seeds DIR] [--judged DIR] [--judge 1|2|both] [--typed FILE] [--json]
        ilgraph eval semantic --vectors FILE --pool DEPTH [--seeds DIR] [--judged DIR]
 
-The semantic-channel trial (docs/similarity.md, "A semantic channel: tried").
+The semantic-channel trial (docs/similarity.md, "A semantic channel: tried, not adopted").
 
 --texts writes the texts to embed, one JSON object a line ({"key", "text"}):
 for every case its English text (title, summary, trigger, symptoms: what the

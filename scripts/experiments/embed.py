@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Embeds texts with a sentence-embedding model a registry package ships with its weights.
 
-Issue #29's semantic-channel trial (docs/similarity.md, "A semantic channel: tried"):
+Issue #29's semantic-channel trial (docs/similarity.md, "A semantic channel: tried, not adopted"):
 `ilgraph eval semantic --texts FILE` writes the texts to embed, one JSON object a
 line ({"key": ..., "text": ...}); this script writes their vectors, one a line
 ({"key": ..., "vector": [...]}) after a first line that names the model; and
