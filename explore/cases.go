@@ -49,6 +49,26 @@ func (s *Service) Case(ctx context.Context, id string) (*ilgraph.Case, error) {
 	return cs[0], nil
 }
 
+// CaseTags is Case for a caller that reads only the TagsOnly fields
+// (CaseQuery.TagsOnly): the case holding only those, from the read model
+// when it is current, with no graph read; the store's whole case when it
+// is not.
+func (s *Service) CaseTags(ctx context.Context, id string) (*ilgraph.Case, error) {
+	if s.rm != nil {
+		cs, ok, err := s.rm.CasesTags(ctx, []string{id})
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if len(cs) == 0 || cs[0] == nil {
+				return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60))
+			}
+			return cs[0], nil
+		}
+	}
+	return s.Case(ctx, id)
+}
+
 // CasesByID returns the cases in the order asked, nil for an unknown id.
 func (s *Service) CasesByID(ctx context.Context, ids []string) ([]*ilgraph.Case, error) {
 	return s.store.CasesByID(ctx, ids)

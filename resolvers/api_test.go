@@ -1033,6 +1033,42 @@ func TestSameRootCauseFromMemory(t *testing.T) {
 	}
 }
 
+// TestCaseFromMemory: a case asked only for fields the read model holds is
+// answered from memory, not read from Neo4j, and gives what the whole case
+// gives (asked for a summary too); an unknown id is null either way.
+func TestCaseFromMemory(t *testing.T) {
+	a := mustAPI(t)
+	n := countCaseReads(t, a)
+	a.must(`{ similarCases(caseId: "IL-0384", k: 1) { score } }`, nil, nil) // waits for the corpus in memory
+	const fields = `__typename id date year severity title { en ko } organization { id en } rootCause { id en } components { id } symptoms { id } contributing { id } domains { id } mechanisms { id }`
+	ask := func(id, caseFields string) (map[string]any, int64) {
+		var got struct{ Case map[string]any }
+		n.Store(0)
+		a.must(fmt.Sprintf(`query($id: ID!) { case(id: $id) { %s } }`, caseFields), map[string]any{"id": id}, &got)
+		return got.Case, n.Load()
+	}
+	for _, id := range []string{"IL-0384", "IL-0282", "ILG-0002", "ILG-0199"} {
+		slim, reads := ask(id, fields)
+		if reads != 0 {
+			t.Errorf("%s, tags only: read from Neo4j %d times, want none", id, reads)
+		}
+		whole, reads := ask(id, `... on Case { `+fields+` summary { en } }`)
+		if reads != 1 {
+			t.Errorf("%s, with its summary: read from Neo4j %d times, want once", id, reads)
+		}
+		if whole == nil || whole["summary"] == nil {
+			t.Fatalf("%s: no whole case: %v", id, whole)
+		}
+		delete(whole, "summary")
+		if got, want := fmt.Sprint(slim), fmt.Sprint(whole); got != want {
+			t.Errorf("%s, tags only:\n got %s\nwant %s", id, got, want)
+		}
+	}
+	if got, reads := ask("IL-9999", fields); got != nil || reads != 0 {
+		t.Errorf("an unknown case, tags only: got %v after %d reads, want null and none", got, reads)
+	}
+}
+
 // TestSimilarFromMemory: a list of similar cases whose cases are asked
 // only for list fields is answered from the in-memory corpus, the cases not
 // read from Neo4j, and gives the answer the whole cases give.

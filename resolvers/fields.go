@@ -38,8 +38,8 @@ func itemSelections(ctx context.Context, conn, edge, item string) (sels [][]grap
 	return sels, true
 }
 
-// tagsOnly reports whether the case list being resolved (a CaseConnection)
-// is asked only for case fields the core's read model holds (ids, dates,
+// tagsOnly reports whether the case list being resolved (a CaseConnection),
+// or the case (a Case field), is asked only for case fields the core's read model holds (ids, dates,
 // severity, title, organization, tags): then the core need not read the cases from
 // the graph (explore.CaseQuery.TagsOnly). The terms' own fields resolve
 // from the term ids as always.

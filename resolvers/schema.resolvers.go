@@ -496,6 +496,9 @@ func (r *profileResolver) Mechanisms(ctx context.Context, obj *explore.Profile) 
 
 // Case is the resolver for the case field.
 func (r *queryResolver) Case(ctx context.Context, id string) (*ilgraph.Case, error) {
+	if tagsOnly(ctx) { // the case holds only some fields: not for other resolvers
+		return notFoundIsNull(r.Core.CaseTags(ctx, id))
+	}
 	c, err := notFoundIsNull(r.Core.Case(ctx, id))
 	if c != nil {
 		r.primeCases(ctx, []*ilgraph.Case{c})
