@@ -366,21 +366,46 @@ func (db *DB) session(ctx context.Context, mode neo4j.AccessMode) neo4j.SessionW
 
 // read runs work in a read transaction (routed to readers in a cluster).
 func read[T any](ctx context.Context, db *DB, what string, work func(tx neo4j.ManagedTransaction) (T, error)) (T, error) {
-	return transact(ctx, db, what, neo4j.AccessModeRead, neo4j.ExecuteRead[T], work)
+	return transact(ctx, db, what, neo4j.AccessModeRead, func(ctx context.Context, s neo4j.SessionWithContext) (T, error) {
+		return neo4j.ExecuteRead(ctx, s, work)
+	})
+}
+
+// readOnce runs one small read query as an auto-commit transaction: one
+// round trip (RUN and PULL sent together) where a managed transaction takes
+// two (BEGIN and RUN, then COMMIT) — for the reads made on every request,
+// such as the corpus version. The driver does not retry an auto-commit
+// transaction, so one that fails in a way a retry may mend (a leader
+// switch, a transient error) is run again as a managed read, which it
+// retries.
+func readOnce(ctx context.Context, db *DB, what, query string, params map[string]any) ([]*neo4j.Record, error) {
+	return transact(ctx, db, what, neo4j.AccessModeRead, func(ctx context.Context, s neo4j.SessionWithContext) ([]*neo4j.Record, error) {
+		res, err := s.Run(ctx, query, params)
+		var recs []*neo4j.Record
+		if err == nil {
+			recs, err = res.Collect(ctx)
+		}
+		if err != nil && neo4j.IsRetryable(err) && ctx.Err() == nil {
+			return neo4j.ExecuteRead(ctx, s, func(tx neo4j.ManagedTransaction) ([]*neo4j.Record, error) {
+				return collect(ctx, tx, query, params)
+			})
+		}
+		return recs, err
+	})
 }
 
 // write runs work in a write transaction. Work must be idempotent: the driver
 // retries it on transient errors.
 func write[T any](ctx context.Context, db *DB, what string, work func(tx neo4j.ManagedTransaction) (T, error)) (T, error) {
-	return transact(ctx, db, what, neo4j.AccessModeWrite, neo4j.ExecuteWrite[T], work)
+	return transact(ctx, db, what, neo4j.AccessModeWrite, func(ctx context.Context, s neo4j.SessionWithContext) (T, error) {
+		return neo4j.ExecuteWrite(ctx, s, work)
+	})
 }
 
-// transact runs work with exec (neo4j.ExecuteRead or ExecuteWrite) in a
+// transact runs run (a managed transaction, or an auto-commit one) in a
 // session of the given mode: failing at once while Neo4j is known down,
 // watched while it runs, its error coded and observed.
-func transact[T any](ctx context.Context, db *DB, what string, mode neo4j.AccessMode,
-	exec func(context.Context, neo4j.SessionWithContext, neo4j.ManagedTransactionWorkT[T], ...func(*neo4j.TransactionConfig)) (T, error),
-	work func(tx neo4j.ManagedTransaction) (T, error)) (T, error) {
+func transact[T any](ctx context.Context, db *DB, what string, mode neo4j.AccessMode, run func(context.Context, neo4j.SessionWithContext) (T, error)) (T, error) {
 	var zero T
 	if err := db.failingFast(); err != nil {
 		return zero, err
@@ -390,7 +415,7 @@ func transact[T any](ctx context.Context, db *DB, what string, mode neo4j.Access
 	s := db.session(tctx, mode)
 	defer s.Close(context.Background())
 	start := time.Now()
-	v, err := exec(tctx, s, work)
+	v, err := run(tctx, s)
 	db.hook(what, start)
 	if err != nil {
 		var u *unreachableCause

@@ -15,13 +15,11 @@ import (
 
 // CorpusVersion returns the corpus version (0 before the first load).
 func (db *DB) CorpusVersion(ctx context.Context) (int64, error) {
-	return read(ctx, db, "reading the corpus version", func(tx neo4j.ManagedTransaction) (int64, error) {
-		recs, err := collect(ctx, tx, "MATCH (m:IlgraphMeta {id: 'corpus'}) RETURN m.version AS v", nil)
-		if err != nil || len(recs) == 0 {
-			return 0, err
-		}
-		return integer(recs[0], "v"), nil
-	})
+	recs, err := readOnce(ctx, db, "reading the corpus version", "MATCH (m:IlgraphMeta {id: 'corpus'}) RETURN m.version AS v", nil)
+	if err != nil || len(recs) == 0 {
+		return 0, err
+	}
+	return integer(recs[0], "v"), nil
 }
 
 // BumpCorpusVersion records that the cases changed. The driver retries a
