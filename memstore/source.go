@@ -162,6 +162,14 @@ func NewSource(g Graph) *Source {
 	return s
 }
 
+// SetMaxStaleness lets the source reuse a corpus-version read for up to d
+// instead of reading the version for every request (versioned.Value's
+// MaxAge): an answer from memory may then lag a change made by another
+// process (a replica's write, a load) by up to d; this process's own
+// writes are seen at once. 0 (the default): never stale. Call it before
+// the source is used.
+func (s *Source) SetMaxStaleness(d time.Duration) { s.v.MaxAge = max(d, 0) }
+
 // Builds counts the corpus's builds from the graph since the source was
 // made (changes applied with Apply, or read from the change feed, are not
 // builds).

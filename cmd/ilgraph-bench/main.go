@@ -13,7 +13,8 @@
 // columns), BENCH_NO_FLOOR=1 (no hand-written Cypher columns),
 // BENCH_NO_WRITEBACK=1 (load and queries only, for a million cases) and
 // BENCH_SERVER_MEMORY_MB (the server's --memory-limit-mb; its default soft
-// limit is sized for 100k cases).
+// limit is sized for 100k cases) and BENCH_MAX_STALENESS (the server's
+// --max-staleness, e.g. 250ms; unset: the default, never stale).
 package main
 
 import (
@@ -49,6 +50,9 @@ type Result struct {
 	When    string `json:"when"`
 	Machine string `json:"machine"`
 	Cases   int    `json:"cases"`
+	// MaxStaleness is the server's --max-staleness (BENCH_MAX_STALENESS;
+	// empty: the default, every answer reads the corpus version).
+	MaxStaleness string `json:"max_staleness,omitempty"`
 	// WarmupS is how long the queries' warm-up took: the server's read
 	// model builds meanwhile.
 	WarmupS float64 `json:"warmup_s,omitempty"`
@@ -158,7 +162,7 @@ func envInt(name string, def int) int {
 
 func run(n, reqs, naiveN int, bin, outDir string) error {
 	ctx := context.Background()
-	res := &Result{When: time.Now().UTC().Format(time.RFC3339), Cases: n, Machine: machine()}
+	res := &Result{When: time.Now().UTC().Format(time.RFC3339), Cases: n, Machine: machine(), MaxStaleness: os.Getenv("BENCH_MAX_STALENESS")}
 	db, err := graph.Open(ctx, graph.ConfigFromEnv())
 	if err != nil {
 		return err
@@ -287,6 +291,9 @@ func measureQueries(ctx context.Context, db *graph.DB, res *Result, n, reqs int,
 	// the benchmark when told (BENCH_SERVER_MEMORY_MB=1800).
 	if mb := os.Getenv("BENCH_SERVER_MEMORY_MB"); mb != "" {
 		serveArgs = append(serveArgs, "--memory-limit-mb", mb)
+	}
+	if d := os.Getenv("BENCH_MAX_STALENESS"); d != "" {
+		serveArgs = append(serveArgs, "--max-staleness", d)
 	}
 	srv := exec.Command(bin, serveArgs...)
 	srv.Stdout, srv.Stderr = io.Discard, io.Discard

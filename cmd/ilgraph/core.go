@@ -61,8 +61,9 @@ func coreOver(db *graph.DB, c *inMemory, opts ...explore.Option) *explore.Servic
 // corpus at once, so the first requests find it ready (until it is, the
 // core asks Neo4j), and logs when that first build is done and how long it
 // took.
-func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger, settle time.Duration, opts ...explore.Option) (*explore.Service, *memstore.Source) {
+func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger, settle, maxStaleness time.Duration, opts ...explore.Option) (*explore.Service, *memstore.Source) {
 	c := newInMemory(db, true)
+	c.src.SetMaxStaleness(maxStaleness)
 	c.src.SettleAfter = settle
 	if settle <= 0 {
 		c.src.SettleAfter = -1

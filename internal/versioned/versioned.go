@@ -8,6 +8,7 @@ package versioned
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ilgraph/ilgraph"
@@ -36,6 +37,16 @@ type Value[T any] struct {
 	// Advance meanwhile); ok false throws the rebuild away. Without it a
 	// rebuild that finishes behind the current value is thrown away.
 	CatchUp func(v T, from, to int64) (T, bool)
+	// MaxAge, when positive, lets readers reuse a version read for that
+	// long instead of each reading the graph's: a change made elsewhere
+	// (another process's write or load) can then go unseen for up to
+	// MaxAge, while the value's own changes (Advance) and builds are seen
+	// at once. 0: every reader reads the version, and no reader is ever
+	// answered from before a change that committed before it asked.
+	MaxAge time.Duration
+
+	seen   atomic.Int64 // with MaxAge: the version last read or made here
+	seenAt atomic.Int64 // when it was read (Unix nanoseconds; 0: never)
 
 	mu      sync.Mutex
 	current *built[T]
@@ -63,6 +74,37 @@ func (b *built[T]) answers(version int64) bool {
 	return b != nil && (b.version == version || (b.base <= version && version < b.version))
 }
 
+// version is the graph's corpus version for a reader: read from the graph,
+// or with MaxAge the last version read if it is younger than MaxAge (or
+// the value's own, if newer).
+func (c *Value[T]) version(ctx context.Context) (int64, error) {
+	if c.MaxAge <= 0 {
+		return c.Version(ctx)
+	}
+	if at := c.seenAt.Load(); at != 0 && time.Since(time.Unix(0, at)) < c.MaxAge {
+		return c.seen.Load(), nil
+	}
+	v, err := c.Version(ctx)
+	if err != nil {
+		return 0, err
+	}
+	c.seen.Store(v)
+	c.seenAt.Store(time.Now().UnixNano())
+	return v, nil
+}
+
+// observe records that the graph is at least at version (the value was
+// built or advanced to it), so that a reused version read is never older
+// than the value itself.
+func (c *Value[T]) observe(version int64) {
+	for {
+		old := c.seen.Load()
+		if version <= old || c.seen.CompareAndSwap(old, version) {
+			return
+		}
+	}
+}
+
 type rebuild[T any] struct {
 	done chan struct{}
 	b    *built[T]
@@ -73,7 +115,7 @@ type rebuild[T any] struct {
 // without waiting: otherwise it starts a rebuild if none is under way and
 // returns ok false at once, for a caller that has another way to answer.
 func (c *Value[T]) Current(ctx context.Context) (v T, ok bool, err error) {
-	version, err := c.Version(ctx)
+	version, err := c.version(ctx)
 	if err != nil {
 		return v, false, err
 	}
@@ -108,7 +150,7 @@ func (c *Value[T]) Optimistic(ctx context.Context, fn func(T)) (bool, error) {
 	}
 	rc := make(chan read, 1)
 	go func() {
-		v, err := c.Version(ctx)
+		v, err := c.version(ctx)
 		rc <- read{v, err}
 	}()
 	fn(b.v)
@@ -142,6 +184,9 @@ func (c *Value[T]) Hold() (release func()) {
 // signal wakes whoever waits for the value or the holds to change; c.mu is
 // held.
 func (c *Value[T]) signal() {
+	if c.current != nil && c.MaxAge > 0 {
+		c.observe(c.current.version)
+	}
 	if c.moved != nil {
 		close(c.moved)
 		c.moved = nil
@@ -257,7 +302,7 @@ func (c *Value[T]) startBuild(ctx context.Context) *rebuild[T] {
 // graph had when Get read it, or later.
 func (c *Value[T]) Get(ctx context.Context) (T, error) {
 	var zero T
-	version, err := c.Version(ctx)
+	version, err := c.version(ctx)
 	if err != nil {
 		return zero, err
 	}

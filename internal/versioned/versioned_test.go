@@ -336,3 +336,102 @@ func TestOptimistic(t *testing.T) {
 		}
 	})
 }
+
+// countedValue is c.value() with its version reads counted.
+func (c *corpus) countedValue(maxAge time.Duration, reads *atomic.Int64) *Value[int64] {
+	v := c.value()
+	read := v.Version
+	v.Version = func(ctx context.Context) (int64, error) {
+		reads.Add(1)
+		return read(ctx)
+	}
+	v.MaxAge = maxAge
+	return v
+}
+
+// TestMaxAge: with MaxAge a version read is reused for that long — a
+// change made elsewhere goes unseen meanwhile — and read again after it;
+// the value's own changes and builds are seen at once; without MaxAge
+// every reader reads.
+func TestMaxAge(t *testing.T) {
+	ctx := context.Background()
+	t.Run("reused, then read again", func(t *testing.T) {
+		c := &corpus{}
+		c.version.Store(1)
+		var reads atomic.Int64
+		v := c.countedValue(150*time.Millisecond, &reads)
+		if x, err := v.Get(ctx); err != nil || x != 10 {
+			t.Fatalf("Get = %d, %v; want 10", x, err)
+		}
+		c.version.Store(2) // a change by another process
+		before := reads.Load()
+		for i := 0; i < 10; i++ {
+			if x, ok, err := v.Current(ctx); err != nil || !ok || x != 10 {
+				t.Fatalf("Current within MaxAge = %d, %v, %v; want the value at version 1", x, ok, err)
+			}
+		}
+		if n := reads.Load() - before; n != 0 {
+			t.Errorf("Current within MaxAge read the version %d times, want none", n)
+		}
+		time.Sleep(200 * time.Millisecond)
+		if _, ok, _ := v.Current(ctx); ok {
+			t.Error("Current after MaxAge answered from version 1 with the graph at 2")
+		}
+		if n := reads.Load() - before; n != 1 {
+			t.Errorf("Current after MaxAge read the version %d times, want once", n)
+		}
+		if x, err := v.Get(ctx); err != nil || x != 20 {
+			t.Errorf("Get after MaxAge = %d, %v; want 20", x, err)
+		}
+	})
+	t.Run("own changes and builds at once", func(t *testing.T) {
+		c := &corpus{}
+		c.version.Store(1)
+		var reads atomic.Int64
+		v := c.countedValue(time.Hour, &reads)
+		if _, err := v.Get(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c.version.Store(2)
+		if ok, err := v.Advance(1, 2, func(x int64) (int64, error) { return x + 5, nil }); !ok || err != nil {
+			t.Fatalf("Advance: %v, %v", ok, err)
+		}
+		if x, ok, err := v.Current(ctx); err != nil || !ok || x != 15 {
+			t.Errorf("Current after Advance = %d, %v, %v; want 15", x, ok, err)
+		}
+		// A build past the version last read (a rebuild after the graph
+		// moved to 3): readers take the build's version, and do not
+		// start another build for a version older than it.
+		c.version.Store(3)
+		v.Refresh(ctx)
+		for v.Wait(); func() bool { at, _ := v.At(); return at != 3 }(); {
+			time.Sleep(time.Millisecond)
+		}
+		builds := c.builds.Load()
+		if x, ok, err := v.Current(ctx); err != nil || !ok || x != 30 {
+			t.Errorf("Current after a build at 3 = %d, %v, %v; want 30", x, ok, err)
+		}
+		if n := c.builds.Load() - builds; n != 0 {
+			t.Errorf("Current after the build started %d more builds, want none", n)
+		}
+		if n := reads.Load(); n != 1 {
+			t.Errorf("the version was read %d times in all, want once (MaxAge is an hour)", n)
+		}
+	})
+	t.Run("off", func(t *testing.T) {
+		c := &corpus{}
+		c.version.Store(1)
+		var reads atomic.Int64
+		v := c.countedValue(0, &reads)
+		if _, err := v.Get(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c.version.Store(2)
+		if _, ok, _ := v.Current(ctx); ok {
+			t.Error("without MaxAge, Current answered from version 1 with the graph at 2")
+		}
+		if n := reads.Load(); n != 2 {
+			t.Errorf("without MaxAge the version was read %d times, want 2 (once a reader)", n)
+		}
+	})
+}
