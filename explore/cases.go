@@ -44,9 +44,14 @@ func (s *Service) Case(ctx context.Context, id string) (*ilgraph.Case, error) {
 		return nil, err
 	}
 	if len(cs) == 0 || cs[0] == nil {
-		return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60))
+		return nil, noCase(id)
 	}
 	return cs[0], nil
+}
+
+// noCase is the error for a case id that names no case.
+func noCase(id string) error {
+	return ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60))
 }
 
 // CaseTags is Case for a caller that reads only the TagsOnly fields
@@ -61,7 +66,7 @@ func (s *Service) CaseTags(ctx context.Context, id string) (*ilgraph.Case, error
 		}
 		if ok {
 			if len(cs) == 0 || cs[0] == nil {
-				return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60))
+				return nil, noCase(id)
 			}
 			return cs[0], nil
 		}
@@ -161,7 +166,7 @@ func (s *Service) caseTags(ctx context.Context, id string) (*ilgraph.Case, error
 		if ok {
 			c := cs[0]
 			if c == nil {
-				return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60))
+				return nil, noCase(id)
 			}
 			return c, nil
 		}

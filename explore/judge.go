@@ -151,7 +151,7 @@ func (s *Service) Judgments(ctx context.Context, query string) (*Feedback, error
 			return nil, err
 		}
 		if cs[0] == nil {
-			return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(query, 60))
+			return nil, noCase(query)
 		}
 	}
 	return fb, nil

@@ -197,7 +197,7 @@ func (s *Service) ReviewCase(ctx context.Context, id string, version int64, in R
 		return nil, err
 	}
 	if raw == "" {
-		return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60))
+		return nil, noCase(id)
 	}
 	if current != version {
 		return nil, ilgraph.Errorf(ilgraph.ECONFLICT, "case %s is at version %d, not %d: someone changed it since it was read; read it again and redo the change", id, current, version)

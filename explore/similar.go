@@ -359,7 +359,7 @@ func (s *Service) ExplainSimilarity(ctx context.Context, a, b string, weights il
 	}
 	for i, id := range []string{a, b} {
 		if cs[i] == nil || features[i] == nil {
-			return nil, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60))
+			return nil, noCase(id)
 		}
 	}
 	m := ilgraph.ScoreText(features[0], features[1], weight, w[ilgraph.WeightText], text[0], text[1])

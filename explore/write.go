@@ -158,7 +158,7 @@ func (s *Service) CaseJSON(ctx context.Context, id string) (string, int64, error
 		}
 	}
 	if raw == "" {
-		return "", 0, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", ilgraph.Clip(id, 60))
+		return "", 0, noCase(id)
 	}
 	return raw, v, nil
 }

@@ -47,7 +47,7 @@ func bruteRanker(cases []ilgraph.Case, weight featureWeight, wText float64) Rank
 		for i := range rows {
 			scores[i] = ilgraph.ScoreText(rows[qi].Features, rows[i].Features, w, wText, vecs[qi], vecs[i]).Score
 		}
-		return ranked(ids, scores, q, k)
+		return Ranked(ids, scores, q, k)
 	}}
 }
 

@@ -107,13 +107,14 @@ func scoreRanker(name string, ix *similarity.Index, rows []ilgraph.CaseFeatures,
 		for i, r := range rows {
 			scores[i] = ilgraph.Score(qf, r.Features, weight).Score
 		}
-		return ranked(ids, scores, q, k)
+		return Ranked(ids, scores, q, k)
 	}}
 }
 
-// ranked returns the k best ids of scores (positive only), score
-// descending then id.
-func ranked(ids []string, scores []float64, exclude string, k int) []string {
+// Ranked returns the k best ids of scores (positive only, exclude left
+// out), score descending (compared as ilgraph.RoundScore rounds it) then id:
+// how every ranker here orders its answer.
+func Ranked(ids []string, scores []float64, exclude string, k int) []string {
 	var idx []int
 	for i, s := range scores {
 		if s > 0 && ids[i] != exclude {
@@ -147,7 +148,7 @@ func blendRanker(ix *similarity.Index, rows []ilgraph.CaseFeatures) Ranker {
 		for i, r := range rows {
 			scores[i] = 0.5*ilgraph.Score(qf, r.Features, weight).Score + 0.5*ilgraph.Cosine(qt, ix.TextVector(r.ID))
 		}
-		return ranked(ids, scores, q, k)
+		return Ranked(ids, scores, q, k)
 	}}
 }
 
@@ -197,6 +198,6 @@ func bm25Ranker(rows []ilgraph.CaseFeatures) Ranker {
 				}
 			}
 		}
-		return ranked(ids, scores, q, k)
+		return Ranked(ids, scores, q, k)
 	}}
 }

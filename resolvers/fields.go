@@ -39,10 +39,10 @@ func itemSelections(ctx context.Context, conn, edge, item string) (sels [][]grap
 }
 
 // tagsOnly reports whether the case list being resolved (a CaseConnection),
-// or the case (a Case field), is asked only for case fields the core's read model holds (ids, dates,
-// severity, title, organization, tags): then the core need not read the cases from
-// the graph (explore.CaseQuery.TagsOnly). The terms' own fields resolve
-// from the term ids as always.
+// or the case (a Case field), is asked only for case fields the core's read
+// model holds (ids, dates, severity, title, organization, tags): then the
+// core need not read the cases from the graph (explore.CaseQuery.TagsOnly).
+// The terms' own fields resolve from the term ids as always.
 func tagsOnly(ctx context.Context) bool {
 	sels, ok := itemSelections(ctx, "CaseConnection", "CaseEdge", "Case")
 	if !ok {

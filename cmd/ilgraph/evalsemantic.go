@@ -250,6 +250,16 @@ func readVectors(path string) (*semanticVectors, error) {
 	return sv, nil
 }
 
+// covers checks that every text has a vector.
+func (sv *semanticVectors) covers(texts []semanticText) error {
+	for _, t := range texts {
+		if sv.vec[t.Key] == nil {
+			return ilgraph.Errorf(ilgraph.EINVALID, "the vectors of model %s have no %q: embed the texts of this corpus (--texts)", sv.Model, t.Key)
+		}
+	}
+	return nil
+}
+
 // cos is the cosine of the vectors of two keys (both have length 1); ok is
 // false when either has no vector.
 func (sv *semanticVectors) cos(a, b string) (float64, bool) {
@@ -287,10 +297,8 @@ type semanticReport struct {
 var semanticJudgedRankers = []string{"default", "tags+steep", "text", "bm25"}
 
 func evalSemantic(cases []ilgraph.Case, descs []typedDescription, sets []*relevance.Set, sv *semanticVectors, eng *suggest.Engine) (*semanticReport, error) {
-	for _, t := range semanticTexts(cases, descs) {
-		if sv.vec[t.Key] == nil {
-			return nil, ilgraph.Errorf(ilgraph.EINVALID, "the vectors of model %s have no %q: embed the texts of this corpus (--texts)", sv.Model, t.Key)
-		}
+	if err := sv.covers(semanticTexts(cases, descs)); err != nil {
+		return nil, err
 	}
 	rep := &semanticReport{Model: sv.Model, Package: sv.Package, Licence: sv.Licence, Dim: sv.Dim, Cases: len(cases), Judged: map[string][]relevance.Figures{}}
 	ids := make([]string, len(cases))
@@ -435,33 +443,16 @@ func scoreWithCos(a, b []ilgraph.Feature, weight func(ilgraph.Feature) float64, 
 	return ilgraph.ScoreText(a, b, weight, wText, ta, tb).Score
 }
 
-// rankByCos returns the k ids (exclude left out) with the best scores above
-// 0, score (rounded as scores are) descending, then id.
+// rankByCos ranks ids by score as every judged-set ranker does
+// (relevance.Ranked: above 0, exclude left out, best k).
 func rankByCos(ids []string, exclude string, k int, score func(id string) float64) []string {
-	type scored struct {
-		id string
-		s  float64
-	}
-	var all []scored
-	for _, id := range ids {
-		if id == exclude {
-			continue
-		}
-		if s := ilgraph.RoundScore(score(id)); s > 0 {
-			all = append(all, scored{id, s})
+	scores := make([]float64, len(ids))
+	for i, id := range ids {
+		if id != exclude {
+			scores[i] = score(id)
 		}
 	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].s != all[j].s {
-			return all[i].s > all[j].s
-		}
-		return all[i].id < all[j].id
-	})
-	out := make([]string, 0, min(k, len(all)))
-	for i := 0; i < len(all) && i < k; i++ {
-		out = append(out, all[i].id)
-	}
-	return out
+	return relevance.Ranked(ids, scores, exclude, k)
 }
 
 func printSemantic(w io.Writer, seeds string, rep *semanticReport) {
@@ -499,10 +490,8 @@ func printSemantic(w io.Writer, seeds string, rep *semanticReport) {
 // printSemanticPool prints the unjudged pairs of the embedding's rankers'
 // top depth for every query of the sets.
 func printSemanticPool(w io.Writer, cases []ilgraph.Case, sets []*relevance.Set, sv *semanticVectors, depth int) error {
-	for _, t := range semanticTexts(cases, nil) {
-		if sv.vec[t.Key] == nil {
-			return ilgraph.Errorf(ilgraph.EINVALID, "the vectors of model %s have no %q: embed the texts of this corpus (--texts)", sv.Model, t.Key)
-		}
+	if err := sv.covers(semanticTexts(cases, nil)); err != nil {
+		return err
 	}
 	var queries []string
 	for _, s := range sets {

@@ -81,8 +81,8 @@ func (c *Value[T]) version(ctx context.Context) (int64, error) {
 	if c.MaxAge <= 0 {
 		return c.Version(ctx)
 	}
-	if at := c.seenAt.Load(); at != 0 && time.Since(time.Unix(0, at)) < c.MaxAge {
-		return c.seen.Load(), nil
+	if v, ok := c.reused(); ok {
+		return v, nil
 	}
 	v, err := c.Version(ctx)
 	if err != nil {
@@ -91,6 +91,19 @@ func (c *Value[T]) version(ctx context.Context) (int64, error) {
 	c.seen.Store(v)
 	c.seenAt.Store(time.Now().UnixNano())
 	return v, nil
+}
+
+// reused is the version a reader may take without reading the graph's:
+// with MaxAge, the last one read, while it is younger than MaxAge.
+func (c *Value[T]) reused() (int64, bool) {
+	if c.MaxAge <= 0 {
+		return 0, false
+	}
+	at := c.seenAt.Load()
+	if at == 0 || time.Since(time.Unix(0, at)) >= c.MaxAge {
+		return 0, false
+	}
+	return c.seen.Load(), true
 }
 
 // observe records that the graph is at least at version (the value was
@@ -143,6 +156,10 @@ func (c *Value[T]) Optimistic(ctx context.Context, fn func(T)) (bool, error) {
 	c.mu.Unlock()
 	if b == nil {
 		return false, nil
+	}
+	if v, ok := c.reused(); ok { // no round trip to overlap
+		fn(b.v)
+		return b.answers(v), nil
 	}
 	type read struct {
 		version int64

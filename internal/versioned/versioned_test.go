@@ -418,6 +418,23 @@ func TestMaxAge(t *testing.T) {
 			t.Errorf("the version was read %d times in all, want once (MaxAge is an hour)", n)
 		}
 	})
+	t.Run("optimistic reuses it too", func(t *testing.T) {
+		c := &corpus{}
+		c.version.Store(1)
+		var reads atomic.Int64
+		v := c.countedValue(time.Hour, &reads)
+		if _, err := v.Get(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c.version.Store(2)
+		var got int64
+		if ok, err := v.Optimistic(ctx, func(x int64) { got = x }); !ok || err != nil || got != 10 {
+			t.Errorf("Optimistic within MaxAge: %v, %v, ran on %d; want it kept on the value at 1", ok, err, got)
+		}
+		if n := reads.Load(); n != 1 {
+			t.Errorf("the version was read %d times in all, want once", n)
+		}
+	})
 	t.Run("off", func(t *testing.T) {
 		c := &corpus{}
 		c.version.Store(1)
