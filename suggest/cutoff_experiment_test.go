@@ -120,7 +120,7 @@ func TestPerTermCutoffExperiment(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				train = append(train, answer{&cases[i], res})
+				train = append(train, answer{&cases[i], lang, res})
 			}
 			c0 := termCutoff{Cutoff: calibrate(train)[k]}
 			c1 := calibrateTerms(train, k, terms)

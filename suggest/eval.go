@@ -50,9 +50,9 @@ var NeverShown = Cutoff{Min: 1, Max: 0}
 // still the calibrated ones). The others still count in similarToText's
 // profile with their confidence; they are offered, not asserted.
 var ShowCutoffs = map[ilgraph.Kind]Cutoff{
-	ilgraph.KindRootCause:    {Min: 0.75, Max: 1},
+	ilgraph.KindRootCause:    {Min: 0.8, Max: 1},
 	ilgraph.KindComponent:    {Min: 0.8, Max: 5},
-	ilgraph.KindSymptom:      {Min: 0.85, Max: 4},
+	ilgraph.KindSymptom:      {Min: 0.9, Max: 4},
 	ilgraph.KindContributing: NeverShown,
 	ilgraph.KindDomain:       {Min: 0.75, Max: 2},
 	ilgraph.KindMechanism:    {Min: 0.7, Max: 5},
@@ -64,8 +64,9 @@ const calibrateMaxTerms = 5
 
 // answer is a case's tags and the engine's answer for one of its queries.
 type answer struct {
-	c   *ilgraph.Case
-	res *Result
+	c    *ilgraph.Case
+	lang string
+	res  *Result
 }
 
 // Calibrate chooses, for every kind but the root cause, the cut-off with
@@ -97,9 +98,11 @@ func calibrate(answers []answer) map[ilgraph.Kind]Cutoff {
 
 // calibrateShow chooses, for every kind, the lowest confidence (from the
 // kind's base cut-off's Min up, by 0.05) at which the suggestions under the
-// base cut-off were right at least ShowPrecision of the time over the
-// answers, with at least showMinSupport of them; NeverShown when there is
-// none.
+// base cut-off were right at least ShowPrecision of the time in every
+// language of the answers, with at least showMinSupport of them in all;
+// NeverShown when there is none. Each language must reach it on its own: a
+// chip shown to a reader of English is as sure as one shown in Korean, not
+// sure only on the average of both.
 func calibrateShow(answers []answer, base map[ilgraph.Kind]Cutoff) map[ilgraph.Kind]Cutoff {
 	out := map[ilgraph.Kind]Cutoff{}
 	for _, k := range ilgraph.VocabKinds {
@@ -111,11 +114,23 @@ func calibrateShow(answers []answer, base map[ilgraph.Kind]Cutoff) map[ilgraph.K
 				continue
 			}
 			c := Cutoff{Min: min, Max: b.Max}
-			var ks KindScore
+			byLang := map[string]*KindScore{}
+			n := 0
 			for _, a := range answers {
+				ks := byLang[a.lang]
+				if ks == nil {
+					ks = &KindScore{}
+					byLang[a.lang] = ks
+				}
+				before := ks.tp + ks.fp
 				ks.count(a.c.Tags(k), a.res.Predicted(k, c))
+				n += ks.tp + ks.fp - before
 			}
-			if n := ks.tp + ks.fp; n >= showMinSupport && float64(ks.tp) >= ShowPrecision*float64(n)-1e-9 {
+			sure := n >= showMinSupport
+			for _, ks := range byLang {
+				sure = sure && float64(ks.tp) >= ShowPrecision*float64(ks.tp+ks.fp)-1e-9
+			}
+			if sure {
 				out[k] = c
 				break
 			}
@@ -392,7 +407,7 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 	}
 	all := make([]answer, len(queries))
 	for i, q := range queries {
-		all[i] = answer{&cases[q.ci], q.res}
+		all[i] = answer{&cases[q.ci], q.lang, q.res}
 	}
 	rep.Calibrated = calibrate(all)
 	rep.ShowCalibrated = calibrateShow(all, rep.Calibrated)
@@ -423,7 +438,7 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 			if err != nil {
 				return nil, err
 			}
-			train = append(train, answer{&cases[q.ci], res})
+			train = append(train, answer{&cases[q.ci], q.lang, res})
 		}
 		cut := calibrate(train)
 		show := calibrateShow(train, cut)

@@ -135,8 +135,8 @@ func TestCalibrate(t *testing.T) {
 	a := &ilgraph.Case{ID: "A", Contributing: []string{"x"}}
 	b := &ilgraph.Case{ID: "B", Contributing: []string{"y", "z"}}
 	got := calibrate([]answer{
-		{a, res(Suggestion{ID: "x", Confidence: 0.9}, Suggestion{ID: "y", Confidence: 0.6})},
-		{b, res(Suggestion{ID: "y", Confidence: 0.7}, Suggestion{ID: "x", Confidence: 0.5}, Suggestion{ID: "z", Confidence: 0.4})},
+		{a, "en", res(Suggestion{ID: "x", Confidence: 0.9}, Suggestion{ID: "y", Confidence: 0.6})},
+		{b, "en", res(Suggestion{ID: "y", Confidence: 0.7}, Suggestion{ID: "x", Confidence: 0.5}, Suggestion{ID: "z", Confidence: 0.4})},
 	})
 	if want := (Cutoff{Min: 0.7, Max: 1}); got[k] != want {
 		t.Errorf("calibrated %+v, want %+v", got[k], want)
@@ -146,8 +146,8 @@ func TestCalibrate(t *testing.T) {
 	}
 	// Without the wrong guesses, two terms down to 0.4 find every tag.
 	got = calibrate([]answer{
-		{a, res(Suggestion{ID: "x", Confidence: 0.9})},
-		{b, res(Suggestion{ID: "y", Confidence: 0.7}, Suggestion{ID: "z", Confidence: 0.4})},
+		{a, "en", res(Suggestion{ID: "x", Confidence: 0.9})},
+		{b, "en", res(Suggestion{ID: "y", Confidence: 0.7}, Suggestion{ID: "z", Confidence: 0.4})},
 	})
 	if want := (Cutoff{Min: 0.4, Max: 2}); got[k] != want {
 		t.Errorf("calibrated %+v, want %+v", got[k], want)
@@ -168,7 +168,7 @@ func TestCalibrateShow(t *testing.T) {
 		if i < 10 {
 			c.Components = append(c.Components, "y")
 		}
-		answers = append(answers, answer{c, &Result{ByKind: map[ilgraph.Kind][]Suggestion{
+		answers = append(answers, answer{c, "en", &Result{ByKind: map[ilgraph.Kind][]Suggestion{
 			k:                        {{Kind: k, ID: "x", Confidence: 0.9}, {Kind: k, ID: "y", Confidence: 0.5}},
 			ilgraph.KindSymptom:      {{Kind: ilgraph.KindSymptom, ID: "wrong", Confidence: 0.95}},
 			ilgraph.KindContributing: {{Kind: ilgraph.KindContributing, ID: "few", Confidence: 0.9}},
@@ -201,6 +201,41 @@ func TestCalibrateShow(t *testing.T) {
 	}
 }
 
+// Each language must be right often enough on its own, worked out by hand:
+// 30 English answers suggest x at 0.9, always right; 20 Korean ones suggest
+// z at 0.95 (always right) and x at 0.9 (right in 10). From 0.3 on, the
+// pooled 60 of 70 (86%) would do, but Korean is 30 of 40 (75%); from 0.95
+// on only the 20 Korean z are shown, all right.
+func TestCalibrateShowEveryLanguage(t *testing.T) {
+	k := ilgraph.KindComponent
+	var answers []answer
+	for i := 0; i < 50; i++ {
+		c := &ilgraph.Case{ID: fmt.Sprint(i), Components: []string{"x"}}
+		ss := []Suggestion{{Kind: k, ID: "x", Confidence: 0.9}}
+		lang := "en"
+		if i >= 30 {
+			lang = "ko"
+			ss = append([]Suggestion{{Kind: k, ID: "z", Confidence: 0.95}}, ss...) // by confidence, highest first
+			c.Components = []string{"z"}
+			if i < 40 {
+				c.Components = append(c.Components, "x")
+			}
+		}
+		answers = append(answers, answer{c, lang, &Result{ByKind: map[ilgraph.Kind][]Suggestion{k: ss}}})
+	}
+	base := map[ilgraph.Kind]Cutoff{k: {Min: 0.3, Max: 5}}
+	if got, want := calibrateShow(answers, base)[k], (Cutoff{Min: 0.95, Max: 5}); got != want {
+		t.Errorf("calibrated %+v, want %+v", got, want)
+	}
+	// All in one language, the same answers reach 80% from 0.3 on.
+	for i := range answers {
+		answers[i].lang = "en"
+	}
+	if got, want := calibrateShow(answers, base)[k], (Cutoff{Min: 0.3, Max: 5}); got != want {
+		t.Errorf("one language: calibrated %+v, want %+v", got, want)
+	}
+}
+
 // reliability counts every suggestion within the cut-off's Max by band,
 // worked out by hand.
 func TestReliability(t *testing.T) {
@@ -209,7 +244,7 @@ func TestReliability(t *testing.T) {
 	res := &Result{ByKind: map[ilgraph.Kind][]Suggestion{k: {
 		{Kind: k, ID: "x", Confidence: 1}, {Kind: k, ID: "y", Confidence: 0.95}, {Kind: k, ID: "z", Confidence: 0.12}, {Kind: k, ID: "w", Confidence: 0.1},
 	}}}
-	got := reliability([]answer{{a, res}}, map[ilgraph.Kind]Cutoff{k: {Min: 0.5, Max: 3}})[k]
+	got := reliability([]answer{{a, "en", res}}, map[ilgraph.Kind]Cutoff{k: {Min: 0.5, Max: 3}})[k]
 	if len(got) != reliabilityBands {
 		t.Fatalf("%d bands, want %d", len(got), reliabilityBands)
 	}

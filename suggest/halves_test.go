@@ -36,7 +36,7 @@ func halfF1(eng *Engine, cases []ilgraph.Case, parity int, k ilgraph.Kind) map[s
 				if err != nil {
 					panic(err)
 				}
-				train = append(train, answer{&cases[i], res})
+				train = append(train, answer{&cases[i], lang, res})
 			}
 			cut := calibrate(train)[k]
 			for _, i := range fold {
