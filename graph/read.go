@@ -327,23 +327,43 @@ func (db *DB) EachCase(ctx context.Context, fn func(*ilgraph.Case) error) error 
 // byIDPages reads a whole label in pages ordered by id: read(after) returns
 // the next page of at most size items whose ids follow after, and fn is
 // called with each item between the pages (so no transaction stays open
-// while fn works). A page shorter than size is the last.
+// while fn works). A page shorter than size is the last. The next page is
+// read while fn works through the current one, so that Neo4j and the caller
+// (building the in-memory corpus, writing an export) work at the same time;
+// when fn fails, the read under way is waited for before returning.
 func byIDPages[T any](size int, id func(T) string, fn func(T) error, read func(after string) ([]T, error)) error {
-	after := ""
+	type result struct {
+		page []T
+		err  error
+	}
+	next := make(chan result, 1)
+	fetch := func(after string) {
+		go func() {
+			page, err := read(after)
+			next <- result{page, err}
+		}()
+	}
+	fetch("")
 	for {
-		page, err := read(after)
-		if err != nil {
-			return err
+		r := <-next
+		if r.err != nil {
+			return r.err
 		}
-		for _, x := range page {
+		more := len(r.page) >= size
+		if more {
+			fetch(id(r.page[len(r.page)-1]))
+		}
+		for _, x := range r.page {
 			if err := fn(x); err != nil {
+				if more {
+					<-next
+				}
 				return err
 			}
 		}
-		if len(page) < size {
+		if !more {
 			return nil
 		}
-		after = id(page[len(page)-1])
 	}
 }
 

@@ -115,6 +115,7 @@ type Source struct {
 	follows  atomic.Int64
 	changes  atomic.Int64 // changes applied without a build
 	fullNext atomic.Bool  // the next build reads the whole corpus (settling)
+	lastNS   atomic.Int64 // how long the last build from the graph that finished took
 }
 
 // ChangeFeed is a Graph that keeps the changes written through the core
@@ -174,6 +175,11 @@ func (s *Source) SetMaxStaleness(d time.Duration) { s.v.MaxAge = max(d, 0) }
 // made (changes applied with Apply, or read from the change feed, are not
 // builds).
 func (s *Source) Builds() int64 { return s.builds.Load() }
+
+// LastBuild is how long the last build of the corpus from the graph that
+// finished took (reading every case and building every consumer's index);
+// 0 before the first.
+func (s *Source) LastBuild() time.Duration { return time.Duration(s.lastNS.Load()) }
 
 // Follows counts the times the source caught up with the graph by reading
 // the change feed instead of building the corpus.
@@ -449,6 +455,7 @@ func (s *Source) build(ctx context.Context) (*Corpus, error) {
 	consumers := s.consumers
 	s.mu.Unlock()
 	s.builds.Add(1)
+	start := time.Now()
 	version, err := s.g.CorpusVersion(ctx)
 	if err != nil {
 		return nil, err
@@ -513,6 +520,7 @@ func (s *Source) build(ctx context.Context) (*Corpus, error) {
 		}
 		out.values[consumers[i]] = v
 	}
+	s.lastNS.Store(int64(time.Since(start)))
 	return out, nil
 }
 

@@ -292,4 +292,7 @@ func TestApplyBeforeTheFirstBuild(t *testing.T) {
 	if c.Len() != 20 || c.Version != 2 || src.Builds() != 1 {
 		t.Errorf("the first build: %d cases at version %d after %d builds", c.Len(), c.Version, src.Builds())
 	}
+	if d := src.LastBuild(); d <= 0 || d > time.Since(start) {
+		t.Errorf("LastBuild %s, want the build's time: more than 0, less than %s", d, time.Since(start))
+	}
 }
