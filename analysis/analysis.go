@@ -38,6 +38,7 @@
 package analysis
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -354,10 +355,40 @@ func (a *Analyzer) Tokens(text string) []Token {
 	if !a.opts.DropVendors {
 		return toks
 	}
-	drop := make([]bool, len(toks))
+	return a.keep(toks, a.VendorWords(toks), toks[:0])
+}
+
+// All analyzes text and keeps every token, vendors too: Tokens of an
+// Analyzer without DropVendors. With VendorWords and Kept, one analysis of
+// a text serves both it and the Analyzer's Tokens of it, and of any part of
+// it that ends where a line does (the tokens up to that line's end).
+func All(text string) []Token { return tokens(text) }
+
+// VendorWords marks each of toks whose Whole or Norm names a vendor (what
+// IsVendor says): the part of Tokens' vendor dropping that looks at one
+// token at a time.
+func (a *Analyzer) VendorWords(toks []Token) []bool {
+	vendor := make([]bool, len(toks))
 	for i, t := range toks {
-		drop[i] = a.IsVendor(t.Whole) || a.IsVendor(t.Norm)
+		vendor[i] = a.IsVendor(t.Whole) || a.IsVendor(t.Norm)
 	}
+	return vendor
+}
+
+// Kept is Tokens(text) given toks = All(text) and vendor =
+// VendorWords(toks): without DropVendors toks itself, with it a new slice
+// without the vendor tokens. It changes neither toks nor vendor.
+func (a *Analyzer) Kept(toks []Token, vendor []bool) []Token {
+	if !a.opts.DropVendors {
+		return toks
+	}
+	return a.keep(toks, vendor, make([]Token, 0, len(toks)))
+}
+
+// keep appends to out the tokens of toks neither marked in vendor nor part
+// of an extra name of several words.
+func (a *Analyzer) keep(toks []Token, vendor []bool, out []Token) []Token {
+	drop := slices.Clone(vendor)
 	// One scan for every extra name of several words (a corpus may name
 	// thousands of organizations).
 	for _, m := range a.matcher.FindAll(toks) {
@@ -365,7 +396,6 @@ func (a *Analyzer) Tokens(text string) []Token {
 			drop[i] = true
 		}
 	}
-	out := toks[:0]
 	for i, t := range toks {
 		if !drop[i] {
 			out = append(out, t)
@@ -374,17 +404,21 @@ func (a *Analyzer) Tokens(text string) []Token {
 	return out
 }
 
-// Terms returns the normalized forms of the tokens that are not stop words:
-// what an index stores.
-func (a *Analyzer) Terms(text string) []string {
+// Words returns the Norm of each of toks that is not a stop word: Terms,
+// given the tokens.
+func Words(toks []Token) []string {
 	var out []string
-	for _, t := range a.Tokens(text) {
+	for _, t := range toks {
 		if !t.Stop {
 			out = append(out, t.Norm)
 		}
 	}
 	return out
 }
+
+// Terms returns the normalized forms of the tokens that are not stop words:
+// what an index stores.
+func (a *Analyzer) Terms(text string) []string { return Words(a.Tokens(text)) }
 
 // tokens is the analysis without vendor dropping.
 func tokens(text string) []Token {

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -212,5 +213,34 @@ func BenchmarkMatcher(b *testing.B) {
 	toks := Tokens(benchText)
 	for b.Loop() {
 		m.FindAll(toks)
+	}
+}
+
+// All, VendorWords and Kept give what Tokens gives, with and without
+// DropVendors, and change neither the tokens nor the marks they are given.
+func TestKeptIsTokens(t *testing.T) {
+	texts := []string{
+		"", "AWS S3 throttled the Stack-Exchange front-end; Amazon Web Services paged",
+		"PutMetricData INSUFFICIENT_DATA from Cloudflare's edge\nAcme Cloud Services on-call",
+		"카프카 브로커의 디스크가 가득 찼다 (Kafka)",
+	}
+	for _, opts := range []Options{{}, {DropVendors: true}, {DropVendors: true, Extra: []string{"Acme Cloud Services", "Stack Exchange"}}} {
+		a := New(opts)
+		for _, text := range texts {
+			toks := All(text)
+			before := slices.Clone(toks)
+			vendor := a.VendorWords(toks)
+			marks := slices.Clone(vendor)
+			got, want := a.Kept(toks, vendor), a.Tokens(text)
+			if !slices.Equal(got, want) {
+				t.Errorf("%+v, %q: Kept\n got %v\nwant %v", opts, text, got, want)
+			}
+			if !slices.Equal(toks, before) || !slices.Equal(vendor, marks) {
+				t.Errorf("%+v, %q: Kept changed what it was given", opts, text)
+			}
+			if g, w := Words(got), a.Terms(text); !slices.Equal(g, w) {
+				t.Errorf("%+v, %q: Words %v, Terms %v", opts, text, g, w)
+			}
+		}
 	}
 }

@@ -377,19 +377,55 @@ func (e *Engine) analyse(c *ilgraph.Case) analysedCase {
 	}
 	slices.Sort(out.tags)
 	en, ko := caseText(c)
-	out.terms[0], out.terms[1] = e.words(en), e.words(ko)
-	if !e.opts.LabelsOnly {
-		fen, fko := factorText(c)
-		out.terms[2], out.terms[3] = e.words(fen), e.words(fko)
-		seen := map[int]bool{}
-		for _, m := range e.matcher.FindAll(e.names.tokens(analysis.Tokens(en + "\n" + ko))) {
-			if !seen[m.Phrase] {
-				seen[m.Phrase] = true
-				out.phrases = append(out.phrases, m.Phrase)
-			}
+	if e.opts.LabelsOnly {
+		out.terms[0], out.terms[1] = e.words(en), e.words(ko)
+		return out
+	}
+	// Each language's text is analysed once: the factor text begins with
+	// the case text, which ends a line, so the case text's tokens are the
+	// first of the factor text's (TestAnalyseOnce holds this to analysing
+	// each text on its own).
+	fen, fko := factorText(c)
+	var all [2][]analysis.Token
+	for i, text := range [2]string{fen, fko} {
+		toks := analysis.All(text)
+		vendor := e.analyzer.VendorWords(toks)
+		n := tokensBefore(toks, len([2]string{en, ko}[i]))
+		all[i] = toks[:n]
+		out.terms[i] = e.wordsOf(toks[:n], vendor[:n])
+		out.terms[2+i] = e.wordsOf(toks, vendor)
+	}
+	// The phrases are matched over both languages' case text, one after
+	// the other, vendors kept.
+	seen := map[int]bool{}
+	for _, m := range e.matcher.FindAll(e.names.tokens(slices.Concat(all[0], all[1]))) {
+		if !seen[m.Phrase] {
+			seen[m.Phrase] = true
+			out.phrases = append(out.phrases, m.Phrase)
 		}
 	}
 	return out
+}
+
+// tokensBefore is how many of toks end at or before byte end of their text.
+func tokensBefore(toks []analysis.Token, end int) int {
+	n, _ := slices.BinarySearchFunc(toks, end, func(t analysis.Token, end int) int {
+		if t.End <= end {
+			return -1
+		}
+		return 1
+	})
+	return n
+}
+
+// wordsOf is words of a text given its tokens (analysis.All) and which
+// of them name vendors (VendorWords).
+func (e *Engine) wordsOf(toks []analysis.Token, vendor []bool) []string {
+	ts := analysis.Words(e.analyzer.Kept(toks, vendor))
+	if e.names == nil {
+		return ts
+	}
+	return e.names.terms(ts, e.analyzer.IsVendor)
 }
 
 // words are the terms of text the BM25 indexes hold: the analyzer's, vendors
