@@ -424,47 +424,64 @@ func (a *Analyzer) Terms(text string) []string { return Words(a.Tokens(text)) }
 func tokens(text string) []Token {
 	rs := split(text)
 	out := make([]Token, 0, len(rs))
-	for _, r := range rs {
+	lower := make([]string, len(rs)) // each part's share of its word's Whole
+	for i, r := range rs {
 		surface := text[r.start:r.end]
-		t := Token{Surface: surface, Start: r.start, End: r.end, Script: r.script, Word: r.word}
-		switch r.script {
-		case Latin:
-			low := foldWidth(strings.ToLower(surface))
-			low = strings.ReplaceAll(low, "’", "'")
-			// "US", "IT": a word in capitals is a name, not a stop word
-			if stopEN[low] && (len(surface) < 2 || strings.ToUpper(surface) != surface) {
-				t.Stop = true
-			}
-			low = strings.TrimSuffix(low, "'s")
-			low = strings.ReplaceAll(low, "'", "")
-			if isAcronym(surface) {
-				t.Norm = low // "UPS" is not "ups" → "up"
-			} else {
-				t.Norm = cachedStem("e"+low, func() string { return stemEN(low) })
-			}
-		case Hangul:
-			t.Norm = cachedStem("k"+surface, func() string { return StemKorean(surface) })
-			t.Stop = stopKO[surface] || stopKO[t.Norm]
-		default:
-			t.Norm = foldWidth(strings.ToLower(surface))
-		}
-		out = append(out, t)
+		p := cachedPart(r.script, surface)
+		out = append(out, Token{Norm: p.norm, Surface: surface, Start: r.start, End: r.end, Script: r.script, Stop: p.stop, Word: r.word})
+		lower[i] = p.lower
 	}
 	// Whole: the lower-cased parts of each written word, joined.
 	for i := 0; i < len(out); {
-		j := i
-		var b strings.Builder
+		j := i + 1
 		for j < len(out) && out[j].Word == out[i].Word {
-			b.WriteString(strings.ToLower(strings.ReplaceAll(out[j].Surface, "’", "'")))
 			j++
 		}
-		w := strings.TrimSuffix(b.String(), "'s")
+		w := lower[i]
+		if j > i+1 {
+			w = strings.Join(lower[i:j], "")
+		}
+		w = strings.TrimSuffix(w, "'s")
 		for k := i; k < j; k++ {
 			out[k].Whole = w
 		}
 		i = j
 	}
 	return out
+}
+
+// part is what a token's fields owe to its own written form alone.
+type part struct {
+	norm  string // Token.Norm
+	lower string // lower-cased, ’ as ': its share of Token.Whole
+	stop  bool   // Token.Stop
+}
+
+// analysePart analyses one word part of the script given, as written.
+func analysePart(script Script, surface string) part {
+	p := part{lower: strings.ToLower(strings.ReplaceAll(surface, "’", "'"))}
+	switch script {
+	case Latin:
+		low := foldWidth(strings.ToLower(surface))
+		low = strings.ReplaceAll(low, "’", "'")
+		// "US", "IT": a word in capitals is a name, not a stop word
+		if stopEN[low] && (len(surface) < 2 || strings.ToUpper(surface) != surface) {
+			p.stop = true
+		}
+		low = strings.TrimSuffix(low, "'s")
+		low = strings.ReplaceAll(low, "'", "")
+		if isAcronym(surface) {
+			p.norm = low // "UPS" is not "ups" → "up"
+		} else {
+			p.norm = stemEN(low)
+		}
+	case Hangul:
+		p.norm = StemKorean(surface)
+		p.stop = stopKO[surface] || stopKO[p.norm]
+	default:
+		p.norm = foldWidth(strings.ToLower(surface))
+	}
+	return p
 }
 
 // stemEN stems a lower-case English word. Words with digits ("s3", "ipv6")

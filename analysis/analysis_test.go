@@ -166,6 +166,9 @@ func FuzzTokens(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := tokens(s), tokensByDefinition(s); !slices.Equal(got, want) {
+			t.Fatalf("cached analysis of %q:\n got %+v\nwant %+v", s, got, want)
+		}
 		toks := New(Options{DropVendors: true, Extra: []string{"Web Services"}}).Tokens(s)
 		prev := 0
 		for _, tk := range toks {
