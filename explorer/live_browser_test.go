@@ -12,8 +12,8 @@ import (
 
 // liveDesc is what an on-call engineer might type; the markup in it must
 // stay text.
-const liveDesc = "The message broker's disk filled up and consumers fell behind: a processing backlog, " +
-	"high latency and timeouts on the API after a configuration change. <img src=x onerror=alert(1)>"
+const liveDesc = "The kafka broker's disk filled up and consumers fell behind: a processing backlog, " +
+	"high latency, a high error rate and timeouts on the API after a configuration change. <img src=x onerror=alert(1)>"
 
 // liveKinds are the Live screen's kinds, as its URL and the chips' data-term
 // name them: the URL parameter, the kind (as suggestedFilters writes it) and
@@ -189,7 +189,7 @@ func TestLiveInBrowser(t *testing.T) {
 	checkLiveCounts(t, b, "after suggesting")
 	// Adding an offered term makes it a chip from the description, and
 	// takes it off the offers.
-	b.do(chromedp.Click(chromedp.CSS(".live-maybe li button")))
+	b.do(chromedp.Click(chromedp.CSS(`.live-maybe li button[data-term="` + offered[0] + `"]`)))
 	chips = liveChips(b)
 	if got, w := chipTerms(chips, "desc"), append(slices.Clone(want), offered[0]); len(got) != len(w) || !slices.Contains(got, offered[0]) {
 		t.Errorf("after adding %s: chips from the description %v, want %v", offered[0], got, w)
