@@ -355,7 +355,7 @@ func (a *Analyzer) Tokens(text string) []Token {
 	if !a.opts.DropVendors {
 		return toks
 	}
-	return a.keep(toks, a.VendorWords(toks), toks[:0])
+	return a.keep(toks, a.VendorWords(toks), toks[:0]) // the marks are its own to change
 }
 
 // All analyzes text and keeps every token, vendors too: Tokens of an
@@ -382,13 +382,12 @@ func (a *Analyzer) Kept(toks []Token, vendor []bool) []Token {
 	if !a.opts.DropVendors {
 		return toks
 	}
-	return a.keep(toks, vendor, make([]Token, 0, len(toks)))
+	return a.keep(toks, slices.Clone(vendor), make([]Token, 0, len(toks)))
 }
 
-// keep appends to out the tokens of toks neither marked in vendor nor part
-// of an extra name of several words.
-func (a *Analyzer) keep(toks []Token, vendor []bool, out []Token) []Token {
-	drop := slices.Clone(vendor)
+// keep appends to out the tokens of toks neither marked in drop nor part
+// of an extra name of several words; it marks those in drop.
+func (a *Analyzer) keep(toks []Token, drop []bool, out []Token) []Token {
 	// One scan for every extra name of several words (a corpus may name
 	// thousands of organizations).
 	for _, m := range a.matcher.FindAll(toks) {

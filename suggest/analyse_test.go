@@ -14,10 +14,11 @@ import (
 func analyseByDefinition(e *Engine, c *ilgraph.Case) analysedCase {
 	out := e.analyse(c) // the tags: not what this test is about
 	out.terms, out.phrases = [4][]string{}, nil
+	words := func(text string) []string { return e.names.terms(e.analyzer.Terms(text), e.analyzer.IsVendor) }
 	en, ko := caseText(c)
-	out.terms[0], out.terms[1] = e.words(en), e.words(ko)
+	out.terms[0], out.terms[1] = words(en), words(ko)
 	fen, fko := factorText(c)
-	out.terms[2], out.terms[3] = e.words(fen), e.words(fko)
+	out.terms[2], out.terms[3] = words(fen), words(fko)
 	seen := map[int]bool{}
 	for _, m := range e.matcher.FindAll(e.names.tokens(analysis.Tokens(en + "\n" + ko))) {
 		if !seen[m.Phrase] {

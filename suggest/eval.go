@@ -115,21 +115,18 @@ func calibrateShow(answers []answer, base map[ilgraph.Kind]Cutoff) map[ilgraph.K
 			}
 			c := Cutoff{Min: min, Max: b.Max}
 			byLang := map[string]*KindScore{}
-			n := 0
 			for _, a := range answers {
-				ks := byLang[a.lang]
-				if ks == nil {
-					ks = &KindScore{}
-					byLang[a.lang] = ks
+				if byLang[a.lang] == nil {
+					byLang[a.lang] = &KindScore{}
 				}
-				before := ks.tp + ks.fp
-				ks.count(a.c.Tags(k), a.res.Predicted(k, c))
-				n += ks.tp + ks.fp - before
+				byLang[a.lang].count(a.c.Tags(k), a.res.Predicted(k, c))
 			}
-			sure := n >= showMinSupport
+			n, sure := 0, true
 			for _, ks := range byLang {
+				n += ks.tp + ks.fp
 				sure = sure && float64(ks.tp) >= ShowPrecision*float64(ks.tp+ks.fp)-1e-9
 			}
+			sure = sure && n >= showMinSupport
 			if sure {
 				out[k] = c
 				break

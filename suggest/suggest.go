@@ -387,10 +387,10 @@ func (e *Engine) analyse(c *ilgraph.Case) analysedCase {
 	// each text on its own).
 	fen, fko := factorText(c)
 	var all [2][]analysis.Token
-	for i, text := range [2]string{fen, fko} {
-		toks := analysis.All(text)
+	for i, t := range [2]struct{ cases, factors string }{{en, fen}, {ko, fko}} {
+		toks := analysis.All(t.factors)
 		vendor := e.analyzer.VendorWords(toks)
-		n := tokensBefore(toks, len([2]string{en, ko}[i]))
+		n := tokensBefore(toks, len(t.cases))
 		all[i] = toks[:n]
 		out.terms[i] = e.wordsOf(toks[:n], vendor[:n])
 		out.terms[2+i] = e.wordsOf(toks, vendor)
@@ -431,11 +431,8 @@ func (e *Engine) wordsOf(toks []analysis.Token, vendor []bool) []string {
 // words are the terms of text the BM25 indexes hold: the analyzer's, vendors
 // left out, with Hangul product names read as the English ones.
 func (e *Engine) words(text string) []string {
-	ts := e.analyzer.Terms(text)
-	if e.names == nil {
-		return ts
-	}
-	return e.names.terms(ts, e.analyzer.IsVendor)
+	toks := analysis.All(text)
+	return e.wordsOf(toks, e.analyzer.VendorWords(toks))
 }
 
 // apply adds an analysed case, the next in order.
