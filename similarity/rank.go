@@ -15,22 +15,32 @@ import (
 // the same order) while walking far fewer postings, by the max-score
 // method of search engines:
 //
-//   - the case's features and text terms are taken in order of the most
-//     they can add to a score (a feature its weight; a term its weight in
-//     the case times the text weight times the largest weight any case
-//     gives the term);
-//   - the posting lists are walked in that order, adding up each case's
-//     shared weight and cosine so far; whenever the cases met have doubled,
-//     the most promising of them by those sums are scored exactly, which
-//     sets and raises θ, the k-th best score kept;
+//   - each of the case's features and text terms has a potential, the
+//     most it can add to a score's numerator (a feature its weight; a term
+//     its weight in the case times the text weight times the largest
+//     weight any case gives the term), and a cost, the postings its list
+//     holds per unit of potential;
+//   - the posting lists are walked cheapest first, adding up each case's
+//     shared weight and cosine so far; whenever the cases met have grown
+//     fourfold, the most promising of them by those sums are scored
+//     exactly, which sets and raises θ, the k-th best score kept;
 //   - the walk stops when a case in none of the lists walked could not
 //     reach θ: it would score at most
 //     (rest of the tag weights + wText · bound on the rest of the cosine)
 //     / (query weight + wText), since a case's own tag weight is at least
-//     what it shares;
-//   - each case met is scored exactly (scoreWith adds the same terms in
-//     the same order as eachScore) only when its sums so far plus the rest
-//     could still beat the k-th best score kept.
+//     what it shares. Cheapest first leaves unwalked the long lists of
+//     little weight — a common tag, a word every report uses — so the stop
+//     leaves the most postings it can (a greedy knapsack). Any split into
+//     walked and unwalked lists gives the same top k, since the bounds hold
+//     for whatever is left; the order only decides how much is walked;
+//   - a case met is bounded by its sums so far plus the rest; if that can
+//     beat θ, the common tags not walked are read from bitsets (no case
+//     data read), which leaves its shared tag weight exact but for the
+//     rare tags not walked, and bounds it again; the cases still left are
+//     taken most promising first, and each is scored exactly (scoreWith
+//     adds the same terms in the same order as eachScore) only when its
+//     exact shared tag weight, with the rest of the cosine, could still
+//     beat θ.
 //
 // The cosine bound is the smaller of Σ w·max and the norm of the rest of
 // the query vector (Cauchy–Schwarz: every case vector has norm 1).
@@ -46,6 +56,7 @@ type rankItem struct {
 	text bool
 	w    float64 // the feature's weight, or the term's weight in the query
 	pot  float64
+	cost float64 // postings walked per unit of pot
 }
 
 // ranker is one worker's state for ranking many cases of one index.
@@ -54,13 +65,13 @@ type ranker struct {
 	opt   ilgraph.SimilarityOptions
 	maxW  []float32 // term id -> its largest weight in any case
 	fw    []float64 // feature id -> its weight under opt
-	seen  []uint32  // case -> epoch it was scored in
 	epoch uint32
 	yw    []float32 // term id -> the candidate's weight (dense, reset after use)
-	cw    []float64 // case -> its own tag weight under opt
+	cw    []float64 // case -> its own tag weight under opt (exact scores)
 	bits  [][]uint64
-	// case -> shared tag weight and cosine so far (dense, reset after use)
-	acc      []sums
+	// case -> what the walk reads and writes of it (dense, the sums reset
+	// after use)
+	acc      []caseSums
 	touched  []int32
 	cands    []bounded
 	best     []bounded
@@ -70,9 +81,45 @@ type ranker struct {
 	h        topK
 }
 
-// sums are a case's shared tag weight and cosine so far, side by side so
-// that the walk touches one cache line per case.
-type sums struct{ s, c float64 }
+// caseSums is what a ranking reads and writes of one case met, in 16
+// bytes, so that each case costs one cache line where three arrays cost
+// three (at a million cases they are far larger than the caches): its
+// shared tag weight and cosine so far, its own tag weight, and the epoch
+// it was scored in. The sums and the weight are float32 and serve only as
+// bounds, read through up and the cw bounds (a sum of positive float32
+// terms is within n·2⁻²⁴ of the exact one, relatively); exact scores are
+// computed apart, in float64 (sharedOf, scoreWith).
+type caseSums struct {
+	s, c float32
+	cw   float32
+	seen uint32
+}
+
+// sumSlack is the relative slack that makes a float32 sum of at most a few
+// thousand positive terms an upper bound of the float64 one.
+const sumSlack = 1e-4
+
+// up is an upper bound of the float64 sum that x approximates.
+func up(x float32) float64 { return float64(x) * (1 + sumSlack) }
+
+// cwBounds are bounds of a case's own tag weight from its float32 copy.
+func cwBounds(x float32) (lo, hi float64) {
+	return float64(x) * (1 - 1e-6), float64(x) * (1 + 1e-6)
+}
+
+// bound is the most a case can score given an upper bound s of the tag
+// weight it shares, c of its cosine, and bounds of its own tag weight: the
+// score rises with the shared weight, so it is largest at the most it can
+// share, min(s, its own weight); the lower own weight in the denominator
+// keeps it a bound.
+func bound(s, c, cwLo, cwHi, qw, wText float64) float64 {
+	sMax := min(s, cwHi)
+	den := qw + cwLo - sMax + wText
+	if den <= 0 {
+		return math.Inf(1)
+	}
+	return (sMax+wText*min(c, 1+1e-6))/den + boundSlack
+}
 
 // bounded is a case met with the most it can score.
 type bounded struct {
@@ -124,8 +171,10 @@ func newRankTables(ix *Index, opt ilgraph.SimilarityOptions) rankTables {
 func newRanker(ix *Index, opt ilgraph.SimilarityOptions, t rankTables) *ranker {
 	n := len(ix.ids)
 	r := &ranker{ix: ix, opt: opt, maxW: t.maxW, fw: t.fw, cw: t.cw, bits: t.bits,
-		seen: make([]uint32, n), yw: make([]float32, len(ix.textPost)),
-		acc: make([]sums, n)}
+		yw: make([]float32, len(ix.textPost)), acc: make([]caseSums, n)}
+	for c, w := range t.cw {
+		r.acc[c].cw = float32(w)
+	}
 	return r
 }
 
@@ -135,10 +184,12 @@ func (r *ranker) topK(x int32, k int) []scored {
 	ix := r.ix
 	r.epoch++
 	if r.epoch == 0 { // wrapped: forget every mark
-		clear(r.seen)
+		for c := range r.acc {
+			r.acc[c].seen = 0
+		}
 		r.epoch = 1
 	}
-	r.seen[x] = r.epoch
+	r.acc[x].seen = r.epoch
 	r.h = topK{k: k, xs: r.h.xs[:0]}
 
 	var qw, restTags float64
@@ -147,7 +198,7 @@ func (r *ranker) topK(x int32, k int) []scored {
 		w := r.fw[f]
 		qw += w
 		if w > 0 {
-			items = append(items, rankItem{id: f, w: w, pot: w})
+			items = append(items, rankItem{id: f, w: w, pot: w, cost: float64(len(ix.postings[f])) / w})
 			restTags += w
 		}
 	}
@@ -163,14 +214,14 @@ func (r *ranker) topK(x int32, k int) []scored {
 				continue
 			}
 			m := float64(r.maxW[q.Case])
-			items = append(items, rankItem{id: q.Case, text: true, w: w, pot: wText * w * m})
+			items = append(items, rankItem{id: q.Case, text: true, w: w, pot: wText * w * m, cost: float64(len(ix.textPost[q.Case])) / (wText * w * m)})
 			restL1 += w * m
 			restSq += w * w
 		}
 	}
 	slices.SortFunc(items, func(a, b rankItem) int {
-		if a.pot != b.pot {
-			if a.pot > b.pot {
+		if a.cost != b.cost {
+			if a.cost < b.cost {
 				return -1
 			}
 			return 1
@@ -203,7 +254,7 @@ func (r *ranker) topK(x int32, k int) []scored {
 				if a.s == 0 && a.c == 0 {
 					touched = append(touched, p.Case)
 				}
-				a.c += w * float64(p.W)
+				a.c += float32(w * float64(p.W))
 			}
 			restL1 -= it.w * float64(r.maxW[it.id])
 			restSq -= it.w * it.w
@@ -213,7 +264,7 @@ func (r *ranker) topK(x int32, k int) []scored {
 				if a.s == 0 && a.c == 0 {
 					touched = append(touched, c)
 				}
-				a.s += it.w
+				a.s += float32(it.w)
 			}
 			restTags -= it.w
 		}
@@ -238,13 +289,27 @@ func (r *ranker) topK(x int32, k int) []scored {
 	r.restBits, r.restBitW = restBits, restBitW
 	cands := r.cands[:0]
 	for _, c := range touched {
-		s, cs := r.acc[c].s, r.acc[c].c
-		if r.seen[c] == r.epoch {
+		a := &r.acc[c]
+		if a.seen == r.epoch {
 			continue
 		}
-		sMax := min(s+restTags, r.cw[c])
-		cMax := min(cs+cosRest, 1+1e-6)
-		ub := (sMax+wText*cMax)/(qw+r.cw[c]-sMax+wText) + boundSlack
+		s, cMax := up(a.s), up(a.c)+cosRest
+		cwLo, cwHi := cwBounds(a.cw)
+		ub := bound(s+restTags, cMax, cwLo, cwHi, qw, wText)
+		if len(r.h.xs) == k && ub < r.h.xs[0].score {
+			continue
+		}
+		// A tighter bound for a case that passed: the common tags not
+		// walked from their bitsets (no case data read), which leaves its
+		// shared tag weight exact but for restOther.
+		s += restOther
+		for j, bs := range restBits {
+			if bs[c/64]&(1<<(c%64)) != 0 {
+				s += restBitW[j]
+			}
+		}
+		a.s = float32(s)
+		ub = bound(s, cMax, cwLo, cwHi, qw, wText)
 		if len(r.h.xs) == k && ub < r.h.xs[0].score {
 			continue
 		}
@@ -258,22 +323,17 @@ func (r *ranker) topK(x int32, k int) []scored {
 		if len(r.h.xs) == k && b.ub < r.h.xs[0].score {
 			break
 		}
-		// A tighter bound first: the common tags not walked from their
-		// bitsets (cheap, no case data read); then the exact shared tag
-		// weight; the text only if the case can still enter with them.
+		// θ may have risen since the case was bounded: its bound with
+		// the bitsets again, then its exact shared tag weight; the text
+		// only if the case can still enter with them.
 		c := b.c
-		cMax := min(r.acc[c].c+cosRest, 1+1e-6)
-		reaches := func(shared float64) bool {
-			return len(r.h.xs) < k || (shared+wText*cMax)/(qw+r.cw[c]-shared+wText)+boundSlack >= r.h.xs[0].score
-		}
-		s := r.acc[c].s + restOther
-		for j, bs := range restBits {
-			if bs[c/64]&(1<<(c%64)) != 0 {
-				s += restBitW[j]
-			}
-		}
-		if reaches(min(s, r.cw[c])) {
-			if sh := r.sharedOf(x, c); reaches(sh) {
+		a := &r.acc[c]
+		cMax := up(a.c) + cosRest
+		cwLo, cwHi := cwBounds(a.cw)
+		if len(r.h.xs) < k || bound(up(a.s), cMax, cwLo, cwHi, qw, wText) >= r.h.xs[0].score {
+			// The exact shared weight and own weight (float64).
+			sh, cw := r.sharedOf(x, c), r.cw[c]
+			if len(r.h.xs) < k || bound(sh, cMax, cw, cw, qw, wText) >= r.h.xs[0].score {
 				r.offer(x, c, sh, qw, wText)
 			}
 		}
@@ -284,7 +344,7 @@ func (r *ranker) topK(x int32, k int) []scored {
 	}
 	r.cands = cands
 	for _, c := range touched {
-		r.acc[c] = sums{}
+		r.acc[c].s, r.acc[c].c = 0, 0
 	}
 	r.touched = touched
 	out := slices.Clone(r.h.xs)
@@ -303,7 +363,7 @@ func (r *ranker) topK(x int32, k int) []scored {
 // consider scores case y against x, once, and offers it to the heap; it
 // reports whether it scored y now.
 func (r *ranker) consider(x, y int32, qw, wText float64) bool {
-	if r.seen[y] == r.epoch {
+	if r.acc[y].seen == r.epoch {
 		return false
 	}
 	r.offer(x, y, r.sharedOf(x, y), qw, wText)
@@ -313,7 +373,7 @@ func (r *ranker) consider(x, y int32, qw, wText float64) bool {
 // offer scores y against x given their shared tag weight and offers it to
 // the heap; y counts as scored.
 func (r *ranker) offer(x, y int32, shared, qw, wText float64) {
-	r.seen[y] = r.epoch
+	r.acc[y].seen = r.epoch
 	s, ok := r.scoreWith(x, y, shared, qw, wText)
 	if ok && s >= r.opt.MinScore && r.h.wants(s, r.ix.ids[y]) {
 		r.h.add(scored{y, s, r.ix.ids[y]})
@@ -371,11 +431,12 @@ const refreshBest = 32
 func (r *ranker) refresh(x int32, touched []int32, qw, wText float64) {
 	best := r.best[:0] // a min-heap on the estimate
 	for _, c := range touched {
-		if r.seen[c] == r.epoch {
+		a := &r.acc[c]
+		if a.seen == r.epoch {
 			continue
 		}
-		s := r.acc[c].s
-		est := (s + wText*r.acc[c].c) / (qw + r.cw[c] - s + wText)
+		s := float64(a.s)
+		est := (s + wText*float64(a.c)) / (qw + float64(a.cw) - s + wText)
 		if len(best) < refreshBest {
 			best = append(best, bounded{c, -est})
 			if len(best) == refreshBest {
