@@ -114,11 +114,10 @@ func cwBounds(x float32) (lo, hi float64) {
 // keeps it a bound.
 func bound(s, c, cwLo, cwHi, qw, wText float64) float64 {
 	sMax := min(s, cwHi)
-	den := qw + cwLo - sMax + wText
-	if den <= 0 {
+	if qw+cwLo-sMax+wText <= 0 {
 		return math.Inf(1)
 	}
-	return (sMax+wText*min(c, 1+1e-6))/den + boundSlack
+	return ilgraph.JaccardRatio(sMax, qw, cwLo, wText, min(c, 1+1e-6)) + boundSlack
 }
 
 // bounded is a case met with the most it can score.
@@ -436,7 +435,7 @@ func (r *ranker) refresh(x int32, touched []int32, qw, wText float64) {
 			continue
 		}
 		s := float64(a.s)
-		est := (s + wText*float64(a.c)) / (qw + float64(a.cw) - s + wText)
+		est := ilgraph.JaccardRatio(s, qw, float64(a.cw), wText, float64(a.c))
 		if len(best) < refreshBest {
 			best = append(best, bounded{c, -est})
 			if len(best) == refreshBest {
