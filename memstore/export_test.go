@@ -12,3 +12,10 @@ func SetSmallKindMax(n int) (restore func()) {
 // BuildAggregateIndex makes the snapshot's aggregate index anew (for its
 // benchmark): what the first aggregate question after a write costs.
 func (s *Snapshot) BuildAggregateIndex() { s.buildAggs() }
+
+// WriteSnapshot and ReadSnapshot are the snapshot's section of the
+// snapshot file (persist.go), for the round-trip tests.
+var (
+	WriteSnapshot = writeSnapshot
+	ReadSnapshot  = readSnapshot
+)

@@ -1,6 +1,12 @@
 package similarity
 
-import "github.com/ilgraph/ilgraph"
+import (
+	"reflect"
+	"unsafe"
+
+	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/memstore"
+)
 
 // RankSample is topKOf over every step-th case of ix.
 func RankSample(ix *Index, step, k int, opt ilgraph.SimilarityOptions) [][]ilgraph.SimilarLink {
@@ -16,4 +22,27 @@ func RankSample(ix *Index, step, k int, opt ilgraph.SimilarityOptions) [][]ilgra
 func OwnTextStats(rows []ilgraph.CaseFeatures) TextStats {
 	_, st := textVectors(rows)
 	return st
+}
+
+// NewConsumer returns the consumer a Service registers with its source,
+// which builds, saves and loads its index.
+func NewConsumer() memstore.Persister { return &consumer{} }
+
+// IndexFields are ix's fields by name, for comparing two indexes field by
+// field: every field but the per-query scratch pool, the rankers' lock and
+// pools (made on demand, no state of the index) and Built. It reads them
+// by reflection, so that a field added later is compared too.
+func IndexFields(ix *Index) map[string]any {
+	v := reflect.ValueOf(ix).Elem()
+	out := map[string]any{}
+	for i := 0; i < v.NumField(); i++ {
+		name := v.Type().Field(i).Name
+		switch name {
+		case "scratch", "rankMu", "rankPools", "Built":
+			continue
+		}
+		f := v.Field(i)
+		out[name] = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface()
+	}
+	return out
 }

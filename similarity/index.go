@@ -151,12 +151,38 @@ func (b *builder) finish() (*Index, error) {
 // corpus's own, whose text analysis left out the organization name parts
 // given.
 func newIndex(s *memstore.Snapshot, a *analysed, snap *graph.SimilarSnapshot, given []string) *Index {
+	ix := indexOver(s)
+	ix.weighFeatures(snap)
+	var vecs [][]termWeight
+	if snap != nil {
+		vecs = a.vectorsWith(textStatsOf(snap))
+	} else {
+		vecs, ix.textStats = a.ownVectors()
+		ix.textStats.Extra = given
+	}
+	ix.buildText(vecs, a.terms)
+	return ix
+}
+
+// indexOver starts an index over s: the snapshot's columns it shares, its
+// version, and the per-query scratch sized to its cases. A build
+// (newIndex) and a load from a snapshot file (persist.go) both start here.
+func indexOver(s *memstore.Snapshot) *Index {
 	ix := &Index{snap: s, ids: s.IDs(), features: s.FeatureList(), postings: s.Postings(), caseFeat: s.CaseFeatureIDs(),
 		Version: s.Version, Built: s.Built}
 	n := len(ix.ids)
 	ix.scratch.New = func() any { return &scratch{acc: make([]accum, n)} }
+	return ix
+}
+
+// weighFeatures computes the rarity factors and each case's per-kind sums:
+// under the frozen statistics snap, or (snap nil) the corpus's own (N its
+// number of cases, a feature's df the length of its postings). A build and
+// a load (persist.go) both derive them here, so that a loaded index weighs
+// every feature as the built one does, to the bit.
+func (ix *Index) weighFeatures(snap *graph.SimilarSnapshot) {
 	ix.rarity = make([]float64, len(ix.features))
-	ix.rarityN = n
+	ix.rarityN = len(ix.ids)
 	var snapDF []int
 	if snap != nil {
 		ix.rarityN = snap.N
@@ -173,15 +199,6 @@ func newIndex(s *memstore.Snapshot, a *analysed, snap *graph.SimilarSnapshot, gi
 		ix.rarity[f] = ilgraph.Rarity(ix.rarityN, df)
 	}
 	ix.sumKinds()
-	var vecs [][]termWeight
-	if snap != nil {
-		vecs = a.vectorsWith(textStatsOf(snap))
-	} else {
-		vecs, ix.textStats = a.ownVectors()
-		ix.textStats.Extra = given
-	}
-	ix.buildText(vecs, a.terms)
-	return ix
 }
 
 // sumKinds computes each case's count and summed rarity factors per kind.
@@ -243,19 +260,56 @@ func (ix *Index) buildText(vecs [][]termWeight, terms []string) {
 	for i := range termID {
 		termID[i] = -1
 	}
-	for i, v := range vecs {
+	for _, v := range vecs {
 		for j, t := range v {
 			id := termID[t.Case]
 			if id < 0 {
-				id = int32(len(ix.textPost))
+				id = int32(len(ix.terms))
 				termID[t.Case] = id
-				ix.textPost = append(ix.textPost, nil)
 				ix.terms = append(ix.terms, terms[t.Case])
 			}
 			v[j].Case = id
-			ix.textPost[id] = append(ix.textPost[id], termWeight{int32(i), t.W})
 		}
 	}
+	ix.textPost = invertText(vecs, len(ix.terms))
+}
+
+// invertText makes the text postings of the vectors vecs, whose term ids
+// are below nTerms: term id -> the cases with the term, ascending, each
+// with the term's weight in it (nil for a term no case has, and no lists
+// at all without terms). A build (buildText) and a load (persist.go) both
+// invert here. It counts each term's cases first and then fills the lists,
+// all pieces of one allocation, each capped at its length: the lists that
+// growing each by append makes, bar their capacities, in two passes and
+// one allocation rather than a reallocation per doubling of every list
+// (an append to a list copies it; withPosting never appends anyway).
+func invertText(vecs [][]termWeight, nTerms int) [][]termWeight {
+	if nTerms == 0 {
+		return nil
+	}
+	count := make([]int, nTerms)
+	total := 0
+	for _, v := range vecs {
+		for _, t := range v {
+			count[t.Case]++
+		}
+		total += len(v)
+	}
+	all := make([]termWeight, total)
+	post := make([][]termWeight, nTerms)
+	at := 0
+	for id, c := range count {
+		if c > 0 {
+			post[id] = all[at : at : at+c]
+			at += c
+		}
+	}
+	for i, v := range vecs {
+		for _, t := range v {
+			post[t.Case] = append(post[t.Case], termWeight{int32(i), t.W})
+		}
+	}
+	return post
 }
 
 // TextVector returns a case's text vector (nil for an unknown case).

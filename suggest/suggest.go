@@ -85,6 +85,7 @@ type Engine struct {
 	featTerm []int32            // snapshot feature id -> term index, -1 for one not in the vocabulary
 	termFeat []int32            // term index -> snapshot feature id, -1 for a term no case has
 	analyzer *analysis.Analyzer // vendors dropped
+	extra    []string           // the names analyzer sets aside (setNames), kept for the snapshot file
 	names    *names             // Hangul product names read as English (nil for the baseline)
 	index    map[string]*bm25   // "en", "ko": caseText
 	factors  map[string]*bm25   // "en", "ko": factorText
@@ -291,7 +292,7 @@ type analysedCase struct {
 // builder starts adding cases to e, whose analysis sets aside the names
 // extra (opts.Names and the cases' organizations' name parts).
 func (e *Engine) builder(extra []string) *engineBuilder {
-	e.analyzer = analysis.New(analysis.Options{DropVendors: true, Extra: extra})
+	e.setNames(extra)
 	b := &engineBuilder{
 		e:    e,
 		jobs: make(chan caseBatch, 4), results: make(chan analysedBatch, 4), done: make(chan struct{}),
@@ -332,6 +333,13 @@ func (e *Engine) builder(extra []string) *engineBuilder {
 		}
 	}()
 	return b
+}
+
+// setNames makes the analyzer, which sets aside the names extra; a build
+// and a read of the snapshot file (Load) make it alike.
+func (e *Engine) setNames(extra []string) {
+	e.extra = extra
+	e.analyzer = analysis.New(analysis.Options{DropVendors: true, Extra: extra})
 }
 
 // add adds the next case. The engine keeps no reference to c.
