@@ -405,3 +405,48 @@ func TestLoadRefusesAFileChangedAfterValidation(t *testing.T) {
 		t.Errorf("got %d new cases, want 2", rep.New)
 	}
 }
+
+// TestLoadVocabularyChangeMovesTheVersion: a load that changes only the
+// vocabulary (a term's alias) moves the corpus version, so that servers
+// rebuild what they learned from the terms (the suggestion engine) and a
+// snapshot file written before is not taken for the graph after; loading
+// the same files again moves nothing.
+func TestLoadVocabularyChangeMovesTheVersion(t *testing.T) {
+	db := neo4jtest.MustOpen(t)
+	ctx := context.Background()
+	dir := copySeeds(t)
+	mustLoad(t, db, loader.Options{}, dir)
+	version := func() int64 {
+		t.Helper()
+		v, err := db.CorpusVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	before := version()
+	mustLoad(t, db, loader.Options{}, dir)
+	if got := version(); got != before {
+		t.Fatalf("the same files loaded again moved the version from %d to %d", before, got)
+	}
+	path := filepath.Join(dir, "vocab.json")
+	var v map[string]any
+	data, _ := os.ReadFile(path)
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	term := v["kinds"].(map[string]any)["root_cause"].([]any)[0].(map[string]any)
+	aliases := term["aliases"].(map[string]any)
+	aliases["en"] = append(aliases["en"].([]any), "a brand new alias")
+	data, _ = json.Marshal(v)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := mustLoad(t, db, loader.Options{}, dir)
+	if rep.CasesChanged() {
+		t.Fatalf("the vocabulary's change changed cases: %+v", rep)
+	}
+	if got := version(); got != before+1 {
+		t.Errorf("after a vocabulary-only change the version is %d, want %d", got, before+1)
+	}
+}

@@ -477,8 +477,9 @@ func (w *caseWriter) flush(ctx context.Context) error {
 // was publishes them to the change feed (graph.DB.PublishLoad): the servers
 // over the graph follow it case by case, as they follow writes through
 // another server. A larger one, or one that changed the vocabulary (which
-// the followed changes do not carry), moves the version by one, and the
-// servers build their corpus afresh.
+// the followed changes do not carry) — even with no case changed, since the
+// suggestion engine learns from the terms' labels and aliases — moves the
+// version by one, and the servers build their corpus afresh.
 func finish(ctx context.Context, db Store, rep *Report) error {
 	cnt, err := db.DeleteOrphanOrganizations(ctx)
 	if err != nil {
@@ -493,7 +494,7 @@ func finish(ctx context.Context, db Store, rep *Report) error {
 		rep.Counters.Add(cnt)
 		return nil
 	}
-	if rep.CasesChanged() {
+	if rep.CasesChanged() || rep.vocabChanged {
 		cnt, err := db.BumpCorpusVersion(ctx)
 		if err != nil {
 			return err
