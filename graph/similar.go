@@ -22,6 +22,29 @@ func (db *DB) CorpusVersion(ctx context.Context) (int64, error) {
 	return integer(recs[0], "v"), nil
 }
 
+// CorpusID returns the graph's corpus id, made the first time it is asked
+// and kept on the corpus's meta node: an in-memory corpus written to a file
+// records it, so that the file is read back only over this database (an
+// emptied database makes a new meta node, and a new id). Reading it the
+// first time is a write; a retry finds the id the first attempt set.
+func (db *DB) CorpusID(ctx context.Context) (string, error) {
+	id, err := retryToken()
+	if err != nil {
+		return "", err
+	}
+	return write(ctx, db, "reading the corpus id", func(tx neo4j.ManagedTransaction) (string, error) {
+		recs, err := collect(ctx, tx, `MERGE (m:IlgraphMeta {id: 'corpus'})
+SET m.corpus_id = coalesce(m.corpus_id, $id)
+RETURN m.corpus_id AS id`, map[string]any{"id": id})
+		if err != nil || len(recs) == 0 {
+			return "", err
+		}
+		v, _ := recs[0].Get("id")
+		s, _ := v.(string)
+		return s, nil
+	})
+}
+
 // BumpCorpusVersion records that the cases changed. The driver retries a
 // transaction whose commit it could not confirm, so the bump carries a
 // token made once per call: a retry of a bump that did commit finds its

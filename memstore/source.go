@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -116,6 +117,20 @@ type Source struct {
 	changes  atomic.Int64 // changes applied without a build
 	fullNext atomic.Bool  // the next build reads the whole corpus (settling)
 	lastNS   atomic.Int64 // how long the last build from the graph that finished took
+
+	// SnapshotDir, when set, is the directory of the source's snapshot
+	// file (file.go): each build from the graph is written there, and the
+	// first corpus is read from it when it is of this graph, at the graph's
+	// corpus version or one the change feed leads on from.
+	SnapshotDir string
+	// Logger, when set, says what became of the snapshot file.
+	Logger    *slog.Logger
+	fileTried atomic.Bool
+	saving    atomic.Bool
+	saves     sync.WaitGroup
+	fileLoads atomic.Int64
+	loadNS    atomic.Int64 // how long reading the file took
+	saveNS    atomic.Int64 // how long the last write of the file took
 }
 
 // ChangeFeed is a Graph that keeps the changes written through the core
@@ -376,12 +391,17 @@ const MaxFollow = 64
 // since (a load too large to publish, or one before the latest, moved the
 // version).
 func (s *Source) follow(ctx context.Context) (*Corpus, bool) {
-	feed, ok := s.g.(ChangeFeed)
-	if !ok || s.Parse == nil {
-		return nil, false
-	}
 	c, at, ok := s.v.Peek()
 	if !ok {
+		return nil, false
+	}
+	return s.followFrom(ctx, c, at)
+}
+
+// followFrom is follow from the corpus c at version at.
+func (s *Source) followFrom(ctx context.Context, c *Corpus, at int64) (*Corpus, bool) {
+	feed, ok := s.g.(ChangeFeed)
+	if !ok || s.Parse == nil {
 		return nil, false
 	}
 	version, err := s.g.CorpusVersion(ctx)
@@ -449,6 +469,9 @@ func (s *Source) build(ctx context.Context) (*Corpus, error) {
 		if c, ok := s.follow(ctx); ok {
 			return c, nil
 		}
+		if c, ok := s.fromFile(ctx); ok {
+			return c, nil
+		}
 	}
 	s.mu.Lock()
 	s.started = true
@@ -456,6 +479,10 @@ func (s *Source) build(ctx context.Context) (*Corpus, error) {
 	s.mu.Unlock()
 	s.builds.Add(1)
 	start := time.Now()
+	corpusID, err := s.corpusID(ctx)
+	if err != nil {
+		return nil, err
+	}
 	version, err := s.g.CorpusVersion(ctx)
 	if err != nil {
 		return nil, err
@@ -521,6 +548,7 @@ func (s *Source) build(ctx context.Context) (*Corpus, error) {
 		out.values[consumers[i]] = v
 	}
 	s.lastNS.Store(int64(time.Since(start)))
+	s.save(out, corpusID, consumers)
 	return out, nil
 }
 

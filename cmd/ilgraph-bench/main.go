@@ -56,6 +56,10 @@ type Result struct {
 	// WarmupS is how long the queries' warm-up took: the server's read
 	// model builds meanwhile.
 	WarmupS float64 `json:"warmup_s,omitempty"`
+	// SnapshotFileLoadS is how long the server took to read its corpus from
+	// the snapshot file (BENCH_SNAPSHOT_DIR), when it read one instead of
+	// building (its ilgraph_corpus_file_load_seconds).
+	SnapshotFileLoadS float64 `json:"snapshot_file_load_s,omitempty"`
 	// PeerWarmupErrors counts the peer's warm-up requests that failed
 	// (timed out, mostly); the run goes on.
 	PeerWarmupErrors int `json:"peer_warmup_errors,omitempty"`
@@ -295,6 +299,12 @@ func measureQueries(ctx context.Context, db *graph.DB, res *Result, n, reqs int,
 	if d := os.Getenv("BENCH_MAX_STALENESS"); d != "" {
 		serveArgs = append(serveArgs, "--max-staleness", d)
 	}
+	// With a snapshot directory the server reads its corpus from the file
+	// a run before wrote over the same graph (docs/scaling.md): the
+	// warm-up is then a restart's.
+	if d := os.Getenv("BENCH_SNAPSHOT_DIR"); d != "" {
+		serveArgs = append(serveArgs, "--snapshot-dir", d)
+	}
 	srv := exec.Command(bin, serveArgs...)
 	srv.Stdout, srv.Stderr = io.Discard, io.Discard
 	if err := srv.Start(); err != nil {
@@ -359,6 +369,9 @@ func measureQueries(ctx context.Context, db *graph.DB, res *Result, n, reqs int,
 		return err
 	}
 	res.WarmupS = time.Since(warm).Seconds()
+	if loads, err := serverMetric(client, base, "ilgraph_corpus_file_loads_total"); err == nil && loads > 0 {
+		res.SnapshotFileLoadS, _ = serverMetric(client, base, "ilgraph_corpus_file_load_seconds")
+	}
 	for _, q := range qs {
 		for _, c := range concurrencies() {
 			fmt.Fprintf(os.Stderr, "%s at concurrency %d\n", q.name, c)
@@ -828,6 +841,12 @@ func untilCorpusCurrent(ctx context.Context, client *http.Client, base string, d
 // corpusVersionMetric reads the server's ilgraph_corpus_version from
 // /metrics (-1 before its first build).
 func corpusVersionMetric(client *http.Client, base string) (int64, error) {
+	v, err := serverMetric(client, base, "ilgraph_corpus_version")
+	return int64(v), err
+}
+
+// serverMetric reads one unlabelled metric from the server's /metrics.
+func serverMetric(client *http.Client, base, name string) (float64, error) {
 	resp, err := client.Get(base + "/metrics")
 	if err != nil {
 		return 0, err
@@ -839,15 +858,14 @@ func corpusVersionMetric(client *http.Client, base string) (int64, error) {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "ilgraph_corpus_version "); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			return int64(f), err
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			return strconv.ParseFloat(strings.TrimSpace(v), 64)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return 0, err
 	}
-	return 0, fmt.Errorf("GET /metrics: no ilgraph_corpus_version")
+	return 0, fmt.Errorf("GET /metrics: no %s", name)
 }
 
 // untilAnswered asks q's GraphQL request i until it answers: while the

@@ -57,17 +57,32 @@ func coreOver(db *graph.DB, c *inMemory, opts ...explore.Option) *explore.Servic
 	return explore.New(db, c.sim, append(base, opts...)...)
 }
 
+// corpusSettings are a server's settings of its in-memory corpus.
+type corpusSettings struct {
+	// settle is how long after the last write the corpus is built again
+	// from Neo4j (memstore.Source.SettleAfter; 0 or less: never).
+	settle time.Duration
+	// maxStaleness is how long an answer from memory may lag a change made
+	// by another process (memstore.Source.SetMaxStaleness; 0: never).
+	maxStaleness time.Duration
+	// snapshotDir keeps the built corpus on disk (memstore.Source.SnapshotDir;
+	// empty: not kept).
+	snapshotDir string
+}
+
 // newServingCore is newCore for a server: it starts reading the in-memory
 // corpus at once, so the first requests find it ready (until it is, the
 // core asks Neo4j), and logs when that first build is done and how long it
 // took.
-func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger, settle, maxStaleness time.Duration, opts ...explore.Option) (*explore.Service, *memstore.Source) {
+func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger, cs corpusSettings, opts ...explore.Option) (*explore.Service, *memstore.Source) {
 	c := newInMemory(db, true)
-	c.src.SetMaxStaleness(maxStaleness)
-	c.src.SettleAfter = settle
-	if settle <= 0 {
+	c.src.SetMaxStaleness(cs.maxStaleness)
+	c.src.SettleAfter = cs.settle
+	if cs.settle <= 0 {
 		c.src.SettleAfter = -1
 	}
+	c.src.SnapshotDir = cs.snapshotDir
+	c.src.Logger = logger
 	start := time.Now()
 	_, _ = c.src.Current(ctx) // a failure shows again on the first request
 	go func() {
@@ -76,7 +91,11 @@ func newServingCore(ctx context.Context, db *graph.DB, logger *slog.Logger, sett
 			logger.Warn("building the in-memory corpus", "err", err)
 			return
 		}
-		logger.Info("in-memory corpus built", "cases", built.Len(), "seconds", math.Round(time.Since(start).Seconds()*10)/10)
+		msg := "in-memory corpus built"
+		if c.src.FileLoads() > 0 {
+			msg = "in-memory corpus read from the snapshot file"
+		}
+		logger.Info(msg, "cases", built.Len(), "seconds", math.Round(time.Since(start).Seconds()*10)/10)
 	}()
 	return coreOver(db, c, opts...), c.src
 }
@@ -102,6 +121,15 @@ func corpusCollectors(src *memstore.Source) []prometheus.Collector {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "ilgraph_corpus_changes_applied_total",
 			Help: "Case changes applied to the in-memory corpus without a build: this server's writes and other replicas' from the change feed."},
 			func() float64 { return float64(src.ChangesApplied()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "ilgraph_corpus_file_loads_total",
+			Help: "Corpora read from the snapshot file (--snapshot-dir) instead of built from the graph: 1 after a start that read it, 0 otherwise."},
+			func() float64 { return float64(src.FileLoads()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "ilgraph_corpus_file_load_seconds",
+			Help: "How long reading the in-memory corpus from the snapshot file took, following the change feed included (0 when it was not read)."},
+			func() float64 { return src.LastFileLoad().Seconds() }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "ilgraph_corpus_file_save_seconds",
+			Help: "How long the last write of the snapshot file took, in the background after a build (0 before the first)."},
+			func() float64 { return src.LastFileSave().Seconds() }),
 	}
 }
 

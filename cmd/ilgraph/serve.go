@@ -51,7 +51,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	tokens := token.New(db, token.Options{Logger: logger})
-	core, src := newServingCore(ctx, db, logger, f.settle, f.maxStaleness, f.coreOptions(tokens)...)
+	core, src := newServingCore(ctx, db, logger, f.corpus, f.coreOptions(tokens)...)
 	h := newAPI(core, db, tokens, f, logger, corpusCollectors(src)...)
 	return serve(ctx, f, ln, h, stdout, logger)
 }
@@ -62,12 +62,8 @@ type serveFlags struct {
 	grace           time.Duration
 	logJSON         bool
 	memLimit        int64
-	// settle is how long after the last write the in-memory corpus is
-	// built again from Neo4j (memstore.Source.SettleAfter).
-	settle time.Duration
-	// maxStaleness is how long an answer from memory may lag a change made
-	// by another process (memstore.Source.SetMaxStaleness; 0: never).
-	maxStaleness time.Duration
+	// corpus are the in-memory corpus's settings.
+	corpus corpusSettings
 	// The shell's and the doors' settings.
 	timeout                   time.Duration
 	maxBody                   int64
@@ -178,6 +174,7 @@ loopback by default. In production turn both off (--ide=false
 	authFailures := fs.Float64("auth-failures", 10, "failed authentications each client address may make a minute (bursts of as many) before its credentials are refused with 429 (0: no limit); loopback counts too")
 	settle := fs.Duration("settle-after", memstore.DefaultSettleAfter, "after a write, how long without another before the in-memory corpus is built again from Neo4j, for what a write does not update at once (the text channel's corpus statistics); writes are visible at once regardless (0 or less: never)")
 	maxStale := fs.Duration("max-staleness", 0, "how long an answer from the in-memory corpus may lag a change made by another replica or a load: the corpus version read from Neo4j is reused for that long instead of read for every request (0: read for every request, never stale); this server's own writes are visible at once regardless")
+	snapshotDir := fs.String("snapshot-dir", os.Getenv("ILGRAPH_SNAPSHOT_DIR"), "keep the built in-memory corpus in this directory (file corpus.snap, about 1 GB per million cases) and read it back at start instead of analysing every case again, when it is of the same Neo4j database at its corpus version or one the change feed leads on from (empty: not kept; default: ILGRAPH_SNAPSHOT_DIR)")
 	memLimit := fs.Int64("memory-limit-mb", 400, "soft heap limit: the garbage collector works harder as the heap nears it (0: Go's default pacing)")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
@@ -233,7 +230,7 @@ loopback by default. In production turn both off (--ide=false
 	cfg.FailFast = *failFast
 	cfg.ConnectTimeout = *connectTimeout
 	return &serveFlags{
-		addr: *addr, pprofAddr: *pprofAddr, grace: *grace, logJSON: *logJSON, memLimit: *memLimit, settle: *settle, maxStaleness: *maxStale,
+		addr: *addr, pprofAddr: *pprofAddr, grace: *grace, logJSON: *logJSON, memLimit: *memLimit, corpus: corpusSettings{settle: *settle, maxStaleness: *maxStale, snapshotDir: *snapshotDir},
 		timeout: *timeout, maxBody: *maxBody, cors: splitList(*cors),
 		gql: resolvers.Options{
 			MaxDepth: *maxDepth, MaxComplexity: *maxComplexity,

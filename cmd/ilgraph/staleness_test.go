@@ -32,8 +32,8 @@ func TestMaxStaleness(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	stale, staleSrc := newServingCore(ctx, db, quietLogger(), 0, time.Hour)
-	fresh, freshSrc := newServingCore(ctx, db, quietLogger(), 0, 0)
+	stale, staleSrc := newServingCore(ctx, db, quietLogger(), corpusSettings{maxStaleness: time.Hour})
+	fresh, freshSrc := newServingCore(ctx, db, quietLogger(), corpusSettings{})
 	if _, err := staleSrc.Get(ctx); err != nil { // waits for the build; reads the version once
 		t.Fatal(err)
 	}
