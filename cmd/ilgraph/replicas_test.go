@@ -49,14 +49,7 @@ func TestTwoReplicasOverOneNeo4j(t *testing.T) {
 	neo4jtest.MustOpen(t)
 	ctx := context.Background()
 	var errb bytes.Buffer
-	if code := run(ctx, []string{"load", "--quiet", corpus.Seeds(t)}, &bytes.Buffer{}, &errb); code != exitOK {
-		t.Fatalf("load: exit %d: %s", code, errb.String())
-	}
-	var tokOut bytes.Buffer
-	if code := run(ctx, []string{"token", "create", "--name", "replica-writer", "--role", "editor", "--expires", "1d"}, &tokOut, &errb); code != exitOK {
-		t.Fatalf("token create: exit %d: %s", code, errb.String())
-	}
-	tok := strings.TrimSpace(tokOut.String())
+	tok := seedsAndEditor(t, "replica-writer")
 	bin := buildBinary(t)
 	// No rate limit (the load is one client), no settling build (it would
 	// be a second build to tell apart from a fallback to one).

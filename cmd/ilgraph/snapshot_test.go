@@ -68,14 +68,7 @@ func TestRestartReadsTheSnapshotFile(t *testing.T) {
 	neo4jtest.MustOpen(t)
 	ctx := context.Background()
 	var errb bytes.Buffer
-	if code := run(ctx, []string{"load", "--quiet", corpus.Seeds(t)}, &bytes.Buffer{}, &errb); code != exitOK {
-		t.Fatalf("load: exit %d: %s", code, errb.String())
-	}
-	var tokOut bytes.Buffer
-	if code := run(ctx, []string{"token", "create", "--name", "snapshot-writer", "--role", "editor", "--expires", "1d"}, &tokOut, &errb); code != exitOK {
-		t.Fatalf("token create: exit %d: %s", code, errb.String())
-	}
-	tok := strings.TrimSpace(tokOut.String())
+	tok := seedsAndEditor(t, "snapshot-writer")
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, memstore.SnapshotFile)
@@ -184,6 +177,22 @@ func TestRestartReadsTheSnapshotFile(t *testing.T) {
 			t.Errorf("the server over the reloaded database: %s (%v), want %s", got, err, want)
 		}
 	})
+}
+
+// seedsAndEditor loads the seeds into the emptied test graph and returns
+// a new editor token named name.
+func seedsAndEditor(t *testing.T, name string) string {
+	t.Helper()
+	ctx := context.Background()
+	var errb bytes.Buffer
+	if code := run(ctx, []string{"load", "--quiet", corpus.Seeds(t)}, &bytes.Buffer{}, &errb); code != exitOK {
+		t.Fatalf("load: exit %d: %s", code, errb.String())
+	}
+	var tokOut bytes.Buffer
+	if code := run(ctx, []string{"token", "create", "--name", name, "--role", "editor", "--expires", "1d"}, &tokOut, &errb); code != exitOK {
+		t.Fatalf("token create: exit %d: %s", code, errb.String())
+	}
+	return strings.TrimSpace(tokOut.String())
 }
 
 // startServeArgs is startServe on a free port with more arguments.
