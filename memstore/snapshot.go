@@ -260,6 +260,10 @@ func (s *Snapshot) FeatureList() []ilgraph.Feature { return s.features }
 // FeatureID returns a feature's id; false when no case has it.
 func (s *Snapshot) FeatureID(f ilgraph.Feature) (int32, bool) { id, ok := s.featID[f]; return id, ok }
 
+// FeatureKinds are, by feature id, the index of the feature's kind in
+// ilgraph.AllKinds. Shared: read only.
+func (s *Snapshot) FeatureKinds() []int8 { return s.fkind }
+
 // Postings are, by feature id, the cases with the feature, ascending.
 // Shared: read only.
 func (s *Snapshot) Postings() [][]int32 { return s.postings }

@@ -33,12 +33,7 @@ func (ix *Index) With(next *memstore.Snapshot, m memstore.Moved, text string) *I
 		textStats: ix.textStats, Version: next.Version, Built: next.Built}
 	cases := len(n.ids)
 	n.scratch.New = func() any { return &scratch{acc: make([]accum, cases)} }
-	n.rarityN = cases
-	n.rarity = make([]float64, len(n.features))
-	for f, p := range n.postings {
-		n.rarity[f] = ilgraph.Rarity(n.rarityN, len(p))
-	}
-	n.sumKinds()
+	n.weighFeatures(nil)
 	if n.termID == nil {
 		n.termID = make(map[string]int32, len(n.terms))
 		for id, t := range n.terms {

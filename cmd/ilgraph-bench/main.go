@@ -140,6 +140,7 @@ func main() {
 	flag.DurationVar(&soakWriteEvery, "soak-write-every", 30*time.Second, "one change through the write path this often during --soak (0: no writes)")
 	flag.StringVar(&soakWrites, "soak-writes", "cases,judgments", "the writes of --soak: cases (create, replace, delete a case), judgments (judge a similar match, withdraw it), or both")
 	flag.StringVar(&soakToken, "soak-token", "", "an editor token for --soak's writes (default: one made with `ilgraph token create`)")
+	flag.IntVar(&replicaWrites, "replicas", 0, "with --queries-only: instead of the queries, two ilgraph serve replicas over the corpus loaded and this many case writes through the first, each timed until the second answers it from memory (the change feed at scale); the cases written are deleted after")
 	flag.Parse()
 	for _, q := range strings.Split(*only, ",") {
 		if q != "" {
@@ -175,6 +176,9 @@ func run(n, reqs, naiveN int, bin, outDir string) error {
 	bench := graph.NewBench(db)
 	if queriesOnly && soakFor > 0 {
 		return soak(ctx, db, n, bin, outDir)
+	}
+	if queriesOnly && replicaWrites > 0 {
+		return replicas(ctx, db, n, bin, outDir)
 	}
 	if queriesOnly {
 		return measureQueries(ctx, db, res, n, reqs, bin, outDir)
