@@ -93,6 +93,16 @@ func replicas(ctx context.Context, db *graph.DB, n int, bin, outDir string) erro
 		}
 		res.ReadyS[i] = time.Since(start).Seconds()
 		fmt.Fprintf(os.Stderr, "replica %d ready in %.1f s\n", i+1, res.ReadyS[i])
+		// A first replica that built its corpus writes the file in the
+		// background: the second starts once it is written, to read it.
+		for res.SnapshotFile && i == 0 {
+			loads, _ := serverMetric(client, bases[0], "ilgraph_corpus_file_loads_total")
+			saved, _ := serverMetric(client, bases[0], "ilgraph_corpus_file_save_seconds")
+			if loads > 0 || saved > 0 {
+				break
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
 	}
 	a, b := bases[0], bases[1]
 	before := func(name string) float64 { v, _ := serverMetric(client, b, name); return v }
