@@ -20,17 +20,9 @@ import (
 	"github.com/ilgraph/ilgraph/memstore"
 )
 
-// kinds in a fixed order; kindIndex maps a kind to its slot.
+// kinds in a fixed order: a kind's slot in the per-kind sums, as the
+// snapshot numbers kinds (memstore.Snapshot.FeatureKinds).
 var kinds = ilgraph.AllKinds
-
-func kindIndex(k ilgraph.Kind) int {
-	for i, x := range kinds {
-		if x == k {
-			return i
-		}
-	}
-	return -1
-}
 
 const nKinds = 7
 
