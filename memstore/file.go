@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -78,10 +79,12 @@ func (s *Source) LastFileSave() time.Duration { return time.Duration(s.saveNS.Lo
 // WaitSaved waits for the snapshot file being written, if any.
 func (s *Source) WaitSaved() { s.saves.Wait() }
 
-func (s *Source) logf(level func(string, ...any), msg string, args ...any) {
+// logger is Logger, or one that says nothing.
+func (s *Source) logger() *slog.Logger {
 	if s.Logger != nil {
-		level(msg, args...)
+		return s.Logger
 	}
+	return slog.New(slog.DiscardHandler)
 }
 
 // fromFile reads the first corpus from the snapshot file, once per source:
@@ -100,7 +103,7 @@ func (s *Source) fromFile(ctx context.Context) (*Corpus, bool) {
 	c, err := s.readFile(ctx)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			s.logf(s.Logger.Warn, "the snapshot file is not used; building the corpus from the graph", "err", err)
+			s.logger().Warn("the snapshot file is not used; building the corpus from the graph", "err", err)
 		}
 		return nil, false
 	}
@@ -109,21 +112,21 @@ func (s *Source) fromFile(ctx context.Context) (*Corpus, bool) {
 		return nil, false
 	}
 	if c.Version > version {
-		s.logf(s.Logger.Warn, "the snapshot file is ahead of the graph; building the corpus from the graph", "file", c.Version, "graph", version)
+		s.logger().Warn("the snapshot file is ahead of the graph; building the corpus from the graph", "file", c.Version, "graph", version)
 		return nil, false
 	}
 	at := c.Version
 	if at < version {
 		next, ok := s.followFrom(ctx, c, at)
 		if !ok {
-			s.logf(s.Logger.Info, "the snapshot file is too far behind the graph for the change feed; building the corpus from the graph", "file", at, "graph", version)
+			s.logger().Info("the snapshot file is too far behind the graph for the change feed; building the corpus from the graph", "file", at, "graph", version)
 			return nil, false
 		}
 		c = next
 	}
 	s.loadNS.Store(int64(time.Since(start)))
 	s.fileLoads.Add(1)
-	s.logf(s.Logger.Info, "snapshot file read", "cases", c.Len(), "fileVersion", at, "version", c.Version,
+	s.logger().Info("snapshot file read", "cases", c.Len(), "fileVersion", at, "version", c.Version,
 		"seconds", time.Since(start).Seconds())
 	return c, true
 }
@@ -226,11 +229,11 @@ func (s *Source) save(c *Corpus, corpusID string, consumers []Consumer) {
 		defer s.saving.Store(false)
 		start := time.Now()
 		if err := s.writeFile(c, corpusID, consumers, ps); err != nil {
-			s.logf(s.Logger.Warn, "writing the snapshot file", "err", err)
+			s.logger().Warn("writing the snapshot file", "err", err)
 			return
 		}
 		s.saveNS.Store(int64(time.Since(start)))
-		s.logf(s.Logger.Info, "snapshot file written", "version", c.Version, "seconds", time.Since(start).Seconds())
+		s.logger().Info("snapshot file written", "version", c.Version, "seconds", time.Since(start).Seconds())
 	}()
 }
 

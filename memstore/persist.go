@@ -177,10 +177,13 @@ func readSnapshot(r *snapfile.Reader) *Snapshot {
 	if r.Err() != nil {
 		return nil
 	}
-	for name, col := range map[string]int{"date": len(s.date), "machine": len(s.machine), "bilingual": len(s.bilingual),
-		"reviewed": len(s.reviewed), "org": len(s.org), "resolved": len(s.resolved), "year": len(s.year), "tags": len(s.tags), "orgName": len(s.orgName)} {
-		if col != n {
-			r.Fail("%d cases but %d entries in the %s column", n, col, name)
+	for _, col := range []struct {
+		name string
+		len  int
+	}{{"date", len(s.date)}, {"machine", len(s.machine)}, {"bilingual", len(s.bilingual)}, {"reviewed", len(s.reviewed)},
+		{"org", len(s.org)}, {"resolved", len(s.resolved)}, {"year", len(s.year)}, {"tags", len(s.tags)}, {"orgName", len(s.orgName)}} {
+		if col.len != n {
+			r.Fail("%d cases but %d entries in the %s column", n, col.len, col.name)
 			return nil
 		}
 	}

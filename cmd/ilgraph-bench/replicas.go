@@ -139,7 +139,7 @@ func replicas(ctx context.Context, db *graph.DB, n int, bin, outDir string) erro
 			// Similar cases are answered from the in-memory corpus only
 			// (an unknown case is NOT_FOUND), and asking them makes a
 			// replica behind the graph catch up.
-			_, err := graphQLData(client, b, `query($id: ID!) { similarCases(caseId: $id, k: 1) { case { id } } }`, map[string]any{"id": id})
+			err := post(client, b+"/graphql", `query($id: ID!) { similarCases(caseId: $id, k: 1) { case { id } } }`, map[string]any{"id": id})
 			if err == nil {
 				if v, err := corpusVersionMetric(client, b); err == nil && v >= version {
 					break
@@ -216,26 +216,4 @@ func replicaWrite(c *http.Client, base, tok string, a *args, i int, id string) (
 		return "", fmt.Errorf("POST /cases (%s): %d %.300s", id, resp.StatusCode, out.String())
 	}
 	return "", errors.New("20 sampled cases in a row were refused as invalid copies")
-}
-
-// graphQLData posts a query and returns its data, or an error for any
-// GraphQL error.
-func graphQLData(c *http.Client, base, query string, vars map[string]any) (json.RawMessage, error) {
-	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	resp, err := c.Post(base+"/graphql", "application/json", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Data   json.RawMessage
-		Errors []json.RawMessage
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return nil, err
-	}
-	if len(out.Errors) > 0 {
-		return nil, fmt.Errorf("%s", out.Errors[0])
-	}
-	return out.Data, nil
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -96,21 +95,7 @@ func TestTwoReplicasOverOneNeo4j(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		id := fmt.Sprintf("IL-97%02d", i)
-		body := corpus.SeedJSON(t, src)
-		body["id"] = id
-		data, _ := json.Marshal(body)
-		req, _ := http.NewRequest("POST", a+"/cases", bytes.NewReader(data))
-		req.Header.Set("Authorization", "Bearer "+tok)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		answer, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusCreated {
-			t.Fatalf("creating %s through the first replica: %d %s", id, resp.StatusCode, answer)
-		}
+		createCopy(t, client, a, tok, src, id)
 		acked := time.Now()
 		version := metric(t, client, a, "ilgraph_corpus_version")
 		got, err := graphQL(client, b, `query($id: ID!) { case(id: $id) { id } similarCases(caseId: $id, k: 1) { case { id } } }`, map[string]any{"id": id})

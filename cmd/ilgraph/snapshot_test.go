@@ -98,21 +98,7 @@ func TestRestartReadsTheSnapshotFile(t *testing.T) {
 	})
 
 	t.Run("a file one write behind follows the change feed", func(t *testing.T) {
-		body := corpus.SeedJSON(t, "IL-0206")
-		body["id"] = "IL-9900"
-		data, _ := json.Marshal(body)
-		req, _ := http.NewRequest("POST", first+"/cases", bytes.NewReader(data))
-		req.Header.Set("Authorization", "Bearer "+tok)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		answer, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusCreated {
-			t.Fatalf("creating IL-9900: %d %s", resp.StatusCode, answer)
-		}
+		createCopy(t, client, first, tok, "IL-0206", "IL-9900")
 		third := serveBinary(t, bin, neo4jEnv(), args...)
 		waitMetric(t, client, third, "ilgraph_corpus_file_loads_total", func(v float64) bool { return v == 1 })
 		got, err := graphQL(client, third, `{ case(id: "IL-9900") { id } similarCases(caseId: "IL-9900", k: 1) { case { id } } }`, nil)
@@ -193,6 +179,27 @@ func seedsAndEditor(t *testing.T, name string) string {
 		t.Fatalf("token create: exit %d: %s", code, errb.String())
 	}
 	return strings.TrimSpace(tokOut.String())
+}
+
+// createCopy creates id, a copy of the seed case src, through base's JSON
+// API with the token tok.
+func createCopy(t *testing.T, client *http.Client, base, tok, src, id string) {
+	t.Helper()
+	body := corpus.SeedJSON(t, src)
+	body["id"] = id
+	data, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", base+"/cases", bytes.NewReader(data))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("creating %s (a copy of %s): %d %s", id, src, resp.StatusCode, answer)
+	}
 }
 
 // startServeArgs is startServe on a free port with more arguments.
