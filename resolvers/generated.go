@@ -6453,23 +6453,7 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // region    **************************** field.gotpl *****************************
 
 func (ec *executionContext) _Breakdown_total(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Breakdown_total(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Total, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Total)
 }
 func (ec *executionContext) fieldContext_Breakdown_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Breakdown", field, false, false, "Int")
@@ -6572,161 +6556,49 @@ func (ec *executionContext) fieldContext_Breakdown_cells(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Breakdown_truncated(ctx context.Context, field graphql.CollectedField, obj *explore.Breakdown) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Breakdown_truncated(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Truncated, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Truncated)
 }
 func (ec *executionContext) fieldContext_Breakdown_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Breakdown", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _BreakdownCell_row(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownCell) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BreakdownCell_row(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Row, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Row)
 }
 func (ec *executionContext) fieldContext_BreakdownCell_row(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BreakdownCell", field, false, false, "String")
 }
 
 func (ec *executionContext) _BreakdownCell_column(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownCell) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BreakdownCell_column(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Column, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Column)
 }
 func (ec *executionContext) fieldContext_BreakdownCell_column(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BreakdownCell", field, false, false, "String")
 }
 
 func (ec *executionContext) _BreakdownCell_count(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownCell) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BreakdownCell_count(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Count, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Count)
 }
 func (ec *executionContext) fieldContext_BreakdownCell_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BreakdownCell", field, false, false, "Int")
 }
 
 func (ec *executionContext) _BreakdownKey_key(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownKey) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BreakdownKey_key(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Key, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Key)
 }
 func (ec *executionContext) fieldContext_BreakdownKey_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BreakdownKey", field, false, false, "String")
 }
 
 func (ec *executionContext) _BreakdownKey_label(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownKey) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BreakdownKey_label(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Label, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Label)
 }
 func (ec *executionContext) fieldContext_BreakdownKey_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BreakdownKey", field, false, false, "String")
 }
 
 func (ec *executionContext) _BreakdownKey_count(ctx context.Context, field graphql.CollectedField, obj *explore.BreakdownKey) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BreakdownKey_count(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Count, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Count)
 }
 func (ec *executionContext) fieldContext_BreakdownKey_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BreakdownKey", field, false, false, "Int")
@@ -6765,23 +6637,7 @@ func (ec *executionContext) fieldContext_BreakdownKey_term(_ context.Context, fi
 }
 
 func (ec *executionContext) _Case_id(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Case_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID)
 }
 func (ec *executionContext) fieldContext_Case_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Case", field, false, false, "ID")
@@ -6820,23 +6676,7 @@ func (ec *executionContext) fieldContext_Case_organization(_ context.Context, fi
 }
 
 func (ec *executionContext) _Case_date(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Case) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Case_date(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Date, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Date)
 }
 func (ec *executionContext) fieldContext_Case_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Case", field, false, false, "String")
@@ -7970,23 +7810,7 @@ func (ec *executionContext) fieldContext_CaseConnection_pageInfo(_ context.Conte
 }
 
 func (ec *executionContext) _CaseConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *explore.CaseList) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CaseConnection_totalCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.TotalCount)
 }
 func (ec *executionContext) fieldContext_CaseConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CaseConnection", field, false, false, "Int")
@@ -8069,23 +7893,7 @@ func (ec *executionContext) fieldContext_CaseConnection_wordForms(_ context.Cont
 }
 
 func (ec *executionContext) _CaseEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *CaseEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CaseEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
 }
 func (ec *executionContext) fieldContext_CaseEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CaseEdge", field, false, false, "String")
@@ -8202,46 +8010,14 @@ func (ec *executionContext) fieldContext_CaseRevision_action(_ context.Context, 
 }
 
 func (ec *executionContext) _CaseRevision_by(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Revision) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CaseRevision_by(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.By, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.By)
 }
 func (ec *executionContext) fieldContext_CaseRevision_by(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CaseRevision", field, false, false, "String")
 }
 
 func (ec *executionContext) _CaseRevision_at(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Revision) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CaseRevision_at(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.At, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.At)
 }
 func (ec *executionContext) fieldContext_CaseRevision_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CaseRevision", field, false, false, "String")
@@ -8477,46 +8253,14 @@ func (ec *executionContext) fieldContext_CrossReference_shared(_ context.Context
 }
 
 func (ec *executionContext) _CrossReference_sharedCount(ctx context.Context, field graphql.CollectedField, obj *explore.CrossReference) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrossReference_sharedCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SharedCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.SharedCount)
 }
 func (ec *executionContext) fieldContext_CrossReference_sharedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CrossReference", field, false, false, "Int")
 }
 
 func (ec *executionContext) _CrossReference_reason(ctx context.Context, field graphql.CollectedField, obj *explore.CrossReference) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrossReference_reason(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Reason, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Reason)
 }
 func (ec *executionContext) fieldContext_CrossReference_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CrossReference", field, false, false, "String")
@@ -8619,46 +8363,14 @@ func (ec *executionContext) fieldContext_CrossReferenceConnection_pageInfo(_ con
 }
 
 func (ec *executionContext) _CrossReferenceConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *explore.CrossReferenceList) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrossReferenceConnection_totalCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.TotalCount)
 }
 func (ec *executionContext) fieldContext_CrossReferenceConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CrossReferenceConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _CrossReferenceEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *CrossReferenceEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CrossReferenceEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
 }
 func (ec *executionContext) fieldContext_CrossReferenceEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CrossReferenceEdge", field, false, false, "String")
@@ -8697,23 +8409,7 @@ func (ec *executionContext) fieldContext_CrossReferenceEdge_node(_ context.Conte
 }
 
 func (ec *executionContext) _DifferingFeature_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Difference) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DifferingFeature_kind(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Kind, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
-			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, field.Selections, obj.Kind)
 }
 func (ec *executionContext) fieldContext_DifferingFeature_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DifferingFeature", field, false, false, "Kind")
@@ -8798,46 +8494,14 @@ func (ec *executionContext) fieldContext_DifferingFeature_side(_ context.Context
 }
 
 func (ec *executionContext) _Distribution_cases(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Distribution) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Distribution_cases(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cases, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Cases)
 }
 func (ec *executionContext) fieldContext_Distribution_cases(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Distribution", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Distribution_measured(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Distribution) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Distribution_measured(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Measured, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Measured)
 }
 func (ec *executionContext) fieldContext_Distribution_measured(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Distribution", field, false, false, "Int")
@@ -9005,115 +8669,35 @@ func (ec *executionContext) fieldContext_Distribution_mean(_ context.Context, fi
 }
 
 func (ec *executionContext) _DrawEdge_source(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DrawEdge_source(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Source, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.Source)
 }
 func (ec *executionContext) fieldContext_DrawEdge_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DrawEdge", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DrawEdge_target(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DrawEdge_target(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Target, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.Target)
 }
 func (ec *executionContext) fieldContext_DrawEdge_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DrawEdge", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DrawEdge_type(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DrawEdge_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Type)
 }
 func (ec *executionContext) fieldContext_DrawEdge_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DrawEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _DrawEdge_count(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DrawEdge_count(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CooccurrenceCount(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.CooccurrenceCount())
 }
 func (ec *executionContext) fieldContext_DrawEdge_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DrawEdge", field, true, false, "Int")
 }
 
 func (ec *executionContext) _DrawEdge_support(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Edge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DrawEdge_support(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CooccurrenceSupport(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.CooccurrenceSupport())
 }
 func (ec *executionContext) fieldContext_DrawEdge_support(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DrawEdge", field, true, false, "Int")
@@ -9143,115 +8727,35 @@ func (ec *executionContext) fieldContext_DrawEdge_lift(_ context.Context, field 
 }
 
 func (ec *executionContext) _DrawNode_key(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Node) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DrawNode_key(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Key, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.Key)
 }
 func (ec *executionContext) fieldContext_DrawNode_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DrawNode", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DrawNode_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Node) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DrawNode_kind(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Kind, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Kind)
 }
 func (ec *executionContext) fieldContext_DrawNode_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DrawNode", field, false, false, "String")
 }
 
 func (ec *executionContext) _DrawNode_id(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Node) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DrawNode_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID)
 }
 func (ec *executionContext) fieldContext_DrawNode_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DrawNode", field, false, false, "ID")
 }
 
 func (ec *executionContext) _DrawNode_label(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Node) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DrawNode_label(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Label, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Label)
 }
 func (ec *executionContext) fieldContext_DrawNode_label(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DrawNode", field, false, false, "String")
 }
 
 func (ec *executionContext) _DrawNode_count(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Node) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_DrawNode_count(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CooccurrenceCount(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOInt2ᚖint(ctx, field.Selections, obj.CooccurrenceCount())
 }
 func (ec *executionContext) fieldContext_DrawNode_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DrawNode", field, true, false, "Int")
@@ -9322,23 +8826,7 @@ func (ec *executionContext) fieldContext_Drawing_edges(_ context.Context, field 
 }
 
 func (ec *executionContext) _Drawing_truncated(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Drawing) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Drawing_truncated(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Truncated, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Truncated)
 }
 func (ec *executionContext) fieldContext_Drawing_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Drawing", field, false, false, "Boolean")
@@ -9771,23 +9259,7 @@ func (ec *executionContext) fieldContext_Facets_years(_ context.Context, field g
 }
 
 func (ec *executionContext) _FeatureContribution_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Contribution) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FeatureContribution_kind(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Kind, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
-			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, field.Selections, obj.Kind)
 }
 func (ec *executionContext) fieldContext_FeatureContribution_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FeatureContribution", field, false, false, "Kind")
@@ -9895,46 +9367,14 @@ func (ec *executionContext) fieldContext_FeatureContribution_confidence(_ contex
 }
 
 func (ec *executionContext) _Highlight_start(ctx context.Context, field graphql.CollectedField, obj *Highlight) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Highlight_start(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Start, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Start)
 }
 func (ec *executionContext) fieldContext_Highlight_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Highlight", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Highlight_end(ctx context.Context, field graphql.CollectedField, obj *Highlight) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Highlight_end(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.End, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.End)
 }
 func (ec *executionContext) fieldContext_Highlight_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Highlight", field, false, false, "Int")
@@ -10406,46 +9846,14 @@ func (ec *executionContext) fieldContext_Mutation_reviewCase(ctx context.Context
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *explore.PageInfo) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.HasNextPage, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasNextPage)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *explore.PageInfo) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.HasPreviousPage, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.HasPreviousPage)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
@@ -10562,23 +9970,7 @@ func (ec *executionContext) fieldContext_PairCount_b(_ context.Context, field gr
 }
 
 func (ec *executionContext) _PairCount_count(ctx context.Context, field graphql.CollectedField, obj *ilgraph.PairCount) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PairCount_count(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Count, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Count)
 }
 func (ec *executionContext) fieldContext_PairCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PairCount", field, false, false, "Int")
@@ -12188,46 +11580,14 @@ func (ec *executionContext) fieldContext_Review_decisions(_ context.Context, fie
 }
 
 func (ec *executionContext) _ReviewDecision_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.ReviewDecision) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ReviewDecision_kind(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Kind, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
-			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, field.Selections, obj.Kind)
 }
 func (ec *executionContext) fieldContext_ReviewDecision_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ReviewDecision", field, false, false, "Kind")
 }
 
 func (ec *executionContext) _ReviewDecision_term(ctx context.Context, field graphql.CollectedField, obj *ilgraph.ReviewDecision) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ReviewDecision_term(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Term, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.Term)
 }
 func (ec *executionContext) fieldContext_ReviewDecision_term(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ReviewDecision", field, false, false, "ID")
@@ -12399,46 +11759,14 @@ func (ec *executionContext) fieldContext_ReviewQueueConnection_pageInfo(_ contex
 }
 
 func (ec *executionContext) _ReviewQueueConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *explore.ReviewQueue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ReviewQueueConnection_totalCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.TotalCount)
 }
 func (ec *executionContext) fieldContext_ReviewQueueConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ReviewQueueConnection", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ReviewQueueEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ReviewQueueEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ReviewQueueEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Cursor)
 }
 func (ec *executionContext) fieldContext_ReviewQueueEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ReviewQueueEdge", field, false, false, "String")
@@ -12541,46 +11869,14 @@ func (ec *executionContext) fieldContext_ReviewQueueItem_suggested(_ context.Con
 }
 
 func (ec *executionContext) _ReviewQueueItem_evidenceText(ctx context.Context, field graphql.CollectedField, obj *explore.ReviewItem) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ReviewQueueItem_evidenceText(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.EvidenceText, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.EvidenceText)
 }
 func (ec *executionContext) fieldContext_ReviewQueueItem_evidenceText(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ReviewQueueItem", field, false, false, "String")
 }
 
 func (ec *executionContext) _ReviewSuggestion_kind(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestedTag) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ReviewSuggestion_kind(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Kind, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
-			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, field.Selections, obj.Kind)
 }
 func (ec *executionContext) fieldContext_ReviewSuggestion_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ReviewSuggestion", field, false, false, "Kind")
@@ -12674,23 +11970,7 @@ func (ec *executionContext) fieldContext_ReviewSuggestion_evidence(_ context.Con
 }
 
 func (ec *executionContext) _SharedFeature_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Feature) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SharedFeature_kind(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Kind, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
-			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, field.Selections, obj.Kind)
 }
 func (ec *executionContext) fieldContext_SharedFeature_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SharedFeature", field, false, false, "Kind")
@@ -12990,23 +12270,7 @@ func (ec *executionContext) fieldContext_SimilarCase_notes(_ context.Context, fi
 }
 
 func (ec *executionContext) _SimilarFeedback_caseId(ctx context.Context, field graphql.CollectedField, obj *explore.Feedback) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SimilarFeedback_caseId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Query, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.Query)
 }
 func (ec *executionContext) fieldContext_SimilarFeedback_caseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SimilarFeedback", field, false, false, "ID")
@@ -13077,69 +12341,21 @@ func (ec *executionContext) fieldContext_SimilarFeedback_hidden(_ context.Contex
 }
 
 func (ec *executionContext) _SimilarHiding_caseId(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Hiding) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SimilarHiding_caseId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Query, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.Query)
 }
 func (ec *executionContext) fieldContext_SimilarHiding_caseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SimilarHiding", field, false, false, "ID")
 }
 
 func (ec *executionContext) _SimilarHiding_match(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Hiding) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SimilarHiding_match(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Match, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.Match)
 }
 func (ec *executionContext) fieldContext_SimilarHiding_match(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SimilarHiding", field, false, false, "ID")
 }
 
 func (ec *executionContext) _SimilarHiding_by(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Hiding) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SimilarHiding_by(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.By, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.By)
 }
 func (ec *executionContext) fieldContext_SimilarHiding_by(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SimilarHiding", field, false, false, "String")
@@ -13169,69 +12385,21 @@ func (ec *executionContext) fieldContext_SimilarHiding_at(_ context.Context, fie
 }
 
 func (ec *executionContext) _SimilarJudgment_caseId(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Judgment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SimilarJudgment_caseId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Query, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.Query)
 }
 func (ec *executionContext) fieldContext_SimilarJudgment_caseId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SimilarJudgment", field, false, false, "ID")
 }
 
 func (ec *executionContext) _SimilarJudgment_match(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Judgment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SimilarJudgment_match(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Match, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.Match)
 }
 func (ec *executionContext) fieldContext_SimilarJudgment_match(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SimilarJudgment", field, false, false, "ID")
 }
 
 func (ec *executionContext) _SimilarJudgment_judge(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Judgment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SimilarJudgment_judge(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Judge, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Judge)
 }
 func (ec *executionContext) fieldContext_SimilarJudgment_judge(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SimilarJudgment", field, false, false, "String")
@@ -13307,23 +12475,7 @@ func (ec *executionContext) fieldContext_SimilarJudgment_at(_ context.Context, f
 }
 
 func (ec *executionContext) _SimilarJudgment_note(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Judgment) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SimilarJudgment_note(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Note(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Note())
 }
 func (ec *executionContext) fieldContext_SimilarJudgment_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SimilarJudgment", field, true, false, "String")
@@ -13362,46 +12514,14 @@ func (ec *executionContext) fieldContext_SimilarityDefaults_weights(_ context.Co
 }
 
 func (ec *executionContext) _SimilarityDefaults_rarity(ctx context.Context, field graphql.CollectedField, obj *explore.Defaults) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SimilarityDefaults_rarity(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Rarity, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Rarity)
 }
 func (ec *executionContext) fieldContext_SimilarityDefaults_rarity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SimilarityDefaults", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _SimilarityDefaults_rarityFormula(ctx context.Context, field graphql.CollectedField, obj *explore.Defaults) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SimilarityDefaults_rarityFormula(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RarityFormula, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.RarityFormula)
 }
 func (ec *executionContext) fieldContext_SimilarityDefaults_rarityFormula(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SimilarityDefaults", field, false, false, "String")
@@ -13623,92 +12743,28 @@ func (ec *executionContext) fieldContext_SimilarityExplanation_weights(_ context
 }
 
 func (ec *executionContext) _SimilarityExplanation_rarity(ctx context.Context, field graphql.CollectedField, obj *explore.Explanation) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SimilarityExplanation_rarity(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Rarity, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.Rarity)
 }
 func (ec *executionContext) fieldContext_SimilarityExplanation_rarity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SimilarityExplanation", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Snippet_field(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Snippet_field(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Field, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Field)
 }
 func (ec *executionContext) fieldContext_Snippet_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Snippet", field, false, false, "String")
 }
 
 func (ec *executionContext) _Snippet_language(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Snippet_language(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Language, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Language)
 }
 func (ec *executionContext) fieldContext_Snippet_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Snippet", field, false, false, "String")
 }
 
 func (ec *executionContext) _Snippet_text(ctx context.Context, field graphql.CollectedField, obj *explore.Snippet) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Snippet_text(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Text, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Text)
 }
 func (ec *executionContext) fieldContext_Snippet_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Snippet", field, false, false, "String")
@@ -13747,23 +12803,7 @@ func (ec *executionContext) fieldContext_Snippet_highlights(_ context.Context, f
 }
 
 func (ec *executionContext) _Source_url(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Source) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Source_url(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.URL, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.URL)
 }
 func (ec *executionContext) fieldContext_Source_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Source", field, false, false, "String")
@@ -13816,92 +12856,28 @@ func (ec *executionContext) fieldContext_Source_archived(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Stats_cases(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Stats_cases(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cases, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Cases)
 }
 func (ec *executionContext) fieldContext_Stats_cases(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Stats", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Stats_organizations(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Stats_organizations(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Organizations, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Organizations)
 }
 func (ec *executionContext) fieldContext_Stats_organizations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Stats", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Stats_bilingual(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Stats_bilingual(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Bilingual, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Bilingual)
 }
 func (ec *executionContext) fieldContext_Stats_bilingual(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Stats", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Stats_reviewed(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Stats) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Stats_reviewed(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Reviewed, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Reviewed)
 }
 func (ec *executionContext) fieldContext_Stats_reviewed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Stats", field, false, false, "Int")
@@ -14176,23 +13152,7 @@ func (ec *executionContext) fieldContext_Stats_timeToResolveByFactor(_ context.C
 }
 
 func (ec *executionContext) _SuggestCutoff_kind(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestCutoff) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SuggestCutoff_kind(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Kind, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
-			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, field.Selections, obj.Kind)
 }
 func (ec *executionContext) fieldContext_SuggestCutoff_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SuggestCutoff", field, false, false, "Kind")
@@ -14222,23 +13182,7 @@ func (ec *executionContext) fieldContext_SuggestCutoff_min(_ context.Context, fi
 }
 
 func (ec *executionContext) _SuggestCutoff_max(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestCutoff) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SuggestCutoff_max(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Max, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Max)
 }
 func (ec *executionContext) fieldContext_SuggestCutoff_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SuggestCutoff", field, false, false, "Int")
@@ -14268,46 +13212,14 @@ func (ec *executionContext) fieldContext_SuggestCutoff_showMin(_ context.Context
 }
 
 func (ec *executionContext) _SuggestCutoff_showMax(ctx context.Context, field graphql.CollectedField, obj *explore.SuggestCutoff) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SuggestCutoff_showMax(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ShowMax, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.ShowMax)
 }
 func (ec *executionContext) fieldContext_SuggestCutoff_showMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SuggestCutoff", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SuggestedTerm_kind(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SuggestedTerm_kind(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Kind, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
-			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, field.Selections, obj.Kind)
 }
 func (ec *executionContext) fieldContext_SuggestedTerm_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SuggestedTerm", field, false, false, "Kind")
@@ -14424,23 +13336,7 @@ func (ec *executionContext) fieldContext_SuggestedTerm_evidence(_ context.Contex
 }
 
 func (ec *executionContext) _Suggestions_lang(ctx context.Context, field graphql.CollectedField, obj *suggest.Result) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Suggestions_lang(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Lang, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Lang)
 }
 func (ec *executionContext) fieldContext_Suggestions_lang(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Suggestions", field, false, false, "String")
@@ -14671,23 +13567,7 @@ func (ec *executionContext) fieldContext_Suggestions_neighbours(_ context.Contex
 }
 
 func (ec *executionContext) _TagConfidence_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.TagScore) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TagConfidence_kind(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Kind, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
-			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, field.Selections, obj.Kind)
 }
 func (ec *executionContext) fieldContext_TagConfidence_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TagConfidence", field, false, false, "Kind")
@@ -14749,115 +13629,35 @@ func (ec *executionContext) fieldContext_TagConfidence_confidence(_ context.Cont
 }
 
 func (ec *executionContext) _Term_kind(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Term) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Term_kind(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Kind, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v ilgraph.Kind) graphql.Marshaler {
-			return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind(ctx, field.Selections, obj.Kind)
 }
 func (ec *executionContext) fieldContext_Term_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Term", field, false, false, "Kind")
 }
 
 func (ec *executionContext) _Term_id(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Term) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Term_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNID2string(ctx, field.Selections, obj.ID)
 }
 func (ec *executionContext) fieldContext_Term_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Term", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Term_en(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Term) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Term_en(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.En, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.En)
 }
 func (ec *executionContext) fieldContext_Term_en(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Term", field, false, false, "String")
 }
 
 func (ec *executionContext) _Term_ko(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Term) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Term_ko(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.KoOrNil(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.KoOrNil())
 }
 func (ec *executionContext) fieldContext_Term_ko(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Term", field, true, false, "String")
 }
 
 func (ec *executionContext) _Term_description(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Term) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Term_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DescriptionOrNil(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.DescriptionOrNil())
 }
 func (ec *executionContext) fieldContext_Term_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Term", field, true, false, "String")
@@ -15007,23 +13807,7 @@ func (ec *executionContext) fieldContext_TermCount_term(_ context.Context, field
 }
 
 func (ec *executionContext) _TermCount_count(ctx context.Context, field graphql.CollectedField, obj *ilgraph.TermCount) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TermCount_count(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Count, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Count)
 }
 func (ec *executionContext) fieldContext_TermCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TermCount", field, false, false, "Int")
@@ -15094,23 +13878,7 @@ func (ec *executionContext) fieldContext_TermDistribution_distribution(_ context
 }
 
 func (ec *executionContext) _Text_en(ctx context.Context, field graphql.CollectedField, obj *ilgraph.Text) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Text_en(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.En, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.En)
 }
 func (ec *executionContext) fieldContext_Text_en(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Text", field, false, false, "String")
@@ -15530,23 +14298,7 @@ func (ec *executionContext) fieldContext_WeightedTerm_weight(_ context.Context, 
 }
 
 func (ec *executionContext) _WeightedTerm_matches(ctx context.Context, field graphql.CollectedField, obj *explore.WeightedTerm) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WeightedTerm_matches(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Matches, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Matches)
 }
 func (ec *executionContext) fieldContext_WeightedTerm_matches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WeightedTerm", field, false, false, "Int")
@@ -15737,23 +14489,7 @@ func (ec *executionContext) fieldContext_Weights_text(_ context.Context, field g
 }
 
 func (ec *executionContext) _WordForms_word(ctx context.Context, field graphql.CollectedField, obj *explore.WordForms) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_WordForms_word(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Word, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Word)
 }
 func (ec *executionContext) fieldContext_WordForms_word(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("WordForms", field, false, false, "String")
@@ -15783,115 +14519,35 @@ func (ec *executionContext) fieldContext_WordForms_forms(_ context.Context, fiel
 }
 
 func (ec *executionContext) _YearCount_year(ctx context.Context, field graphql.CollectedField, obj *ilgraph.YearCount) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_YearCount_year(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Year, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Year)
 }
 func (ec *executionContext) fieldContext_YearCount_year(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("YearCount", field, false, false, "Int")
 }
 
 func (ec *executionContext) _YearCount_count(ctx context.Context, field graphql.CollectedField, obj *ilgraph.YearCount) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_YearCount_count(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Count, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNInt2int(ctx, field.Selections, obj.Count)
 }
 func (ec *executionContext) fieldContext_YearCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("YearCount", field, false, false, "Int")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Directive_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Name)
 }
 func (ec *executionContext) fieldContext___Directive_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Directive", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Directive_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Directive_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Description())
 }
 func (ec *executionContext) fieldContext___Directive_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Directive", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Directive_isRepeatable(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsRepeatable, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsRepeatable)
 }
 func (ec *executionContext) fieldContext___Directive_isRepeatable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Directive", field, false, false, "Boolean")
@@ -15965,138 +14621,42 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 }
 
 func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___EnumValue_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Name)
 }
 func (ec *executionContext) fieldContext___EnumValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__EnumValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___EnumValue_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Description())
 }
 func (ec *executionContext) fieldContext___EnumValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___EnumValue_isDeprecated(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsDeprecated(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsDeprecated())
 }
 func (ec *executionContext) fieldContext___EnumValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___EnumValue_deprecationReason(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DeprecationReason(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.DeprecationReason())
 }
 func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Field_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Name)
 }
 func (ec *executionContext) fieldContext___Field_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Field", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Field_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Field_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Description())
 }
 func (ec *executionContext) fieldContext___Field_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
@@ -16179,92 +14739,28 @@ func (ec *executionContext) fieldContext___Field_type(_ context.Context, field g
 }
 
 func (ec *executionContext) ___Field_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Field_isDeprecated(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsDeprecated(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsDeprecated())
 }
 func (ec *executionContext) fieldContext___Field_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Field", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Field_deprecationReason(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DeprecationReason(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.DeprecationReason())
 }
 func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___InputValue_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNString2string(ctx, field.Selections, obj.Name)
 }
 func (ec *executionContext) fieldContext___InputValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___InputValue_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Description())
 }
 func (ec *executionContext) fieldContext___InputValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
@@ -16303,92 +14799,28 @@ func (ec *executionContext) fieldContext___InputValue_type(_ context.Context, fi
 }
 
 func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___InputValue_defaultValue(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DefaultValue, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.DefaultValue)
 }
 func (ec *executionContext) fieldContext___InputValue_defaultValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___InputValue_isDeprecated(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsDeprecated(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return ec.marshalNBoolean2bool(ctx, field.Selections, obj.IsDeprecated())
 }
 func (ec *executionContext) fieldContext___InputValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___InputValue_deprecationReason(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DeprecationReason(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.DeprecationReason())
 }
 func (ec *executionContext) fieldContext___InputValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Schema_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Schema_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Description())
 }
 func (ec *executionContext) fieldContext___Schema_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Schema", field, true, false, "String")
@@ -16578,69 +15010,21 @@ func (ec *executionContext) fieldContext___Type_kind(_ context.Context, field gr
 }
 
 func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Type_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Name())
 }
 func (ec *executionContext) fieldContext___Type_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Type_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.Description())
 }
 func (ec *executionContext) fieldContext___Type_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Type_specifiedByURL(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SpecifiedByURL(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOString2ᚖstring(ctx, field.Selections, obj.SpecifiedByURL())
 }
 func (ec *executionContext) fieldContext___Type_specifiedByURL(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
@@ -16875,23 +15259,7 @@ func (ec *executionContext) fieldContext___Type_ofType(_ context.Context, field 
 }
 
 func (ec *executionContext) ___Type_isOneOf(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Type_isOneOf(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsOneOf(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalOBoolean2bool(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	return ec.marshalOBoolean2bool(ctx, field.Selections, obj.IsOneOf())
 }
 func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Type", field, true, false, "Boolean")

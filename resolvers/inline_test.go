@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
@@ -109,5 +111,42 @@ func TestPlainFieldsAreInline(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNoFieldInterceptor holds the server's extensions to what
+// internal/gqlinline assumes when it writes plain leaf fields straight
+// through their marshaller: no extension intercepts fields, so skipping the
+// field middleware skips nothing.
+func TestNoFieldInterceptor(t *testing.T) {
+	schema := NewExecutableSchema(Config{})
+	for _, introspection := range []bool{false, true} {
+		for _, ext := range extensions(schema, lru.New[*ast.QueryDocument](1), Options{Introspection: &introspection}) {
+			if _, ok := ext.(graphql.FieldInterceptor); ok {
+				t.Errorf("extension %T intercepts fields: plain leaves (internal/gqlinline) would skip it", ext)
+			}
+		}
+	}
+}
+
+// TestLeavesAreWrittenDirectly checks that internal/gqlinline rewrote the
+// plain leaves of the hot types (a case's id and date, a term's labels):
+// each calls its marshaller, with no graphql.ResolveField.
+func TestLeavesAreWrittenDirectly(t *testing.T) {
+	src, err := os.ReadFile("generated.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"_Term_kind", "_Term_id", "_Term_en", "_Term_ko", "_Term_description", "_Case_id", "_Case_date", "_TermCount_count"} {
+		head := "func (ec *executionContext) " + f + "(ctx context.Context, field graphql.CollectedField, obj "
+		start := bytes.Index(src, []byte(head))
+		if start < 0 {
+			t.Errorf("generated.go has no %s", f)
+			continue
+		}
+		end := bytes.Index(src[start:], []byte("\n}\n"))
+		if body := string(src[start : start+end]); strings.Contains(body, "graphql.ResolveField(") || !strings.Contains(body, "return ec.marshal") {
+			t.Errorf("%s is not written directly:\n%s", f, body)
+		}
 	}
 }

@@ -180,6 +180,28 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// extensions are the server's extensions, in order. None may intercept
+// fields (graphql.FieldInterceptor): internal/gqlinline writes plain leaf
+// fields without the field middleware, and TestNoFieldInterceptor holds
+// this list to that.
+func extensions(schema graphql.ExecutableSchema, queries graphql.Cache[*ast.QueryDocument], opt Options) []graphql.HandlerExtension {
+	var exts []graphql.HandlerExtension
+	if on(opt.Introspection) {
+		exts = append(exts, extension.Introspection{})
+	} else {
+		// gqlgen would refuse introspection fields anyway, but while the
+		// query runs, as an error our presenter cannot tell from a bug.
+		exts = append(exts, noIntrospection{})
+	}
+	return append(exts,
+		extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)},
+		// After APQ, which may fill the query in: limits.go.
+		docLimits{schema: schema.Schema(), cache: queries, tokens: opt.MaxTokens, fields: opt.MaxFields, aliases: opt.MaxAliases, directives: opt.MaxDirectives},
+		extension.FixedComplexityLimit(opt.MaxComplexity),
+		depthLimit{max: opt.MaxDepth},
+	)
+}
+
 // NewHandler returns the GraphQL API over the application core.
 func NewHandler(core *explore.Service, opt Options) *Handler {
 	opt.defaults()
@@ -202,19 +224,10 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 	queries := lru.New[*ast.QueryDocument](1000)
 	srv.SetQueryCache(queries)
 	srv.SetParserTokenLimit(opt.MaxTokens) // docLimits refuses first, with a LIMIT code
-	if on(opt.Introspection) {
-		srv.Use(extension.Introspection{})
-	} else {
-		// gqlgen would refuse introspection fields anyway, but while the
-		// query runs, as an error our presenter cannot tell from a bug.
-		srv.Use(noIntrospection{})
+	for _, ext := range extensions(schema, queries, opt) {
+		srv.Use(ext)
 	}
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
-	// After APQ, which may fill the query in: limits.go.
-	srv.Use(docLimits{schema: schema.Schema(), cache: queries, tokens: opt.MaxTokens, fields: opt.MaxFields, aliases: opt.MaxAliases, directives: opt.MaxDirectives})
 	srv.AroundResponses(capResponse(opt.MaxErrors))
-	srv.Use(extension.FixedComplexityLimit(opt.MaxComplexity))
-	srv.Use(depthLimit{max: opt.MaxDepth})
 	srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 		oc := graphql.GetOperationContext(ctx)
 		name := oc.OperationName

@@ -25,6 +25,21 @@
 // dataloader's batch (resolvers/inline.go says why each listed one is safe);
 // a facet's or a statistic's counts resolve their terms that way too.
 //
+// Every field, plain or not, went through graphql.ResolveField: a field
+// context made and put in the context, the field middleware called, the
+// value boxed in an interface and asserted back. For a leaf read straight
+// from the struct (obj.ID, obj.KoOrNil()) that is most of the field's
+// cost, and a page of 100 cases with their tags has ~2,500 such leaves
+// (docs/benchmarks.md, "Leaves written straight"). Such a field's function
+// is rewritten to call its marshaller directly, when the marshaller is one
+// of the scalars in leafMarshallers: they never fail and never read the
+// context but to report a null that cannot happen (a string, an int, an ID
+// or a boolean is never null; a nullable pointer marshals nil as null, as
+// ResolveField would). Floats are left alone: a NaN fails at marshalling,
+// and its error must carry the field's own path. Skipping ResolveField
+// also skips field middleware; resolvers.TestNoFieldInterceptor fails if
+// the server ever installs one.
+//
 // It fails when a listed function or the code it rewrites is missing, so
 // that a gqlgen upgrade which changes the generated code is noticed.
 package main
@@ -45,6 +60,28 @@ var lists = []struct{ fn, plain string }{
 	{"marshalNDrawEdge2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐEdgeᚄ", "plainDrawEdgeFields"},
 	{"marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ", "plainTermCountFields"},
 }
+
+// leafMarshallers are the generated scalar marshallers a plain leaf may
+// call directly (see the package comment).
+var leafMarshallers = map[string]bool{
+	"marshalNString2string":  true,
+	"marshalOString2ᚖstring": true,
+	"marshalNID2string":      true,
+	"marshalNInt2int":        true,
+	"marshalOInt2ᚖint":       true,
+	"marshalNBoolean2bool":   true,
+	"marshalOBoolean2bool":   true,
+	"marshalNKind2githubᚗcomᚋilgraphᚋilgraphᚐKind": true,
+}
+
+// leaf matches a generated field function whose value is read straight
+// from the object (a field or a method without arguments), with no field
+// middleware: its name, object type, the read, and its marshaller.
+var leaf = regexp.MustCompile(`func \(ec \*executionContext\) (_\w+)\(ctx context\.Context, field graphql\.CollectedField, obj (\*?[\w.]+)\) \(ret graphql\.Marshaler\) \{\n\treturn graphql\.ResolveField\(\n\t\tctx,\n\t\tec\.OperationContext,\n\t\tfield,\n\t\tfunc\(ctx context\.Context, field graphql\.CollectedField\) \(\*graphql\.FieldContext, error\) \{\n\t\t\treturn ec\.fieldContext_\w+\(ctx, field\)\n\t\t\},\n\t\tfunc\(ctx context\.Context\) \(any, error\) \{\n\t\t\treturn (obj\.\w+(?:\(\))?), nil\n\t\t\},\n\t\tnil,\n\t\tfunc\(ctx context\.Context, selections ast\.SelectionSet, v [^)]+\) graphql\.Marshaler \{\n\t\t\treturn ec\.(marshal[^(]+)\(ctx, selections, v\)\n\t\t\},\n\t\t(?:true|false),\n\t\t(?:true|false),\n\t\)\n\}`)
+
+// leafSentinels must be direct after the rewrite: if gqlgen changes the
+// shape leaf matches, they are not, and the command fails.
+var leafSentinels = []string{"_Term_id", "_Term_en", "_Term_ko", "_Term_kind", "_Case_id"}
 
 var call = regexp.MustCompile(`graphql\.MarshalSliceConcurrently\(ctx, len\(v\), `)
 
@@ -127,6 +164,24 @@ func run(path string) error {
 			}
 		}
 		src = src[:start] + body + src[end:]
+	}
+	src = leaf.ReplaceAllStringFunc(src, func(m string) string {
+		g := leaf.FindStringSubmatch(m)
+		if !leafMarshallers[g[4]] {
+			return m
+		}
+		return "func (ec *executionContext) " + g[1] + "(ctx context.Context, field graphql.CollectedField, obj " + g[2] +
+			") (ret graphql.Marshaler) {\n\treturn ec." + g[4] + "(ctx, field.Selections, " + g[3] + ")\n}"
+	})
+	for _, f := range leafSentinels {
+		head := "func (ec *executionContext) " + f + "(ctx context.Context, field graphql.CollectedField, obj "
+		i := strings.Index(src, head)
+		if i < 0 {
+			return fmt.Errorf("%s: no function %s", path, f)
+		}
+		if !strings.HasPrefix(src[i+strings.Index(src[i:], "{\n"):], "{\n\treturn ec.marshal") {
+			return fmt.Errorf("%s: %s does not read its field as expected", path, f)
+		}
 	}
 	out, err := format.Source([]byte(src))
 	if err != nil {
