@@ -15808,7 +15808,7 @@ func (ec *executionContext) _Breakdown(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, breakdownImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -15850,9 +15850,10 @@ func (ec *executionContext) _Breakdown(ctx context.Context, sel ast.SelectionSet
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var breakdownCellImplementors = []string{"BreakdownCell"}
@@ -15861,7 +15862,7 @@ func (ec *executionContext) _BreakdownCell(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, breakdownCellImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -15893,9 +15894,10 @@ func (ec *executionContext) _BreakdownCell(ctx context.Context, sel ast.Selectio
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var breakdownKeyImplementors = []string{"BreakdownKey"}
@@ -15904,7 +15906,7 @@ func (ec *executionContext) _BreakdownKey(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, breakdownKeyImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -15942,9 +15944,10 @@ func (ec *executionContext) _BreakdownKey(ctx context.Context, sel ast.Selection
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var caseImplementors = []string{"Case"}
@@ -15953,7 +15956,7 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, caseImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16161,9 +16164,10 @@ func (ec *executionContext) _Case(ctx context.Context, sel ast.SelectionSet, obj
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var caseConnectionImplementors = []string{"CaseConnection"}
@@ -16172,7 +16176,7 @@ func (ec *executionContext) _CaseConnection(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, caseConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16223,9 +16227,10 @@ func (ec *executionContext) _CaseConnection(ctx context.Context, sel ast.Selecti
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var caseEdgeImplementors = []string{"CaseEdge"}
@@ -16234,7 +16239,7 @@ func (ec *executionContext) _CaseEdge(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, caseEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16267,9 +16272,10 @@ func (ec *executionContext) _CaseEdge(ctx context.Context, sel ast.SelectionSet,
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var caseRevisionImplementors = []string{"CaseRevision"}
@@ -16278,7 +16284,7 @@ func (ec *executionContext) _CaseRevision(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, caseRevisionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16335,9 +16341,10 @@ func (ec *executionContext) _CaseRevision(ctx context.Context, sel ast.Selection
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var caseWriteResultImplementors = []string{"CaseWriteResult"}
@@ -16346,7 +16353,7 @@ func (ec *executionContext) _CaseWriteResult(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, caseWriteResultImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16373,9 +16380,10 @@ func (ec *executionContext) _CaseWriteResult(ctx context.Context, sel ast.Select
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var crossReferenceImplementors = []string{"CrossReference"}
@@ -16384,7 +16392,7 @@ func (ec *executionContext) _CrossReference(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, crossReferenceImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16427,9 +16435,10 @@ func (ec *executionContext) _CrossReference(ctx context.Context, sel ast.Selecti
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var crossReferenceConnectionImplementors = []string{"CrossReferenceConnection"}
@@ -16438,7 +16447,7 @@ func (ec *executionContext) _CrossReferenceConnection(ctx context.Context, sel a
 	fields := graphql.CollectFields(ec.OperationContext, sel, crossReferenceConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16477,9 +16486,10 @@ func (ec *executionContext) _CrossReferenceConnection(ctx context.Context, sel a
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var crossReferenceEdgeImplementors = []string{"CrossReferenceEdge"}
@@ -16488,7 +16498,7 @@ func (ec *executionContext) _CrossReferenceEdge(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, crossReferenceEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16515,9 +16525,10 @@ func (ec *executionContext) _CrossReferenceEdge(ctx context.Context, sel ast.Sel
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var differingFeatureImplementors = []string{"DifferingFeature"}
@@ -16526,7 +16537,7 @@ func (ec *executionContext) _DifferingFeature(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, differingFeatureImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16565,9 +16576,10 @@ func (ec *executionContext) _DifferingFeature(ctx context.Context, sel ast.Selec
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var distributionImplementors = []string{"Distribution"}
@@ -16576,7 +16588,7 @@ func (ec *executionContext) _Distribution(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, distributionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16645,9 +16657,10 @@ func (ec *executionContext) _Distribution(ctx context.Context, sel ast.Selection
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var drawEdgeImplementors = []string{"DrawEdge"}
@@ -16656,7 +16669,7 @@ func (ec *executionContext) _DrawEdge(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, drawEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16703,9 +16716,10 @@ func (ec *executionContext) _DrawEdge(ctx context.Context, sel ast.SelectionSet,
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var drawNodeImplementors = []string{"DrawNode"}
@@ -16714,7 +16728,7 @@ func (ec *executionContext) _DrawNode(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, drawNodeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16756,9 +16770,10 @@ func (ec *executionContext) _DrawNode(ctx context.Context, sel ast.SelectionSet,
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var drawingImplementors = []string{"Drawing"}
@@ -16767,7 +16782,7 @@ func (ec *executionContext) _Drawing(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, drawingImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16799,9 +16814,10 @@ func (ec *executionContext) _Drawing(ctx context.Context, sel ast.SelectionSet, 
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var evidenceImplementors = []string{"Evidence"}
@@ -16810,7 +16826,7 @@ func (ec *executionContext) _Evidence(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, evidenceImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16868,9 +16884,10 @@ func (ec *executionContext) _Evidence(ctx context.Context, sel ast.SelectionSet,
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var facetsImplementors = []string{"Facets"}
@@ -16879,7 +16896,7 @@ func (ec *executionContext) _Facets(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, facetsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16936,9 +16953,10 @@ func (ec *executionContext) _Facets(ctx context.Context, sel ast.SelectionSet, o
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var featureContributionImplementors = []string{"FeatureContribution"}
@@ -16947,7 +16965,7 @@ func (ec *executionContext) _FeatureContribution(ctx context.Context, sel ast.Se
 	fields := graphql.CollectFields(ec.OperationContext, sel, featureContributionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -16991,9 +17009,10 @@ func (ec *executionContext) _FeatureContribution(ctx context.Context, sel ast.Se
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var highlightImplementors = []string{"Highlight"}
@@ -17002,7 +17021,7 @@ func (ec *executionContext) _Highlight(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, highlightImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17029,9 +17048,10 @@ func (ec *executionContext) _Highlight(ctx context.Context, sel ast.SelectionSet
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var impactImplementors = []string{"Impact"}
@@ -17040,7 +17060,7 @@ func (ec *executionContext) _Impact(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, impactImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17075,9 +17095,10 @@ func (ec *executionContext) _Impact(ctx context.Context, sel ast.SelectionSet, o
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var mutationImplementors = []string{"Mutation"}
@@ -17089,7 +17110,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -17174,9 +17195,10 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var pageInfoImplementors = []string{"PageInfo"}
@@ -17185,7 +17207,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17224,9 +17246,10 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var pairCountImplementors = []string{"PairCount"}
@@ -17235,7 +17258,7 @@ func (ec *executionContext) _PairCount(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, pairCountImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17269,9 +17292,10 @@ func (ec *executionContext) _PairCount(ctx context.Context, sel ast.SelectionSet
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var pathImplementors = []string{"Path"}
@@ -17280,7 +17304,7 @@ func (ec *executionContext) _Path(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, pathImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17313,9 +17337,10 @@ func (ec *executionContext) _Path(ctx context.Context, sel ast.SelectionSet, obj
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var profileImplementors = []string{"Profile"}
@@ -17324,7 +17349,7 @@ func (ec *executionContext) _Profile(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, profileImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17377,9 +17402,10 @@ func (ec *executionContext) _Profile(ctx context.Context, sel ast.SelectionSet, 
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var profileMatchImplementors = []string{"ProfileMatch"}
@@ -17388,7 +17414,7 @@ func (ec *executionContext) _ProfileMatch(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, profileMatchImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17425,9 +17451,10 @@ func (ec *executionContext) _ProfileMatch(ctx context.Context, sel ast.Selection
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var queryImplementors = []string{"Query"}
@@ -17439,7 +17466,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -17601,9 +17628,10 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var remedyImplementors = []string{"Remedy"}
@@ -17612,7 +17640,7 @@ func (ec *executionContext) _Remedy(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, remedyImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17649,9 +17677,10 @@ func (ec *executionContext) _Remedy(ctx context.Context, sel ast.SelectionSet, o
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var reviewImplementors = []string{"Review"}
@@ -17660,7 +17689,7 @@ func (ec *executionContext) _Review(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, reviewImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17700,9 +17729,10 @@ func (ec *executionContext) _Review(ctx context.Context, sel ast.SelectionSet, o
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var reviewDecisionImplementors = []string{"ReviewDecision"}
@@ -17711,7 +17741,7 @@ func (ec *executionContext) _ReviewDecision(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, reviewDecisionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17755,9 +17785,10 @@ func (ec *executionContext) _ReviewDecision(ctx context.Context, sel ast.Selecti
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var reviewQueueConnectionImplementors = []string{"ReviewQueueConnection"}
@@ -17766,7 +17797,7 @@ func (ec *executionContext) _ReviewQueueConnection(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, reviewQueueConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17805,9 +17836,10 @@ func (ec *executionContext) _ReviewQueueConnection(ctx context.Context, sel ast.
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var reviewQueueEdgeImplementors = []string{"ReviewQueueEdge"}
@@ -17816,7 +17848,7 @@ func (ec *executionContext) _ReviewQueueEdge(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, reviewQueueEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17843,9 +17875,10 @@ func (ec *executionContext) _ReviewQueueEdge(ctx context.Context, sel ast.Select
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var reviewQueueItemImplementors = []string{"ReviewQueueItem"}
@@ -17854,7 +17887,7 @@ func (ec *executionContext) _ReviewQueueItem(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, reviewQueueItemImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17886,9 +17919,10 @@ func (ec *executionContext) _ReviewQueueItem(ctx context.Context, sel ast.Select
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var reviewSuggestionImplementors = []string{"ReviewSuggestion"}
@@ -17897,7 +17931,7 @@ func (ec *executionContext) _ReviewSuggestion(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, reviewSuggestionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17935,9 +17969,10 @@ func (ec *executionContext) _ReviewSuggestion(ctx context.Context, sel ast.Selec
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var sharedFeatureImplementors = []string{"SharedFeature"}
@@ -17946,7 +17981,7 @@ func (ec *executionContext) _SharedFeature(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, sharedFeatureImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -17974,9 +18009,10 @@ func (ec *executionContext) _SharedFeature(ctx context.Context, sel ast.Selectio
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var similarCaseImplementors = []string{"SimilarCase"}
@@ -17985,7 +18021,7 @@ func (ec *executionContext) _SimilarCase(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, similarCaseImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18049,9 +18085,10 @@ func (ec *executionContext) _SimilarCase(ctx context.Context, sel ast.SelectionS
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var similarFeedbackImplementors = []string{"SimilarFeedback"}
@@ -18060,7 +18097,7 @@ func (ec *executionContext) _SimilarFeedback(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, similarFeedbackImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18092,9 +18129,10 @@ func (ec *executionContext) _SimilarFeedback(ctx context.Context, sel ast.Select
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var similarHidingImplementors = []string{"SimilarHiding"}
@@ -18103,7 +18141,7 @@ func (ec *executionContext) _SimilarHiding(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, similarHidingImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18141,9 +18179,10 @@ func (ec *executionContext) _SimilarHiding(ctx context.Context, sel ast.Selectio
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var similarJudgmentImplementors = []string{"SimilarJudgment"}
@@ -18152,7 +18191,7 @@ func (ec *executionContext) _SimilarJudgment(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, similarJudgmentImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18206,9 +18245,10 @@ func (ec *executionContext) _SimilarJudgment(ctx context.Context, sel ast.Select
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var similarityDefaultsImplementors = []string{"SimilarityDefaults"}
@@ -18217,7 +18257,7 @@ func (ec *executionContext) _SimilarityDefaults(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, similarityDefaultsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18250,9 +18290,10 @@ func (ec *executionContext) _SimilarityDefaults(ctx context.Context, sel ast.Sel
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var similarityExplanationImplementors = []string{"SimilarityExplanation"}
@@ -18261,7 +18302,7 @@ func (ec *executionContext) _SimilarityExplanation(ctx context.Context, sel ast.
 	fields := graphql.CollectFields(ec.OperationContext, sel, similarityExplanationImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18319,9 +18360,10 @@ func (ec *executionContext) _SimilarityExplanation(ctx context.Context, sel ast.
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var snippetImplementors = []string{"Snippet"}
@@ -18330,7 +18372,7 @@ func (ec *executionContext) _Snippet(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, snippetImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18368,9 +18410,10 @@ func (ec *executionContext) _Snippet(ctx context.Context, sel ast.SelectionSet, 
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var sourceImplementors = []string{"Source"}
@@ -18379,7 +18422,7 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, sourceImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18413,9 +18456,10 @@ func (ec *executionContext) _Source(ctx context.Context, sel ast.SelectionSet, o
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var statsImplementors = []string{"Stats"}
@@ -18424,7 +18468,7 @@ func (ec *executionContext) _Stats(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, statsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18506,9 +18550,10 @@ func (ec *executionContext) _Stats(ctx context.Context, sel ast.SelectionSet, ob
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var suggestCutoffImplementors = []string{"SuggestCutoff"}
@@ -18517,7 +18562,7 @@ func (ec *executionContext) _SuggestCutoff(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, suggestCutoffImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18559,9 +18604,10 @@ func (ec *executionContext) _SuggestCutoff(ctx context.Context, sel ast.Selectio
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var suggestedTermImplementors = []string{"SuggestedTerm"}
@@ -18570,7 +18616,7 @@ func (ec *executionContext) _SuggestedTerm(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, suggestedTermImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18614,9 +18660,10 @@ func (ec *executionContext) _SuggestedTerm(ctx context.Context, sel ast.Selectio
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var suggestionsImplementors = []string{"Suggestions"}
@@ -18625,7 +18672,7 @@ func (ec *executionContext) _Suggestions(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, suggestionsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18688,9 +18735,10 @@ func (ec *executionContext) _Suggestions(ctx context.Context, sel ast.SelectionS
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var tagConfidenceImplementors = []string{"TagConfidence"}
@@ -18699,7 +18747,7 @@ func (ec *executionContext) _TagConfidence(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, tagConfidenceImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18732,18 +18780,22 @@ func (ec *executionContext) _TagConfidence(ctx context.Context, sel ast.Selectio
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var termImplementors = []string{"Term"}
 
 func (ec *executionContext) _Term(ctx context.Context, sel ast.SelectionSet, obj *ilgraph.Term) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, termImplementors)
+	if m := plainTerm(fields, obj); m != nil {
+		return m
+	}
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18803,9 +18855,10 @@ func (ec *executionContext) _Term(ctx context.Context, sel ast.SelectionSet, obj
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var termCountImplementors = []string{"TermCount"}
@@ -18814,7 +18867,7 @@ func (ec *executionContext) _TermCount(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, termCountImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18841,9 +18894,10 @@ func (ec *executionContext) _TermCount(ctx context.Context, sel ast.SelectionSet
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var termDistributionImplementors = []string{"TermDistribution"}
@@ -18852,7 +18906,7 @@ func (ec *executionContext) _TermDistribution(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, termDistributionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18881,9 +18935,10 @@ func (ec *executionContext) _TermDistribution(ctx context.Context, sel ast.Selec
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var textImplementors = []string{"Text"}
@@ -18892,7 +18947,7 @@ func (ec *executionContext) _Text(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, textImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18920,9 +18975,10 @@ func (ec *executionContext) _Text(ctx context.Context, sel ast.SelectionSet, obj
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var textContributionImplementors = []string{"TextContribution"}
@@ -18931,7 +18987,7 @@ func (ec *executionContext) _TextContribution(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, textContributionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -18968,9 +19024,10 @@ func (ec *executionContext) _TextContribution(ctx context.Context, sel ast.Selec
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var textMatchImplementors = []string{"TextMatch"}
@@ -18979,7 +19036,7 @@ func (ec *executionContext) _TextMatch(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, textMatchImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19011,9 +19068,10 @@ func (ec *executionContext) _TextMatch(ctx context.Context, sel ast.SelectionSet
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var textNeighbourImplementors = []string{"TextNeighbour"}
@@ -19022,7 +19080,7 @@ func (ec *executionContext) _TextNeighbour(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, textNeighbourImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19050,9 +19108,10 @@ func (ec *executionContext) _TextNeighbour(ctx context.Context, sel ast.Selectio
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var timelineImplementors = []string{"Timeline"}
@@ -19061,7 +19120,7 @@ func (ec *executionContext) _Timeline(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, timelineImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19102,9 +19161,10 @@ func (ec *executionContext) _Timeline(ctx context.Context, sel ast.SelectionSet,
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var weightedTermImplementors = []string{"WeightedTerm"}
@@ -19113,7 +19173,7 @@ func (ec *executionContext) _WeightedTerm(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, weightedTermImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19146,9 +19206,10 @@ func (ec *executionContext) _WeightedTerm(ctx context.Context, sel ast.Selection
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var weightsImplementors = []string{"Weights"}
@@ -19157,7 +19218,7 @@ func (ec *executionContext) _Weights(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, weightsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19214,9 +19275,10 @@ func (ec *executionContext) _Weights(ctx context.Context, sel ast.SelectionSet, 
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var wordFormsImplementors = []string{"WordForms"}
@@ -19225,7 +19287,7 @@ func (ec *executionContext) _WordForms(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, wordFormsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19252,9 +19314,10 @@ func (ec *executionContext) _WordForms(ctx context.Context, sel ast.SelectionSet
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var yearCountImplementors = []string{"YearCount"}
@@ -19263,7 +19326,7 @@ func (ec *executionContext) _YearCount(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, yearCountImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19290,9 +19353,10 @@ func (ec *executionContext) _YearCount(ctx context.Context, sel ast.SelectionSet
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var __DirectiveImplementors = []string{"__Directive"}
@@ -19301,7 +19365,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19343,9 +19407,10 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var __EnumValueImplementors = []string{"__EnumValue"}
@@ -19354,7 +19419,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19391,9 +19456,10 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var __FieldImplementors = []string{"__Field"}
@@ -19402,7 +19468,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19449,9 +19515,10 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var __InputValueImplementors = []string{"__InputValue"}
@@ -19460,7 +19527,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19507,9 +19574,10 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var __SchemaImplementors = []string{"__Schema"}
@@ -19518,7 +19586,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19565,9 +19633,10 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 var __TypeImplementors = []string{"__Type"}
@@ -19576,7 +19645,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := deferredGroup(ctx, fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -19648,9 +19717,10 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 	if n := len(deferred.Defers); n > 0 {
 		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
 		ec.ProcessDeferredGroup(deferred)
+		return out
 	}
 
-	return out
+	return object{fields, out.Values}
 }
 
 // endregion **************************** object.gotpl ****************************
@@ -20687,6 +20757,9 @@ func (ec *executionContext) marshalNTerm2githubᚗcomᚋilgraphᚋilgraphᚐTerm
 }
 
 func (ec *executionContext) marshalNTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Term) graphql.Marshaler {
+	if m := plainTerms(ec.OperationContext, sel, v); m != nil {
+		return m
+	}
 	ret := marshalPlainList(ctx, sel, plainTermFields, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]

@@ -2,9 +2,12 @@ package resolvers
 
 import (
 	"context"
+	"io"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/ilgraph/ilgraph"
 )
 
 // plainSet names the fields of a type that resolve without waiting on
@@ -94,3 +97,208 @@ func onlyPlain(sel ast.SelectionSet, plain plainSet) bool {
 //     vocabulary terms, looked up in the core's vocabulary snapshot
 //     (Resolver.term and Resolver.terms with a vocabulary kind; only
 //     organizations go through a loader, and no case field lists them).
+
+// deferredGroup is the deferred group of an object whose fields are fields
+// (internal/gqlinline puts it where gqlgen calls graphql.NewDeferredGroup):
+// that group when a field is deferred, an empty one otherwise, which gqlgen
+// never reads — it reads the group only for a deferred field, and its
+// Defers, empty then. Making one for every object cost a path (walking up
+// the field contexts), a field set and a map: a fifth of what a page of
+// cases allocated.
+func deferredGroup(ctx context.Context, fields []graphql.CollectedField) graphql.DeferredGroup {
+	for i := range fields {
+		if fields[i].IsDeferred() {
+			return graphql.NewDeferredGroup(ctx)
+		}
+	}
+	return graphql.DeferredGroup{}
+}
+
+// object is a resolved object's JSON, written as graphql.FieldSet writes
+// it — {"name":value,...} in the order of fields, each name its alias —
+// without the field set's allocations for every field and object
+// (internal/gqlinline returns one from every object without deferred
+// fields, once its values are all resolved). A response name is a GraphQL
+// name, which never needs escaping; CollectFields merges fields of the same
+// name, and object skips a repeated one as FieldSet does all the same.
+type object struct {
+	fields []graphql.CollectedField
+	values []graphql.Marshaler
+}
+
+var (
+	openBrace, closeBrace = []byte{'{'}, []byte{'}'}
+	nameStart, nameEnd    = []byte{',', '"'}, []byte{'"', ':'}
+)
+
+func (o object) MarshalGQL(w io.Writer) {
+	w.Write(openBrace)
+	first := true
+next:
+	for i := range o.fields {
+		alias := o.fields[i].Alias
+		for j := range i {
+			if o.fields[j].Alias == alias {
+				continue next
+			}
+		}
+		if first {
+			w.Write(nameStart[1:])
+			first = false
+		} else {
+			w.Write(nameStart)
+		}
+		io.WriteString(w, alias)
+		w.Write(nameEnd)
+		o.values[i].MarshalGQL(w)
+	}
+	w.Write(closeBrace)
+}
+
+// Terms are the most numerous objects of most answers (a page of 100 cases
+// with their tags has ~1,300), and most selections ask only for their
+// labels. plainTerm and plainTerms write such a term, or list of terms,
+// straight as JSON — the bytes gqlgen's own path writes, which
+// TestPlainTermsAsGqlgen holds them to — without its context, field
+// context, field set and marshaller for each term and each label.
+// internal/gqlinline calls them first in _Term and in the marshaller of
+// [Term!]!; they return nil, and gqlgen goes on, when the selection asks
+// for anything else (kind, a resolver field, a deferred fragment).
+
+// termLabels are the fields plainTerm writes.
+var termLabels = map[string]bool{"__typename": true, "id": true, "en": true, "ko": true, "description": true}
+
+var termType = []string{"Term"}
+
+// labelsOnly reports whether fields are all labels, none deferred.
+func labelsOnly(fields []graphql.CollectedField) bool {
+	for i := range fields {
+		if !termLabels[fields[i].Name] || fields[i].IsDeferred() {
+			return false
+		}
+	}
+	return true
+}
+
+// plainTerm is t's JSON when fields (collected for Term) ask only for its
+// labels; nil otherwise.
+func plainTerm(fields []graphql.CollectedField, t *ilgraph.Term) graphql.Marshaler {
+	if !labelsOnly(fields) {
+		return nil
+	}
+	return termJSON{fields, t}
+}
+
+// plainTerms is the JSON list of ts when sel asks only for their labels;
+// nil otherwise.
+func plainTerms(oc *graphql.OperationContext, sel ast.SelectionSet, ts []ilgraph.Term) graphql.Marshaler {
+	if !onlyPlain(sel, plainTermFields) {
+		return nil
+	}
+	fields := graphql.CollectFields(oc, sel, termType)
+	if !labelsOnly(fields) {
+		return nil
+	}
+	return termsJSON{fields, ts}
+}
+
+type termJSON struct {
+	fields []graphql.CollectedField
+	t      *ilgraph.Term
+}
+
+func (j termJSON) MarshalGQL(w io.Writer) { writeTerm(w, j.fields, j.t) }
+
+type termsJSON struct {
+	fields []graphql.CollectedField
+	ts     []ilgraph.Term
+}
+
+var openBracket, closeBracket, comma = []byte{'['}, []byte{']'}, []byte{','}
+
+func (j termsJSON) MarshalGQL(w io.Writer) {
+	w.Write(openBracket)
+	for i := range j.ts {
+		if i > 0 {
+			w.Write(comma)
+		}
+		writeTerm(w, j.fields, &j.ts[i])
+	}
+	w.Write(closeBracket)
+}
+
+var null = []byte("null")
+
+// writeTerm writes t's labels that fields ask for, as object writes them.
+func writeTerm(w io.Writer, fields []graphql.CollectedField, t *ilgraph.Term) {
+	w.Write(openBrace)
+	first := true
+next:
+	for i := range fields {
+		alias := fields[i].Alias
+		for j := range i {
+			if fields[j].Alias == alias {
+				continue next
+			}
+		}
+		if first {
+			w.Write(nameStart[1:])
+			first = false
+		} else {
+			w.Write(nameStart)
+		}
+		io.WriteString(w, alias)
+		w.Write(nameEnd)
+		switch fields[i].Name {
+		case "__typename":
+			writeString(w, "Term")
+		case "id":
+			writeString(w, t.ID)
+		case "en":
+			writeString(w, t.En)
+		case "ko", "description":
+			v := t.Ko
+			if fields[i].Name == "description" {
+				v = t.Description
+			}
+			if v == "" { // KoOrNil, DescriptionOrNil
+				w.Write(null)
+			} else {
+				writeString(w, v)
+			}
+		}
+	}
+	w.Write(closeBrace)
+}
+
+const hexDigits = "0123456789ABCDEF"
+
+// writeString writes s as a JSON string the way graphql.MarshalString does
+// (FuzzWriteString holds it to that).
+func writeString(w io.Writer, s string) {
+	io.WriteString(w, `"`)
+	start := 0
+	for i, c := range s {
+		if c >= 0x20 && c != '\\' && c != '"' {
+			continue
+		}
+		io.WriteString(w, s[start:i])
+		switch c {
+		case '\t':
+			io.WriteString(w, `\t`)
+		case '\r':
+			io.WriteString(w, `\r`)
+		case '\n':
+			io.WriteString(w, `\n`)
+		case '\\':
+			io.WriteString(w, `\\`)
+		case '"':
+			io.WriteString(w, `\"`)
+		default:
+			w.Write([]byte{'\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf]})
+		}
+		start = i + 1
+	}
+	io.WriteString(w, s[start:])
+	io.WriteString(w, `"`)
+}
