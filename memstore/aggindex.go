@@ -185,6 +185,35 @@ func popcountAnd(a, b []uint64) int {
 	return n
 }
 
+// sparseWords lists into idx (reused) the indexes of b's non-zero words,
+// and reports whether they are few (under a quarter of b): counting b
+// against other sets over those words alone (countAnd) then beats counting
+// over every word. A term's cases within a year, or a small term's, are
+// such a set.
+func sparseWords(b []uint64, idx []int32) ([]int32, bool) {
+	idx = idx[:0]
+	for i, w := range b {
+		if w != 0 {
+			idx = append(idx, int32(i))
+		}
+	}
+	return idx, len(idx) < len(b)/4
+}
+
+// countAnd is popcountAnd(a, b), read over the words at idx alone when
+// sparse (a's words elsewhere are zero: sparseWords).
+func countAnd(a, b []uint64, idx []int32, sparse bool) int {
+	if !sparse {
+		return popcountAnd(a, b)
+	}
+	n := 0
+	b = b[:len(a)]
+	for _, i := range idx {
+		n += bits.OnesCount64(a[i] & b[i])
+	}
+	return n
+}
+
 // and sets dst to a AND b and returns how many bits it has.
 func and(dst, a, b []uint64) int {
 	n := 0
@@ -547,7 +576,9 @@ func (s *Snapshot) stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 				st.ResolveByFactor = append(st.ResolveByFactor, ilgraph.GroupDistribution{Term: tc, Distribution: dist})
 			}
 		case kComponent:
-			comps = append(comps, int32(fid))
+			if popcountAnd(x.bits[fid], sel) > 0 {
+				comps = append(comps, int32(fid))
+			}
 		case kOrg:
 			if n := termCount(x, sel, large, fid); n > 0 {
 				st.Organizations++
@@ -564,10 +595,13 @@ func (s *Snapshot) stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 	sortCounts(st.PerDomain)
 	sortByMedian(st.ResolveByCause)
 	sortByMedian(st.ResolveByFactor)
+	var idx []int32
 	for _, a := range causes {
 		and(scratch, x.bits[a], sel)
+		var sparse bool
+		idx, sparse = sparseWords(scratch, idx)
 		for _, b := range comps {
-			if n := popcountAnd(scratch, x.bits[b]); n > 0 {
+			if n := countAnd(scratch, x.bits[b], idx, sparse); n > 0 {
 				fa, fb := s.features[a], s.features[b]
 				st.TopPairs = append(st.TopPairs, ilgraph.PairCount{
 					A: ilgraph.TermCount{Kind: fa.Kind, ID: fa.ID}, B: ilgraph.TermCount{Kind: fb.Kind, ID: fb.ID}, Count: n,
@@ -651,13 +685,16 @@ func (s *Snapshot) Cooccurrence(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Co
 		}
 	}
 	scratch := make([]uint64, x.words)
+	var idx []int32
 	for _, a := range as {
 		and(scratch, x.bits[a], sel)
+		var sparse bool
+		idx, sparse = sparseWords(scratch, idx)
 		for _, b := range bs {
 			if from == to && s.features[a].ID >= s.features[b].ID {
 				continue
 			}
-			if n := popcountAnd(scratch, x.bits[b]); n > 0 {
+			if n := countAnd(scratch, x.bits[b], idx, sparse); n > 0 {
 				out.Pairs[[2]ilgraph.Feature{s.features[a], s.features[b]}] = n
 			}
 		}
@@ -739,10 +776,13 @@ func (s *Snapshot) breakdownBits(x *aggIndex, rv, cv breakdownAxis, f ilgraph.Ca
 		}
 	} else {
 		scratch := make([]uint64, x.words)
+		var idx []int32
 		for _, r := range as {
 			and(scratch, x.bits[r], sel)
+			var sparse bool
+			idx, sparse = sparseWords(scratch, idx)
 			for _, c := range bs {
-				if n := popcountAnd(scratch, x.bits[c]); n > 0 {
+				if n := countAnd(scratch, x.bits[c], idx, sparse); n > 0 {
 					cells[[2]string{s.features[r].ID, s.features[c].ID}] = n
 				}
 			}

@@ -70,3 +70,42 @@ func TestDistributionIsDistribute(t *testing.T) {
 		}
 	}
 }
+
+// TestCountAndIsPopcountAnd checks counting over a set's non-zero words
+// against counting over every word, for sets from empty to full.
+func TestCountAndIsPopcountAnd(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	set := func(words int, p float64) []uint64 {
+		b := make([]uint64, words)
+		for i := range b {
+			for j := range 64 {
+				if r.Float64() < p {
+					b[i] |= 1 << j
+				}
+			}
+		}
+		return b
+	}
+	var idx []int32
+	for _, words := range []int{1, 3, 100, 1563} {
+		for _, p := range []float64{0, 0.0005, 0.005, 0.05, 0.5, 1} {
+			a, b := set(words, p), set(words, 0.3)
+			var sparse bool
+			idx, sparse = sparseWords(a, idx)
+			nonZero := 0
+			for _, w := range a {
+				if w != 0 {
+					nonZero++
+				}
+			}
+			if len(idx) != nonZero || sparse != (nonZero < words/4) {
+				t.Errorf("%d words, density %g: got %d indexes, sparse %v; want %d, %v", words, p, len(idx), sparse, nonZero, nonZero < words/4)
+			}
+			for _, asSparse := range []bool{sparse, false} {
+				if got, want := countAnd(a, b, idx, asSparse), popcountAnd(a, b); got != want {
+					t.Errorf("%d words, density %g, sparse %v: got %d, want %d", words, p, asSparse, got, want)
+				}
+			}
+		}
+	}
+}
