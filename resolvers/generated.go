@@ -18958,11 +18958,7 @@ func (ec *executionContext) _Text(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "ko":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Text_ko(ctx, field, obj)
-				})
+			out.Values[i] = ec._Text_ko(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -19794,7 +19790,7 @@ func (ec *executionContext) marshalNCase2githubᚗcomᚋilgraphᚋilgraphᚐCase
 }
 
 func (ec *executionContext) marshalNCase2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐCaseᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Case) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalPlainList(ctx, sel, plainCaseFields, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNCase2githubᚗcomᚋilgraphᚋilgraphᚐCase(ctx, sel, v[i])

@@ -24,6 +24,24 @@ var plainTermFields = plainSet{"__typename": nil, "kind": nil, "id": nil, "en": 
 // the organizations primed for the list (Loaders.PrimeOrgs).
 var plainTermCountFields = plainSet{"__typename": nil, "count": nil, "term": plainTermFields}
 
+// plainTextFields are the fields of Text: its English, and its Korean
+// read from the struct by a resolver that waits on nothing (resolved
+// inline: internal/gqlinline).
+var plainTextFields = plainSet{"__typename": nil, "en": nil, "ko": nil}
+
+// plainCaseFields are the fields of Case a list shows — its id, dates,
+// texts and tags — read from the struct or resolved inline from the core's
+// vocabulary, never from a dataloader's batch: a page of cases that asks
+// only for them is marshalled in the calling goroutine, not one goroutine
+// a case.
+var plainCaseFields = plainSet{
+	"__typename": nil, "id": nil, "date": nil, "year": nil, "dateKind": nil, "severity": nil,
+	"title": plainTextFields, "summary": plainTextFields, "trigger": plainTextFields, "detection": plainTextFields,
+	"symptomsText": plainTextFields, "lessons": plainTextFields,
+	"organization": plainTermFields, "rootCause": plainTermFields, "components": plainTermFields, "symptoms": plainTermFields,
+	"contributing": plainTermFields, "domains": plainTermFields, "mechanisms": plainTermFields,
+}
+
 // plainDrawNodeFields and plainDrawEdgeFields are the fields of a drawing's
 // nodes and edges, every one read from the struct or a plain method of it.
 var (

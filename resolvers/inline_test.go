@@ -89,6 +89,8 @@ func TestPlainFieldsAreInline(t *testing.T) {
 		{"TermCount", plainTermCountFields},
 		{"DrawNode", plainDrawNodeFields},
 		{"DrawEdge", plainDrawEdgeFields},
+		{"Text", plainTextFields},
+		{"Case", plainCaseFields},
 	} {
 		t.Run(tt.typ, func(t *testing.T) {
 			head := "func (ec *executionContext) _" + tt.typ + "(ctx context.Context, sel ast.SelectionSet, obj "

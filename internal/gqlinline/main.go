@@ -77,6 +77,7 @@ var lists = []struct{ fn, plain string }{
 	{"marshalNDrawNode2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐNodeᚄ", "plainDrawNodeFields"},
 	{"marshalNDrawEdge2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐEdgeᚄ", "plainDrawEdgeFields"},
 	{"marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ", "plainTermCountFields"},
+	{"marshalNCase2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐCaseᚄ", "plainCaseFields"},
 }
 
 // leafMarshallers are the generated scalar marshallers a plain leaf may
@@ -110,6 +111,7 @@ var inline = []struct {
 }{
 	{"Case", []string{"organization", "year", "dateKind", "severity", "rootCause", "components", "symptoms", "contributing", "domains", "mechanisms"}},
 	{"TermCount", []string{"term"}},
+	{"Text", []string{"ko"}},
 }
 
 // concurrent matches gqlgen's concurrent resolution of one field of an
