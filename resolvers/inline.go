@@ -150,13 +150,20 @@ var (
 )
 
 func (o object) MarshalGQL(w io.Writer) {
+	writeFields(w, o.fields, func(w io.Writer, i int) { o.values[i].MarshalGQL(w) })
+}
+
+// writeFields writes {"name":value,...} for fields, each name its alias
+// and each value written by value (called with the field's index); a
+// repeated name is written once, the first time, as FieldSet does.
+func writeFields(w io.Writer, fields []graphql.CollectedField, value func(w io.Writer, i int)) {
 	w.Write(openBrace)
 	first := true
 next:
-	for i := range o.fields {
-		alias := o.fields[i].Alias
+	for i := range fields {
+		alias := fields[i].Alias
 		for j := range i {
-			if o.fields[j].Alias == alias {
+			if fields[j].Alias == alias {
 				continue next
 			}
 		}
@@ -168,7 +175,7 @@ next:
 		}
 		io.WriteString(w, alias)
 		w.Write(nameEnd)
-		o.values[i].MarshalGQL(w)
+		value(w, i)
 	}
 	w.Write(closeBrace)
 }
@@ -249,24 +256,7 @@ var null = []byte("null")
 
 // writeTerm writes t's labels that fields ask for, as object writes them.
 func writeTerm(w io.Writer, fields []graphql.CollectedField, t *ilgraph.Term) {
-	w.Write(openBrace)
-	first := true
-next:
-	for i := range fields {
-		alias := fields[i].Alias
-		for j := range i {
-			if fields[j].Alias == alias {
-				continue next
-			}
-		}
-		if first {
-			w.Write(nameStart[1:])
-			first = false
-		} else {
-			w.Write(nameStart)
-		}
-		io.WriteString(w, alias)
-		w.Write(nameEnd)
+	writeFields(w, fields, func(w io.Writer, i int) {
 		switch fields[i].Name {
 		case "__typename":
 			writeString(w, "Term")
@@ -285,8 +275,7 @@ next:
 				writeString(w, v)
 			}
 		}
-	}
-	w.Write(closeBrace)
+	})
 }
 
 const hexDigits = "0123456789ABCDEF"
