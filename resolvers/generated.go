@@ -16976,11 +16976,10 @@ func (ec *executionContext) _FeatureContribution(ctx context.Context, sel ast.Se
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "term":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._FeatureContribution_term(ctx, field, obj)
-				})
+			out.Values[i] = ec._FeatureContribution_term(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "weight":
 			out.Values[i] = ec._FeatureContribution_weight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -16992,11 +16991,7 @@ func (ec *executionContext) _FeatureContribution(ctx context.Context, sel ast.Se
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "confidence":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._FeatureContribution_confidence(ctx, field, obj)
-				})
+			out.Values[i] = ec._FeatureContribution_confidence(ctx, field, obj)
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -20090,7 +20085,8 @@ func (ec *executionContext) marshalNFeatureContribution2githubᚗcomᚋilgraph�
 }
 
 func (ec *executionContext) marshalNFeatureContribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐContributionᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Contribution) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	primeContributionOrgs(ctx, ec.Resolvers, v)
+	ret := marshalPlainList(ctx, sel, plainContributionFields, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNFeatureContribution2githubᚗcomᚋilgraphᚋilgraphᚐContribution(ctx, sel, v[i])

@@ -42,6 +42,33 @@ var plainCaseFields = plainSet{
 	"contributing": plainTermFields, "domains": plainTermFields, "mechanisms": plainTermFields,
 }
 
+// plainContributionFields are the fields of FeatureContribution: its
+// numbers, read from the struct, and its term and confidence, resolved
+// inline (the term from the vocabulary, or an organization the list primed:
+// primeContributionOrgs).
+var plainContributionFields = plainSet{"__typename": nil, "kind": nil, "term": plainTermFields, "weight": nil, "contribution": nil, "confidence": nil}
+
+// primeContributionOrgs makes the organizations among a list of shared
+// features resolve without waiting (Loaders.PrimeOrgs), before
+// internal/gqlinline resolves the features' terms inline: the generated
+// marshaller of [FeatureContribution!]! calls it first. An error is left
+// to the terms' own resolution, which reports it.
+func primeContributionOrgs(ctx context.Context, root ResolverRoot, cs []ilgraph.Contribution) {
+	r, ok := root.(*Resolver)
+	if !ok {
+		return
+	}
+	var orgs []ilgraph.TermCount
+	for _, c := range cs {
+		if c.Kind == ilgraph.KindOrg {
+			orgs = append(orgs, ilgraph.TermCount{Kind: c.Kind, ID: c.ID})
+		}
+	}
+	if len(orgs) > 0 {
+		_ = r.loaders(ctx).PrimeOrgs(ctx, orgs)
+	}
+}
+
 // plainDrawNodeFields and plainDrawEdgeFields are the fields of a drawing's
 // nodes and edges, every one read from the struct or a plain method of it.
 var (
@@ -109,7 +136,10 @@ func onlyPlain(sel ast.SelectionSet, plain plainSet) bool {
 // The fields that internal/gqlinline has resolved in the calling goroutine,
 // and why none of them waits on a dataloader's batch. TermCount.term: a
 // vocabulary term from the core's snapshot, or an organization that the
-// resolver returning the list primed (Loaders.PrimeOrgs). Of Case:
+// resolver returning the list primed (Loaders.PrimeOrgs).
+// FeatureContribution.term: the same, the list primed by its marshaller
+// (primeContributionOrgs); its confidence is read from the struct, as is
+// Text.ko. Of Case:
 //   - organization, year, dateKind, severity: read from the case itself;
 //   - rootCause, components, symptoms, contributing, domains, mechanisms:
 //     vocabulary terms, looked up in the core's vocabulary snapshot

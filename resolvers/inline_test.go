@@ -91,6 +91,7 @@ func TestPlainFieldsAreInline(t *testing.T) {
 		{"DrawEdge", plainDrawEdgeFields},
 		{"Text", plainTextFields},
 		{"Case", plainCaseFields},
+		{"FeatureContribution", plainContributionFields},
 	} {
 		t.Run(tt.typ, func(t *testing.T) {
 			head := "func (ec *executionContext) _" + tt.typ + "(ctx context.Context, sel ast.SelectionSet, obj "

@@ -54,6 +54,10 @@
 // and a map per object to skip repeated names, which CollectFields has
 // already merged.
 //
+// A list of a similar case's shared features is primed first
+// (resolvers.primeContributionOrgs), so that its terms, resolved inline,
+// never wait on a loader's batch one by one.
+//
 // Terms whose selection asks only for their labels are written by
 // resolvers.plainTerm and resolvers.plainTerms (see there), called first in
 // _Term and in the marshaller of [Term!]!.
@@ -78,6 +82,7 @@ var lists = []struct{ fn, plain string }{
 	{"marshalNDrawEdge2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐEdgeᚄ", "plainDrawEdgeFields"},
 	{"marshalNTermCount2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermCountᚄ", "plainTermCountFields"},
 	{"marshalNCase2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐCaseᚄ", "plainCaseFields"},
+	{"marshalNFeatureContribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐContributionᚄ", "plainContributionFields"},
 }
 
 // leafMarshallers are the generated scalar marshallers a plain leaf may
@@ -112,6 +117,7 @@ var inline = []struct {
 	{"Case", []string{"organization", "year", "dateKind", "severity", "rootCause", "components", "symptoms", "contributing", "domains", "mechanisms"}},
 	{"TermCount", []string{"term"}},
 	{"Text", []string{"ko"}},
+	{"FeatureContribution", []string{"term", "confidence"}},
 }
 
 // concurrent matches gqlgen's concurrent resolution of one field of an
@@ -209,6 +215,8 @@ func run(path string) error {
 			"\tif m := plainTerm(fields, obj); m != nil {\n\t\treturn m\n\t}\n"},
 		{"func (ec *executionContext) marshalNTerm2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐTermᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Term) graphql.Marshaler {\n",
 			"\tif m := plainTerms(ec.OperationContext, sel, v); m != nil {\n\t\treturn m\n\t}\n"},
+		{"func (ec *executionContext) marshalNFeatureContribution2ᚕgithubᚗcomᚋilgraphᚋilgraphᚐContributionᚄ(ctx context.Context, sel ast.SelectionSet, v []ilgraph.Contribution) graphql.Marshaler {\n",
+			"\tprimeContributionOrgs(ctx, ec.Resolvers, v)\n"},
 	} {
 		i := strings.Index(src, in.at)
 		if i < 0 {
