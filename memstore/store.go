@@ -25,14 +25,32 @@ func (st *Store) current(ctx context.Context) (*Snapshot, error) {
 	return c.Snapshot, nil
 }
 
+// answer runs fn on the snapshot when it is current, and reports whether
+// it ran (ok false: the caller asks the graph, as with current). The work
+// runs on the snapshot in hand while the graph's version is read
+// (Source.Optimistic), so the version's round trip costs no time of its
+// own when the snapshot is current, the usual case; when it is not, fn
+// runs again as current decides, and its first result is dropped.
+func (st *Store) answer(ctx context.Context, fn func(s *Snapshot)) (bool, error) {
+	ok, err := st.src.Optimistic(ctx, func(c *Corpus) { fn(c.Snapshot) })
+	if ok || err != nil {
+		return ok, err
+	}
+	s, err := st.current(ctx)
+	if s == nil || err != nil {
+		return false, err
+	}
+	fn(s)
+	return true, nil
+}
+
 // ListCases pages through the cases a filter without text selects; the
 // cases hold what the read model holds (ReadModelFields).
 func (st *Store) ListCases(ctx context.Context, f ilgraph.CaseFilter, order ilgraph.CaseSort, offset, limit int) (cases []*ilgraph.Case, total int, ok bool, err error) {
-	s, err := st.current(ctx)
-	if s == nil || err != nil {
+	ok, err = st.answer(ctx, func(s *Snapshot) { cases, total = s.ListCases(f, order, offset, limit) })
+	if !ok || err != nil {
 		return nil, 0, false, err
 	}
-	cases, total = s.ListCases(f, order, offset, limit)
 	return cases, total, true, nil
 }
 
@@ -52,42 +70,46 @@ func (st *Store) CasesTags(ctx context.Context, ids []string) (cs []*ilgraph.Cas
 
 // FacetCounts counts the facets of the cases a filter without text selects.
 func (st *Store) FacetCounts(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Facets, bool, error) {
-	s, err := st.current(ctx)
-	if s == nil || err != nil {
+	var out *ilgraph.Facets
+	ok, err := st.answer(ctx, func(s *Snapshot) { out = s.Facets(f) })
+	if !ok || err != nil {
 		return nil, false, err
 	}
-	return s.Facets(f), true, nil
+	return out, true, nil
 }
 
 // CaseStats computes the statistics of the cases a filter without text
 // selects, all but Relationships.
 func (st *Store) CaseStats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, bool, error) {
-	s, err := st.current(ctx)
-	if s == nil || err != nil {
+	var out *ilgraph.Stats
+	ok, err := st.answer(ctx, func(s *Snapshot) { out = s.Stats(f) })
+	if !ok || err != nil {
 		return nil, false, err
 	}
-	return s.Stats(f), true, nil
+	return out, true, nil
 }
 
 // CooccurrenceCounts counts co-occurrences between two kinds over the cases
 // a filter without text selects.
 func (st *Store) CooccurrenceCounts(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter) (total int, singles map[ilgraph.Feature]int, pairs map[[2]ilgraph.Feature]int, ok bool, err error) {
-	s, err := st.current(ctx)
-	if s == nil || err != nil {
+	var c *Cooccurrence
+	ok, err = st.answer(ctx, func(s *Snapshot) { c = s.Cooccurrence(from, to, f) })
+	if !ok || err != nil {
 		return 0, nil, nil, false, err
 	}
-	c := s.Cooccurrence(from, to, f)
 	return c.Total, c.Singles, c.Pairs, true, nil
 }
 
 // SameRootCauseRefs pages through the cases with a case's root cause (see
 // Snapshot.SameRootCause); ENOTFOUND for an unknown case.
 func (st *Store) SameRootCauseRefs(ctx context.Context, id string, offset, limit int) ([]ilgraph.CrossRef, int, bool, error) {
-	s, err := st.current(ctx)
-	if s == nil || err != nil {
+	var refs []ilgraph.CrossRef
+	var total int
+	found := false
+	ok, err := st.answer(ctx, func(s *Snapshot) { refs, total, found = s.SameRootCause(id, offset, limit) })
+	if !ok || err != nil {
 		return nil, 0, false, err
 	}
-	refs, total, found := s.SameRootCause(id, offset, limit)
 	if !found {
 		return nil, 0, true, ilgraph.Errorf(ilgraph.ENOTFOUND, "no case with id %q", id)
 	}
@@ -132,10 +154,11 @@ func (st *Store) Follow(ctx context.Context, version int64, id string, c *ilgrap
 // BreakdownCounts counts the cases a filter without text selects along two
 // axes (see Snapshot.Breakdown).
 func (st *Store) BreakdownCounts(ctx context.Context, rows, cols ilgraph.Axis, f ilgraph.CaseFilter) (*ilgraph.BreakdownCounts, bool, error) {
-	s, err := st.current(ctx)
-	if s == nil || err != nil {
+	var out *ilgraph.BreakdownCounts
+	var berr error
+	ok, err := st.answer(ctx, func(s *Snapshot) { out, berr = s.Breakdown(rows, cols, f) })
+	if !ok || err != nil {
 		return nil, false, err
 	}
-	b, err := s.Breakdown(rows, cols, f)
-	return b, true, err
+	return out, true, berr
 }
