@@ -214,6 +214,24 @@ func countAnd(a, b []uint64, idx []int32, sparse bool) int {
 	return n
 }
 
+// pairRow is one term's cases within a selection, counted against other
+// terms' cases pair by pair (stats' top pairs, co-occurrence, breakdown):
+// over its non-zero words alone when they are few (sparseWords).
+type pairRow struct {
+	bits   []uint64
+	idx    []int32
+	sparse bool
+}
+
+// set makes r a AND sel.
+func (r *pairRow) set(a, sel []uint64) {
+	and(r.bits, a, sel)
+	r.idx, r.sparse = sparseWords(r.bits, r.idx)
+}
+
+// count is how many of r's cases b has.
+func (r *pairRow) count(b []uint64) int { return countAnd(r.bits, b, r.idx, r.sparse) }
+
 // and sets dst to a AND b and returns how many bits it has.
 func and(dst, a, b []uint64) int {
 	n := 0
@@ -595,13 +613,11 @@ func (s *Snapshot) stats(f ilgraph.CaseFilter) *ilgraph.Stats {
 	sortCounts(st.PerDomain)
 	sortByMedian(st.ResolveByCause)
 	sortByMedian(st.ResolveByFactor)
-	var idx []int32
+	row := pairRow{bits: scratch}
 	for _, a := range causes {
-		and(scratch, x.bits[a], sel)
-		var sparse bool
-		idx, sparse = sparseWords(scratch, idx)
+		row.set(x.bits[a], sel)
 		for _, b := range comps {
-			if n := countAnd(scratch, x.bits[b], idx, sparse); n > 0 {
+			if n := row.count(x.bits[b]); n > 0 {
 				fa, fb := s.features[a], s.features[b]
 				st.TopPairs = append(st.TopPairs, ilgraph.PairCount{
 					A: ilgraph.TermCount{Kind: fa.Kind, ID: fa.ID}, B: ilgraph.TermCount{Kind: fb.Kind, ID: fb.ID}, Count: n,
@@ -684,17 +700,14 @@ func (s *Snapshot) Cooccurrence(from, to ilgraph.Kind, f ilgraph.CaseFilter) *Co
 			bs = append(bs, int32(fid))
 		}
 	}
-	scratch := make([]uint64, x.words)
-	var idx []int32
+	row := pairRow{bits: make([]uint64, x.words)}
 	for _, a := range as {
-		and(scratch, x.bits[a], sel)
-		var sparse bool
-		idx, sparse = sparseWords(scratch, idx)
+		row.set(x.bits[a], sel)
 		for _, b := range bs {
 			if from == to && s.features[a].ID >= s.features[b].ID {
 				continue
 			}
-			if n := countAnd(scratch, x.bits[b], idx, sparse); n > 0 {
+			if n := row.count(x.bits[b]); n > 0 {
 				out.Pairs[[2]ilgraph.Feature{s.features[a], s.features[b]}] = n
 			}
 		}
@@ -775,14 +788,11 @@ func (s *Snapshot) breakdownBits(x *aggIndex, rv, cv breakdownAxis, f ilgraph.Ca
 			}
 		}
 	} else {
-		scratch := make([]uint64, x.words)
-		var idx []int32
+		row := pairRow{bits: make([]uint64, x.words)}
 		for _, r := range as {
-			and(scratch, x.bits[r], sel)
-			var sparse bool
-			idx, sparse = sparseWords(scratch, idx)
+			row.set(x.bits[r], sel)
 			for _, c := range bs {
-				if n := countAnd(scratch, x.bits[c], idx, sparse); n > 0 {
+				if n := row.count(x.bits[c]); n > 0 {
 					cells[[2]string{s.features[r].ID, s.features[c].ID}] = n
 				}
 			}
