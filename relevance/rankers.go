@@ -63,7 +63,10 @@ func IndexRanker(name string, ix *similarity.Index, opt ilgraph.SimilarityOption
 //   - text: the text channel alone (cosine of the text vectors);
 //   - bm25: Okapi BM25 over the same analysed text, the query case's whole
 //     text as the query;
-//   - blend: 0.5 × the tags score + 0.5 × the text cosine, untuned.
+//   - blend: 0.5 × the tags score + 0.5 × the text cosine, untuned;
+//   - tfidf: TF-IDF cosine over each case's English title, summary, trigger
+//     and lessons, names kept (TFIDF, ReportText): the plain text baseline a
+//     reader would build first, untuned.
 func Rankers(cases []ilgraph.Case) []Ranker {
 	rows := Rows(cases)
 	ix := similarity.Build(rows, 0)
@@ -91,6 +94,7 @@ func Rankers(cases []ilgraph.Case) []Ranker {
 		IndexRanker("text", ix, text),
 		bm25Ranker(rows),
 		blendRanker(ix, rows),
+		NewTFIDF(cases, analysis.Options{}, ReportText).Ranker("tfidf"),
 	}
 }
 

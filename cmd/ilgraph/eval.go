@@ -363,7 +363,7 @@ func textRankers(v *ilgraph.Vocabulary, cases []ilgraph.Case) func(lang string) 
 			if t == "" {
 				return nil
 			}
-			return without(tf.rank(t, k+1), q, k)
+			return without(tf.Rank(t, k+1), q, k)
 		}}
 		return []relevance.Ranker{served, baseline}
 	}

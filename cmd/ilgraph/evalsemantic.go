@@ -307,7 +307,7 @@ func evalSemantic(cases []ilgraph.Case, descs []typedDescription, sets []*releva
 	}
 
 	// Korean to English.
-	enOnly := newTFIDFOf(cases, noNames(cases), func(c *ilgraph.Case) string {
+	enOnly := relevance.NewTFIDF(cases, noNames(cases), func(c *ilgraph.Case) string {
 		return joinTexts(c.Title.En, c.Summary.En, c.Trigger.En, c.SymptomsText.En)
 	})
 	var cross []typedResult
@@ -334,7 +334,7 @@ func evalSemantic(cases []ilgraph.Case, descs []typedDescription, sets []*releva
 			}
 			cross = append(cross, b)
 			t := base
-			t.Ranker, t.Ranked = "tfidf-en"+q.ranker, enOnly.rank(q.text, typedDepth)
+			t.Ranker, t.Ranked = "tfidf-en"+q.ranker, enOnly.Rank(q.text, typedDepth)
 			cross = append(cross, t)
 		}
 	}

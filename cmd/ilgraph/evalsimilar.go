@@ -21,8 +21,8 @@ func runEvalSimilar(args []string, stdout, stderr io.Writer) error {
 
 Measures similar-case rankings against judged sets, with no database: for
 every set (DIR/*.tsv: query, case, grade 0-2, reason) and every ranker
-(default, default-mech, tags, tags+rarity, tags+steep, text, bm25, blend;
-see docs/similarity.md), P@5, strong@5 (grade 2), nDCG@5, the query
+(default, default-mech, tags, tags+rarity, tags+steep, text, bm25, blend,
+tfidf; see docs/similarity.md), P@5, strong@5 (grade 2), nDCG@5, the query
 cases' related links found in the top 5, and how many of the top 5 are
 unjudged (counted as not relevant).
 

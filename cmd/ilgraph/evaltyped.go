@@ -18,6 +18,7 @@ import (
 	"github.com/ilgraph/ilgraph/analysis"
 	"github.com/ilgraph/ilgraph/explore"
 	"github.com/ilgraph/ilgraph/memstore"
+	"github.com/ilgraph/ilgraph/relevance"
 	"github.com/ilgraph/ilgraph/similarity"
 	"github.com/ilgraph/ilgraph/suggest"
 )
@@ -237,7 +238,7 @@ var typedRankers = []string{"default", "tfidf", "tfidf-nonames"}
 // leaving it out changes.
 func evalTyped(ctx context.Context, v *ilgraph.Vocabulary, cases []ilgraph.Case, descs []typedDescription, keepSource bool, opts ...explore.Option) (*typedReport, error) {
 	core := seedCore(v, cases, opts...)
-	bases := map[string]*tfidf{"tfidf": newTFIDF(cases, analysis.Options{}), "tfidf-nonames": newTFIDF(cases, noNames(cases))}
+	bases := map[string]*relevance.TFIDF{"tfidf": newTFIDF(cases, analysis.Options{}), "tfidf-nonames": newTFIDF(cases, noNames(cases))}
 	rep := &typedReport{Cases: len(cases), Descriptions: len(descs), SourceInEvidence: keepSource}
 	for _, d := range descs {
 		r := typedResult{ID: d.ID, Lang: d.Lang, Source: d.Source, Twins: d.Twins, Ranker: "default"}
@@ -261,7 +262,7 @@ func evalTyped(ctx context.Context, v *ilgraph.Vocabulary, cases []ilgraph.Case,
 		}
 		rep.Results = append(rep.Results, r)
 		for _, name := range typedRankers[1:] {
-			b := typedResult{ID: d.ID, Lang: d.Lang, Source: d.Source, Twins: d.Twins, Ranker: name, Ranked: bases[name].rank(d.Text, typedDepth)}
+			b := typedResult{ID: d.ID, Lang: d.Lang, Source: d.Source, Twins: d.Twins, Ranker: name, Ranked: bases[name].Rank(d.Text, typedDepth)}
 			if len(b.Ranked) == 0 {
 				b.NoAnswer = "no word of the text is in any case's title or summary"
 			}
@@ -592,114 +593,17 @@ func (g *seedGraph) Connections(context.Context, string, string, int, int) ([]il
 	return nil, errSeedGraph
 }
 
-// tfidf is the text baseline: TF-IDF vectors of each case's title and
-// summary, English and Korean together, analysed with the shared analysis
-// (stemming, Korean particles; stop words and numbers dropped), weight
-// (1 + ln tf) × ln(N / df), compared by cosine. Untuned. "tfidf" keeps
-// vendor, product and organization names; "tfidf-nonames" drops them as
-// the similarity text channel does (noNames).
-type tfidf struct {
-	an   *analysis.Analyzer
-	ids  []string
-	vecs []map[string]float64
-	df   map[string]int
-}
-
-func newTFIDF(cases []ilgraph.Case, opts analysis.Options) *tfidf {
-	return newTFIDFOf(cases, opts, func(c *ilgraph.Case) string {
+// newTFIDF is the text baseline of eval typed: relevance.TFIDF over each
+// case's title and summary, English and Korean together. "tfidf" keeps
+// vendor, product and organization names; "tfidf-nonames" drops them as the
+// similarity text channel does (noNames).
+func newTFIDF(cases []ilgraph.Case, opts analysis.Options) *relevance.TFIDF {
+	return relevance.NewTFIDF(cases, opts, func(c *ilgraph.Case) string {
 		return strings.Join([]string{c.Title.En, c.Title.Ko, c.Summary.En, c.Summary.Ko}, "\n")
 	})
-}
-
-// newTFIDFOf is the same baseline over another text of each case.
-func newTFIDFOf(cases []ilgraph.Case, opts analysis.Options, text func(*ilgraph.Case) string) *tfidf {
-	t := &tfidf{an: analysis.New(opts), df: map[string]int{}}
-	tfs := make([]map[string]int, len(cases))
-	for i := range cases {
-		c := &cases[i]
-		t.ids = append(t.ids, c.ID)
-		tfs[i] = t.counts(text(c))
-		for w := range tfs[i] {
-			t.df[w]++
-		}
-	}
-	for _, tf := range tfs {
-		t.vecs = append(t.vecs, t.vector(tf))
-	}
-	return t
 }
 
 // noNames are the analysis options of the similarity text channel: vendor
 // and product names dropped, and the name parts of every organization of
 // the corpus.
-func noNames(cases []ilgraph.Case) analysis.Options {
-	var extra []string
-	for i := range cases {
-		extra = append(extra, analysis.NameParts(cases[i].Org)...)
-	}
-	return analysis.Options{DropVendors: true, Extra: extra}
-}
-
-func (t *tfidf) counts(text string) map[string]int {
-	tf := map[string]int{}
-	for _, tok := range t.an.Tokens(text) {
-		if !tok.Stop && tok.Script != analysis.Digit {
-			tf[tok.Norm]++
-		}
-	}
-	return tf
-}
-
-// vector weighs term counts and scales them to length 1; terms no case has
-// are left out.
-func (t *tfidf) vector(tf map[string]int) map[string]float64 {
-	n := float64(len(t.ids))
-	v := map[string]float64{}
-	var norm float64
-	for w, c := range tf {
-		df := t.df[w]
-		if df == 0 {
-			continue
-		}
-		x := (1 + math.Log(float64(c))) * math.Log(n/float64(df))
-		if x > 0 {
-			v[w] = x
-			norm += x * x
-		}
-	}
-	for w := range v {
-		v[w] /= math.Sqrt(norm)
-	}
-	return v
-}
-
-// rank returns the k cases whose vectors are closest to the text's, cosine
-// above 0, by cosine descending (rounded as scores are) then id.
-func (t *tfidf) rank(text string, k int) []string {
-	q := t.vector(t.counts(text))
-	type scored struct {
-		id string
-		s  float64
-	}
-	var all []scored
-	for i, v := range t.vecs {
-		var s float64
-		for w, x := range q {
-			s += x * v[w]
-		}
-		if s = ilgraph.RoundScore(s); s > 0 {
-			all = append(all, scored{t.ids[i], s})
-		}
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].s != all[j].s {
-			return all[i].s > all[j].s
-		}
-		return all[i].id < all[j].id
-	})
-	var out []string
-	for i := 0; i < len(all) && i < k; i++ {
-		out = append(out, all[i].id)
-	}
-	return out
-}
+func noNames(cases []ilgraph.Case) analysis.Options { return relevance.NoNames(cases) }

@@ -459,7 +459,7 @@ func checkTFIDF(t *testing.T, cases []ilgraph.Case, opts analysis.Options) {
 		if len(ids) > 10 {
 			ids = ids[:10]
 		}
-		if got := base.rank(q, 10); !slices.Equal(got, ids) || len(ids) == 0 {
+		if got := base.Rank(q, 10); !slices.Equal(got, ids) || len(ids) == 0 {
 			t.Errorf("%q (%+v): baseline %v, brute force %v", q, opts.DropVendors, got, ids)
 		}
 	}
