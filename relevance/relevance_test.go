@@ -52,6 +52,11 @@ func TestDefaultDoesNotRegress(t *testing.T) {
 		return nil
 	}
 	const slack = 0.05
+	for set := range got.Sets {
+		if _, ok := want.Sets[set]; !ok {
+			t.Errorf("set %s has no recorded figures: record the figures again", set)
+		}
+	}
 	for set, wfs := range want.Sets {
 		w, g := find(wfs, "default"), find(got.Sets[set], "default")
 		if w == nil || g == nil {
