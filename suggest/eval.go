@@ -55,7 +55,7 @@ var ShowCutoffs = map[ilgraph.Kind]Cutoff{
 	ilgraph.KindSymptom:      {Min: 0.9, Max: 4},
 	ilgraph.KindContributing: NeverShown,
 	ilgraph.KindDomain:       {Min: 0.75, Max: 2},
-	ilgraph.KindMechanism:    {Min: 0.7, Max: 5},
+	ilgraph.KindMechanism:    {Min: 0.75, Max: 5},
 }
 
 // The grid Calibrate searches: Min from 0.05 to 0.95 by 0.05, Max from 1
