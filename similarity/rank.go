@@ -2,6 +2,7 @@ package similarity
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/ilgraph/ilgraph"
@@ -71,8 +72,12 @@ type ranker struct {
 	bits  [][]uint64
 	// case -> what the walk reads and writes of it (dense, the sums reset
 	// after use)
-	acc      []caseSums
-	touched  []int32
+	acc     []caseSums
+	touched []int32
+	// case -> whether the walk has met it: a bitset small enough to stay
+	// in cache (12.5 KB at 100,000 cases), so that the walk branches on it
+	// rather than on the case's sums, a load that misses the cache
+	mark     []uint64
 	cands    []bounded
 	best     []bounded
 	restBits [][]uint64
@@ -170,7 +175,7 @@ func newRankTables(ix *Index, opt ilgraph.SimilarityOptions) rankTables {
 func newRanker(ix *Index, opt ilgraph.SimilarityOptions, t rankTables) *ranker {
 	n := len(ix.ids)
 	r := &ranker{ix: ix, opt: opt, maxW: t.maxW, fw: t.fw, cw: t.cw, bits: t.bits,
-		yw: make([]float32, len(ix.textPost)), acc: make([]caseSums, n)}
+		yw: make([]float32, len(ix.textPost)), acc: make([]caseSums, n), mark: make([]uint64, (n+63)/64)}
 	for c, w := range t.cw {
 		r.acc[c].cw = float32(w)
 	}
@@ -234,7 +239,7 @@ func (r *ranker) topK(x int32, k int) []scored {
 	// Sums over the posting lists, most promising first, until no unseen
 	// case can reach θ. Whenever the cases met have doubled, the best of
 	// them by their sums so far are scored exactly, raising θ.
-	touched := r.touched[:0]
+	touched, mark := r.touched[:0], r.mark
 	refreshAt := k
 	stop := len(items)
 	for i, it := range items {
@@ -249,21 +254,21 @@ func (r *ranker) topK(x int32, k int) []scored {
 		if it.text {
 			w := it.w
 			for _, p := range ix.textPost[it.id] {
-				a := &r.acc[p.Case]
-				if a.s == 0 && a.c == 0 {
+				if m, bit := &mark[p.Case>>6], uint64(1)<<(p.Case&63); *m&bit == 0 {
+					*m |= bit
 					touched = append(touched, p.Case)
 				}
-				a.c += float32(w * float64(p.W))
+				r.acc[p.Case].c += float32(w * float64(p.W))
 			}
 			restL1 -= it.w * float64(r.maxW[it.id])
 			restSq -= it.w * it.w
 		} else {
 			for _, c := range ix.postings[it.id] {
-				a := &r.acc[c]
-				if a.s == 0 && a.c == 0 {
+				if m, bit := &mark[c>>6], uint64(1)<<(c&63); *m&bit == 0 {
+					*m |= bit
 					touched = append(touched, c)
 				}
-				a.s += float32(it.w)
+				r.acc[c].s += float32(it.w)
 			}
 			restTags -= it.w
 		}
@@ -286,6 +291,19 @@ func (r *ranker) topK(x int32, k int) []scored {
 		}
 	}
 	r.restBits, r.restBitW = restBits, restBitW
+	// The cases met again, in ascending order, from the marks (and the
+	// marks cleared): reading their sums in memory order lets the
+	// hardware prefetch what the walk's order scattered.
+	touched = touched[:0]
+	for w, m := range mark {
+		if m == 0 {
+			continue
+		}
+		mark[w] = 0
+		for ; m != 0; m &= m - 1 {
+			touched = append(touched, int32(w<<6|bits.TrailingZeros64(m)))
+		}
+	}
 	cands := r.cands[:0]
 	for _, c := range touched {
 		a := &r.acc[c]
