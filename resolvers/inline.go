@@ -220,15 +220,22 @@ next:
 // [Term!]!; they return nil, and gqlgen goes on, when the selection asks
 // for anything else (kind, a resolver field, a deferred fragment).
 
-// termLabels are the fields plainTerm writes.
-var termLabels = map[string]bool{"__typename": true, "id": true, "en": true, "ko": true, "description": true}
+// termLabel reports whether plainTerm writes the field name (a switch: it
+// runs for every field of every term a response holds).
+func termLabel(name string) bool {
+	switch name {
+	case "__typename", "id", "en", "ko", "description":
+		return true
+	}
+	return false
+}
 
 var termType = []string{"Term"}
 
 // labelsOnly reports whether fields are all labels, none deferred.
 func labelsOnly(fields []graphql.CollectedField) bool {
 	for i := range fields {
-		if !termLabels[fields[i].Name] || fields[i].IsDeferred() {
+		if !termLabel(fields[i].Name) || fields[i].IsDeferred() {
 			return false
 		}
 	}
