@@ -55,8 +55,19 @@ func TestEvalSimilarJudges(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &ags); err != nil {
 		t.Fatal(err)
 	}
-	if len(ags) != 2 || ags[0].Set != "heldout" || ags[1].Set != "tuning" || ags[0].OnlyA != 0 || ags[1].OnlyA != 0 {
-		t.Errorf("agreement: %+v", ags)
+	// One agreement per judged set, in the sets' order, and judge 2 has
+	// graded every pair judge 1 has.
+	first, err := relevance.ReadDir(judged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ags) != len(first) {
+		t.Fatalf("agreement for %d sets, want %d: %+v", len(ags), len(first), ags)
+	}
+	for i, s := range first {
+		if ags[i].Set != s.Name || ags[i].OnlyA != 0 || ags[i].Pairs == 0 {
+			t.Errorf("agreement %d: set %s, %d pairs, %d graded by judge 1 only; want set %s, none only by judge 1", i, ags[i].Set, ags[i].Pairs, ags[i].OnlyA, s.Name)
+		}
 	}
 	out.Reset()
 	if err := runEvalSimilar([]string{"--judged", judged, "--agreement"}, &out, &errw); err != nil {
