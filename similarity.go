@@ -3,6 +3,7 @@ package ilgraph
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -288,20 +289,9 @@ func ScoreProfile(a []Feature, member func(Feature) float64, b []Feature, weight
 	// The distinct features of each side, in the order given (first
 	// occurrence): the sums run in that order, not a map's, so that the
 	// same two cases explain to the same bits on every call.
-	inA, inB := map[Feature]bool{}, map[Feature]bool{}
-	var as, bs []Feature
-	for _, f := range a {
-		if !inA[f] {
-			inA[f] = true
-			as = append(as, f)
-		}
-	}
-	for _, f := range b {
-		if !inB[f] {
-			inB[f] = true
-			bs = append(bs, f)
-		}
-	}
+	// A case has a few dozen features at most: a linear scan finds one
+	// faster than a map of them is built.
+	as, bs := distinctFeatures(a), distinctFeatures(b)
 	var shared, union, qw, cw float64
 	var m Match
 	for _, f := range as {
@@ -310,7 +300,7 @@ func ScoreProfile(a []Feature, member func(Feature) float64, b []Feature, weight
 			mf = ConfidenceWeight(member(f))
 		}
 		qw += w * mf
-		if inB[f] {
+		if slices.Contains(bs, f) {
 			union += w
 			cw += w
 			shared += w * mf
@@ -325,7 +315,7 @@ func ScoreProfile(a []Feature, member func(Feature) float64, b []Feature, weight
 		}
 	}
 	for _, f := range bs {
-		if !inA[f] {
+		if !slices.Contains(as, f) {
 			w := weight(f)
 			union += w
 			cw += w
@@ -351,6 +341,18 @@ func ScoreProfile(a []Feature, member func(Feature) float64, b []Feature, weight
 	}
 	SortExplanation(&m)
 	return m
+}
+
+// distinctFeatures are fs without repeats, in the order given (first
+// occurrence).
+func distinctFeatures(fs []Feature) []Feature {
+	out := make([]Feature, 0, len(fs))
+	for _, f := range fs {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // SortExplanation puts a match's shared features by contribution and its
