@@ -39,7 +39,7 @@ type Index struct {
 	caseFeat [][]int32         // case -> its feature ids, ascending
 
 	rarity []float64         // feature id -> ilgraph.Rarity factor
-	count  [][nKinds]float64 // case -> number of features per kind
+	count  [][nKinds]uint16  // case -> number of features per kind (at most the kind's terms)
 	rare   [][nKinds]float64 // case -> summed rarity factors per kind
 
 	// The text channel (see text.go): each case's text vector by term id,
@@ -202,7 +202,7 @@ func (ix *Index) weighFeatures(snap *graph.SimilarSnapshot) {
 // A feature's kind is the snapshot's number for it, not its name's.
 func (ix *Index) sumKinds() {
 	n := len(ix.ids)
-	ix.count = make([][nKinds]float64, n)
+	ix.count = make([][nKinds]uint16, n)
 	ix.rare = make([][nKinds]float64, n)
 	fk := ix.snap.FeatureKinds()
 	part := func(lo, hi int) {
@@ -545,7 +545,7 @@ func (ix *Index) ownWeight(c int32, wk *[nKinds]float64, rarity bool) float64 {
 		if rarity {
 			w += wk[k] * ix.rare[c][k]
 		} else {
-			w += wk[k] * ix.count[c][k]
+			w += wk[k] * float64(ix.count[c][k])
 		}
 	}
 	return w
