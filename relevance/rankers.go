@@ -92,7 +92,7 @@ func Rankers(cases []ilgraph.Case) []Ranker {
 		scoreRanker("tags+rarity", ix, rows, func(f ilgraph.Feature) float64 { return tw[f.Kind] * OldRarity(n, df[f]) }),
 		IndexRanker("tags+steep", ix, ilgraph.SimilarityOptions{Weights: tw, Rarity: true}),
 		IndexRanker("text", ix, text),
-		bm25Ranker(rows),
+		bm25Ranker(rows, NoNames(cases)),
 		blendRanker(ix, rows),
 		NewTFIDF(cases, analysis.Options{}, ReportText).Ranker("tfidf"),
 	}
@@ -156,12 +156,8 @@ func blendRanker(ix *similarity.Index, rows []ilgraph.CaseFeatures) Ranker {
 	}}
 }
 
-func bm25Ranker(rows []ilgraph.CaseFeatures) Ranker {
-	var extra []string
-	for _, r := range rows {
-		extra = append(extra, analysis.NameParts(r.Org)...)
-	}
-	an := analysis.New(analysis.Options{DropVendors: true, Extra: extra})
+func bm25Ranker(rows []ilgraph.CaseFeatures, opts analysis.Options) Ranker {
+	an := analysis.New(opts)
 	ids := make([]string, len(rows))
 	docs := make([]map[string]int, len(rows))
 	lens := make([]float64, len(rows))

@@ -18,7 +18,6 @@ type TFIDF struct {
 	an   *analysis.Analyzer
 	ids  []string
 	byID map[string]int
-	text []map[string]int
 	vecs []map[string]float64
 	df   map[string]int
 }
@@ -26,17 +25,17 @@ type TFIDF struct {
 // NewTFIDF indexes text(c) of every case under opts.
 func NewTFIDF(cases []ilgraph.Case, opts analysis.Options, text func(*ilgraph.Case) string) *TFIDF {
 	t := &TFIDF{an: analysis.New(opts), df: map[string]int{}, byID: map[string]int{}}
+	tfs := make([]map[string]int, len(cases))
 	for i := range cases {
 		c := &cases[i]
 		t.byID[c.ID] = len(t.ids)
 		t.ids = append(t.ids, c.ID)
-		tf := t.counts(text(c))
-		t.text = append(t.text, tf)
-		for w := range tf {
+		tfs[i] = t.counts(text(c))
+		for w := range tfs[i] {
 			t.df[w]++
 		}
 	}
-	for _, tf := range t.text {
+	for _, tf := range tfs {
 		t.vecs = append(t.vecs, t.vector(tf))
 	}
 	return t

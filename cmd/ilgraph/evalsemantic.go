@@ -307,7 +307,7 @@ func evalSemantic(cases []ilgraph.Case, descs []typedDescription, sets []*releva
 	}
 
 	// Korean to English.
-	enOnly := relevance.NewTFIDF(cases, noNames(cases), func(c *ilgraph.Case) string {
+	enOnly := relevance.NewTFIDF(cases, relevance.NoNames(cases), func(c *ilgraph.Case) string {
 		return joinTexts(c.Title.En, c.Summary.En, c.Trigger.En, c.SymptomsText.En)
 	})
 	var cross []typedResult

@@ -238,7 +238,7 @@ var typedRankers = []string{"default", "tfidf", "tfidf-nonames"}
 // leaving it out changes.
 func evalTyped(ctx context.Context, v *ilgraph.Vocabulary, cases []ilgraph.Case, descs []typedDescription, keepSource bool, opts ...explore.Option) (*typedReport, error) {
 	core := seedCore(v, cases, opts...)
-	bases := map[string]*relevance.TFIDF{"tfidf": newTFIDF(cases, analysis.Options{}), "tfidf-nonames": newTFIDF(cases, noNames(cases))}
+	bases := map[string]*relevance.TFIDF{"tfidf": newTFIDF(cases, analysis.Options{}), "tfidf-nonames": newTFIDF(cases, relevance.NoNames(cases))}
 	rep := &typedReport{Cases: len(cases), Descriptions: len(descs), SourceInEvidence: keepSource}
 	for _, d := range descs {
 		r := typedResult{ID: d.ID, Lang: d.Lang, Source: d.Source, Twins: d.Twins, Ranker: "default"}
@@ -596,14 +596,9 @@ func (g *seedGraph) Connections(context.Context, string, string, int, int) ([]il
 // newTFIDF is the text baseline of eval typed: relevance.TFIDF over each
 // case's title and summary, English and Korean together. "tfidf" keeps
 // vendor, product and organization names; "tfidf-nonames" drops them as the
-// similarity text channel does (noNames).
+// similarity text channel does (relevance.NoNames).
 func newTFIDF(cases []ilgraph.Case, opts analysis.Options) *relevance.TFIDF {
 	return relevance.NewTFIDF(cases, opts, func(c *ilgraph.Case) string {
 		return strings.Join([]string{c.Title.En, c.Title.Ko, c.Summary.En, c.Summary.Ko}, "\n")
 	})
 }
-
-// noNames are the analysis options of the similarity text channel: vendor
-// and product names dropped, and the name parts of every organization of
-// the corpus.
-func noNames(cases []ilgraph.Case) analysis.Options { return relevance.NoNames(cases) }

@@ -365,7 +365,7 @@ func TestTFIDFBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := all[:20]
-	for _, opts := range []analysis.Options{{}, noNames(cases)} {
+	for _, opts := range []analysis.Options{{}, relevance.NoNames(cases)} {
 		checkTFIDF(t, cases, opts)
 	}
 }
