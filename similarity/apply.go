@@ -50,8 +50,7 @@ func (ix *Index) With(next *memstore.Snapshot, m memstore.Moved, text string) *I
 	case m.New < 0 && m.From >= 0:
 		v := n.textVec[m.From]
 		for _, t := range v {
-			n.textPost[t.Case] = withoutPosting(n.textPost[t.Case], m.From)
-			n.textPost[t.Case] = withPosting(n.textPost[t.Case], termWeight{m.Old, t.W})
+			n.textPost[t.Case] = n.textPost[t.Case].without(m.From).with(m.Old, t.W)
 		}
 		n.textVec[m.Old] = v
 		n.textVec = n.textVec[:m.From]
@@ -63,7 +62,7 @@ func (ix *Index) With(next *memstore.Snapshot, m memstore.Moved, text string) *I
 		}
 		v := n.vectorOf(text)
 		for _, t := range v {
-			n.textPost[t.Case] = withPosting(n.textPost[t.Case], termWeight{m.New, t.W})
+			n.textPost[t.Case] = n.textPost[t.Case].with(m.New, t.W)
 		}
 		n.textVec[m.New] = v
 	}
@@ -73,7 +72,7 @@ func (ix *Index) With(next *memstore.Snapshot, m memstore.Moved, text string) *I
 // dropVector takes case i's text vector out of the postings.
 func (ix *Index) dropVector(i int32) {
 	for _, t := range ix.textVec[i] {
-		ix.textPost[t.Case] = withoutPosting(ix.textPost[t.Case], i)
+		ix.textPost[t.Case] = ix.textPost[t.Case].without(i)
 	}
 	ix.textVec[i] = nil
 }
@@ -97,32 +96,9 @@ func (ix *Index) vectorOf(text string) []termWeight {
 			ix.terms = append(slices.Clip(ix.terms), term)
 			ix.termID = maps.Clone(ix.termID)
 			ix.termID[term] = id
-			ix.textPost = append(ix.textPost, nil)
+			ix.textPost = append(ix.textPost, textPostings{})
 		}
 		v[j].Case = id
 	}
 	return v
-}
-
-// withPosting returns a new list, ascending by case: l with t.
-func withPosting(l []termWeight, t termWeight) []termWeight {
-	at, found := slices.BinarySearchFunc(l, t.Case, func(x termWeight, c int32) int { return int(x.Case - c) })
-	out := make([]termWeight, 0, len(l)+1)
-	out = append(out, l[:at]...)
-	out = append(out, t)
-	if found {
-		at++
-	}
-	return append(out, l[at:]...)
-}
-
-// withoutPosting returns a new list, ascending by case: l without case c.
-func withoutPosting(l []termWeight, c int32) []termWeight {
-	at, found := slices.BinarySearchFunc(l, c, func(x termWeight, c int32) int { return int(x.Case - c) })
-	if !found {
-		return l
-	}
-	out := make([]termWeight, 0, len(l)-1)
-	out = append(out, l[:at]...)
-	return append(out, l[at+1:]...)
 }

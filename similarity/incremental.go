@@ -47,8 +47,13 @@ func affected(ix *Index, changed, stale []int32, floor []float64, opt ilgraph.Si
 	}
 	entrants := map[int32][]int32{}
 	for _, c := range changed {
-		ix.eachScoreAgainst(c, opt, func(x int32, score float64) {
-			if !isChanged[x] && (floor[x] < 0 || score >= floor[x]-affectedMargin) {
+		// A case the change cannot reach (the bound of its score below
+		// its floor) is not scored exactly.
+		out := func(x int32, score float64) bool {
+			return isChanged[x] || floor[x] >= 0 && score < floor[x]-affectedMargin
+		}
+		ix.eachScoreAgainst(c, opt, out, func(x int32, score float64) {
+			if !out(x, score) {
 				add(x)
 				entrants[x] = append(entrants[x], c)
 			}
@@ -172,9 +177,12 @@ const affectedMargin = 1e-6
 
 // eachScoreAgainst calls fn with every case x that shares a weighted
 // feature or a text term with case c, and x's score against c with x as
-// the query: the score that ranks c among x's similar cases. (The score is
-// not symmetric: the text channel counts only when the query has text.)
-func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, fn func(x int32, score float64)) {
+// the query: the score that ranks c among x's similar cases (The score is
+// not symmetric: the text channel counts only when the query has text.),
+// but for the cases that share text and for which skip (when not nil) is
+// true of an upper bound of that score: those it may leave out without
+// scoring them exactly.
+func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, skip func(x int32, ub float64) bool, fn func(x int32, score float64)) {
 	wk := kindWeights(opt)
 	cw := ix.ownWeight(c, &wk, opt.Rarity)
 	wText := opt.Weights[ilgraph.WeightText]
@@ -193,13 +201,18 @@ func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, fn fun
 			acc[x].shared += w
 		}
 	}
+	// An upper bound of each cosine from the postings, and the exact one
+	// from the vectors where the bound does not rule the case out (as
+	// eachScore).
 	if wText > 0 {
 		for _, q := range ix.textVec[c] {
-			for _, p := range ix.textPost[q.Case] {
-				if acc[p.Case] == (accum{}) {
-					touched = append(touched, p.Case)
+			post := ix.textPost[q.Case]
+			ub := post.ub[:len(post.cases)]
+			for j, x := range post.cases {
+				if acc[x] == (accum{}) {
+					touched = append(touched, x)
 				}
-				acc[p.Case].cos += float64(q.W) * float64(p.W)
+				acc[x].cos += float64(q.W) * float64(ubWeight[ub[j]])
 			}
 		}
 	}
@@ -209,16 +222,27 @@ func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, fn fun
 		}
 		sc.touched = touched
 	}()
+	yw := sc.termScratch(len(ix.textPost))
 	for _, x := range touched {
+		if x == c {
+			continue
+		}
 		shared, cos := acc[x].shared, acc[x].cos
-		if x == c || shared <= 0 && cos <= 0 {
+		qw := ix.ownWeight(x, &wk, opt.Rarity)
+		if cos != 0 {
+			if skip != nil && skip(x, ilgraph.RoundScore(ilgraph.JaccardRatio(shared, qw, cw, wText, cos))) {
+				continue
+			}
+			cos = ix.cosine(ix.textVec[c], x, yw)
+		}
+		if shared <= 0 && cos <= 0 {
 			continue
 		}
 		wt := wText
 		if len(ix.textVec[x]) == 0 {
 			wt = 0 // x's query has no text: the channel is off
 		}
-		fn(x, ilgraph.RoundScore(ilgraph.JaccardRatio(shared, ix.ownWeight(x, &wk, opt.Rarity), cw, wt, cos)))
+		fn(x, ilgraph.RoundScore(ilgraph.JaccardRatio(shared, qw, cw, wt, cos)))
 	}
 }
 

@@ -260,9 +260,9 @@ func (*consumer) Load(ctx context.Context, r *snapfile.Reader, s *memstore.Snaps
 	// rankers and withPosting's binary search take it to be.
 	ix.textPost = invertText(vecs, len(terms))
 	for id, p := range ix.textPost {
-		for k := 1; k < len(p); k++ {
-			if p[k].Case <= p[k-1].Case {
-				r.Fail("similarity: case %d has term %q twice (the file is damaged)", p[k].Case, terms[id])
+		for k := 1; k < len(p.cases); k++ {
+			if p.cases[k] <= p.cases[k-1] {
+				r.Fail("similarity: case %d has term %q twice (the file is damaged)", p.cases[k], terms[id])
 				return nil, r.Err()
 			}
 		}

@@ -103,12 +103,19 @@ func samePersisted(t *testing.T, got, want *similarity.Index, cases []*ilgraph.C
 	}
 	// A loaded vector or posting list is a piece of a larger allocation:
 	// an append to it must copy rather than overwrite the next.
-	for _, name := range []string{"textVec", "textPost"} {
-		lists := reflect.ValueOf(gf[name])
-		for i := 0; i < lists.Len(); i++ {
-			if l := lists.Index(i); l.Cap() != l.Len() {
-				t.Fatalf("field %s[%d]: capacity %d, length %d", name, i, l.Cap(), l.Len())
-			}
+	capped := func(name string, i int, l reflect.Value) {
+		if l.Cap() != l.Len() {
+			t.Fatalf("field %s[%d]: capacity %d, length %d", name, i, l.Cap(), l.Len())
+		}
+	}
+	vecs := reflect.ValueOf(gf["textVec"])
+	for i := 0; i < vecs.Len(); i++ {
+		capped("textVec", i, vecs.Index(i))
+	}
+	posts := reflect.ValueOf(gf["textPost"])
+	for i := 0; i < posts.Len(); i++ {
+		for f := 0; f < posts.Index(i).NumField(); f++ {
+			capped("textPost", i, posts.Index(i).Field(f))
 		}
 	}
 	opts := []ilgraph.SimilarityOptions{

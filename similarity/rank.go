@@ -145,9 +145,11 @@ type rankTables struct {
 func newRankTables(ix *Index, opt ilgraph.SimilarityOptions) rankTables {
 	t := rankTables{maxW: make([]float32, len(ix.textPost)), fw: make([]float64, len(ix.features))}
 	for id, ps := range ix.textPost {
-		for _, p := range ps {
-			t.maxW[id] = max(t.maxW[id], p.W)
+		var q uint8
+		for _, u := range ps.ub {
+			q = max(q, u)
 		}
+		t.maxW[id] = ubWeight[q]
 	}
 	for f, x := range ix.features {
 		t.fw[f] = ix.weightOf(x, opt.Weights, opt.Rarity)
@@ -218,7 +220,7 @@ func (r *ranker) topK(x int32, k int) []scored {
 				continue
 			}
 			m := float64(r.maxW[q.Case])
-			items = append(items, rankItem{id: q.Case, text: true, w: w, pot: wText * w * m, cost: float64(len(ix.textPost[q.Case])) / (wText * w * m)})
+			items = append(items, rankItem{id: q.Case, text: true, w: w, pot: wText * w * m, cost: float64(len(ix.textPost[q.Case].cases)) / (wText * w * m)})
 			restL1 += w * m
 			restSq += w * w
 		}
@@ -253,12 +255,14 @@ func (r *ranker) topK(x int32, k int) []scored {
 		}
 		if it.text {
 			w := it.w
-			for _, p := range ix.textPost[it.id] {
-				if m, bit := &mark[p.Case>>6], uint64(1)<<(p.Case&63); *m&bit == 0 {
+			post := ix.textPost[it.id]
+			ub := post.ub[:len(post.cases)]
+			for j, c := range post.cases {
+				if m, bit := &mark[c>>6], uint64(1)<<(c&63); *m&bit == 0 {
 					*m |= bit
-					touched = append(touched, p.Case)
+					touched = append(touched, c)
 				}
-				r.acc[p.Case].c += float32(w * float64(p.W))
+				r.acc[c].c += float32(w * float64(ubWeight[ub[j]]))
 			}
 			restL1 -= it.w * float64(r.maxW[it.id])
 			restSq -= it.w * it.w
@@ -422,16 +426,7 @@ func (r *ranker) scoreWith(x, y int32, shared, qw, wText float64) (float64, bool
 	ix := r.ix
 	var cos float64
 	if wText > 0 {
-		vy := ix.textVec[y]
-		for _, p := range vy {
-			r.yw[p.Case] = p.W
-		}
-		for _, q := range ix.textVec[x] { // x's order, as eachScore; a term y lacks adds +0
-			cos += float64(q.W) * float64(r.yw[q.Case])
-		}
-		for _, p := range vy {
-			r.yw[p.Case] = 0
-		}
+		cos = ix.cosine(ix.textVec[x], y, r.yw) // x's order, as eachScore
 	}
 	if shared <= 0 && cos <= 0 {
 		return 0, false

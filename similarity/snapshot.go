@@ -179,7 +179,7 @@ func compactIndex(snap *graph.SimilarSnapshot, ids []string, cases []frozenCase)
 	ix := &Index{
 		snap: s, ids: ids, features: s.FeatureList(), postings: s.Postings(), caseFeat: feats,
 		rarity: make([]float64, len(snap.Features)), rarityN: snap.N,
-		terms: snap.Terms, textVec: make([][]termWeight, n), textPost: make([][]termWeight, len(snap.Terms)),
+		terms: snap.Terms, textVec: make([][]termWeight, n),
 	}
 	for f := range snap.Features {
 		ix.rarity[f] = ilgraph.Rarity(snap.N, snap.FeatureDF[f])
@@ -187,10 +187,8 @@ func compactIndex(snap *graph.SimilarSnapshot, ids []string, cases []frozenCase)
 	ix.sumKinds()
 	for i, c := range cases {
 		ix.textVec[i] = c.text
-		for _, t := range c.text {
-			ix.textPost[t.Case] = append(ix.textPost[t.Case], termWeight{int32(i), t.W})
-		}
 	}
+	ix.textPost = invertText(ix.textVec, len(snap.Terms))
 	ix.scratch.New = func() any { return &scratch{acc: make([]accum, n)} }
 	return ix
 }
