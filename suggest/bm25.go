@@ -10,9 +10,9 @@ import (
 // as an inverted index: each term once (interned), and per term the cases
 // that use it in case order with how often. A query visits only the
 // postings of its own terms, so its cost follows how common its words are,
-// not the size of the corpus. Postings are varint-coded (gap to the
-// previous case, then the count): about 2 bytes a posting where a pair of
-// int32 took 8, which is what lets the engine hold a million cases.
+// not the size of the corpus. Postings are varint-coded (see postings):
+// under 2 bytes a posting where a pair of int32 took 8, which is what lets
+// the engine hold a million cases.
 type bm25 struct {
 	ids   map[string]int32 // term -> its postings
 	post  []postings
@@ -24,8 +24,10 @@ type bm25 struct {
 	order []int32
 }
 
-// postings are the cases that use a term, ascending, each with how often:
-// varint pairs (case minus the previous case, count).
+// postings are the cases that use a term, ascending, each with how often,
+// as varints: the case minus the previous case (the case itself for the
+// first), doubled, plus 1 when the count is above 1 — and then the count.
+// Most words are once in a text, and their count takes no byte.
 type postings struct {
 	buf  []byte
 	last int32 // the case added last, for the next gap
@@ -37,8 +39,12 @@ func (p *postings) add(c, tf int32) {
 	if p.df > 0 {
 		gap = c - p.last
 	}
-	p.buf = binary.AppendUvarint(p.buf, uint64(gap))
-	p.buf = binary.AppendUvarint(p.buf, uint64(tf))
+	if tf > 1 {
+		p.buf = binary.AppendUvarint(p.buf, uint64(gap)<<1|1)
+		p.buf = binary.AppendUvarint(p.buf, uint64(tf))
+	} else {
+		p.buf = binary.AppendUvarint(p.buf, uint64(gap)<<1)
+	}
 	p.last = c
 	p.df++
 }
@@ -47,11 +53,15 @@ func (p *postings) add(c, tf int32) {
 func (p *postings) each(f func(c, tf int32)) {
 	var c int32
 	for i := 0; i < len(p.buf); {
-		gap, n := binary.Uvarint(p.buf[i:])
+		x, n := binary.Uvarint(p.buf[i:])
 		i += n
-		tf, m := binary.Uvarint(p.buf[i:])
-		i += m
-		c += int32(gap)
+		tf := uint64(1)
+		if x&1 != 0 {
+			var m int
+			tf, m = binary.Uvarint(p.buf[i:])
+			i += m
+		}
+		c += int32(x >> 1)
 		f(c, int32(tf))
 	}
 }

@@ -30,6 +30,12 @@ func TestPostingsRoundTrip(t *testing.T) {
 			t.Fatalf("posting %d: got %+v, want %+v", i, got[i], want[i])
 		}
 	}
+	if !p.valid(int(want[len(want)-1].c) + 1) {
+		t.Errorf("the postings as added are not valid")
+	}
+	if p.valid(int(want[len(want)-1].c)) {
+		t.Errorf("the postings are valid for a corpus without their last case")
+	}
 	if tf := tfIn(&p, int(want[1234].c)); tf != want[1234].tf {
 		t.Errorf("tfIn: got %d, want %d", tf, want[1234].tf)
 	}

@@ -44,7 +44,7 @@ var _ memstore.Persister = (*consumer)(nil)
 // PersistName names the engine's section of the snapshot file. Change it
 // whenever what Save writes changes meaning: its layout, or what the
 // analysis makes of a text (the probe catches much of that, not all).
-func (k *consumer) PersistName() string { return "suggest/1" }
+func (k *consumer) PersistName() string { return "suggest/2" }
 
 // probe are the sentences whose index terms the file keeps, to tell that
 // the analysis is still the one that made the file: they have stems,
@@ -464,46 +464,52 @@ func sumOf(xs []int32) (int, bool) {
 }
 
 // valid reports whether p's buffer is what add codes for a corpus of
-// cases cases: ascending cases below cases with counts of at least 1 (and
-// below 2³¹), as many as p.df, the last of them p.last. It is the one pass
-// Load makes over the postings: a file that passes its checksum yet holds
-// something else (a layout changed without a new PersistName) must be
-// refused, not make each, tfIn and scoreNow loop for ever or index out of
-// range. It reads a byte at a time, with no call, as it runs over every
-// byte of the indexes.
+// cases cases: ascending cases below cases, each a doubled gap (the first
+// case itself) with a count of at least 2 after it when the gap's low bit
+// says so (and below 2³¹), as many as p.df, the last of them p.last. It is
+// the one pass Load makes over the postings: a file that passes its
+// checksum yet holds something else (a layout changed without a new
+// PersistName) must be refused, not make each, tfIn and scoreNow loop for
+// ever or index out of range. It reads a byte at a time, with no call, as
+// it runs over every byte of the indexes.
 func (p *postings) valid(cases int) bool {
 	var (
 		c, x  uint64 // the case of the posting before; the number being read
 		shift uint
-		count bool // x is a count (else a gap)
+		count bool // x is a count (else a doubled gap)
 		df    int32
 	)
 	for _, b := range p.buf {
 		x |= uint64(b&0x7f) << shift
 		if b >= 0x80 {
-			if shift += 7; shift > 28 { // 5 bytes hold any number below 2³¹
+			if shift += 7; shift > 28 { // 5 bytes hold any number below 2³²
 				return false
 			}
 			continue
 		}
+		if count {
+			if x < 2 || x > math.MaxInt32 {
+				return false
+			}
+			x, shift, count = 0, 0, false
+			continue
+		}
+		gap := x >> 1
 		switch {
-		case count:
-			if x == 0 || x > math.MaxInt32 {
-				return false
-			}
-			df++
 		case df > 0: // a gap to the case before
-			if x == 0 {
+			if gap == 0 {
 				return false
 			}
-			c += x
+			c += gap
 		default: // the first case
-			c = x
+			c = gap
 		}
 		if c >= uint64(cases) {
 			return false
 		}
-		x, shift, count = 0, 0, !count
+		df++
+		count = x&1 != 0
+		x, shift = 0, 0
 	}
 	return shift == 0 && !count && df > 0 && df == p.df && int32(c) == p.last
 }

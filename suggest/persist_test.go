@@ -453,14 +453,21 @@ func TestPersistRefusesBadData(t *testing.T) {
 			x.post[0] = postings{}
 			x.post[0].add(n, 1)
 		}, "postings"},
+		{"a posting's count written out below 2", func(e *Engine) {
+			x := index(e)
+			x.post[0] = postings{buf: []byte{1<<1 | 1, 1}, last: 1, df: 1} // case 1, count 1 where none is written
+		}, "postings"},
 		{"a posting's count of 0", func(e *Engine) {
 			x := index(e)
-			x.post[0] = postings{}
-			x.post[0].add(1, 0)
+			x.post[0] = postings{buf: []byte{1<<1 | 1, 0}, last: 1, df: 1}
+		}, "postings"},
+		{"a count with no posting before it", func(e *Engine) {
+			x := index(e)
+			x.post[0] = postings{buf: []byte{1<<1 | 1}, last: 1, df: 1} // the count is missing
 		}, "postings"},
 		{"postings not ascending", func(e *Engine) {
 			x := index(e)
-			x.post[0] = postings{buf: []byte{5, 1, 0, 1}, last: 5, df: 2} // case 5 twice
+			x.post[0] = postings{buf: []byte{5 << 1, 0 << 1}, last: 5, df: 2} // case 5 twice
 		}, "postings"},
 		{"a df that is not the postings'", func(e *Engine) { index(e).post[0].df++ }, "postings"},
 		{"a last case that is not the postings'", func(e *Engine) { index(e).post[0].last++ }, "postings"},
