@@ -35,7 +35,7 @@ type Moved struct {
 // number with an empty posting list (every answer counts postings, so it
 // shows nowhere). Sort orders are made again on first use.
 func (s *Snapshot) With(version int64, id string, r *ilgraph.CaseFeatures) (*Snapshot, Moved) {
-	old, exists := s.byID[id]
+	old, exists := s.Number(id)
 	m := Moved{Old: -1, New: -1, From: -1}
 	if exists {
 		m.Old = old
@@ -51,7 +51,8 @@ func (s *Snapshot) With(version int64, id string, r *ilgraph.CaseFeatures) (*Sna
 	case r == nil && !exists:
 	case r == nil:
 		n.cloneColumns(0)
-		n.byID = maps.Clone(s.byID)
+		n.byID = s.byID.clone()
+		n.byID.remove(s.ids, old, int32(len(s.ids)-1))
 		n.remove(old, &m)
 	case exists:
 		n.cloneColumns(0)
@@ -59,11 +60,11 @@ func (s *Snapshot) With(version int64, id string, r *ilgraph.CaseFeatures) (*Sna
 		n.set(old, r, s.caseFeat[old])
 	default:
 		n.cloneColumns(1)
-		n.byID = maps.Clone(s.byID)
+		n.byID = s.byID.clone()
 		i := int32(len(n.ids))
 		n.grow()
 		n.ids[i] = r.ID
-		n.byID[r.ID] = i
+		n.byID.put(n.ids, i)
 		m.New = i
 		n.set(i, r, nil)
 	}
@@ -218,7 +219,6 @@ func (s *Snapshot) remove(i int32, m *Moved) {
 	for _, f := range s.caseFeat[i] {
 		s.postings[f] = withoutCase(s.postings[f], i)
 	}
-	delete(s.byID, s.ids[i])
 	if i != last {
 		m.From = last
 		for _, f := range s.caseFeat[last] {
@@ -228,7 +228,6 @@ func (s *Snapshot) remove(i int32, m *Moved) {
 		s.title[i] = s.title[last]
 		s.bilingual[i], s.reviewed[i], s.org[i], s.resolved[i] = s.bilingual[last], s.reviewed[last], s.org[last], s.resolved[last]
 		s.year[i], s.tags[i], s.orgName[i], s.caseFeat[i] = s.year[last], s.tags[last], s.orgName[last], s.caseFeat[last]
-		s.byID[s.ids[i]] = i
 	}
 	s.ids, s.date, s.severity, s.machine = s.ids[:last], s.date[:last], s.severity[:last], s.machine[:last]
 	s.title = s.title[:last]

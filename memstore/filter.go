@@ -68,7 +68,7 @@ func (s *Snapshot) Compile(f ilgraph.CaseFilter) *Filter {
 	if len(f.ExcludeIDs) > 0 {
 		c.excludeIDs = map[int32]bool{}
 		for _, id := range f.ExcludeIDs {
-			if i, ok := s.byID[id]; ok {
+			if i, ok := s.Number(id); ok {
 				c.excludeIDs[i] = true
 			}
 		}
@@ -76,7 +76,7 @@ func (s *Snapshot) Compile(f ilgraph.CaseFilter) *Filter {
 	if f.IDs != nil {
 		c.only = map[int32]bool{}
 		for _, id := range f.IDs {
-			if i, ok := s.byID[id]; ok {
+			if i, ok := s.Number(id); ok {
 				c.only[i] = true
 			}
 		}

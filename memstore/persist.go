@@ -193,13 +193,10 @@ func readSnapshot(r *snapfile.Reader) *Snapshot {
 			return nil
 		}
 	}
-	s.byID = make(map[string]int32, n)
-	for i, id := range s.ids {
-		if _, dup := s.byID[id]; dup {
-			r.Fail("case %q written twice", id)
-			return nil
-		}
-		s.byID[id] = int32(i)
+	var dup string
+	if s.byID, dup = newIDIndex(s.ids, n); dup != "" {
+		r.Fail("case %q written twice", dup)
+		return nil
 	}
 	// Each case's sorted features and the postings, as Builder.Add makes
 	// them: the postings counted first, then filled in case order.

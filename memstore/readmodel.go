@@ -353,7 +353,7 @@ func (h *rankHeap) Pop() any {
 // CaseTags returns a case as the read model holds it (see ref); false for
 // an unknown case.
 func (s *Snapshot) CaseTags(id string) (*ilgraph.Case, bool) {
-	i, ok := s.byID[id]
+	i, ok := s.Number(id)
 	if !ok {
 		return nil, false
 	}
@@ -632,7 +632,7 @@ func (s *Snapshot) cooccurrenceWalk(from, to ilgraph.Kind, f ilgraph.CaseFilter)
 // its shared terms by kind (sorted), the case holding only its id and
 // date, and how many there are. ok is false for an unknown case.
 func (s *Snapshot) SameRootCause(id string, offset, limit int) (refs []ilgraph.CrossRef, total int, ok bool) {
-	a, ok := s.byID[id]
+	a, ok := s.Number(id)
 	if !ok {
 		return nil, 0, false
 	}

@@ -53,7 +53,7 @@ var (
 // first met (or a frozen list's order first, see NewBuilder).
 type Snapshot struct {
 	ids      []string
-	byID     map[string]int32
+	byID     idIndex // id -> number
 	date     []int32 // days since 1970-01-01
 	severity []string
 	title    []ilgraph.Text // what lists show beside the tags
@@ -111,7 +111,7 @@ type Builder struct {
 // stored similarity state uses); the others are numbered as first met.
 func NewBuilder(version int64, features []ilgraph.Feature) *Builder {
 	b := &Builder{
-		s:     &Snapshot{byID: map[string]int32{}, featID: map[ilgraph.Feature]int32{}, Version: version, Built: time.Now()},
+		s:     &Snapshot{featID: map[ilgraph.Feature]int32{}, Version: version, Built: time.Now()},
 		names: map[string]int32{},
 		sev:   map[string]string{},
 	}
@@ -126,7 +126,7 @@ func (b *Builder) Add(r *ilgraph.CaseFeatures) int32 {
 	s := b.s
 	i := int32(len(s.ids))
 	s.ids = append(s.ids, r.ID)
-	s.byID[r.ID] = i
+	s.byID.put(s.ids, i)
 	sev, ok := b.sev[r.Severity]
 	if !ok {
 		sev = r.Severity
@@ -222,7 +222,7 @@ func (s *Snapshot) addFeature(f ilgraph.Feature) int32 {
 func Ranking(features []ilgraph.Feature, ids []string, caseFeat [][]int32) *Snapshot {
 	n := len(ids)
 	s := &Snapshot{
-		ids: ids, byID: make(map[string]int32, n), features: features,
+		ids: ids, features: features,
 		featID: make(map[ilgraph.Feature]int32, len(features)), postings: make([][]int32, len(features)),
 		caseFeat: caseFeat, tags: caseFeat,
 		date: make([]int32, n), severity: make([]string, n), machine: make([]bool, n), org: make([]int32, n),
@@ -232,8 +232,8 @@ func Ranking(features []ilgraph.Feature, ids []string, caseFeat [][]int32) *Snap
 		s.featID[x] = int32(f)
 		s.fkind[f] = int8(kindIndex(x.Kind))
 	}
+	s.byID, _ = newIDIndex(ids, n)
 	for i, fs := range caseFeat {
-		s.byID[ids[i]] = int32(i)
 		s.org[i] = -1
 		for _, f := range fs {
 			s.postings[f] = append(s.postings[f], int32(i))
@@ -246,10 +246,10 @@ func Ranking(features []ilgraph.Feature, ids []string, caseFeat [][]int32) *Snap
 func (s *Snapshot) Len() int { return len(s.ids) }
 
 // Has reports whether the snapshot has a case.
-func (s *Snapshot) Has(id string) bool { _, ok := s.byID[id]; return ok }
+func (s *Snapshot) Has(id string) bool { _, ok := s.byID.find(s.ids, id); return ok }
 
 // Number returns a case's number; false for an unknown case.
-func (s *Snapshot) Number(id string) (int32, bool) { i, ok := s.byID[id]; return i, ok }
+func (s *Snapshot) Number(id string) (int32, bool) { return s.byID.find(s.ids, id) }
 
 // IDs are the cases' ids by number. Shared: read it, never change it.
 func (s *Snapshot) IDs() []string { return s.ids }
@@ -275,7 +275,7 @@ func (s *Snapshot) CaseFeatureIDs() [][]int32 { return s.caseFeat }
 // Features returns a case's features, by feature id (nil for an unknown
 // case).
 func (s *Snapshot) Features(id string) []ilgraph.Feature {
-	i, ok := s.byID[id]
+	i, ok := s.Number(id)
 	if !ok {
 		return nil
 	}
