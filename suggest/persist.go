@@ -76,7 +76,7 @@ func (k *consumer) Save(w *snapfile.Writer, v any) error {
 	n := len(e.phrases)
 	terms, texts, cases, tagged := make([]int32, n), make([]string, n), make([][]int32, n), make([]int32, n)
 	for i, p := range e.phrases {
-		terms[i], texts[i], cases[i], tagged[i] = int32(p.term), p.text, p.cases, int32(p.tagged)
+		terms[i], texts[i], cases[i], tagged[i] = int32(p.term), p.text, phraseCases(&p), int32(p.tagged)
 	}
 	w.Int32s(terms)
 	w.Strings(texts)
@@ -92,6 +92,10 @@ func (k *consumer) Save(w *snapfile.Writer, v any) error {
 	}
 	return w.Err()
 }
+
+// phraseCases are the cases a file lists for a phrase, ascending (a test
+// writes others, to see them refused).
+var phraseCases = func(p *phrase) []int32 { return p.cases.list() }
 
 // indexes are the engine's BM25 indexes in the file's order.
 func (e *Engine) indexes() []*bm25 {
@@ -162,7 +166,7 @@ func (k *consumer) Load(ctx context.Context, r *snapfile.Reader, s *memstore.Sna
 		if tagged[i] < 0 || int(tagged[i]) > len(pcases[i]) {
 			return fail("phrase %q: %d of its %d cases tagged", p.text, tagged[i], len(pcases[i]))
 		}
-		p.cases, p.tagged = pcases[i], int(tagged[i])
+		p.cases, p.tagged = caseSetOf(pcases[i]), int(tagged[i])
 	}
 
 	want := 4

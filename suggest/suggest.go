@@ -26,6 +26,7 @@ package suggest
 
 import (
 	"fmt"
+	"github.com/RoaringBitmap/roaring/v2"
 	"math"
 	"runtime"
 	"slices"
@@ -99,8 +100,63 @@ type phrase struct {
 	source string // "label", "id", "alias"
 	text   string // as written in the vocabulary
 	prior  float64
-	cases  []int32 // cases whose text contains it, ascending
+	cases  caseSet // cases whose text contains it
 	tagged int     // how many of them carry term
+}
+
+// caseSet is a set of case numbers, compressed (a roaring bitmap: two
+// bytes a case where a term's cases are sparse, a bit per case where they
+// are dense), for a phrase's cases: counted and asked for membership only.
+// The zero value is empty.
+type caseSet struct{ b *roaring.Bitmap }
+
+// caseSetOf is the set of the ascending case numbers cs.
+func caseSetOf(cs []int32) caseSet {
+	var s caseSet
+	for _, c := range cs {
+		s.add(c)
+	}
+	s.trim()
+	return s
+}
+
+// add adds case c, above every case in the set.
+func (s *caseSet) add(c int32) {
+	if s.b == nil {
+		s.b = roaring.New()
+	}
+	s.b.Add(uint32(c))
+}
+
+// trim ends the adding: the set in as little memory as it takes (runs
+// where they are smaller, no room to grow).
+func (s *caseSet) trim() {
+	if s.b != nil {
+		s.b.RunOptimize()
+		s.b = s.b.Clone()
+	}
+}
+
+func (s caseSet) len() int {
+	if s.b == nil {
+		return 0
+	}
+	return int(s.b.GetCardinality())
+}
+
+func (s caseSet) has(c int) bool { return s.b != nil && c >= 0 && s.b.Contains(uint32(c)) }
+
+// list is the set's cases, ascending.
+func (s caseSet) list() []int32 {
+	if s.b == nil {
+		return nil
+	}
+	out := make([]int32, 0, s.b.GetCardinality())
+	it := s.b.Iterator()
+	for it.HasNext() {
+		out = append(out, int32(it.Next()))
+	}
+	return out
 }
 
 // Evidence is why a term is suggested: a phrase of the input that matched
@@ -369,6 +425,9 @@ func (b *engineBuilder) finish() {
 	for _, d := range b.docs {
 		d.compact()
 	}
+	for i := range e.phrases {
+		e.phrases[i].cases.trim()
+	}
 	e.index["en"], e.index["ko"] = b.docs[0], b.docs[1]
 	if !e.opts.LabelsOnly {
 		e.factors["en"], e.factors["ko"] = b.docs[2], b.docs[3]
@@ -457,7 +516,7 @@ func (b *engineBuilder) apply(c analysedCase) {
 	}
 	for _, p := range c.phrases {
 		ph := &e.phrases[p]
-		ph.cases = append(ph.cases, int32(ci))
+		ph.cases.add(int32(ci))
 		if _, ok := slices.BinarySearch(c.tags, int32(ph.term)); ok {
 			ph.tagged++
 		}
@@ -797,9 +856,9 @@ func (e *Engine) reliability(p *phrase, ex excluded) float64 {
 // counts are how many of the build's cases contain p, and of those how
 // many carry p's term, leaving out the cases of ex.
 func (e *Engine) counts(p *phrase, ex excluded) (n, k float64) {
-	n, k = float64(len(p.cases)), float64(p.tagged)
+	n, k = float64(p.cases.len()), float64(p.tagged)
 	for _, x := range ex {
-		if _, in := slices.BinarySearch(p.cases, int32(x)); !in {
+		if !p.cases.has(x) {
 			continue
 		}
 		n--
