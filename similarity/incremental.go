@@ -201,20 +201,9 @@ func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, skip f
 			acc[x].shared += w
 		}
 	}
-	// An upper bound of each cosine from the postings, and the exact one
-	// from the vectors where the bound does not rule the case out (as
-	// eachScore).
+	// Bounds of the cosines; the exact ones below, where they count.
 	if wText > 0 {
-		for _, q := range ix.textVec[c] {
-			post := ix.textPost[q.Case]
-			ub := post.ub[:len(post.cases)]
-			for j, x := range post.cases {
-				if acc[x] == (accum{}) {
-					touched = append(touched, x)
-				}
-				acc[x].cos += float64(q.W) * float64(ubWeight[ub[j]])
-			}
-		}
+		touched = ix.boundCosines(ix.textVec[c], acc, touched)
 	}
 	defer func() {
 		for _, x := range touched {

@@ -396,6 +396,26 @@ func invertText(vecs [][]termWeight, nTerms int) []textPostings {
 	return post
 }
 
+// boundCosines adds to acc[c].cos, for every case c with a term of the
+// query vector qv, an upper bound of its cosine with qv from the postings —
+// the same products in the same order, each weight rounded up: IEEE sums
+// and products are monotone, so the bound is never below the exact sum
+// (cosine), which is read from the vectors for the cases the bound does
+// not rule out. It appends the cases whose sums were all zero to touched.
+func (ix *Index) boundCosines(qv []termWeight, acc []accum, touched []int32) []int32 {
+	for _, q := range qv {
+		post := ix.textPost[q.Case]
+		ub := post.ub[:len(post.cases)]
+		for j, c := range post.cases {
+			if acc[c] == (accum{}) {
+				touched = append(touched, c)
+			}
+			acc[c].cos += float64(q.W) * float64(ubWeight[ub[j]])
+		}
+	}
+	return touched
+}
+
 // cosine is the text cosine of the vector xv (a query's) with case c's:
 // Σ q.W × (c's weight of q's term) over xv in its order, a term c lacks
 // adding +0 — the sum, to the bit, that adding each shared term's product
@@ -593,21 +613,8 @@ func (ix *Index) eachScore(query []ilgraph.Feature, member func(ilgraph.Feature)
 			acc[c].shared += q.w
 		}
 	}
-	// The postings sum an upper bound of each case's cosine (the same
-	// products in the same order, each weight rounded up: IEEE sums and
-	// products are monotone, so the bound is never below the exact sum);
-	// the exact cosine is read from the vectors below, for the cases the
-	// bound does not rule out.
-	for _, q := range qText {
-		post := ix.textPost[q.Case]
-		ub := post.ub[:len(post.cases)]
-		for j, c := range post.cases {
-			if acc[c] == (accum{}) {
-				touched = append(touched, c)
-			}
-			acc[c].cos += float64(q.W) * float64(ubWeight[ub[j]])
-		}
-	}
+	// Bounds of the cosines; the exact ones below, where they count.
+	touched = ix.boundCosines(qText, acc, touched)
 	defer func() {
 		for _, c := range touched {
 			acc[c] = accum{}
