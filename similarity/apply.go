@@ -49,7 +49,7 @@ func (ix *Index) With(next *memstore.Snapshot, m memstore.Moved, text string) *I
 	case m.New < 0 && m.Old < 0: // the delete of a case the index did not have
 	case m.New < 0 && m.From >= 0:
 		v := n.textVec[m.From]
-		for _, t := range v {
+		for _, t := range v.terms(nil) {
 			n.textPost[t.Case] = n.textPost[t.Case].without(m.From).with(m.Old, t.W)
 		}
 		n.textVec[m.Old] = v
@@ -64,14 +64,14 @@ func (ix *Index) With(next *memstore.Snapshot, m memstore.Moved, text string) *I
 		for _, t := range v {
 			n.textPost[t.Case] = n.textPost[t.Case].with(m.New, t.W)
 		}
-		n.textVec[m.New] = v
+		n.textVec[m.New] = vectorOfTerms(v)
 	}
 	return n
 }
 
 // dropVector takes case i's text vector out of the postings.
 func (ix *Index) dropVector(i int32) {
-	for _, t := range ix.textVec[i] {
+	for _, t := range ix.textVec[i].terms(nil) {
 		ix.textPost[t.Case] = ix.textPost[t.Case].without(i)
 	}
 	ix.textVec[i] = nil

@@ -151,8 +151,9 @@ func (ix *Index) rankScore(x, y int32, opt ilgraph.SimilarityOptions) (float64, 
 	}
 	wText := opt.Weights[ilgraph.WeightText]
 	if wText > 0 && len(ix.textVec[x]) > 0 {
-		for _, q := range ix.textVec[x] {
-			for _, p := range ix.textVec[y] {
+		vy := ix.textVec[y].terms(nil)
+		for _, q := range ix.textVec[x].terms(nil) {
+			for _, p := range vy {
 				if p.Case == q.Case {
 					cos += float64(q.W) * float64(p.W)
 					break
@@ -189,6 +190,7 @@ func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, skip f
 	sc := ix.scratch.Get().(*scratch)
 	defer ix.scratch.Put(sc)
 	acc, touched := sc.acc, sc.touched[:0]
+	var qv []termWeight // c's text vector, when the channel counts
 	for _, f := range ix.caseFeat[c] {
 		w := ix.weightOf(ix.features[f], opt.Weights, opt.Rarity)
 		if w <= 0 {
@@ -203,7 +205,8 @@ func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, skip f
 	}
 	// Bounds of the cosines; the exact ones below, where they count.
 	if wText > 0 {
-		touched = ix.boundCosines(ix.textVec[c], acc, touched)
+		qv = ix.textVec[c].terms(nil)
+		touched = ix.boundCosines(qv, acc, touched)
 	}
 	defer func() {
 		for _, x := range touched {
@@ -222,7 +225,7 @@ func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, skip f
 			if skip != nil && skip(x, ilgraph.RoundScore(ilgraph.JaccardRatio(shared, qw, cw, wText, cos))) {
 				continue
 			}
-			cos = ix.cosine(ix.textVec[c], x, yw)
+			cos = ix.cosine(qv, x, yw)
 		}
 		if shared <= 0 && cos <= 0 {
 			continue

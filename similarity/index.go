@@ -9,6 +9,7 @@ package similarity
 
 import (
 	"container/heap"
+	"encoding/binary"
 	"math"
 	"runtime"
 	"slices"
@@ -48,7 +49,7 @@ type Index struct {
 	// bound of its weight (textPostings).
 	terms    []string         // term id -> term
 	termID   map[string]int32 // term -> term id, made by the first With
-	textVec  [][]termWeight   // case -> its terms by term id
+	textVec  []textVector     // case -> its terms by term id, coded (vector.go)
 	textPost []textPostings   // term id -> the cases with it, ascending
 
 	// The corpus statistics the weights follow: rarityN is the N of the
@@ -271,7 +272,6 @@ type termWeight struct {
 // by term id in terms) in the order the cases first use them, and makes
 // their postings.
 func (ix *Index) buildText(vecs [][]termWeight, terms []string) {
-	ix.textVec = vecs
 	termID := make([]int32, len(terms))
 	for i := range termID {
 		termID[i] = -1
@@ -287,7 +287,8 @@ func (ix *Index) buildText(vecs [][]termWeight, terms []string) {
 			v[j].Case = id
 		}
 	}
-	ix.textPost = invertText(vecs, len(ix.terms))
+	ix.textVec = encodeVectors(vecs, true)
+	ix.textPost = invertText(ix.textVec, len(ix.terms))
 }
 
 // textPostings are the cases that have one term, ascending, each with an
@@ -365,17 +366,19 @@ func (p textPostings) without(c int32) textPostings {
 // length: the lists that growing each by append makes, bar their
 // capacities, in two passes rather than a reallocation per doubling of
 // every list (an append to a list copies it; with never appends anyway).
-func invertText(vecs [][]termWeight, nTerms int) []textPostings {
+func invertText(vecs []textVector, nTerms int) []textPostings {
 	if nTerms == 0 {
 		return nil
 	}
 	count := make([]int, nTerms)
 	total := 0
 	for _, v := range vecs {
-		for _, t := range v {
-			count[t.Case]++
+		for i := 0; i < len(v); {
+			id, _, j := v.next(i)
+			count[id]++
+			total++
+			i = j
 		}
-		total += len(v)
 	}
 	cases, ub := make([]int32, total), make([]uint8, total)
 	post := make([]textPostings, nTerms)
@@ -386,11 +389,13 @@ func invertText(vecs [][]termWeight, nTerms int) []textPostings {
 			at += c
 		}
 	}
-	for i, v := range vecs {
-		for _, t := range v {
-			p := &post[t.Case]
-			p.cases = append(p.cases, int32(i))
-			p.ub = append(p.ub, weightUp(t.W))
+	for c, v := range vecs {
+		for i := 0; i < len(v); {
+			id, w, j := v.next(i)
+			p := &post[id]
+			p.cases = append(p.cases, int32(c))
+			p.ub = append(p.ub, weightUp(w))
+			i = j
 		}
 	}
 	return post
@@ -422,16 +427,34 @@ func (ix *Index) boundCosines(qv []termWeight, acc []accum, touched []int32) []i
 // in xv's order makes. yw is a dense scratch by term id, all zero on entry
 // and on return.
 func (ix *Index) cosine(xv []termWeight, c int32, yw []float32) float64 {
+	// c's terms scattered into yw, their ids kept to clear it after.
 	vy := ix.textVec[c]
-	for _, p := range vy {
-		yw[p.Case] = p.W
+	var idBuf [MaxTextTerms]int32
+	ids := idBuf[:0]
+	for i := 0; i < len(vy); { // textVector.next, written out: the hot loop
+		id := uint32(vy[i])
+		i++
+		if id >= 0x80 {
+			id &= 0x7f
+			for shift := uint(7); ; shift += 7 {
+				b := vy[i]
+				i++
+				id |= uint32(b&0x7f) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		}
+		yw[id] = math.Float32frombits(binary.LittleEndian.Uint32(vy[i : i+4]))
+		i += 4
+		ids = append(ids, int32(id))
 	}
 	var cos float64
 	for _, q := range xv {
 		cos += float64(q.W) * float64(yw[q.Case])
 	}
-	for _, p := range vy {
-		yw[p.Case] = 0
+	for _, id := range ids {
+		yw[id] = 0
 	}
 	return cos
 }
@@ -442,8 +465,11 @@ func (ix *Index) TextVector(id string) ilgraph.TextVector {
 	if !ok {
 		return nil
 	}
-	v := make(ilgraph.TextVector, len(ix.textVec[i]))
-	for _, t := range ix.textVec[i] {
+	tv := ix.textVec[i]
+	v := make(ilgraph.TextVector, tv.count())
+	for j := 0; j < len(tv); {
+		var t termWeight
+		t.Case, t.W, j = tv.next(j)
 		v[ix.terms[t.Case]] = float64(t.W)
 	}
 	return v
@@ -596,7 +622,7 @@ func (ix *Index) eachScore(query []ilgraph.Feature, member func(ilgraph.Feature)
 	var qText []termWeight
 	var qVec ilgraph.TextVector
 	if excl >= 0 && wText > 0 && len(ix.textVec[excl]) > 0 {
-		qText, qVec = ix.textVec[excl], ix.TextVector(exclude)
+		qText, qVec = ix.textVec[excl].terms(nil), ix.TextVector(exclude)
 	} else {
 		wText = 0
 	}

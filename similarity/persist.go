@@ -106,11 +106,12 @@ func (*consumer) Save(w *snapfile.Writer, v any) error {
 	}
 	total := 0
 	for i, v := range ix.textVec {
-		lens[i] = int32(len(v))
+		n := v.count()
+		lens[i] = int32(n)
 		if v == nil {
 			lens[i] = -1
 		}
-		total += len(v)
+		total += n
 	}
 	w.Int32s(lens)
 	w.Uvarint(uint64(total))
@@ -123,8 +124,10 @@ func (*consumer) Save(w *snapfile.Writer, v any) error {
 		w.Float32s(ws)
 		ids, ws = ids[:0], ws[:0]
 	}
+	var terms []termWeight
 	for _, v := range ix.textVec {
-		for _, t := range v {
+		terms = v.terms(terms[:0])
+		for _, t := range terms {
 			ids = append(ids, t.Case)
 			ws = append(ws, t.W)
 			if len(ids) == textChunk {
@@ -202,10 +205,9 @@ func (*consumer) Load(ctx context.Context, r *snapfile.Reader, s *memstore.Snaps
 		}
 		ix.textStats.DF[others[i]] = int(d)
 	}
-	// The vectors: every one a piece of one allocation, capped at its
-	// length (an append to one copies it rather than overwrite the next).
-	// A vector is never longer than MaxTextTerms, which bounds what a
-	// damaged length can make the load allocate.
+	// The vectors, coded as they are read (vectorArena), none longer than
+	// MaxTextTerms, which bounds what a damaged length can make the load
+	// allocate.
 	sum := 0
 	for _, n := range lens {
 		if n < -1 || n > MaxTextTerms {
@@ -218,7 +220,25 @@ func (*consumer) Load(ctx context.Context, r *snapfile.Reader, s *memstore.Snaps
 		r.Fail("similarity: text vectors' lengths add up to %d, not %d (the file is damaged)", sum, total)
 		return nil, r.Err()
 	}
-	all := make([]termWeight, total)
+	var vecs []textVector
+	if lens != nil {
+		vecs = make([]textVector, len(lens))
+	}
+	var (
+		arena vectorArena
+		cur   = make([]termWeight, 0, MaxTextTerms)
+		vi    int // the vector being read
+	)
+	// next codes the vectors of no terms from vi on, and says whether one
+	// with terms is left to read.
+	next := func() bool {
+		for ; vi < len(lens) && lens[vi] <= 0; vi++ {
+			if lens[vi] == 0 {
+				vecs[vi] = textVector{}
+			}
+		}
+		return vi < len(lens)
+	}
 	for at := 0; at < total; {
 		ids, ws := r.Int32s(), r.Float32s()
 		if err := r.Err(); err != nil {
@@ -233,31 +253,24 @@ func (*consumer) Load(ctx context.Context, r *snapfile.Reader, s *memstore.Snaps
 				r.Fail("similarity: term id %d of %d terms (the file is damaged)", id, len(terms))
 				return nil, r.Err()
 			}
-			all[at+j] = termWeight{id, ws[j]}
+			next() // the lengths add up to total: a vector with terms is left
+			cur = append(cur, termWeight{id, ws[j]})
+			if len(cur) == int(lens[vi]) {
+				vecs[vi] = arena.add(cur)
+				cur = cur[:0]
+				vi++
+			}
 		}
 		at += len(ids)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 	}
-	var vecs [][]termWeight
-	if lens != nil {
-		vecs = make([][]termWeight, len(lens))
-	}
-	at := 0
-	for i, n := range lens {
-		switch {
-		case n > 0:
-			vecs[i] = all[at : at+int(n) : at+int(n)]
-			at += int(n)
-		case n == 0:
-			vecs[i] = []termWeight{}
-		}
-	}
-	ix.terms, ix.textVec = terms, vecs
+	next()
 	// The postings, as a build inverts the vectors. Each list must be
 	// strictly ascending — a term at most once in a vector — as the
-	// rankers and withPosting's binary search take it to be.
+	// rankers and with's binary search take it to be.
+	ix.terms, ix.textVec = terms, vecs
 	ix.textPost = invertText(vecs, len(terms))
 	for id, p := range ix.textPost {
 		for k := 1; k < len(p.cases); k++ {

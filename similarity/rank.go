@@ -67,8 +67,9 @@ type ranker struct {
 	maxW  []float32 // term id -> its largest weight in any case
 	fw    []float64 // feature id -> its weight under opt
 	epoch uint32
-	yw    []float32 // term id -> the candidate's weight (dense, reset after use)
-	cw    []float64 // case -> its own tag weight under opt (exact scores)
+	yw    []float32    // term id -> the candidate's weight (dense, reset after use)
+	qv    []termWeight // the query case's text vector (when the channel counts)
+	cw    []float64    // case -> its own tag weight under opt (exact scores)
 	bits  [][]uint64
 	// case -> what the walk reads and writes of it (dense, the sums reset
 	// after use)
@@ -214,7 +215,8 @@ func (r *ranker) topK(x int32, k int) []scored {
 	}
 	var restL1, restSq float64
 	if wText > 0 {
-		for _, q := range ix.textVec[x] {
+		r.qv = ix.textVec[x].terms(r.qv[:0])
+		for _, q := range r.qv {
 			w := float64(q.W)
 			if w <= 0 {
 				continue
@@ -426,7 +428,7 @@ func (r *ranker) scoreWith(x, y int32, shared, qw, wText float64) (float64, bool
 	ix := r.ix
 	var cos float64
 	if wText > 0 {
-		cos = ix.cosine(ix.textVec[x], y, r.yw) // x's order, as eachScore
+		cos = ix.cosine(r.qv, y, r.yw) // x's order, as eachScore
 	}
 	if shared <= 0 && cos <= 0 {
 		return 0, false

@@ -160,7 +160,7 @@ func (ix *Index) frozenCases(s *graph.SimilarSnapshot) []frozenCase {
 	out := make([]frozenCase, ix.Len())
 	for i := range out {
 		out[i].feats = ix.caseFeat[i]
-		for _, t := range ix.textVec[i] {
+		for _, t := range ix.textVec[i].terms(nil) {
 			out[i].text = append(out[i].text, termWeight{pos[ix.terms[t.Case]], t.W})
 		}
 	}
@@ -179,15 +179,17 @@ func compactIndex(snap *graph.SimilarSnapshot, ids []string, cases []frozenCase)
 	ix := &Index{
 		snap: s, ids: ids, features: s.FeatureList(), postings: s.Postings(), caseFeat: feats,
 		rarity: make([]float64, len(snap.Features)), rarityN: snap.N,
-		terms: snap.Terms, textVec: make([][]termWeight, n),
+		terms: snap.Terms,
 	}
 	for f := range snap.Features {
 		ix.rarity[f] = ilgraph.Rarity(snap.N, snap.FeatureDF[f])
 	}
 	ix.sumKinds()
+	vecs := make([][]termWeight, n)
 	for i, c := range cases {
-		ix.textVec[i] = c.text
+		vecs[i] = c.text
 	}
+	ix.textVec = encodeVectors(vecs, false)
 	ix.textPost = invertText(ix.textVec, len(snap.Terms))
 	ix.scratch.New = func() any { return &scratch{acc: make([]accum, n)} }
 	return ix
