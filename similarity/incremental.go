@@ -219,15 +219,9 @@ func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, skip f
 		if x == c {
 			continue
 		}
-		shared, cos := acc[x].shared, acc[x].cos
-		qw := ix.ownWeight(x, &wk, opt.Rarity)
-		if cos != 0 {
-			if skip != nil && skip(x, ilgraph.RoundScore(ilgraph.JaccardRatio(shared, qw, cw, wText, cos))) {
-				continue
-			}
-			cos = ix.cosine(qv, x, yw)
-		}
-		if shared <= 0 && cos <= 0 {
+		shared, qw := acc[x].shared, ix.ownWeight(x, &wk, opt.Rarity)
+		cos, ok := ix.exactCosine(qv, x, acc[x], qw, cw, wText, skip, yw)
+		if !ok || shared <= 0 && cos <= 0 {
 			continue
 		}
 		wt := wText

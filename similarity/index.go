@@ -421,6 +421,20 @@ func (ix *Index) boundCosines(qv []termWeight, acc []accum, touched []int32) []i
 	return touched
 }
 
+// exactCosine is the cosine of case c with the query vector qv, given the
+// sums the postings made for c (boundCosines): 0 when c shares no term,
+// and ok false when skip rules c out by the bound of its score (the query's
+// and c's own tag weights qw and cw, the text weight wText).
+func (ix *Index) exactCosine(qv []termWeight, c int32, sums accum, qw, cw, wText float64, skip func(int32, float64) bool, yw []float32) (cos float64, ok bool) {
+	if sums.cos == 0 {
+		return 0, true
+	}
+	if skip != nil && skip(c, ilgraph.RoundScore(ilgraph.JaccardRatio(sums.shared, qw, cw, wText, sums.cos))) {
+		return 0, false
+	}
+	return ix.cosine(qv, c, yw), true
+}
+
 // cosine is the text cosine of the vector xv (a query's) with case c's:
 // Σ q.W × (c's weight of q's term) over xv in its order, a term c lacks
 // adding +0 — the sum, to the bit, that adding each shared term's product
@@ -653,15 +667,9 @@ func (ix *Index) eachScore(query []ilgraph.Feature, member func(ilgraph.Feature)
 		if c == excl {
 			continue
 		}
-		shared, cos := acc[c].shared, acc[c].cos
-		cw := ix.ownWeight(c, &wk, opt.Rarity)
-		if cos != 0 {
-			if skip != nil && skip(c, ilgraph.RoundScore(ilgraph.JaccardRatio(shared, qw, cw, wText, cos))) {
-				continue
-			}
-			cos = ix.cosine(qText, c, yw)
-		}
-		if shared <= 0 && cos <= 0 {
+		shared, cw := acc[c].shared, ix.ownWeight(c, &wk, opt.Rarity)
+		cos, ok := ix.exactCosine(qText, c, acc[c], qw, cw, wText, skip, yw)
+		if !ok || shared <= 0 && cos <= 0 {
 			continue
 		}
 		fn(c, ilgraph.RoundScore(ilgraph.JaccardRatio(shared, qw, cw, wText, cos)))

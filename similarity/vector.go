@@ -94,9 +94,6 @@ type vectorArena struct{ buf []byte }
 const (
 	arenaFirst = 4 << 10
 	arenaMax   = 1 << 20
-	// maxVectorSize bounds a coded vector: MaxTextTerms terms of a
-	// five-byte id and a four-byte weight.
-	maxVectorSize = MaxTextTerms * 9
 )
 
 // add codes v (nil stays nil, empty stays empty).
