@@ -9,7 +9,6 @@ package similarity
 
 import (
 	"container/heap"
-	"encoding/binary"
 	"math"
 	"runtime"
 	"slices"
@@ -445,23 +444,10 @@ func (ix *Index) cosine(xv []termWeight, c int32, yw []float32) float64 {
 	vy := ix.textVec[c]
 	var idBuf [MaxTextTerms]int32
 	ids := idBuf[:0]
-	for i := 0; i < len(vy); { // textVector.next, written out: the hot loop
-		id := uint32(vy[i])
-		i++
-		if id >= 0x80 {
-			id &= 0x7f
-			for shift := uint(7); ; shift += 7 {
-				b := vy[i]
-				i++
-				id |= uint32(b&0x7f) << shift
-				if b < 0x80 {
-					break
-				}
-			}
-		}
-		yw[id] = math.Float32frombits(binary.LittleEndian.Uint32(vy[i : i+4]))
-		i += 4
-		ids = append(ids, int32(id))
+	for i := 0; i < len(vy); {
+		id, w, j := vy.next(i)
+		yw[id], i = w, j
+		ids = append(ids, id)
 	}
 	var cos float64
 	for _, q := range xv {
