@@ -30,7 +30,7 @@ func (*consumer) Apply(v any, next *memstore.Snapshot, m memstore.Moved, _ strin
 func (ix *Index) With(next *memstore.Snapshot, m memstore.Moved, text string) *Index {
 	n := &Index{snap: next, ids: next.IDs(), features: next.FeatureList(), postings: next.Postings(), caseFeat: next.CaseFeatureIDs(),
 		terms: ix.terms, termID: ix.termID, textVec: slices.Clone(ix.textVec), textPost: slices.Clone(ix.textPost),
-		textStats: ix.textStats, Version: next.Version, Built: next.Built}
+		textStats: ix.textStats, textAn: ix.textAn, Version: next.Version, Built: next.Built}
 	cases := len(n.ids)
 	n.scratch.New = func() any { return &scratch{acc: make([]accum, cases)} }
 	n.weighFeatures(nil)
@@ -80,7 +80,7 @@ func (ix *Index) dropVector(i int32) {
 // vectorOf is the text vector of text under the index's text statistics,
 // by the index's term ids (numbering the terms it did not have).
 func (ix *Index) vectorOf(text string) []termWeight {
-	ta := newTextAnalyser(ix.textStats.Extra)
+	ta := newTextAnalyser(ix.textAn.get(ix.textStats.Extra))
 	ta.add(text)
 	a := ta.finish()
 	vecs := a.vectorsWith(ix.textStats)

@@ -56,6 +56,9 @@ type Index struct {
 	// the text vectors' statistics when the index computed them itself.
 	rarityN   int
 	textStats TextStats
+	// textAn analyses a changed case's text (With) with textStats.Extra:
+	// made by the first change and shared by the indexes that follow.
+	textAn *lazyAnalyzer
 
 	scratch sync.Pool // *scratch, one per concurrent query
 
@@ -117,7 +120,7 @@ func newBuilder(version int64, snap *graph.SimilarSnapshot, extra []string) *bui
 		frozen = snap.Features
 		extra = textStatsOf(snap).Extra
 	}
-	return &builder{cases: memstore.NewBuilder(version, frozen), snap: snap, extra: extra, text: newTextAnalyser(extra)}
+	return &builder{cases: memstore.NewBuilder(version, frozen), snap: snap, extra: extra, text: newTextAnalyser(textAnalyzer(extra))}
 }
 
 // add adds the next case.
@@ -163,7 +166,7 @@ func newIndex(s *memstore.Snapshot, a *analysed, snap *graph.SimilarSnapshot, gi
 // (newIndex) and a load from a snapshot file (persist.go) both start here.
 func indexOver(s *memstore.Snapshot) *Index {
 	ix := &Index{snap: s, ids: s.IDs(), features: s.FeatureList(), postings: s.Postings(), caseFeat: s.CaseFeatureIDs(),
-		Version: s.Version, Built: s.Built}
+		Version: s.Version, Built: s.Built, textAn: &lazyAnalyzer{}}
 	n := len(ix.ids)
 	ix.scratch.New = func() any { return &scratch{acc: make([]accum, n)} }
 	return ix

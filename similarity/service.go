@@ -38,7 +38,7 @@ type consumer struct{}
 // organizations orgs.
 func (*consumer) Start(_ context.Context, orgs []string) (memstore.Consuming, error) {
 	extra := namePartsOf(orgs)
-	return &consuming{extra: extra, text: newTextAnalyser(extra)}, nil
+	return &consuming{extra: extra, text: newTextAnalyser(textAnalyzer(extra))}, nil
 }
 
 type consuming struct {

@@ -90,7 +90,7 @@ func TextVectorsWith(rows []ilgraph.CaseFeatures, st TextStats) []ilgraph.TextVe
 }
 
 func analyseRows(rows []ilgraph.CaseFeatures, extra []string) *analysed {
-	ta := newTextAnalyser(extra)
+	ta := newTextAnalyser(textAnalyzer(extra))
 	for _, r := range rows {
 		ta.add(r.Text)
 	}
@@ -164,9 +164,32 @@ type textWorker struct {
 	terms []string
 }
 
-func newTextAnalyser(extra []string) *textAnalyser {
+// textAnalyzer is the text channel's analysis, leaving out the names extra.
+func textAnalyzer(extra []string) *analysis.Analyzer {
+	return analysis.New(analysis.Options{DropVendors: true, Extra: extra})
+}
+
+// lazyAnalyzer is a textAnalyzer made when first asked for. Making one
+// analyses every name it leaves out (at a million cases, tens of
+// milliseconds), so a change applied to an index reuses its index's.
+type lazyAnalyzer struct {
+	once sync.Once
+	an   *analysis.Analyzer
+}
+
+// get returns the analyzer for extra, which must be the same at every call
+// (a nil l makes a new one each time).
+func (l *lazyAnalyzer) get(extra []string) *analysis.Analyzer {
+	if l == nil {
+		return textAnalyzer(extra)
+	}
+	l.once.Do(func() { l.an = textAnalyzer(extra) })
+	return l.an
+}
+
+func newTextAnalyser(an *analysis.Analyzer) *textAnalyser {
 	ta := &textAnalyser{
-		an:      analysis.New(analysis.Options{DropVendors: true, Extra: extra}),
+		an:      an,
 		jobs:    make(chan textBatch, 4),
 		results: make(chan textResult, 4),
 		done:    make(chan struct{}),
