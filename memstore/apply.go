@@ -41,7 +41,7 @@ func (s *Snapshot) With(version int64, id string, r *ilgraph.CaseFeatures) (*Sna
 		m.Old = old
 	}
 	n := &Snapshot{
-		ids: s.ids, byID: s.byID, date: s.date, severity: s.severity, title: s.title, machine: s.machine,
+		ids: s.ids, byID: s.byID, date: s.date, severity: s.severity, sevNames: s.sevNames, title: s.title, machine: s.machine,
 		bilingual: s.bilingual, reviewed: s.reviewed, org: s.org, resolved: s.resolved, year: s.year,
 		tags: s.tags, orgName: s.orgName, names: s.names, orgTerms: s.orgTerms, slot: s.slot, fkind: s.fkind, perKind: s.perKind,
 		features: s.features, featID: s.featID, postings: slices.Clone(s.postings), caseFeat: s.caseFeat,
@@ -144,7 +144,7 @@ func (s *Snapshot) cloneColumns(extra int) {
 func (s *Snapshot) grow() {
 	s.ids = append(s.ids, "")
 	s.date = append(s.date, 0)
-	s.severity = append(s.severity, "")
+	s.severity = append(s.severity, 0)
 	s.title = append(s.title, ilgraph.Text{})
 	s.machine = append(s.machine, false)
 	s.bilingual = append(s.bilingual, false)
@@ -161,7 +161,12 @@ func (s *Snapshot) grow() {
 // case's feature ids, ascending; nil for a new case) in the posting lists.
 // The columns and the outer posting list are the snapshot's own.
 func (s *Snapshot) set(i int32, r *ilgraph.CaseFeatures, before []int32) {
-	s.severity[i], s.title[i] = r.Severity, r.Title
+	sev := slices.Index(s.sevNames, r.Severity)
+	if sev < 0 {
+		sev = len(s.sevNames)
+		s.sevNames = append(slices.Clip(s.sevNames), r.Severity)
+	}
+	s.severity[i], s.title[i] = int32(sev), r.Title
 	s.machine[i], s.bilingual[i], s.reviewed[i] = r.MachineTagged, r.Bilingual, r.Reviewed
 	s.resolved[i] = -1
 	if r.Resolved {

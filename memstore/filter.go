@@ -17,7 +17,7 @@ type Filter struct {
 	excludeOrg       []int32
 	from, to         int32
 	hasFrom, hasTo   bool
-	severities       []string
+	severities       []int32 // places in sevNames; nil: any severity
 	reviewedOnly     bool
 	excludeIDs, only map[int32]bool
 }
@@ -63,7 +63,17 @@ func (s *Snapshot) Compile(f ilgraph.CaseFilter) *Filter {
 	if f.DateTo != "" {
 		c.to, c.hasTo = day(f.DateTo), true
 	}
-	c.severities = f.Severities
+	if len(f.Severities) > 0 {
+		c.severities = []int32{}
+		for i, name := range s.sevNames {
+			if slices.Contains(f.Severities, name) {
+				c.severities = append(c.severities, int32(i))
+			}
+		}
+		if len(c.severities) == 0 {
+			c.none = true
+		}
+	}
 	c.reviewedOnly = f.ReviewedOnly
 	if len(f.ExcludeIDs) > 0 {
 		c.excludeIDs = map[int32]bool{}
@@ -93,7 +103,7 @@ func (c *Filter) Match(i int32) bool {
 	if c.hasFrom && s.date[i] < c.from || c.hasTo && s.date[i] > c.to {
 		return false
 	}
-	if len(c.severities) > 0 && !slices.Contains(c.severities, s.severity[i]) {
+	if c.severities != nil && !slices.Contains(c.severities, s.severity[i]) {
 		return false
 	}
 	if c.reviewedOnly && s.machine[i] {

@@ -43,25 +43,9 @@ func writeSnapshot(w *snapfile.Writer, s *Snapshot) {
 	w.Varint(s.Built.UnixNano())
 	w.Strings(s.ids)
 	w.Int32s(s.date)
-	// Severities are few: a dictionary and each case's entry, as the
-	// builder interns them.
-	var sevs []string
-	sevIdx := map[string]int32{}
-	var sev []int32
-	if s.severity != nil {
-		sev = make([]int32, len(s.severity))
-	}
-	for i, x := range s.severity {
-		j, ok := sevIdx[x]
-		if !ok {
-			j = int32(len(sevs))
-			sevIdx[x] = j
-			sevs = append(sevs, x)
-		}
-		sev[i] = j
-	}
-	w.Strings(sevs)
-	w.Int32s(sev)
+	// Severities are few: a dictionary and each case's entry in it.
+	w.Strings(s.sevNames)
+	w.Int32s(s.severity)
 	w.Uvarint(uint64(len(s.title)))
 	for _, t := range s.title {
 		w.String(t.En)
@@ -116,16 +100,13 @@ func readSnapshot(r *snapfile.Reader) *Snapshot {
 		r.Fail("%d cases but %d severities and %d titles", n, len(sev), nTitles)
 		return nil
 	}
-	if sev != nil {
-		s.severity = make([]string, n)
-	}
 	for i, j := range sev {
 		if j < 0 || int(j) >= len(sevs) {
 			r.Fail("case %d's severity %d is not among the %d written", i, j, len(sevs))
 			return nil
 		}
-		s.severity[i] = sevs[j]
 	}
+	s.severity, s.sevNames = sev, sevs
 	if nTitles > 0 || s.ids != nil {
 		s.title = make([]ilgraph.Text, nTitles)
 	}

@@ -53,9 +53,10 @@ var (
 // first met (or a frozen list's order first, see NewBuilder).
 type Snapshot struct {
 	ids      []string
-	byID     idIndex // id -> number
-	date     []int32 // days since 1970-01-01
-	severity []string
+	byID     idIndex        // id -> number
+	date     []int32        // days since 1970-01-01
+	severity []int32        // case -> its severity's place in sevNames
+	sevNames []string       // the severities met, in the order first met (appended to on a copy)
 	title    []ilgraph.Text // what lists show beside the tags
 	machine  []bool         // Case.MachineTagged
 	// Case.Bilingual and Case.Reviewed, counted by Stats.
@@ -103,7 +104,7 @@ func Build(rows []ilgraph.CaseFeatures, version int64) *Snapshot {
 type Builder struct {
 	s     *Snapshot
 	names map[string]int32
-	sev   map[string]string // interned severities
+	sev   map[string]int32 // severity -> its place in sevNames
 }
 
 // NewBuilder starts a snapshot at a version. Features lists features to
@@ -113,7 +114,7 @@ func NewBuilder(version int64, features []ilgraph.Feature) *Builder {
 	b := &Builder{
 		s:     &Snapshot{featID: map[ilgraph.Feature]int32{}, Version: version, Built: time.Now()},
 		names: map[string]int32{},
-		sev:   map[string]string{},
+		sev:   map[string]int32{},
 	}
 	for _, f := range features {
 		b.s.addFeature(f)
@@ -129,8 +130,9 @@ func (b *Builder) Add(r *ilgraph.CaseFeatures) int32 {
 	s.byID.put(s.ids, i)
 	sev, ok := b.sev[r.Severity]
 	if !ok {
-		sev = r.Severity
-		b.sev[sev] = sev
+		sev = int32(len(s.sevNames))
+		b.sev[r.Severity] = sev
+		s.sevNames = append(s.sevNames, r.Severity)
 	}
 	s.severity = append(s.severity, sev)
 	s.title = append(s.title, r.Title)
@@ -225,7 +227,7 @@ func Ranking(features []ilgraph.Feature, ids []string, caseFeat [][]int32) *Snap
 		ids: ids, features: features,
 		featID: make(map[ilgraph.Feature]int32, len(features)), postings: make([][]int32, len(features)),
 		caseFeat: caseFeat, tags: caseFeat,
-		date: make([]int32, n), severity: make([]string, n), machine: make([]bool, n), org: make([]int32, n),
+		date: make([]int32, n), severity: make([]int32, n), sevNames: []string{""}, machine: make([]bool, n), org: make([]int32, n),
 	}
 	s.fkind = make([]int8, len(features))
 	for f, x := range features {
