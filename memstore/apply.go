@@ -72,12 +72,16 @@ func (s *Snapshot) With(version int64, id string, r *ilgraph.CaseFeatures) (*Sna
 	return n, m
 }
 
-// followOrders makes n's sort orders from s's (made first if they were
-// not), moved by the change m: the changed case taken out and put back in
-// its place, the case a delete moved renumbered. A pass over each order,
-// where sorting anew costs a sort of the corpus on the first list.
+// followOrders makes n's sort orders from s's, moved by the change m: the
+// changed case taken out and put back in its place, the case a delete
+// moved renumbered. A pass over each order, where sorting anew costs a
+// sort of the corpus. Where s's orders are not made (no list was asked of
+// it), n's are not either: they are sorted when a list first needs them,
+// not on the path of the change (at a million cases, most of a second).
 func (n *Snapshot) followOrders(s *Snapshot, m Moved) {
-	s.ranks(ilgraph.SortDateDesc)
+	if !s.ord.made.Load() {
+		return
+	}
 	byID := func(a, b int32) int { return strings.Compare(n.ids[a], n.ids[b]) }
 	dateDesc := func(a, b int32) int {
 		if n.date[a] != n.date[b] {
@@ -95,7 +99,7 @@ func (n *Snapshot) followOrders(s *Snapshot, m Moved) {
 	n.ord.byID, n.ord.idA = moveOrder(s.ord.byID, m, byID, cases)
 	n.ord.byDateDesc, n.ord.dateDesc = moveOrder(s.ord.byDateDesc, m, dateDesc, cases)
 	n.ord.byDateAsc, n.ord.dateAsc = moveOrder(s.ord.byDateAsc, m, dateAsc, cases)
-	n.ord.once.Do(func() {}) // made: ranks has nothing to do
+	n.ord.once.Do(func() { n.ord.made.Store(true) }) // made: ranks has nothing to do
 }
 
 // moveOrder returns an order (rank -> case) and its ranks (case -> rank)

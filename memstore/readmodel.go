@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ilgraph/ilgraph"
@@ -25,8 +26,9 @@ import (
 // that way (computed once per snapshot, on first use).
 type orders struct {
 	once                        sync.Once
-	dateDesc, dateAsc, idA      []int32 // case -> rank
-	byDateDesc, byDateAsc, byID []int32 // rank -> case
+	made                        atomic.Bool // the orders are made (once has run)
+	dateDesc, dateAsc, idA      []int32     // case -> rank
+	byDateDesc, byDateAsc, byID []int32     // rank -> case
 }
 
 func (s *Snapshot) ranks(order ilgraph.CaseSort) (rank []int32, reverse bool) {
@@ -70,6 +72,7 @@ func (s *Snapshot) ranks(order ilgraph.CaseSort) (rank []int32, reverse bool) {
 			return byID(a, b)
 		})
 		s.ord.byDateAsc = perm
+		s.ord.made.Store(true)
 	})
 	switch order {
 	case ilgraph.SortDateAsc:
