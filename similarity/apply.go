@@ -34,6 +34,9 @@ func (ix *Index) With(next *memstore.Snapshot, m memstore.Moved, text string) *I
 	cases := len(n.ids)
 	n.scratch.New = func() any { return &scratch{acc: make([]accum, cases)} }
 	n.weighFeatures(nil)
+	if ix.bits.made.Load() {
+		n.bits.get(n, ix) // while ix's are at hand: most are shared
+	}
 	if n.termID == nil {
 		n.termID = make(map[string]int32, len(n.terms))
 		for id, t := range n.terms {

@@ -17,7 +17,8 @@ import (
 // another third and decoys — ranks exactly as brute force over the final
 // cases does: rarity over the final corpus, the text vectors of cases the
 // changes left alone as the start's build weighed them, and those of the
-// changed cases weighed with the start's text statistics.
+// changed cases weighed with the start's text statistics. The ranking
+// that serves a case's similar cases (SimilarTo) is asked too.
 func TestIndexWithMatchesBruteForce(t *testing.T) {
 	final := generated(t, 600, 42)
 	decoys := generated(t, 60, 9)
@@ -86,9 +87,20 @@ func TestIndexWithMatchesBruteForce(t *testing.T) {
 		next, m := snap.With(version, ch.id, row)
 		ix, snap = ix.With(next, m, text), next
 		changed[ch.id] = true
+		if version%5 == 0 && ix.Len() > 0 {
+			// The ranker's bitsets are made here and followed by the
+			// changes after: the final index's are followed ones.
+			ix.SimilarTo(snap.IDs()[0], ilgraph.DefaultOptions(10))
+		}
+	}
+	if f := similarity.WrongBits(ix); f != "" {
+		t.Errorf("after the changes, the bitset of %s is not its postings'", f)
 	}
 	if ix.Len() != len(final) || ix.Version != version {
 		t.Fatalf("after the changes: %d cases at version %d, want %d at %d", ix.Len(), ix.Version, len(final), version)
+	}
+	if term := similarity.WrongTextTops(ix); term != "" {
+		t.Errorf("after the changes, the postings of %q hold a top that is not their largest bound", term)
 	}
 
 	brute := corpus.NewBrute(final)
@@ -111,7 +123,11 @@ func TestIndexWithMatchesBruteForce(t *testing.T) {
 				c := final[i]
 				opt := ilgraph.SimilarityOptions{K: 10, Weights: w, Rarity: rarity}
 				label := fmt.Sprintf("weights #%d rarity %v case %s (changed %v)", wi, rarity, c.ID, changed[c.ID])
-				sameMatches(t, label, ix.Similar(c.Features(), c.ID, opt), brute.Similar(c, 10, w, rarity, nil))
+				want := brute.Similar(c, 10, w, rarity, nil)
+				sameMatches(t, label, ix.Similar(c.Features(), c.ID, opt), want)
+				// The served path: the max-score ranker, whose bounds
+				// (each term's largest weight) follow the changes too.
+				sameMatches(t, label+", SimilarTo", ix.SimilarTo(c.ID, opt), want)
 			}
 		}
 	}

@@ -71,6 +71,9 @@ func TestPostingsBoundTheVectors(t *testing.T) {
 		}
 	}
 	total := 0
+	if term := WrongTextTops(ix); term != "" {
+		t.Errorf("the postings of %q hold a top that is not their largest bound", term)
+	}
 	for _, p := range ix.textPost {
 		if len(p.ub) != len(p.cases) {
 			t.Fatalf("postings with %d cases and %d bounds", len(p.cases), len(p.ub))

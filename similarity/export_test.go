@@ -2,6 +2,7 @@ package similarity
 
 import (
 	"reflect"
+	"slices"
 	"unsafe"
 
 	"github.com/ilgraph/ilgraph"
@@ -30,7 +31,8 @@ func NewConsumer() memstore.Persister { return &consumer{} }
 
 // IndexFields are ix's fields by name, for comparing two indexes field by
 // field: every field but the per-query scratch pool, the rankers' lock and
-// pools (made on demand, no state of the index) and Built. It reads them
+// pools, the text analyzer and the common features' bitsets (made on
+// demand, no state of the index) and Built. It reads them
 // by reflection, so that a field added later is compared too.
 func IndexFields(ix *Index) map[string]any {
 	v := reflect.ValueOf(ix).Elem()
@@ -38,11 +40,43 @@ func IndexFields(ix *Index) map[string]any {
 	for i := 0; i < v.NumField(); i++ {
 		name := v.Type().Field(i).Name
 		switch name {
-		case "scratch", "rankMu", "rankPools", "Built":
+		case "scratch", "rankMu", "rankPools", "textAn", "bits", "Built":
 			continue
 		}
 		f := v.Field(i)
 		out[name] = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface()
 	}
 	return out
+}
+
+// WrongTextTops names the first term whose postings' top is not the
+// largest of their bounds ("" when every term's is).
+func WrongTextTops(ix *Index) string {
+	for id, p := range ix.textPost {
+		var q uint8
+		for _, u := range p.ub {
+			q = max(q, u)
+		}
+		if p.top != q {
+			return ix.terms[id]
+		}
+	}
+	return ""
+}
+
+// WrongBits names the first feature whose bitset (as made or followed)
+// is not the one its postings make ("" when every feature's is, or the
+// bitsets are not made).
+func WrongBits(ix *Index) string {
+	if !ix.bits.made.Load() {
+		return ""
+	}
+	var fresh featureBits
+	want := fresh.get(ix, nil)
+	for f := range ix.features {
+		if !slices.Equal(ix.bits.sets[f], want[f]) {
+			return string(ix.features[f].Kind) + ":" + ix.features[f].ID
+		}
+	}
+	return ""
 }

@@ -59,6 +59,8 @@ type Index struct {
 	// textAn analyses a changed case's text (With) with textStats.Extra:
 	// made by the first change and shared by the indexes that follow.
 	textAn *lazyAnalyzer
+	// bits are the common features' bitsets the ranker reads (rank.go).
+	bits featureBits
 
 	scratch sync.Pool // *scratch, one per concurrent query
 
@@ -303,6 +305,16 @@ func (ix *Index) buildText(vecs [][]termWeight, terms []string) {
 type textPostings struct {
 	cases []int32
 	ub    []uint8
+	top   uint8 // the largest of ub (0 for no cases): the term's weight is at most ubWeight[top] in any case
+}
+
+// topOf is the largest of ub, 0 for none.
+func topOf(ub []uint8) uint8 {
+	var q uint8
+	for _, u := range ub {
+		q = max(q, u)
+	}
+	return q
 }
 
 // ubWeight[q] is the upper bound a posting's ub q stands for: the
@@ -344,6 +356,7 @@ func (p textPostings) with(c int32, w float32) textPostings {
 	}
 	out.cases = append(out.cases, p.cases[at:]...)
 	out.ub = append(out.ub, p.ub[at:]...)
+	out.top = topOf(out.ub)
 	return out
 }
 
@@ -353,10 +366,12 @@ func (p textPostings) without(c int32) textPostings {
 	if !found {
 		return p
 	}
-	return textPostings{
+	out := textPostings{
 		cases: append(append(make([]int32, 0, len(p.cases)-1), p.cases[:at]...), p.cases[at+1:]...),
 		ub:    append(append(make([]uint8, 0, len(p.ub)-1), p.ub[:at]...), p.ub[at+1:]...),
 	}
+	out.top = topOf(out.ub)
+	return out
 }
 
 // invertText makes the text postings of the vectors vecs, whose term ids
@@ -395,8 +410,10 @@ func invertText(vecs []textVector, nTerms int) []textPostings {
 		for i := 0; i < len(v); {
 			id, w, j := v.next(i)
 			p := &post[id]
+			u := weightUp(w)
 			p.cases = append(p.cases, int32(c))
-			p.ub = append(p.ub, weightUp(w))
+			p.ub = append(p.ub, u)
+			p.top = max(p.top, u)
 			i = j
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ilgraph/ilgraph"
 )
@@ -146,27 +148,12 @@ type rankTables struct {
 func newRankTables(ix *Index, opt ilgraph.SimilarityOptions) rankTables {
 	t := rankTables{maxW: make([]float32, len(ix.textPost)), fw: make([]float64, len(ix.features))}
 	for id, ps := range ix.textPost {
-		var q uint8
-		for _, u := range ps.ub {
-			q = max(q, u)
-		}
-		t.maxW[id] = ubWeight[q]
+		t.maxW[id] = ubWeight[ps.top]
 	}
 	for f, x := range ix.features {
 		t.fw[f] = ix.weightOf(x, opt.Weights, opt.Rarity)
 	}
-	t.bits = make([][]uint64, len(ix.features))
-	words := (len(ix.ids) + 63) / 64
-	for f, ps := range ix.postings {
-		if len(ps)*32 < len(ix.ids) {
-			continue
-		}
-		b := make([]uint64, words)
-		for _, c := range ps {
-			b[c/64] |= 1 << (c % 64)
-		}
-		t.bits[f] = b
-	}
+	t.bits = ix.bits.get(ix, nil)
 	t.cw = make([]float64, len(ix.ids))
 	wk := kindWeights(opt)
 	for c := range t.cw {
@@ -488,4 +475,47 @@ func siftDown(h []bounded, i int) {
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
+}
+
+// featureBits are an index's bitsets of the common features (rankTables'
+// bits): the same for every option set, made on first use, and followed by
+// the index a change is applied to (With) where they were made.
+type featureBits struct {
+	once sync.Once
+	made atomic.Bool
+	sets [][]uint64
+}
+
+// commonFeature reports whether a feature on n of cases cases gets a bitset.
+func commonFeature(n, cases int) bool { return n*32 >= cases }
+
+// get returns ix's bitsets, making them once: from prev (the bitsets of
+// the index ix was changed from, nil if none) where a feature's cases are
+// the same posting list as there and the bitsets have as many words, and
+// from the postings otherwise. A change touches a few features' lists, so
+// following costs a pass over those, not over every common feature's.
+func (fb *featureBits) get(ix *Index, prev *Index) [][]uint64 {
+	fb.once.Do(func() {
+		words := (len(ix.ids) + 63) / 64
+		fb.sets = make([][]uint64, len(ix.features))
+		for f, ps := range ix.postings {
+			if !commonFeature(len(ps), len(ix.ids)) {
+				continue
+			}
+			if prev != nil && f < len(prev.postings) && f < len(prev.bits.sets) {
+				was, old := prev.postings[f], prev.bits.sets[f]
+				if old != nil && len(old) == words && len(was) == len(ps) && (len(ps) == 0 || &was[0] == &ps[0]) {
+					fb.sets[f] = old
+					continue
+				}
+			}
+			b := make([]uint64, words)
+			for _, c := range ps {
+				b[c/64] |= 1 << (c % 64)
+			}
+			fb.sets[f] = b
+		}
+		fb.made.Store(true)
+	})
+	return fb.sets
 }
