@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -69,6 +70,9 @@ func replicas(ctx context.Context, db *graph.DB, n int, bin, outDir string) erro
 	if err != nil {
 		return err
 	}
+	// BENCH_REPLICA_PROFILE=FILE: a CPU profile of the second replica
+	// while the writes reach it (where its lag goes).
+	profileTo, pprofBase := os.Getenv("BENCH_REPLICA_PROFILE"), ""
 	client := &http.Client{Timeout: 2 * time.Minute}
 	var bases [2]string
 	var pids [2]int
@@ -78,7 +82,16 @@ func replicas(ctx context.Context, db *graph.DB, n int, bin, outDir string) erro
 			return err
 		}
 		bases[i] = "http://127.0.0.1:" + strconv.Itoa(port)
-		srv := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:" + strconv.Itoa(port)}, args...)...)
+		srvArgs := append([]string{"serve", "--addr", "127.0.0.1:" + strconv.Itoa(port)}, args...)
+		if i == 1 && profileTo != "" {
+			pport, err := freePort()
+			if err != nil {
+				return err
+			}
+			pprofBase = "http://127.0.0.1:" + strconv.Itoa(pport)
+			srvArgs = append(srvArgs, "--pprof-addr", "127.0.0.1:"+strconv.Itoa(pport))
+		}
+		srv := exec.Command(bin, srvArgs...)
 		if err := srv.Start(); err != nil {
 			return err
 		}
@@ -121,6 +134,12 @@ func replicas(ctx context.Context, db *graph.DB, n int, bin, outDir string) erro
 			}
 		}
 	}()
+	profiled := make(chan error, 1)
+	if pprofBase != "" {
+		go func() { profiled <- saveProfile(pprofBase, profileTo, 20*time.Second) }()
+	} else {
+		profiled <- nil
+	}
 	run := time.Now().Unix() % 100000
 	for w := 0; w < replicaWrites; w++ {
 		id, err := replicaWrite(client, a, tok, sample, w, fmt.Sprintf("REPL-%09d", run*10000+int64(w)))
@@ -152,6 +171,9 @@ func replicas(ctx context.Context, db *graph.DB, n int, bin, outDir string) erro
 		}
 		res.LagMs = append(res.LagMs, float64(time.Since(acked).Microseconds())/1000)
 		time.Sleep(200 * time.Millisecond) // writes a user makes, not a flood
+	}
+	if err := <-profiled; err != nil {
+		return err
 	}
 	after := func(name string, was float64) float64 { return before(name) - was }
 	res.Builds = after("ilgraph_corpus_builds_total", builds0)
@@ -216,4 +238,27 @@ func replicaWrite(c *http.Client, base, tok string, a *args, i int, id string) (
 		return "", fmt.Errorf("POST /cases (%s): %d %.300s", id, resp.StatusCode, out.String())
 	}
 	return "", errors.New("20 sampled cases in a row were refused as invalid copies")
+}
+
+// saveProfile writes a CPU profile of d from the server whose profiler is
+// at base to file.
+func saveProfile(base, file string, d time.Duration) error {
+	c := &http.Client{Timeout: d + time.Minute}
+	resp, err := c.Get(base + "/debug/pprof/profile?seconds=" + strconv.Itoa(int(d.Seconds())))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the second replica's CPU profile: %s", resp.Status)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
