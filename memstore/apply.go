@@ -132,7 +132,7 @@ func (s *Snapshot) cloneColumns(extra int) {
 	s.ids = slices.Grow(slices.Clone(s.ids), extra)
 	s.date = slices.Grow(slices.Clone(s.date), extra)
 	s.severity = slices.Grow(slices.Clone(s.severity), extra)
-	s.title = slices.Grow(slices.Clone(s.title), extra)
+	s.title.at = slices.Grow(slices.Clone(s.title.at), extra)
 	s.machine = slices.Grow(slices.Clone(s.machine), extra)
 	s.bilingual = slices.Grow(slices.Clone(s.bilingual), extra)
 	s.reviewed = slices.Grow(slices.Clone(s.reviewed), extra)
@@ -149,7 +149,7 @@ func (s *Snapshot) grow() {
 	s.ids = append(s.ids, "")
 	s.date = append(s.date, 0)
 	s.severity = append(s.severity, 0)
-	s.title = append(s.title, ilgraph.Text{})
+	s.title.at = append(s.title.at, 0)
 	s.machine = append(s.machine, false)
 	s.bilingual = append(s.bilingual, false)
 	s.reviewed = append(s.reviewed, false)
@@ -170,7 +170,8 @@ func (s *Snapshot) set(i int32, r *ilgraph.CaseFeatures, before []int32) {
 		sev = len(s.sevNames)
 		s.sevNames = append(slices.Clip(s.sevNames), r.Severity)
 	}
-	s.severity[i], s.title[i] = int32(sev), r.Title
+	s.severity[i] = int32(sev)
+	s.title.set(i, r.Title)
 	s.machine[i], s.bilingual[i], s.reviewed[i] = r.MachineTagged, r.Bilingual, r.Reviewed
 	s.resolved[i] = -1
 	if r.Resolved {
@@ -234,12 +235,12 @@ func (s *Snapshot) remove(i int32, m *Moved) {
 			s.postings[f] = withCase(withoutCase(s.postings[f], last), i)
 		}
 		s.ids[i], s.date[i], s.severity[i], s.machine[i] = s.ids[last], s.date[last], s.severity[last], s.machine[last]
-		s.title[i] = s.title[last]
+		s.title.at[i] = s.title.at[last]
 		s.bilingual[i], s.reviewed[i], s.org[i], s.resolved[i] = s.bilingual[last], s.reviewed[last], s.org[last], s.resolved[last]
 		s.year[i], s.tags[i], s.orgName[i], s.caseFeat[i] = s.year[last], s.tags[last], s.orgName[last], s.caseFeat[last]
 	}
 	s.ids, s.date, s.severity, s.machine = s.ids[:last], s.date[:last], s.severity[:last], s.machine[:last]
-	s.title = s.title[:last]
+	s.title.at = s.title.at[:last]
 	s.bilingual, s.reviewed, s.org, s.resolved = s.bilingual[:last], s.reviewed[:last], s.org[:last], s.resolved[:last]
 	s.year, s.tags, s.orgName, s.caseFeat = s.year[:last], s.tags[:last], s.orgName[:last], s.caseFeat[:last]
 }

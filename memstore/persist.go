@@ -46,8 +46,9 @@ func writeSnapshot(w *snapfile.Writer, s *Snapshot) {
 	// Severities are few: a dictionary and each case's entry in it.
 	w.Strings(s.sevNames)
 	w.Int32s(s.severity)
-	w.Uvarint(uint64(len(s.title)))
-	for _, t := range s.title {
+	w.Uvarint(uint64(len(s.title.at)))
+	for i := range s.title.at {
+		t := s.title.get(int32(i))
 		w.String(t.En)
 		w.String(t.Ko)
 	}
@@ -107,12 +108,10 @@ func readSnapshot(r *snapfile.Reader) *Snapshot {
 		}
 	}
 	s.severity, s.sevNames = sev, sevs
-	if nTitles > 0 || s.ids != nil {
-		s.title = make([]ilgraph.Text, nTitles)
-	}
-	for i := range s.title {
-		s.title[i].En = r.String()
-		s.title[i].Ko = r.String()
+	s.title = newTitles()
+	for range nTitles {
+		en := r.String()
+		s.title.append(ilgraph.Text{En: en, Ko: r.String()})
 	}
 	s.machine = r.Bools()
 	s.bilingual = r.Bools()

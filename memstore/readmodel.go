@@ -160,7 +160,7 @@ func (s *Snapshot) selection(f ilgraph.CaseFilter) []int32 {
 // organization and tags (in the case's order), nothing else.
 func (s *Snapshot) ref(i int32) *ilgraph.Case {
 	c := &ilgraph.Case{ID: s.ids[i], Date: time.Unix(int64(s.date[i])*86400, 0).UTC().Format(ilgraph.DateLayout),
-		Severity: s.sevNames[s.severity[i]], Org: s.names[s.orgName[i]], Title: s.title[i]}
+		Severity: s.sevNames[s.severity[i]], Org: s.names[s.orgName[i]], Title: s.title.get(i)}
 	for _, fid := range s.tags[i] {
 		f := s.features[fid]
 		switch f.Kind {

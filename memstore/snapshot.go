@@ -53,12 +53,12 @@ var (
 // first met (or a frozen list's order first, see NewBuilder).
 type Snapshot struct {
 	ids      []string
-	byID     idIndex        // id -> number
-	date     []int32        // days since 1970-01-01
-	severity []int32        // case -> its severity's place in sevNames
-	sevNames []string       // the severities met, in the order first met (appended to on a copy)
-	title    []ilgraph.Text // what lists show beside the tags
-	machine  []bool         // Case.MachineTagged
+	byID     idIndex  // id -> number
+	date     []int32  // days since 1970-01-01
+	severity []int32  // case -> its severity's place in sevNames
+	sevNames []string // the severities met, in the order first met (appended to on a copy)
+	title    titles   // what lists show beside the tags (titles.go)
+	machine  []bool   // Case.MachineTagged
 	// Case.Bilingual and Case.Reviewed, counted by Stats.
 	bilingual, reviewed []bool
 	org                 []int32 // feature id of each case's organization, -1 if none
@@ -112,7 +112,7 @@ type Builder struct {
 // stored similarity state uses); the others are numbered as first met.
 func NewBuilder(version int64, features []ilgraph.Feature) *Builder {
 	b := &Builder{
-		s:     &Snapshot{featID: map[ilgraph.Feature]int32{}, Version: version, Built: time.Now()},
+		s:     &Snapshot{featID: map[ilgraph.Feature]int32{}, title: newTitles(), Version: version, Built: time.Now()},
 		names: map[string]int32{},
 		sev:   map[string]int32{},
 	}
@@ -135,7 +135,7 @@ func (b *Builder) Add(r *ilgraph.CaseFeatures) int32 {
 		s.sevNames = append(s.sevNames, r.Severity)
 	}
 	s.severity = append(s.severity, sev)
-	s.title = append(s.title, r.Title)
+	s.title.append(r.Title)
 	s.machine = append(s.machine, r.MachineTagged)
 	s.bilingual = append(s.bilingual, r.Bilingual)
 	s.reviewed = append(s.reviewed, r.Reviewed)
