@@ -43,8 +43,8 @@ func (s *Snapshot) With(version int64, id string, r *ilgraph.CaseFeatures) (*Sna
 	n := &Snapshot{
 		ids: s.ids, byID: s.byID, date: s.date, severity: s.severity, sevNames: s.sevNames, title: s.title, machine: s.machine,
 		bilingual: s.bilingual, reviewed: s.reviewed, org: s.org, resolved: s.resolved, year: s.year,
-		tags: s.tags, orgName: s.orgName, names: s.names, orgTerms: s.orgTerms, slot: s.slot, fkind: s.fkind, perKind: s.perKind,
-		features: s.features, featID: s.featID, postings: slices.Clone(s.postings), caseFeat: s.caseFeat,
+		orgName: s.orgName, names: s.names, orgTerms: s.orgTerms, slot: s.slot, fkind: s.fkind, perKind: s.perKind,
+		features: s.features, featID: s.featID, postings: slices.Clone(s.postings), feats: s.feats,
 		Version: version, Built: time.Now(),
 	}
 	switch {
@@ -57,7 +57,7 @@ func (s *Snapshot) With(version int64, id string, r *ilgraph.CaseFeatures) (*Sna
 	case exists:
 		n.cloneColumns(0)
 		m.New = old
-		n.set(old, r, s.caseFeat[old])
+		n.set(old, r, s.feats.Sorted(old))
 	default:
 		n.cloneColumns(1)
 		n.byID = s.byID.clone()
@@ -139,9 +139,8 @@ func (s *Snapshot) cloneColumns(extra int) {
 	s.org = slices.Grow(slices.Clone(s.org), extra)
 	s.resolved = slices.Grow(slices.Clone(s.resolved), extra)
 	s.year = slices.Grow(slices.Clone(s.year), extra)
-	s.tags = slices.Grow(slices.Clone(s.tags), extra)
 	s.orgName = slices.Grow(slices.Clone(s.orgName), extra)
-	s.caseFeat = slices.Grow(slices.Clone(s.caseFeat), extra)
+	s.feats.at = slices.Grow(slices.Clone(s.feats.at), extra)
 }
 
 // grow adds one case at the end of every column (cloned with room).
@@ -156,9 +155,8 @@ func (s *Snapshot) grow() {
 	s.org = append(s.org, -1)
 	s.resolved = append(s.resolved, -1)
 	s.year = append(s.year, 0)
-	s.tags = append(s.tags, nil)
 	s.orgName = append(s.orgName, 0)
-	s.caseFeat = append(s.caseFeat, nil)
+	s.feats.at = append(s.feats.at, 0)
 }
 
 // set writes case i's columns from r, whose features replace before (the
@@ -203,10 +201,8 @@ func (s *Snapshot) set(i int32, r *ilgraph.CaseFeatures, before []int32) {
 			}
 		}
 	}
-	s.tags[i] = fs
-	after := slices.Clone(fs)
-	slices.Sort(after)
-	s.caseFeat[i] = after
+	after := sortedIDs(fs)
+	s.feats.set(i, fs, after)
 	s.org[i] = -1
 	for _, f := range after {
 		if s.features[f].Kind == ilgraph.KindOrg {
@@ -226,23 +222,23 @@ func (s *Snapshot) set(i int32, r *ilgraph.CaseFeatures, before []int32) {
 // remove deletes case i: the last case takes its number.
 func (s *Snapshot) remove(i int32, m *Moved) {
 	last := int32(len(s.ids) - 1)
-	for _, f := range s.caseFeat[i] {
+	for _, f := range s.feats.Sorted(i) {
 		s.postings[f] = withoutCase(s.postings[f], i)
 	}
 	if i != last {
 		m.From = last
-		for _, f := range s.caseFeat[last] {
+		for _, f := range s.feats.Sorted(last) {
 			s.postings[f] = withCase(withoutCase(s.postings[f], last), i)
 		}
 		s.ids[i], s.date[i], s.severity[i], s.machine[i] = s.ids[last], s.date[last], s.severity[last], s.machine[last]
 		s.title.at[i] = s.title.at[last]
 		s.bilingual[i], s.reviewed[i], s.org[i], s.resolved[i] = s.bilingual[last], s.reviewed[last], s.org[last], s.resolved[last]
-		s.year[i], s.tags[i], s.orgName[i], s.caseFeat[i] = s.year[last], s.tags[last], s.orgName[last], s.caseFeat[last]
+		s.year[i], s.orgName[i], s.feats.at[i] = s.year[last], s.orgName[last], s.feats.at[last]
 	}
 	s.ids, s.date, s.severity, s.machine = s.ids[:last], s.date[:last], s.severity[:last], s.machine[:last]
 	s.title.at = s.title.at[:last]
 	s.bilingual, s.reviewed, s.org, s.resolved = s.bilingual[:last], s.reviewed[:last], s.org[:last], s.resolved[:last]
-	s.year, s.tags, s.orgName, s.caseFeat = s.year[:last], s.tags[:last], s.orgName[:last], s.caseFeat[:last]
+	s.year, s.orgName, s.feats.at = s.year[:last], s.orgName[:last], s.feats.at[:last]
 }
 
 // newFeature numbers a feature no case had, copying what numbers features.

@@ -94,7 +94,7 @@ func (x breakdownAxis) values(s *Snapshot, c int32, buf []int32) []int32 {
 		y, m, _ := civil(s.date[c])
 		return append(buf, y*12+m-1)
 	}
-	for _, fid := range s.caseFeat[c] {
+	for _, fid := range s.feats.Sorted(c) {
 		if s.fkind[fid] == x.kind {
 			buf = append(buf, fid)
 		}

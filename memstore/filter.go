@@ -115,7 +115,7 @@ func (c *Filter) Match(i int32) bool {
 	if slices.Contains(c.excludeOrg, s.org[i]) && s.org[i] >= 0 {
 		return false
 	}
-	fs := s.caseFeat[i]
+	fs := s.feats.Sorted(i)
 	has := func(f int32) bool { _, ok := slices.BinarySearch(fs, f); return ok }
 	for _, set := range c.anyOf {
 		found := false

@@ -58,7 +58,11 @@ func writeSnapshot(w *snapfile.Writer, s *Snapshot) {
 	w.Int32s(s.org)
 	w.Int32s(s.resolved)
 	w.Int16s(s.year)
-	w.Int32ss(s.tags)
+	tags := make([][]int32, s.feats.Len())
+	for i := range tags {
+		tags[i] = s.feats.tags(int32(i))
+	}
+	w.Int32ss(tags)
 	w.Int32s(s.orgName)
 	w.Strings(s.names)
 	w.Bool(s.orgTerms != nil)
@@ -119,7 +123,7 @@ func readSnapshot(r *snapfile.Reader) *Snapshot {
 	s.org = r.Int32s()
 	s.resolved = r.Int32s()
 	s.year = r.Int16s()
-	s.tags = r.Int32ss()
+	tags := r.Int32ss()
 	s.orgName = r.Int32s()
 	s.names = r.Strings()
 	if r.Bool() {
@@ -161,7 +165,7 @@ func readSnapshot(r *snapfile.Reader) *Snapshot {
 		name string
 		len  int
 	}{{"date", len(s.date)}, {"machine", len(s.machine)}, {"bilingual", len(s.bilingual)}, {"reviewed", len(s.reviewed)},
-		{"org", len(s.org)}, {"resolved", len(s.resolved)}, {"year", len(s.year)}, {"tags", len(s.tags)}, {"orgName", len(s.orgName)}} {
+		{"org", len(s.org)}, {"resolved", len(s.resolved)}, {"year", len(s.year)}, {"tags", len(tags)}, {"orgName", len(s.orgName)}} {
 		if col.len != n {
 			r.Fail("%d cases but %d entries in the %s column", n, col.len, col.name)
 			return nil
@@ -182,7 +186,7 @@ func readSnapshot(r *snapfile.Reader) *Snapshot {
 	// them: the postings counted first, then filled in case order.
 	counts := make([]int32, nFeat)
 	total := 0
-	for i, fs := range s.tags {
+	for i, fs := range tags {
 		if o := s.org[i]; o < -1 || int(o) >= nFeat {
 			r.Fail("case %d's organization feature %d is not among the %d written", i, o, nFeat)
 			return nil
@@ -196,18 +200,15 @@ func readSnapshot(r *snapfile.Reader) *Snapshot {
 		}
 		total += len(fs)
 	}
-	flat := make([]int32, 0, total)
-	if s.tags != nil {
-		s.caseFeat = make([][]int32, n)
+	s.feats = newFeatureLists()
+	if len(tags) > 0 {
+		s.feats.at = make([]uint64, 0, len(tags))
 	}
-	for i, fs := range s.tags {
-		at := len(flat)
-		flat = append(flat, fs...)
-		sorted := flat[at:len(flat):len(flat)]
+	var sorted []int32
+	for _, fs := range tags {
+		sorted = append(sorted[:0], fs...)
 		slices.Sort(sorted)
-		if fs != nil {
-			s.caseFeat[i] = sorted
-		}
+		s.feats.append(fs, sorted)
 	}
 	all := make([]int32, total)
 	at := 0
@@ -217,9 +218,9 @@ func readSnapshot(r *snapfile.Reader) *Snapshot {
 			at += int(c)
 		}
 	}
-	for i, fs := range s.caseFeat {
-		for _, f := range fs {
-			s.postings[f] = append(s.postings[f], int32(i))
+	for i := range int32(s.feats.Len()) {
+		for _, f := range s.feats.Sorted(i) {
+			s.postings[f] = append(s.postings[f], i)
 		}
 	}
 	return s

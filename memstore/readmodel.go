@@ -161,7 +161,7 @@ func (s *Snapshot) selection(f ilgraph.CaseFilter) []int32 {
 func (s *Snapshot) ref(i int32) *ilgraph.Case {
 	c := &ilgraph.Case{ID: s.ids[i], Date: time.Unix(int64(s.date[i])*86400, 0).UTC().Format(ilgraph.DateLayout),
 		Severity: s.sevNames[s.severity[i]], Org: s.names[s.orgName[i]], Title: s.title.get(i)}
-	for _, fid := range s.tags[i] {
+	for _, fid := range s.feats.tags(i) {
 		f := s.features[fid]
 		switch f.Kind {
 		case ilgraph.KindRootCause:
@@ -410,7 +410,7 @@ func (s *Snapshot) statsWalk(f ilgraph.CaseFilter) *ilgraph.Stats {
 			all = append(all, m)
 		}
 		causes, comps = causes[:0], comps[:0]
-		for _, fid := range s.caseFeat[c] {
+		for _, fid := range s.feats.Sorted(c) {
 			switch s.fkind[fid] {
 			case kRootCause:
 				causes = append(causes, fid)
@@ -576,7 +576,7 @@ func (s *Snapshot) cooccurrenceWalk(from, to ilgraph.Kind, f ilgraph.CaseFilter)
 	var as, bs []int32
 	for _, c := range sel {
 		as, bs = as[:0], bs[:0]
-		for _, fid := range s.caseFeat[c] {
+		for _, fid := range s.feats.Sorted(c) {
 			k := s.fkind[fid]
 			if k == fa {
 				as = append(as, fid)
@@ -639,7 +639,7 @@ func (s *Snapshot) SameRootCause(id string, offset, limit int) (refs []ilgraph.C
 	if !ok {
 		return nil, 0, false
 	}
-	fa := s.caseFeat[a]
+	fa := s.feats.Sorted(a)
 	// Each candidate's count of shared features is a sum over its own
 	// features of a mark (a's other features), and the page needs only
 	// the candidates of the counts it reaches sorted: candidates are
@@ -676,7 +676,7 @@ func (s *Snapshot) SameRootCause(id string, offset, limit int) (refs []ilgraph.C
 				setBit(seen, int(c))
 			}
 			n := 0
-			for _, g := range s.caseFeat[c] {
+			for _, g := range s.feats.Sorted(c) {
 				if mark[g] {
 					n++
 				}
@@ -731,7 +731,7 @@ func (s *Snapshot) SameRootCause(id string, offset, limit int) (refs []ilgraph.C
 				ref.Shared[k] = []string{}
 			}
 		}
-		fc := s.caseFeat[x.c]
+		fc := s.feats.Sorted(x.c)
 		for _, fid := range fa {
 			ft := s.features[fid]
 			if ft.Kind == ilgraph.KindRootCause {

@@ -64,8 +64,7 @@ type Snapshot struct {
 	org                 []int32 // feature id of each case's organization, -1 if none
 	resolved            []int32 // minutes to resolve, -1 when the case does not say
 	year                []int16
-	tags                [][]int32 // case -> its feature ids in the case's own order
-	orgName             []int32   // case -> its organization's name as it gives it, in names
+	orgName             []int32 // case -> its organization's name as it gives it, in names
 	names               []string
 	orgTerms            map[string]string // organization id -> name, when the source has them
 	slot                []int32           // feature id -> its position among its kind's features
@@ -75,7 +74,7 @@ type Snapshot struct {
 	features []ilgraph.Feature         // by feature id
 	featID   map[ilgraph.Feature]int32 // feature -> id
 	postings [][]int32                 // feature id -> cases with it, ascending
-	caseFeat [][]int32                 // case -> its feature ids, ascending
+	feats    FeatureLists              // case -> its feature ids, in its order and ascending (featlists.go)
 
 	ord orders // sort orders of the read model (readmodel.go)
 
@@ -112,7 +111,7 @@ type Builder struct {
 // stored similarity state uses); the others are numbered as first met.
 func NewBuilder(version int64, features []ilgraph.Feature) *Builder {
 	b := &Builder{
-		s:     &Snapshot{featID: map[ilgraph.Feature]int32{}, title: newTitles(), Version: version, Built: time.Now()},
+		s:     &Snapshot{featID: map[ilgraph.Feature]int32{}, title: newTitles(), feats: newFeatureLists(), Version: version, Built: time.Now()},
 		names: map[string]int32{},
 		sev:   map[string]int32{},
 	}
@@ -168,10 +167,8 @@ func (b *Builder) Add(r *ilgraph.CaseFeatures) int32 {
 			fs = append(fs, id)
 		}
 	}
-	s.tags = append(s.tags, fs)
-	sorted := slices.Clone(fs)
-	slices.Sort(sorted)
-	s.caseFeat = append(s.caseFeat, sorted)
+	sorted := sortedIDs(fs)
+	s.feats.append(fs, sorted)
 	org := int32(-1)
 	for _, f := range sorted {
 		s.postings[f] = append(s.postings[f], i)
@@ -226,8 +223,8 @@ func Ranking(features []ilgraph.Feature, ids []string, caseFeat [][]int32) *Snap
 	s := &Snapshot{
 		ids: ids, features: features,
 		featID: make(map[ilgraph.Feature]int32, len(features)), postings: make([][]int32, len(features)),
-		caseFeat: caseFeat, tags: caseFeat,
-		date: make([]int32, n), severity: make([]int32, n), sevNames: []string{""}, machine: make([]bool, n), org: make([]int32, n),
+		feats: featureListsOf(caseFeat, nil),
+		date:  make([]int32, n), severity: make([]int32, n), sevNames: []string{""}, machine: make([]bool, n), org: make([]int32, n),
 	}
 	s.fkind = make([]int8, len(features))
 	for f, x := range features {
@@ -270,9 +267,9 @@ func (s *Snapshot) FeatureKinds() []int8 { return s.fkind }
 // Shared: read only.
 func (s *Snapshot) Postings() [][]int32 { return s.postings }
 
-// CaseFeatureIDs are, by case, the case's feature ids, ascending. Shared:
-// read only.
-func (s *Snapshot) CaseFeatureIDs() [][]int32 { return s.caseFeat }
+// CaseFeatureIDs are, by case, the case's feature ids, ascending
+// (FeatureLists.Sorted). Shared: read only.
+func (s *Snapshot) CaseFeatureIDs() *FeatureLists { return &s.feats }
 
 // Features returns a case's features, by feature id (nil for an unknown
 // case).
@@ -281,8 +278,9 @@ func (s *Snapshot) Features(id string) []ilgraph.Feature {
 	if !ok {
 		return nil
 	}
-	out := make([]ilgraph.Feature, len(s.caseFeat[i]))
-	for j, f := range s.caseFeat[i] {
+	fs := s.feats.Sorted(i)
+	out := make([]ilgraph.Feature, len(fs))
+	for j, f := range fs {
 		out[j] = s.features[f]
 	}
 	return out

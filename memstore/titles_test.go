@@ -24,7 +24,7 @@ func TestTitles(t *testing.T) {
 		case 5:
 			x = ilgraph.Text{}
 		case 6:
-			x.En = strings.Repeat("a long title ", titleChunk/10)
+			x.En = strings.Repeat("a long title ", arenaChunk/10)
 		}
 		want = append(want, x)
 	}

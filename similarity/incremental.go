@@ -141,8 +141,8 @@ func (ix *Index) mergeTopK(x int32, old []int32, floor float64, isChanged []bool
 // candidate at all (shares a weighted feature or a text term with x).
 func (ix *Index) rankScore(x, y int32, opt ilgraph.SimilarityOptions) (float64, bool) {
 	var qw, shared, cos float64
-	fy := ix.caseFeat[y]
-	for _, f := range ix.caseFeat[x] {
+	fy := ix.caseFeat.Sorted(y)
+	for _, f := range ix.caseFeat.Sorted(x) {
 		w := ix.weightOf(ix.features[f], opt.Weights, opt.Rarity)
 		qw += w
 		if _, has := slices.BinarySearch(fy, f); has && w > 0 {
@@ -191,7 +191,7 @@ func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, skip f
 	defer ix.scratch.Put(sc)
 	acc, touched := sc.acc, sc.touched[:0]
 	var qv []termWeight // c's text vector, when the channel counts
-	for _, f := range ix.caseFeat[c] {
+	for _, f := range ix.caseFeat.Sorted(c) {
 		w := ix.weightOf(ix.features[f], opt.Weights, opt.Rarity)
 		if w <= 0 {
 			continue

@@ -34,10 +34,10 @@ const nKinds = 7
 type Index struct {
 	snap *memstore.Snapshot
 	// The snapshot's columns the ranking reads, shared with it (read only).
-	ids      []string          // case -> id
-	features []ilgraph.Feature // by feature id
-	postings [][]int32         // feature id -> cases with it, ascending
-	caseFeat [][]int32         // case -> its feature ids, ascending
+	ids      []string               // case -> id
+	features []ilgraph.Feature      // by feature id
+	postings [][]int32              // feature id -> cases with it, ascending
+	caseFeat *memstore.FeatureLists // case -> its feature ids, ascending (Sorted)
 
 	rarity []float64         // feature id -> ilgraph.Rarity factor
 	count  [][nKinds]uint16  // case -> number of features per kind (at most the kind's terms)
@@ -214,7 +214,7 @@ func (ix *Index) sumKinds() {
 	part := func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			c, r := &ix.count[i], &ix.rare[i]
-			for _, f := range ix.caseFeat[i] {
+			for _, f := range ix.caseFeat.Sorted(int32(i)) {
 				k := fk[f]
 				c[k]++
 				r[k] += ix.rarity[f]

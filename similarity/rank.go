@@ -188,7 +188,7 @@ func (r *ranker) topK(x int32, k int) []scored {
 
 	var qw, restTags float64
 	items := r.items[:0]
-	for _, f := range ix.caseFeat[x] {
+	for _, f := range ix.caseFeat.Sorted(x) {
 		w := r.fw[f]
 		qw += w
 		if w > 0 {
@@ -393,7 +393,7 @@ func (r *ranker) offer(x, y int32, shared, qw, wText float64) {
 // sharedOf is the tag weight x and y share, added in x's order.
 func (r *ranker) sharedOf(x, y int32) float64 {
 	var shared float64
-	fx, fy := r.ix.caseFeat[x], r.ix.caseFeat[y]
+	fx, fy := r.ix.caseFeat.Sorted(x), r.ix.caseFeat.Sorted(y)
 	j := 0
 	for _, f := range fx { // both ascending: a merge, summing in x's order
 		for j < len(fy) && fy[j] < f {

@@ -159,7 +159,7 @@ func (ix *Index) frozenCases(s *graph.SimilarSnapshot) []frozenCase {
 	}
 	out := make([]frozenCase, ix.Len())
 	for i := range out {
-		out[i].feats = ix.caseFeat[i]
+		out[i].feats = ix.caseFeat.Sorted(int32(i))
 		for _, t := range ix.textVec[i].terms(nil) {
 			out[i].text = append(out[i].text, termWeight{pos[ix.terms[t.Case]], t.W})
 		}
@@ -177,7 +177,7 @@ func compactIndex(snap *graph.SimilarSnapshot, ids []string, cases []frozenCase)
 	s := memstore.Ranking(snap.Features, ids, feats)
 	n := len(ids)
 	ix := &Index{
-		snap: s, ids: ids, features: s.FeatureList(), postings: s.Postings(), caseFeat: feats,
+		snap: s, ids: ids, features: s.FeatureList(), postings: s.Postings(), caseFeat: s.CaseFeatureIDs(),
 		rarity: make([]float64, len(snap.Features)), rarityN: snap.N,
 		terms: snap.Terms,
 	}

@@ -768,7 +768,7 @@ func (e *Engine) suggestNow(text, lang string, ex excluded, skip int) (*Result, 
 				var terms []int32 // the neighbour's term indexes
 				if ci < main {
 					id = ids[ci]
-					for _, f := range tags[ci] {
+					for _, f := range tags.Sorted(int32(ci)) {
 						if t := e.featTerm[f]; t >= 0 {
 							terms = append(terms, t)
 						}
@@ -863,7 +863,7 @@ func (e *Engine) counts(p *phrase, ex excluded) (n, k float64) {
 		}
 		n--
 		if f := e.termFeat[p.term]; f >= 0 {
-			if _, ok := slices.BinarySearch(e.snap.CaseFeatureIDs()[x], f); ok {
+			if _, ok := slices.BinarySearch(e.snap.CaseFeatureIDs().Sorted(int32(x)), f); ok {
 				k--
 			}
 		}

@@ -1,0 +1,45 @@
+package memstore
+
+import (
+	"slices"
+	"sync"
+	"unsafe"
+)
+
+// arena holds per-case records (titles, feature lists) in chunks that the
+// snapshots made one from another share, so that a case costs its record
+// and an 8-byte position rather than slices or strings of its own: less
+// memory, no pointer a case for the collector to follow at every cycle,
+// and a change copies positions instead of headers. Records are only
+// appended, at the end of the last chunk, past every element that any
+// snapshot reads, so a change applied to any snapshot (even two changes
+// to one) never writes what another reads; a record, once written, never
+// changes.
+type arena[T byte | int32] struct {
+	mu     sync.Mutex
+	chunks [][]T // every chunk; only the last has room
+}
+
+// arenaChunk is a chunk's size in bytes (a longer record gets a chunk of
+// its own).
+const arenaChunk = 1 << 20
+
+// add appends a record of at most size elements, which write appends to
+// the slice it is given, and returns the record's position (its chunk in
+// the high 32 bits, its offset in the low) and the chunks as they now are
+// (a list of its own, for the snapshot that reads them).
+func (a *arena[T]) add(size int, write func([]T) []T) (uint64, [][]T) {
+	var zero T
+	perChunk := arenaChunk / int(unsafe.Sizeof(zero))
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := len(a.chunks)
+	if n == 0 || cap(a.chunks[n-1])-len(a.chunks[n-1]) < size {
+		a.chunks = append(a.chunks, make([]T, 0, max(perChunk, size)))
+		n++
+	}
+	c := a.chunks[n-1]
+	pos := uint64(n-1)<<32 | uint64(len(c))
+	a.chunks[n-1] = write(c)
+	return pos, slices.Clone(a.chunks)
+}
