@@ -117,7 +117,7 @@ func TestTextVectorRoundTrip(t *testing.T) {
 		}
 		vecs = append(vecs, v)
 	}
-	coded := encodeVectors(vecs, false)
+	coded := encodeVectors(vecs)
 	for i, v := range vecs {
 		got := coded[i].terms(nil)
 		if (v == nil) != (coded[i] == nil) || len(got) != len(v) || coded[i].count() != len(v) {

@@ -152,14 +152,17 @@ func (b *builder) finish() (*Index, error) {
 func newIndex(s *memstore.Snapshot, a *analysed, snap *graph.SimilarSnapshot, given []string) *Index {
 	ix := indexOver(s)
 	ix.weighFeatures(snap)
-	var vecs [][]termWeight
+	var n int
+	var df []int32
 	if snap != nil {
-		vecs = a.vectorsWith(textStatsOf(snap))
+		st := textStatsOf(snap)
+		n, df = st.N, a.frozenDF(st)
 	} else {
-		vecs, ix.textStats = a.ownVectors()
+		ix.textStats, df = a.ownStats()
 		ix.textStats.Extra = given
+		n = ix.textStats.N
 	}
-	ix.buildText(vecs, a.terms)
+	ix.buildText(a, n, df)
 	return ix
 }
 
@@ -272,26 +275,29 @@ type termWeight struct {
 	W    float32
 }
 
-// buildText numbers the terms of the text vectors (each ordered by term,
-// by term id in terms) in the order the cases first use them, and makes
-// their postings.
-func (ix *Index) buildText(vecs [][]termWeight, terms []string) {
-	termID := make([]int32, len(terms))
+// buildText weighs the analysed texts (weighEach, under N = n and the
+// document frequencies df), numbers their terms in the order the cases
+// first use them, codes each vector as it is weighed, and makes the
+// postings.
+func (ix *Index) buildText(a *analysed, n int, df []int32) {
+	termID := make([]int32, len(a.terms))
 	for i := range termID {
 		termID[i] = -1
 	}
-	for _, v := range vecs {
+	var arena vectorArena
+	ix.textVec = make([]textVector, len(a.counts))
+	a.weighEach(n, df, func(i int, v []termWeight) {
 		for j, t := range v {
 			id := termID[t.Case]
 			if id < 0 {
 				id = int32(len(ix.terms))
 				termID[t.Case] = id
-				ix.terms = append(ix.terms, terms[t.Case])
+				ix.terms = append(ix.terms, a.terms[t.Case])
 			}
 			v[j].Case = id
 		}
-	}
-	ix.textVec = encodeVectors(vecs, true)
+		ix.textVec[i] = arena.add(v)
+	})
 	ix.textPost = invertText(ix.textVec, len(ix.terms))
 }
 

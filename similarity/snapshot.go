@@ -189,7 +189,7 @@ func compactIndex(snap *graph.SimilarSnapshot, ids []string, cases []frozenCase)
 	for i, c := range cases {
 		vecs[i] = c.text
 	}
-	ix.textVec = encodeVectors(vecs, false)
+	ix.textVec = encodeVectors(vecs)
 	ix.textPost = invertText(ix.textVec, len(snap.Terms))
 	ix.scratch.New = func() any { return &scratch{acc: make([]accum, n)} }
 	return ix

@@ -336,6 +336,13 @@ func (ta *textAnalyser) finish() *analysed {
 // ownVectors weighs the cases under their own statistics (see above) and
 // returns those (but Extra). Each case's counts are released once weighed.
 func (a *analysed) ownVectors() ([][]termWeight, TextStats) {
+	st, df := a.ownStats()
+	return a.weigh(st.N, df), st
+}
+
+// ownStats are the cases' own text statistics (but Extra), and the
+// document frequency of each term id.
+func (a *analysed) ownStats() (TextStats, []int32) {
 	st := TextStats{N: len(a.counts), DF: map[string]int{}}
 	df := make([]int32, len(a.terms))
 	for i := range a.counts {
@@ -346,33 +353,54 @@ func (a *analysed) ownVectors() ([][]termWeight, TextStats) {
 			st.DF[a.terms[id]] = int(d)
 		}
 	}
-	return a.weigh(st.N, func(id int32) int { return int(df[id]) }), st
+	return st, df
 }
 
 // vectorsWith weighs the cases under frozen statistics.
 func (a *analysed) vectorsWith(st TextStats) [][]termWeight {
+	return a.weigh(st.N, a.frozenDF(st))
+}
+
+// frozenDF is, by term id, the document frequency st gives the term.
+func (a *analysed) frozenDF(st TextStats) []int32 {
 	df := make([]int32, len(a.terms))
 	for id, t := range a.terms {
 		df[id] = int32(st.DF[t])
 	}
-	return a.weigh(st.N, func(id int32) int { return int(df[id]) })
+	return df
 }
 
 // weigh computes each case's text vector as (term id, weight), ordered by
-// term, under N = n and the document frequencies df gives, and releases
-// the case's counts.
-func (a *analysed) weigh(n int, df func(id int32) int) [][]termWeight {
-	N := float64(n)
+// term, under N = n and the document frequencies df, and releases the
+// case's counts (weighEach; nil for a case without a weighed term).
+func (a *analysed) weigh(n int, df []int32) [][]termWeight {
 	out := make([][]termWeight, len(a.counts))
+	a.weighEach(n, df, func(i int, v []termWeight) {
+		if len(v) > 0 {
+			out[i] = slices.Clone(v)
+		}
+	})
+	return out
+}
+
+// weighEach computes each case's text vector, in case order, as (term id,
+// weight) ordered by term, under N = n and the document frequencies df,
+// and gives it to fn (empty for a case without a weighed term; fn may
+// change it, and must not keep it: the next case's reuses it). It releases
+// each case's counts once weighed, so that a build that codes each vector
+// as it comes never holds every vector decoded.
+func (a *analysed) weighEach(n int, df []int32, fn func(i int, v []termWeight)) {
+	N := float64(n)
 	type tw struct {
 		id int32
 		w  float64
 	}
 	var ws []tw
+	var v []termWeight
 	for i := range a.counts {
 		ws = ws[:0]
 		a.each(i, func(id, tf int32) {
-			d := df(id)
+			d := int(df[id])
 			if d < TextMinDF || float64(d) > N*TextMaxDFShare {
 				return
 			}
@@ -380,6 +408,7 @@ func (a *analysed) weigh(n int, df func(id int32) int) [][]termWeight {
 		})
 		a.counts[i] = nil
 		if len(ws) == 0 {
+			fn(i, nil)
 			continue
 		}
 		sort.Slice(ws, func(x, y int) bool {
@@ -395,14 +424,13 @@ func (a *analysed) weigh(n int, df func(id int32) int) [][]termWeight {
 		for _, x := range ws {
 			norm += x.w * x.w
 		}
-		v := make([]termWeight, len(ws))
-		for j, x := range ws {
-			v[j] = termWeight{x.id, float32(x.w / math.Sqrt(norm))}
+		v = v[:0]
+		for _, x := range ws {
+			v = append(v, termWeight{x.id, float32(x.w / math.Sqrt(norm))})
 		}
 		slices.SortFunc(v, func(x, y termWeight) int { return strings.Compare(a.terms[x.Case], a.terms[y.Case]) })
-		out[i] = v
+		fn(i, v)
 	}
-	return out
 }
 
 // maps turns vectors by term id into ilgraph.TextVectors.

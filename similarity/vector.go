@@ -113,9 +113,9 @@ func (a *vectorArena) add(v []termWeight) textVector {
 }
 
 // encodeVectors codes the vectors vecs (see vectorArena); a nil vector
-// stays nil. When drop, each of vecs is set to nil once coded, so that the
-// memory of the ones coded can go while the rest are.
-func encodeVectors(vecs [][]termWeight, drop bool) []textVector {
+// stays nil. (A build codes each vector as it is weighed instead:
+// buildText.)
+func encodeVectors(vecs [][]termWeight) []textVector {
 	if vecs == nil {
 		return nil
 	}
@@ -123,9 +123,6 @@ func encodeVectors(vecs [][]termWeight, drop bool) []textVector {
 	out := make([]textVector, len(vecs))
 	for i, v := range vecs {
 		out[i] = a.add(v)
-		if drop {
-			vecs[i] = nil
-		}
 	}
 	return out
 }
