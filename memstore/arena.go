@@ -1,7 +1,6 @@
 package memstore
 
 import (
-	"slices"
 	"sync"
 	"unsafe"
 )
@@ -17,7 +16,8 @@ import (
 // changes.
 type arena[T byte | int32] struct {
 	mu     sync.Mutex
-	chunks [][]T // every chunk; only the last has room
+	chunks [][]T // every chunk, each at its full length; only the last has room
+	used   int   // elements written in the last chunk
 }
 
 // arenaChunk is a chunk's size in bytes (a longer record gets a chunk of
@@ -26,20 +26,27 @@ const arenaChunk = 1 << 20
 
 // add appends a record of at most size elements, which write appends to
 // the slice it is given, and returns the record's position (its chunk in
-// the high 32 bits, its offset in the low) and the chunks as they now are
-// (a list of its own, for the snapshot that reads them).
+// the high 32 bits, its offset in the low) and the chunks as they now are,
+// for the snapshot that reads the record. The list of chunks only grows:
+// a chunk's header never changes once in it, so the snapshots read the
+// list they were given while later records go in after what they read.
 func (a *arena[T]) add(size int, write func([]T) []T) (uint64, [][]T) {
 	var zero T
 	perChunk := arenaChunk / int(unsafe.Sizeof(zero))
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	n := len(a.chunks)
-	if n == 0 || cap(a.chunks[n-1])-len(a.chunks[n-1]) < size {
-		a.chunks = append(a.chunks, make([]T, 0, max(perChunk, size)))
+	if n == 0 || len(a.chunks[n-1])-a.used < size {
+		a.chunks = append(a.chunks, make([]T, max(perChunk, size)))
+		a.used = 0
 		n++
 	}
 	c := a.chunks[n-1]
-	pos := uint64(n-1)<<32 | uint64(len(c))
-	a.chunks[n-1] = write(c)
-	return pos, slices.Clone(a.chunks)
+	pos := uint64(n-1)<<32 | uint64(a.used)
+	written := len(write(c[:a.used])) - a.used
+	if written > size {
+		panic("memstore: an arena record longer than the size it was given")
+	}
+	a.used += written
+	return pos, a.chunks
 }

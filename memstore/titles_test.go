@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
@@ -62,4 +63,38 @@ func TestTitles(t *testing.T) {
 	check("the original after two changes", ts, want)
 	check("the first change", a, wantA)
 	check("the second change", b, wantB)
+}
+
+// TestTitlesConcurrently: changes applied to copies of one snapshot's
+// titles from several goroutines while others read the original — for
+// the race detector, and each copy reads back its own title.
+func TestTitlesConcurrently(t *testing.T) {
+	ts := newTitles()
+	for i := range 5000 {
+		ts.append(ilgraph.Text{En: fmt.Sprintf("title %d", i)})
+	}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 2000 {
+				c := ts
+				c.at = slices.Clone(ts.at)
+				want := ilgraph.Text{En: fmt.Sprintf("writer %d, change %d", w, i), Ko: strings.Repeat("가", i%50)}
+				c.set(int32(i), want)
+				if got := c.get(int32(i)); got != want {
+					t.Errorf("writer %d: got %q, want %q", w, got.En, want.En)
+					return
+				}
+			}
+		})
+		wg.Go(func() {
+			for i := range 5000 {
+				if got, want := ts.get(int32(i)).En, fmt.Sprintf("title %d", i); got != want {
+					t.Errorf("reader %d: title %d is %q", w, i, got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
