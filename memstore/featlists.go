@@ -1,6 +1,10 @@
 package memstore
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/ilgraph/ilgraph/internal/arena"
+)
 
 // FeatureLists holds each case's feature ids in an arena, twice: in the
 // case's own order (as its tags are listed) and ascending (for merging and
@@ -10,10 +14,10 @@ import "slices"
 type FeatureLists struct {
 	at     []uint64  // case -> its record's position in the arena
 	chunks [][]int32 // the arena's chunks as far as these lists read them
-	arena  *arena[int32]
+	arena  *arena.Arena[int32]
 }
 
-func newFeatureLists() FeatureLists { return FeatureLists{arena: &arena[int32]{}} }
+func newFeatureLists() FeatureLists { return FeatureLists{arena: &arena.Arena[int32]{}} }
 
 // featureListsOf makes the lists of cases whose ids, in their order, are
 // tags (ascending where sorted is nil).
@@ -33,7 +37,7 @@ func featureListsOf(tags, sorted [][]int32) FeatureLists {
 // add writes a case's record: tags, its ids in its order, and the same
 // ascending.
 func (l *FeatureLists) add(tags, sorted []int32) uint64 {
-	pos, chunks := l.arena.add(1+2*len(tags), func(c []int32) []int32 {
+	pos, chunks := l.arena.Add(1+2*len(tags), func(c []int32) []int32 {
 		c = append(c, int32(len(tags)))
 		c = append(c, tags...)
 		return append(c, sorted...)

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/internal/arena"
 )
 
 // titles holds each case's title, English and Korean, as bytes in an
@@ -14,15 +15,15 @@ import (
 type titles struct {
 	at     []uint64 // case -> its title's position in the arena
 	chunks [][]byte // the arena's chunks as far as this snapshot reads them
-	arena  *arena[byte]
+	arena  *arena.Arena[byte]
 }
 
-func newTitles() titles { return titles{arena: &arena[byte]{}} }
+func newTitles() titles { return titles{arena: &arena.Arena[byte]{}} }
 
 // add writes t to the arena: its English and Korean bytes, each after its
 // length.
 func (ts *titles) add(t ilgraph.Text) uint64 {
-	pos, chunks := ts.arena.add(2*binary.MaxVarintLen64+len(t.En)+len(t.Ko), func(c []byte) []byte {
+	pos, chunks := ts.arena.Add(2*binary.MaxVarintLen64+len(t.En)+len(t.Ko), func(c []byte) []byte {
 		c = binary.AppendUvarint(c, uint64(len(t.En)))
 		c = append(c, t.En...)
 		c = binary.AppendUvarint(c, uint64(len(t.Ko)))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/internal/arena"
 )
 
 // TestTitles: titles read back as written — empty ones, Korean ones, one
@@ -25,7 +26,7 @@ func TestTitles(t *testing.T) {
 		case 5:
 			x = ilgraph.Text{}
 		case 6:
-			x.En = strings.Repeat("a long title ", arenaChunk/10)
+			x.En = strings.Repeat("a long title ", arena.Chunk/10)
 		}
 		want = append(want, x)
 	}

@@ -29,7 +29,7 @@ func (*consumer) Apply(v any, next *memstore.Snapshot, m memstore.Moved, _ strin
 // weighs every text with the corpus's own statistics again.
 func (ix *Index) With(next *memstore.Snapshot, m memstore.Moved, text string) *Index {
 	n := &Index{snap: next, ids: next.IDs(), features: next.FeatureList(), postings: next.Postings(), caseFeat: next.CaseFeatureIDs(),
-		terms: ix.terms, termID: ix.termID, textVec: slices.Clone(ix.textVec), textPost: slices.Clone(ix.textPost),
+		terms: ix.terms, termID: ix.termID, textVec: ix.textVec.clone(), textPost: slices.Clone(ix.textPost),
 		textStats: ix.textStats, textAn: ix.textAn, Version: next.Version, Built: next.Built}
 	cases := len(n.ids)
 	n.scratch.New = func() any { return &scratch{acc: make([]accum, cases)} }
@@ -51,33 +51,32 @@ func (ix *Index) With(next *memstore.Snapshot, m memstore.Moved, text string) *I
 	switch {
 	case m.New < 0 && m.Old < 0: // the delete of a case the index did not have
 	case m.New < 0 && m.From >= 0:
-		v := n.textVec[m.From]
-		for _, t := range v.terms(nil) {
+		for _, t := range n.textVec.get(m.From).terms(nil) {
 			n.textPost[t.Case] = n.textPost[t.Case].without(m.From).with(m.Old, t.W)
 		}
-		n.textVec[m.Old] = v
-		n.textVec = n.textVec[:m.From]
+		n.textVec.at[m.Old] = n.textVec.at[m.From]
+		n.textVec.at = n.textVec.at[:m.From]
 	case m.New < 0:
-		n.textVec = n.textVec[:len(n.textVec)-1]
+		n.textVec.at = n.textVec.at[:n.textVec.len()-1]
 	default:
-		if int(m.New) == len(n.textVec) {
-			n.textVec = append(n.textVec, nil)
+		if int(m.New) == n.textVec.len() {
+			n.textVec.at = append(n.textVec.at, noVector)
 		}
 		v := n.vectorOf(text)
 		for _, t := range v {
 			n.textPost[t.Case] = n.textPost[t.Case].with(m.New, t.W)
 		}
-		n.textVec[m.New] = vectorOfTerms(v)
+		n.textVec.set(m.New, v)
 	}
 	return n
 }
 
 // dropVector takes case i's text vector out of the postings.
 func (ix *Index) dropVector(i int32) {
-	for _, t := range ix.textVec[i].terms(nil) {
+	for _, t := range ix.textVec.get(i).terms(nil) {
 		ix.textPost[t.Case] = ix.textPost[t.Case].without(i)
 	}
-	ix.textVec[i] = nil
+	ix.textVec.at[i] = noVector
 }
 
 // vectorOf is the text vector of text under the index's text statistics,

@@ -3,6 +3,7 @@ package similarity_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -68,6 +69,10 @@ func TestIndexWithMatchesBruteForce(t *testing.T) {
 	r.Shuffle(len(start), func(i, j int) { start[i], start[j] = start[j], start[i] })
 
 	ix := similarity.Build(rowsOf(start), 1)
+	// The changes share the start's arena of text vectors, and a second
+	// change is applied to the start too: neither may alter the start's.
+	first, firstVecs := ix, similarity.IndexFields(ix)["textVec"]
+	firstAnswer := ix.SimilarTo(start[0].ID, ilgraph.DefaultOptions(10))
 	snap := ix.Corpus()
 	version := int64(1)
 	changed := map[string]bool{}
@@ -96,6 +101,18 @@ func TestIndexWithMatchesBruteForce(t *testing.T) {
 	if f := similarity.WrongBits(ix); f != "" {
 		t.Errorf("after the changes, the bitset of %s is not its postings'", f)
 	}
+	if branch := first.Corpus(); branch.Len() > 0 {
+		x := ilgraph.SimilarityRow(final[len(final)-1])
+		x.ID = "ZZ-BRANCH"
+		next, m := branch.With(version+1, x.ID, &x)
+		if got := first.With(next, m, x.Text); got.Len() != first.Len()+1 {
+			t.Fatalf("a branch from the start has %d cases, want %d", got.Len(), first.Len()+1)
+		}
+	}
+	if got := similarity.IndexFields(first)["textVec"]; !reflect.DeepEqual(got, firstVecs) {
+		t.Error("the changes altered the text vectors of the index they started from")
+	}
+	sameMatches(t, "the start after the changes", first.SimilarTo(start[0].ID, ilgraph.DefaultOptions(10)), firstAnswer)
 	if ix.Len() != len(final) || ix.Version != version {
 		t.Fatalf("after the changes: %d cases at version %d, want %d at %d", ix.Len(), ix.Version, len(final), version)
 	}

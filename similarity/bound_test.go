@@ -57,7 +57,7 @@ func TestPostingsBoundTheVectors(t *testing.T) {
 	}
 	ix := Build(rows, 1)
 	n := 0
-	for c, v := range ix.textVec {
+	for c, v := range ix.textVec.list() {
 		for _, tw := range v.terms(nil) {
 			p := ix.textPost[tw.Case]
 			j, ok := slicesIndex(p.cases, int32(c))
@@ -117,7 +117,7 @@ func TestTextVectorRoundTrip(t *testing.T) {
 		}
 		vecs = append(vecs, v)
 	}
-	coded := encodeVectors(vecs)
+	coded := vectorsOf(vecs).list()
 	for i, v := range vecs {
 		got := coded[i].terms(nil)
 		if (v == nil) != (coded[i] == nil) || len(got) != len(v) || coded[i].count() != len(v) {
@@ -135,4 +135,13 @@ func TestTextVectorRoundTrip(t *testing.T) {
 			t.Fatalf("vector %d coded alone differs from coded with the others", i)
 		}
 	}
+}
+
+// vectorOfTerms is v as a textVector of its own (nil for nil v).
+func vectorOfTerms(v []termWeight) textVector {
+	if v == nil {
+		return nil
+	}
+	out, _ := encodeVector(make([]byte, 0, vectorSize(v)), v)
+	return out
 }

@@ -43,6 +43,10 @@ func IndexFields(ix *Index) map[string]any {
 		case "scratch", "rankMu", "rankPools", "textAn", "bits", "Built":
 			continue
 		}
+		if name == "textVec" { // its records as read, not their places in the arena
+			out[name] = ix.textVec.list()
+			continue
+		}
 		f := v.Field(i)
 		out[name] = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface()
 	}

@@ -150,9 +150,9 @@ func (ix *Index) rankScore(x, y int32, opt ilgraph.SimilarityOptions) (float64, 
 		}
 	}
 	wText := opt.Weights[ilgraph.WeightText]
-	if wText > 0 && len(ix.textVec[x]) > 0 {
-		vy := ix.textVec[y].terms(nil)
-		for _, q := range ix.textVec[x].terms(nil) {
+	if wText > 0 && len(ix.textVec.get(x)) > 0 {
+		vy := ix.textVec.get(y).terms(nil)
+		for _, q := range ix.textVec.get(x).terms(nil) {
 			for _, p := range vy {
 				if p.Case == q.Case {
 					cos += float64(q.W) * float64(p.W)
@@ -205,7 +205,7 @@ func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, skip f
 	}
 	// Bounds of the cosines; the exact ones below, where they count.
 	if wText > 0 {
-		qv = ix.textVec[c].terms(nil)
+		qv = ix.textVec.get(c).terms(nil)
 		touched = ix.boundCosines(qv, acc, touched)
 	}
 	defer func() {
@@ -225,7 +225,7 @@ func (ix *Index) eachScoreAgainst(c int32, opt ilgraph.SimilarityOptions, skip f
 			continue
 		}
 		wt := wText
-		if len(ix.textVec[x]) == 0 {
+		if len(ix.textVec.get(x)) == 0 {
 			wt = 0 // x's query has no text: the channel is off
 		}
 		fn(x, ilgraph.RoundScore(ilgraph.JaccardRatio(shared, qw, cw, wt, cos)))

@@ -48,7 +48,7 @@ type Index struct {
 	// bound of its weight (textPostings).
 	terms    []string         // term id -> term
 	termID   map[string]int32 // term -> term id, made by the first With
-	textVec  []textVector     // case -> its terms by term id, coded (vector.go)
+	textVec  vectors          // case -> its terms by term id, coded (vector.go)
 	textPost []textPostings   // term id -> the cases with it, ascending
 
 	// The corpus statistics the weights follow: rarityN is the N of the
@@ -284,8 +284,7 @@ func (ix *Index) buildText(a *analysed, n int, df []int32) {
 	for i := range termID {
 		termID[i] = -1
 	}
-	var arena vectorArena
-	ix.textVec = make([]textVector, len(a.counts))
+	ix.textVec = newVectors(len(a.counts))
 	a.weighEach(n, df, func(i int, v []termWeight) {
 		for j, t := range v {
 			id := termID[t.Case]
@@ -296,9 +295,9 @@ func (ix *Index) buildText(a *analysed, n int, df []int32) {
 			}
 			v[j].Case = id
 		}
-		ix.textVec[i] = arena.add(v)
+		ix.textVec.set(int32(i), v)
 	})
-	ix.textPost = invertText(ix.textVec, len(ix.terms))
+	ix.textPost = invertText(&ix.textVec, len(ix.terms))
 }
 
 // textPostings are the cases that have one term, ascending, each with an
@@ -389,13 +388,14 @@ func (p textPostings) without(c int32) textPostings {
 // length: the lists that growing each by append makes, bar their
 // capacities, in two passes rather than a reallocation per doubling of
 // every list (an append to a list copies it; with never appends anyway).
-func invertText(vecs []textVector, nTerms int) []textPostings {
+func invertText(vecs *vectors, nTerms int) []textPostings {
 	if nTerms == 0 {
 		return nil
 	}
 	count := make([]int, nTerms)
 	total := 0
-	for _, v := range vecs {
+	for c := range vecs.len() {
+		v := vecs.get(int32(c))
 		for i := 0; i < len(v); {
 			id, _, j := v.next(i)
 			count[id]++
@@ -412,7 +412,8 @@ func invertText(vecs []textVector, nTerms int) []textPostings {
 			at += c
 		}
 	}
-	for c, v := range vecs {
+	for c := range vecs.len() {
+		v := vecs.get(int32(c))
 		for i := 0; i < len(v); {
 			id, w, j := v.next(i)
 			p := &post[id]
@@ -467,7 +468,7 @@ func (ix *Index) exactCosine(qv []termWeight, c int32, sums accum, qw, cw, wText
 // and on return.
 func (ix *Index) cosine(xv []termWeight, c int32, yw []float32) float64 {
 	// c's terms scattered into yw, their ids kept to clear it after.
-	vy := ix.textVec[c]
+	vy := ix.textVec.get(c)
 	var idBuf [MaxTextTerms]int32
 	ids := idBuf[:0]
 	for i := 0; i < len(vy); {
@@ -491,7 +492,7 @@ func (ix *Index) TextVector(id string) ilgraph.TextVector {
 	if !ok {
 		return nil
 	}
-	tv := ix.textVec[i]
+	tv := ix.textVec.get(i)
 	v := make(ilgraph.TextVector, tv.count())
 	for j := 0; j < len(tv); {
 		var t termWeight
@@ -587,7 +588,7 @@ func (ix *Index) explain(x int32, ids []string, opt ilgraph.SimilarityOptions) [
 	id := ix.ids[x]
 	wText := opt.Weights[ilgraph.WeightText]
 	var qVec ilgraph.TextVector
-	if wText > 0 && len(ix.textVec[x]) > 0 {
+	if wText > 0 && len(ix.textVec.get(x)) > 0 {
 		qVec = ix.TextVector(id)
 	} else {
 		wText = 0
@@ -647,8 +648,8 @@ func (ix *Index) eachScore(query []ilgraph.Feature, member func(ilgraph.Feature)
 	wText := opt.Weights[ilgraph.WeightText]
 	var qText []termWeight
 	var qVec ilgraph.TextVector
-	if excl >= 0 && wText > 0 && len(ix.textVec[excl]) > 0 {
-		qText, qVec = ix.textVec[excl].terms(nil), ix.TextVector(exclude)
+	if excl >= 0 && wText > 0 && len(ix.textVec.get(excl)) > 0 {
+		qText, qVec = ix.textVec.get(excl).terms(nil), ix.TextVector(exclude)
 	} else {
 		wText = 0
 	}

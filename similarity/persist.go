@@ -101,11 +101,12 @@ func (*consumer) Save(w *snapfile.Writer, v any) error {
 	w.Strings(others)
 	w.Int32s(otherDF)
 	var lens []int32
-	if ix.textVec != nil {
-		lens = make([]int32, len(ix.textVec))
+	if ix.textVec.at != nil {
+		lens = make([]int32, ix.textVec.len())
 	}
 	total := 0
-	for i, v := range ix.textVec {
+	for i := range lens {
+		v := ix.textVec.get(int32(i))
 		n := v.count()
 		lens[i] = int32(n)
 		if v == nil {
@@ -125,8 +126,8 @@ func (*consumer) Save(w *snapfile.Writer, v any) error {
 		ids, ws = ids[:0], ws[:0]
 	}
 	var terms []termWeight
-	for _, v := range ix.textVec {
-		terms = v.terms(terms[:0])
+	for i := range ix.textVec.len() {
+		terms = ix.textVec.get(int32(i)).terms(terms[:0])
 		for _, t := range terms {
 			ids = append(ids, t.Case)
 			ws = append(ws, t.W)
@@ -220,21 +221,20 @@ func (*consumer) Load(ctx context.Context, r *snapfile.Reader, s *memstore.Snaps
 		r.Fail("similarity: text vectors' lengths add up to %d, not %d (the file is damaged)", sum, total)
 		return nil, r.Err()
 	}
-	var vecs []textVector
+	var vecs vectors
 	if lens != nil {
-		vecs = make([]textVector, len(lens))
+		vecs = newVectors(len(lens))
 	}
 	var (
-		arena vectorArena
-		cur   = make([]termWeight, 0, MaxTextTerms)
-		vi    int // the vector being read
+		cur = make([]termWeight, 0, MaxTextTerms)
+		vi  int // the vector being read
 	)
 	// next codes the vectors of no terms from vi on, and says whether one
 	// with terms is left to read.
 	next := func() bool {
 		for ; vi < len(lens) && lens[vi] <= 0; vi++ {
 			if lens[vi] == 0 {
-				vecs[vi] = textVector{}
+				vecs.set(int32(vi), []termWeight{})
 			}
 		}
 		return vi < len(lens)
@@ -256,7 +256,7 @@ func (*consumer) Load(ctx context.Context, r *snapfile.Reader, s *memstore.Snaps
 			next() // the lengths add up to total: a vector with terms is left
 			cur = append(cur, termWeight{id, ws[j]})
 			if len(cur) == int(lens[vi]) {
-				vecs[vi] = arena.add(cur)
+				vecs.set(int32(vi), cur)
 				cur = cur[:0]
 				vi++
 			}
@@ -271,7 +271,7 @@ func (*consumer) Load(ctx context.Context, r *snapfile.Reader, s *memstore.Snaps
 	// strictly ascending — a term at most once in a vector — as the
 	// rankers and with's binary search take it to be.
 	ix.terms, ix.textVec = terms, vecs
-	ix.textPost = invertText(vecs, len(terms))
+	ix.textPost = invertText(&ix.textVec, len(terms))
 	for id, p := range ix.textPost {
 		for k := 1; k < len(p.cases); k++ {
 			if p.cases[k] <= p.cases[k-1] {

@@ -197,12 +197,12 @@ func (r *ranker) topK(x int32, k int) []scored {
 		}
 	}
 	wText := r.opt.Weights[ilgraph.WeightText]
-	if wText <= 0 || len(ix.textVec[x]) == 0 {
+	if wText <= 0 || len(ix.textVec.get(x)) == 0 {
 		wText = 0
 	}
 	var restL1, restSq float64
 	if wText > 0 {
-		r.qv = ix.textVec[x].terms(r.qv[:0])
+		r.qv = ix.textVec.get(x).terms(r.qv[:0])
 		for _, q := range r.qv {
 			w := float64(q.W)
 			if w <= 0 {

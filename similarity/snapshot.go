@@ -160,7 +160,7 @@ func (ix *Index) frozenCases(s *graph.SimilarSnapshot) []frozenCase {
 	out := make([]frozenCase, ix.Len())
 	for i := range out {
 		out[i].feats = ix.caseFeat.Sorted(int32(i))
-		for _, t := range ix.textVec[i].terms(nil) {
+		for _, t := range ix.textVec.get(int32(i)).terms(nil) {
 			out[i].text = append(out[i].text, termWeight{pos[ix.terms[t.Case]], t.W})
 		}
 	}
@@ -189,8 +189,8 @@ func compactIndex(snap *graph.SimilarSnapshot, ids []string, cases []frozenCase)
 	for i, c := range cases {
 		vecs[i] = c.text
 	}
-	ix.textVec = encodeVectors(vecs)
-	ix.textPost = invertText(ix.textVec, len(snap.Terms))
+	ix.textVec = vectorsOf(vecs)
+	ix.textPost = invertText(&ix.textVec, len(snap.Terms))
 	ix.scratch.New = func() any { return &scratch{acc: make([]accum, n)} }
 	return ix
 }

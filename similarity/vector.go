@@ -3,6 +3,9 @@ package similarity
 import (
 	"encoding/binary"
 	"math"
+	"slices"
+
+	"github.com/ilgraph/ilgraph/internal/arena"
 )
 
 // textVector is a case's text vector as the index keeps it: per term, in
@@ -24,15 +27,6 @@ func encodeVector(buf []byte, v []termWeight) (textVector, []byte) {
 		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(t.W))
 	}
 	return textVector(buf[at:len(buf):len(buf)]), buf
-}
-
-// vectorOfTerms is v as a textVector of its own (nil for nil v).
-func vectorOfTerms(v []termWeight) textVector {
-	if v == nil {
-		return nil
-	}
-	out, _ := encodeVector(make([]byte, 0, vectorSize(v)), v)
-	return out
 }
 
 // vectorSize is how many bytes v takes as a textVector.
@@ -85,44 +79,101 @@ func (v textVector) count() int {
 	return n
 }
 
-// vectorArena codes vectors into chunks of memory shared by many: each
-// vector a piece of a chunk, capped at its length (an append to one copies
-// it rather than overwrite the next). Chunks grow from 4 KB to 1 MB, so a
-// small corpus takes little and a large one leaves at most one longest
-// vector unused per megabyte.
-type vectorArena struct{ buf []byte }
-
-const (
-	arenaFirst = 4 << 10
-	arenaMax   = 1 << 20
-)
-
-// add codes v (nil stays nil, empty stays empty).
-func (a *vectorArena) add(v []termWeight) textVector {
-	if v == nil {
-		return nil
-	}
-	need := vectorSize(v)
-	if cap(a.buf)-len(a.buf) < need {
-		size := min(max(2*cap(a.buf), arenaFirst), arenaMax)
-		a.buf = make([]byte, 0, max(size, need))
-	}
-	var out textVector
-	out, a.buf = encodeVector(a.buf, v)
-	return out
+// vectors are the cases' text vectors, each a record in an arena shared
+// by the indexes made one from another (With). A case holds its vector's
+// place in 8 bytes — its chunk (20 bits), its offset in the chunk (20)
+// and its length (24) — where a slice header took 24 bytes and a pointer
+// for the collector, and a change copies places. The zero value is an
+// index without a text channel.
+type vectors struct {
+	at     []uint64 // case -> its vector's place (noVector: nil)
+	chunks [][]byte // the arena's chunks as far as these vectors read them
+	arena  *arena.Arena[byte]
 }
 
-// encodeVectors codes the vectors vecs (see vectorArena); a nil vector
-// stays nil. (A build codes each vector as it is weighed instead:
-// buildText.)
-func encodeVectors(vecs [][]termWeight) []textVector {
+// noVector is the place of a nil vector: a case the index does not have
+// (an empty one is a record of no bytes).
+const noVector = ^uint64(0)
+
+const (
+	placeLenBits = 24
+	placeOffBits = 20 // arena.Chunk is 1 << 20 bytes: an offset is less
+	placeMaxLen  = 1<<placeLenBits - 1
+	placeMaxPart = 1<<placeOffBits - 1
+)
+
+// newVectors returns vectors for n cases, every one nil until set.
+func newVectors(n int) vectors {
+	vs := vectors{at: make([]uint64, n), arena: &arena.Arena[byte]{}}
+	for i := range vs.at {
+		vs.at[i] = noVector
+	}
+	return vs
+}
+
+// vectorsOf codes vecs (a nil vector stays nil, an empty one empty).
+func vectorsOf(vecs [][]termWeight) vectors {
 	if vecs == nil {
+		return vectors{}
+	}
+	vs := newVectors(len(vecs))
+	for i, v := range vecs {
+		vs.set(int32(i), v)
+	}
+	return vs
+}
+
+// add writes v to the arena and returns its place.
+func (vs *vectors) add(v []termWeight) uint64 {
+	if v == nil {
+		return noVector
+	}
+	size := vectorSize(v)
+	pos, chunks := vs.arena.Add(size, func(c []byte) []byte {
+		_, c = encodeVector(c, v)
+		return c
+	})
+	chunk, off := pos>>32, pos&(1<<32-1)
+	if size > placeMaxLen || off > placeMaxPart || chunk >= placeMaxPart {
+		// 16 MB in one vector, or a terabyte of vectors: not a text
+		// vector of MaxTextTerms terms.
+		panic("similarity: a text vector out of what its place can say")
+	}
+	vs.chunks = chunks
+	return chunk<<(placeOffBits+placeLenBits) | off<<placeLenBits | uint64(size)
+}
+
+// set makes v case i's vector (vs.at is these vectors' own).
+func (vs *vectors) set(i int32, v []termWeight) { vs.at[i] = vs.add(v) }
+
+// len is the number of cases.
+func (vs *vectors) len() int { return len(vs.at) }
+
+// get returns case i's vector, capped at its length. Read only.
+func (vs *vectors) get(i int32) textVector {
+	p := vs.at[i]
+	if p == noVector {
 		return nil
 	}
-	var a vectorArena
-	out := make([]textVector, len(vecs))
-	for i, v := range vecs {
-		out[i] = a.add(v)
+	c := vs.chunks[p>>(placeOffBits+placeLenBits)]
+	off, n := int(p>>placeLenBits)&placeMaxPart, int(p&placeMaxLen)
+	return textVector(c[off : off+n : off+n])
+}
+
+// clone returns vectors that share vs's records and may be changed
+// without changing vs.
+func (vs *vectors) clone() vectors {
+	return vectors{at: slices.Clone(vs.at), chunks: vs.chunks, arena: vs.arena}
+}
+
+// list returns every case's vector.
+func (vs vectors) list() []textVector {
+	if vs.at == nil {
+		return nil
+	}
+	out := make([]textVector, vs.len())
+	for i := range out {
+		out[i] = vs.get(int32(i))
 	}
 	return out
 }
