@@ -34,10 +34,24 @@ type postings struct {
 	df   int32 // cases
 }
 
+// postingsSlack is how much room, past an eighth of their length, a
+// term's postings may keep unused: a build grows a long list by an eighth
+// (and this) at a time, and compact copies only the lists with more room
+// than that. So the end of a build copies only short lists, not every
+// list at once — at a million cases a burst of some 250 MB, which the
+// collector, bound to half the CPU, let the process grow past its soft
+// limit for — and a long list keeps on average a sixteenth unused.
+const postingsSlack = 16
+
 func (p *postings) add(c, tf int32) {
 	gap := c
 	if p.df > 0 {
 		gap = c - p.last
+	}
+	if n := len(p.buf); n >= 256 && cap(p.buf)-n < 2*binary.MaxVarintLen32 {
+		grown := make([]byte, n, n+n/8+postingsSlack) // not append's quarter
+		copy(grown, p.buf)
+		p.buf = grown
 	}
 	if tf > 1 {
 		p.buf = binary.AppendUvarint(p.buf, uint64(gap)<<1|1)
@@ -104,13 +118,13 @@ func (ix *bm25) add(d []string) {
 	}
 }
 
-// compact ends the build: each term's postings are copied to a buffer of
-// their own size (appending leaves up to half of each unused), and add's
-// scratch is dropped.
+// compact ends the build: the postings with more room unused than
+// postingsSlack allows (the short lists, which appending doubles) are
+// copied to a buffer of their own size, and add's scratch is dropped.
 func (ix *bm25) compact() {
 	for i := range ix.post {
 		p := &ix.post[i]
-		if cap(p.buf) > len(p.buf) {
+		if cap(p.buf)-len(p.buf) > len(p.buf)/8+postingsSlack {
 			p.buf = append(make([]byte, 0, len(p.buf)), p.buf...)
 		}
 	}

@@ -43,3 +43,60 @@ func TestPostingsRoundTrip(t *testing.T) {
 		t.Errorf("tfIn of a case without the term: got %d, want 0", tf)
 	}
 }
+
+// TestCompactCopiesOnlyShortLists checks what a build's end costs: after
+// compact, no term's postings keep more room unused than an eighth of
+// their length and postingsSlack, and the long lists — grown by an eighth
+// at a time — are not copied, so that the end of a build at a million
+// cases allocates only the short lists again. Every list still reads back
+// the cases and counts added.
+func TestCompactCopiesOnlyShortLists(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	ix := &bm25{ids: map[string]int32{}}
+	words := []string{"common", "often", "sometimes", "rare", "unique"}
+	every := []int{1, 3, 40, 900, 1 << 30}
+	type pair struct{ c, tf int32 }
+	want := map[string][]pair{}
+	for c := range 20000 {
+		var d []string
+		for w, word := range words {
+			if c%every[w] == 0 {
+				tf := 1 + rng.Intn(3)
+				for range tf {
+					d = append(d, word)
+				}
+				want[word] = append(want[word], pair{int32(c), int32(tf)})
+			}
+		}
+		ix.add(d)
+	}
+	before := map[string]*byte{}
+	for _, w := range words {
+		if p := ix.post[ix.ids[w]]; len(p.buf) >= 4096 {
+			before[w] = &p.buf[0]
+		}
+	}
+	if len(before) < 2 {
+		t.Fatalf("%d long lists, want the test to have several", len(before))
+	}
+	ix.compact()
+	for _, w := range words {
+		p := ix.post[ix.ids[w]]
+		if room := cap(p.buf) - len(p.buf); room > len(p.buf)/8+postingsSlack {
+			t.Errorf("%s: %d bytes unused of %d after compact", w, room, cap(p.buf))
+		}
+		if b, ok := before[w]; ok && b != &p.buf[0] {
+			t.Errorf("%s: a long list (%d bytes) was copied by compact", w, len(p.buf))
+		}
+		var got []pair
+		p.each(func(c, tf int32) { got = append(got, pair{c, tf}) })
+		if len(got) != len(want[w]) {
+			t.Fatalf("%s: %d postings, want %d", w, len(got), len(want[w]))
+		}
+		for i := range got {
+			if got[i] != want[w][i] {
+				t.Fatalf("%s posting %d: got %+v, want %+v", w, i, got[i], want[w][i])
+			}
+		}
+	}
+}
