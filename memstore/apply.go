@@ -132,7 +132,7 @@ func (s *Snapshot) cloneColumns(extra int) {
 	s.ids = slices.Grow(slices.Clone(s.ids), extra)
 	s.date = slices.Grow(slices.Clone(s.date), extra)
 	s.severity = slices.Grow(slices.Clone(s.severity), extra)
-	s.title.at = slices.Grow(slices.Clone(s.title.at), extra)
+	s.title.At = slices.Grow(slices.Clone(s.title.At), extra)
 	s.machine = slices.Grow(slices.Clone(s.machine), extra)
 	s.bilingual = slices.Grow(slices.Clone(s.bilingual), extra)
 	s.reviewed = slices.Grow(slices.Clone(s.reviewed), extra)
@@ -140,7 +140,7 @@ func (s *Snapshot) cloneColumns(extra int) {
 	s.resolved = slices.Grow(slices.Clone(s.resolved), extra)
 	s.year = slices.Grow(slices.Clone(s.year), extra)
 	s.orgName = slices.Grow(slices.Clone(s.orgName), extra)
-	s.feats.at = slices.Grow(slices.Clone(s.feats.at), extra)
+	s.feats.At = slices.Grow(slices.Clone(s.feats.At), extra)
 }
 
 // grow adds one case at the end of every column (cloned with room).
@@ -148,7 +148,7 @@ func (s *Snapshot) grow() {
 	s.ids = append(s.ids, "")
 	s.date = append(s.date, 0)
 	s.severity = append(s.severity, 0)
-	s.title.at = append(s.title.at, 0)
+	s.title.At = append(s.title.At, 0)
 	s.machine = append(s.machine, false)
 	s.bilingual = append(s.bilingual, false)
 	s.reviewed = append(s.reviewed, false)
@@ -156,7 +156,7 @@ func (s *Snapshot) grow() {
 	s.resolved = append(s.resolved, -1)
 	s.year = append(s.year, 0)
 	s.orgName = append(s.orgName, 0)
-	s.feats.at = append(s.feats.at, 0)
+	s.feats.At = append(s.feats.At, 0)
 }
 
 // set writes case i's columns from r, whose features replace before (the
@@ -231,14 +231,14 @@ func (s *Snapshot) remove(i int32, m *Moved) {
 			s.postings[f] = withCase(withoutCase(s.postings[f], last), i)
 		}
 		s.ids[i], s.date[i], s.severity[i], s.machine[i] = s.ids[last], s.date[last], s.severity[last], s.machine[last]
-		s.title.at[i] = s.title.at[last]
+		s.title.At[i] = s.title.At[last]
 		s.bilingual[i], s.reviewed[i], s.org[i], s.resolved[i] = s.bilingual[last], s.reviewed[last], s.org[last], s.resolved[last]
-		s.year[i], s.orgName[i], s.feats.at[i] = s.year[last], s.orgName[last], s.feats.at[last]
+		s.year[i], s.orgName[i], s.feats.At[i] = s.year[last], s.orgName[last], s.feats.At[last]
 	}
 	s.ids, s.date, s.severity, s.machine = s.ids[:last], s.date[:last], s.severity[:last], s.machine[:last]
-	s.title.at = s.title.at[:last]
+	s.title.At = s.title.At[:last]
 	s.bilingual, s.reviewed, s.org, s.resolved = s.bilingual[:last], s.reviewed[:last], s.org[:last], s.resolved[:last]
-	s.year, s.orgName, s.feats.at = s.year[:last], s.orgName[:last], s.feats.at[:last]
+	s.year, s.orgName, s.feats.At = s.year[:last], s.orgName[:last], s.feats.At[:last]
 }
 
 // newFeature numbers a feature no case had, copying what numbers features.

@@ -11,19 +11,15 @@ import (
 // searching). A case's record is n, then its n ids in its order, then the
 // same ascending; the case holds the record's 8-byte position, where two
 // slices of its own took 48 bytes, two allocations and two pointers.
-type FeatureLists struct {
-	at     []uint64  // case -> its record's position in the arena
-	chunks [][]int32 // the arena's chunks as far as these lists read them
-	arena  *arena.Arena[int32]
-}
+type FeatureLists struct{ arena.Column[int32] }
 
-func newFeatureLists() FeatureLists { return FeatureLists{arena: &arena.Arena[int32]{}} }
+func newFeatureLists() FeatureLists { return FeatureLists{arena.NewColumn[int32]()} }
 
 // featureListsOf makes the lists of cases whose ids, in their order, are
 // tags (ascending where sorted is nil).
 func featureListsOf(tags, sorted [][]int32) FeatureLists {
 	l := newFeatureLists()
-	l.at = make([]uint64, 0, len(tags))
+	l.At = make([]uint64, 0, len(tags))
 	for i, fs := range tags {
 		s := fs
 		if sorted != nil {
@@ -37,40 +33,34 @@ func featureListsOf(tags, sorted [][]int32) FeatureLists {
 // add writes a case's record: tags, its ids in its order, and the same
 // ascending.
 func (l *FeatureLists) add(tags, sorted []int32) uint64 {
-	pos, chunks := l.arena.Add(1+2*len(tags), func(c []int32) []int32 {
+	return l.Add(1+2*len(tags), func(c []int32) []int32 {
 		c = append(c, int32(len(tags)))
 		c = append(c, tags...)
 		return append(c, sorted...)
 	})
-	l.chunks = chunks
-	return pos
 }
 
 // append adds a case's lists at the end.
-func (l *FeatureLists) append(tags, sorted []int32) { l.at = append(l.at, l.add(tags, sorted)) }
+func (l *FeatureLists) append(tags, sorted []int32) { l.At = append(l.At, l.add(tags, sorted)) }
 
-// set makes case i's lists tags and sorted (l.at is the snapshot's own).
-func (l *FeatureLists) set(i int32, tags, sorted []int32) { l.at[i] = l.add(tags, sorted) }
+// set makes case i's lists tags and sorted (l.At is the snapshot's own).
+func (l *FeatureLists) set(i int32, tags, sorted []int32) { l.At[i] = l.add(tags, sorted) }
 
 // Len is the number of cases.
-func (l *FeatureLists) Len() int { return len(l.at) }
+func (l *FeatureLists) Len() int { return len(l.At) }
 
 // Sorted returns case i's feature ids, ascending. Read only.
 func (l *FeatureLists) Sorted(i int32) []int32 {
-	p := l.at[i]
-	c := l.chunks[p>>32]
-	o := uint32(p)
-	n := uint32(c[o])
-	return c[o+1+n : o+1+2*n : o+1+2*n]
+	c := l.Record(i)
+	n := uint32(c[0])
+	return c[1+n : 1+2*n : 1+2*n]
 }
 
 // tags returns case i's feature ids in the case's own order. Read only.
 func (l *FeatureLists) tags(i int32) []int32 {
-	p := l.at[i]
-	c := l.chunks[p>>32]
-	o := uint32(p)
-	n := uint32(c[o])
-	return c[o+1 : o+1+n : o+1+n]
+	c := l.Record(i)
+	n := uint32(c[0])
+	return c[1 : 1+n : 1+n]
 }
 
 // sortedIDs returns a copy of fs, ascending.

@@ -46,8 +46,8 @@ func writeSnapshot(w *snapfile.Writer, s *Snapshot) {
 	// Severities are few: a dictionary and each case's entry in it.
 	w.Strings(s.sevNames)
 	w.Int32s(s.severity)
-	w.Uvarint(uint64(len(s.title.at)))
-	for i := range s.title.at {
+	w.Uvarint(uint64(len(s.title.At)))
+	for i := range s.title.At {
 		t := s.title.get(int32(i))
 		w.String(t.En)
 		w.String(t.Ko)
@@ -202,7 +202,7 @@ func readSnapshot(r *snapfile.Reader) *Snapshot {
 	}
 	s.feats = newFeatureLists()
 	if len(tags) > 0 {
-		s.feats.at = make([]uint64, 0, len(tags))
+		s.feats.At = make([]uint64, 0, len(tags))
 	}
 	var sorted []int32
 	for _, fs := range tags {

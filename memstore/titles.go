@@ -12,37 +12,30 @@ import (
 // arena: 8 bytes a case where two strings took 32 (and two allocations). A
 // title is written once and never changed, so a snapshot reads its bytes
 // as strings without copying them.
-type titles struct {
-	at     []uint64 // case -> its title's position in the arena
-	chunks [][]byte // the arena's chunks as far as this snapshot reads them
-	arena  *arena.Arena[byte]
-}
+type titles struct{ arena.Column[byte] }
 
-func newTitles() titles { return titles{arena: &arena.Arena[byte]{}} }
+func newTitles() titles { return titles{arena.NewColumn[byte]()} }
 
 // add writes t to the arena: its English and Korean bytes, each after its
 // length.
 func (ts *titles) add(t ilgraph.Text) uint64 {
-	pos, chunks := ts.arena.Add(2*binary.MaxVarintLen64+len(t.En)+len(t.Ko), func(c []byte) []byte {
+	return ts.Add(2*binary.MaxVarintLen64+len(t.En)+len(t.Ko), func(c []byte) []byte {
 		c = binary.AppendUvarint(c, uint64(len(t.En)))
 		c = append(c, t.En...)
 		c = binary.AppendUvarint(c, uint64(len(t.Ko)))
 		return append(c, t.Ko...)
 	})
-	ts.chunks = chunks
-	return pos
 }
 
 // append adds a case's title at the end.
-func (ts *titles) append(t ilgraph.Text) { ts.at = append(ts.at, ts.add(t)) }
+func (ts *titles) append(t ilgraph.Text) { ts.At = append(ts.At, ts.add(t)) }
 
-// set makes t case i's title (ts.at is the snapshot's own).
-func (ts *titles) set(i int32, t ilgraph.Text) { ts.at[i] = ts.add(t) }
+// set makes t case i's title (ts.At is the snapshot's own).
+func (ts *titles) set(i int32, t ilgraph.Text) { ts.At[i] = ts.add(t) }
 
 // get returns case i's title.
 func (ts *titles) get(i int32) ilgraph.Text {
-	p := ts.at[i]
-	b := ts.chunks[p>>32][uint32(p):]
+	b := ts.Record(i)
 	en, b := titleString(b)
 	ko, _ := titleString(b)
 	return ilgraph.Text{En: en, Ko: ko}

@@ -34,13 +34,13 @@ func TestTitles(t *testing.T) {
 	for _, x := range want {
 		ts.append(x)
 	}
-	if len(ts.chunks) < 3 {
-		t.Fatalf("%d chunks: the test fills fewer than it means to", len(ts.chunks))
+	if n := ts.At[len(ts.At)-1]>>32 + 1; n < 3 {
+		t.Fatalf("%d chunks: the test fills fewer than it means to", n)
 	}
 	check := func(label string, ts titles, want []ilgraph.Text) {
 		t.Helper()
-		if len(ts.at) != len(want) {
-			t.Fatalf("%s: %d titles, want %d", label, len(ts.at), len(want))
+		if len(ts.At) != len(want) {
+			t.Fatalf("%s: %d titles, want %d", label, len(ts.At), len(want))
 		}
 		for i, w := range want {
 			if got := ts.get(int32(i)); got != w {
@@ -52,13 +52,13 @@ func TestTitles(t *testing.T) {
 
 	// Two changes to the same snapshot, as two copies of its columns.
 	a, b := ts, ts
-	a.at, b.at = slices.Clone(ts.at), slices.Clone(ts.at)
+	a.At, b.At = slices.Clone(ts.At), slices.Clone(ts.At)
 	wantA, wantB := slices.Clone(want), slices.Clone(want)
 	a.set(7, ilgraph.Text{En: "changed in a"})
 	wantA[7] = ilgraph.Text{En: "changed in a"}
 	b.set(7, ilgraph.Text{En: "changed in b", Ko: "b에서 바뀜"})
 	wantB[7] = ilgraph.Text{En: "changed in b", Ko: "b에서 바뀜"}
-	a.at = append(a.at, 0)
+	a.At = append(a.At, 0)
 	a.set(int32(len(want)), ilgraph.Text{En: "new in a"})
 	wantA = append(wantA, ilgraph.Text{En: "new in a"})
 	check("the original after two changes", ts, want)
@@ -79,7 +79,7 @@ func TestTitlesConcurrently(t *testing.T) {
 		wg.Go(func() {
 			for i := range 2000 {
 				c := ts
-				c.at = slices.Clone(ts.at)
+				c.At = slices.Clone(ts.At)
 				want := ilgraph.Text{En: fmt.Sprintf("writer %d, change %d", w, i), Ko: strings.Repeat("가", i%50)}
 				c.set(int32(i), want)
 				if got := c.get(int32(i)); got != want {

@@ -54,13 +54,13 @@ func (ix *Index) With(next *memstore.Snapshot, m memstore.Moved, text string) *I
 		for _, t := range n.textVec.get(m.From).terms(nil) {
 			n.textPost[t.Case] = n.textPost[t.Case].without(m.From).with(m.Old, t.W)
 		}
-		n.textVec.at[m.Old] = n.textVec.at[m.From]
-		n.textVec.at = n.textVec.at[:m.From]
+		n.textVec.At[m.Old] = n.textVec.At[m.From]
+		n.textVec.At = n.textVec.At[:m.From]
 	case m.New < 0:
-		n.textVec.at = n.textVec.at[:n.textVec.len()-1]
+		n.textVec.At = n.textVec.At[:n.textVec.len()-1]
 	default:
 		if int(m.New) == n.textVec.len() {
-			n.textVec.at = append(n.textVec.at, noVector)
+			n.textVec.At = append(n.textVec.At, noVector)
 		}
 		v := n.vectorOf(text)
 		for _, t := range v {
@@ -76,7 +76,7 @@ func (ix *Index) dropVector(i int32) {
 	for _, t := range ix.textVec.get(i).terms(nil) {
 		ix.textPost[t.Case] = ix.textPost[t.Case].without(i)
 	}
-	ix.textVec.at[i] = noVector
+	ix.textVec.At[i] = noVector
 }
 
 // vectorOf is the text vector of text under the index's text statistics,

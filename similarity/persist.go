@@ -101,7 +101,7 @@ func (*consumer) Save(w *snapfile.Writer, v any) error {
 	w.Strings(others)
 	w.Int32s(otherDF)
 	var lens []int32
-	if ix.textVec.at != nil {
+	if ix.textVec.At != nil {
 		lens = make([]int32, ix.textVec.len())
 	}
 	total := 0

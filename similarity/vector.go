@@ -86,9 +86,7 @@ func (v textVector) count() int {
 // for the collector, and a change copies places. The zero value is an
 // index without a text channel.
 type vectors struct {
-	at     []uint64 // case -> its vector's place (noVector: nil)
-	chunks [][]byte // the arena's chunks as far as these vectors read them
-	arena  *arena.Arena[byte]
+	arena.Column[byte] // At: case -> its vector's place (noVector: nil)
 }
 
 // noVector is the place of a nil vector: a case the index does not have
@@ -104,9 +102,10 @@ const (
 
 // newVectors returns vectors for n cases, every one nil until set.
 func newVectors(n int) vectors {
-	vs := vectors{at: make([]uint64, n), arena: &arena.Arena[byte]{}}
-	for i := range vs.at {
-		vs.at[i] = noVector
+	vs := vectors{arena.NewColumn[byte]()}
+	vs.At = make([]uint64, n)
+	for i := range vs.At {
+		vs.At[i] = noVector
 	}
 	return vs
 }
@@ -129,7 +128,7 @@ func (vs *vectors) add(v []termWeight) uint64 {
 		return noVector
 	}
 	size := vectorSize(v)
-	pos, chunks := vs.arena.Add(size, func(c []byte) []byte {
+	pos := vs.Add(size, func(c []byte) []byte {
 		_, c = encodeVector(c, v)
 		return c
 	})
@@ -139,23 +138,22 @@ func (vs *vectors) add(v []termWeight) uint64 {
 		// vector of MaxTextTerms terms.
 		panic("similarity: a text vector out of what its place can say")
 	}
-	vs.chunks = chunks
 	return chunk<<(placeOffBits+placeLenBits) | off<<placeLenBits | uint64(size)
 }
 
-// set makes v case i's vector (vs.at is these vectors' own).
-func (vs *vectors) set(i int32, v []termWeight) { vs.at[i] = vs.add(v) }
+// set makes v case i's vector (vs.At is these vectors' own).
+func (vs *vectors) set(i int32, v []termWeight) { vs.At[i] = vs.add(v) }
 
 // len is the number of cases.
-func (vs *vectors) len() int { return len(vs.at) }
+func (vs *vectors) len() int { return len(vs.At) }
 
 // get returns case i's vector, capped at its length. Read only.
 func (vs *vectors) get(i int32) textVector {
-	p := vs.at[i]
+	p := vs.At[i]
 	if p == noVector {
 		return nil
 	}
-	c := vs.chunks[p>>(placeOffBits+placeLenBits)]
+	c := vs.Chunk(p >> (placeOffBits + placeLenBits))
 	off, n := int(p>>placeLenBits)&placeMaxPart, int(p&placeMaxLen)
 	return textVector(c[off : off+n : off+n])
 }
@@ -163,12 +161,14 @@ func (vs *vectors) get(i int32) textVector {
 // clone returns vectors that share vs's records and may be changed
 // without changing vs.
 func (vs *vectors) clone() vectors {
-	return vectors{at: slices.Clone(vs.at), chunks: vs.chunks, arena: vs.arena}
+	n := *vs
+	n.At = slices.Clone(vs.At)
+	return n
 }
 
 // list returns every case's vector.
 func (vs vectors) list() []textVector {
-	if vs.at == nil {
+	if vs.At == nil {
 		return nil
 	}
 	out := make([]textVector, vs.len())

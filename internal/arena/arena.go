@@ -52,3 +52,36 @@ func (a *Arena[T]) Add(size int, write func([]T) []T) (uint64, [][]T) {
 	a.used += written
 	return pos, a.chunks
 }
+
+// Column is a per-case column of records in one Arena: At holds each
+// case's record's position (the owner may copy, move and truncate it like
+// any column), and the column keeps the arena's chunks as far as its
+// records reach. A copy whose At is cloned changes apart from the
+// original while both share the arena.
+type Column[T byte | int32] struct {
+	At     []uint64 // case -> its record's position
+	chunks [][]T
+	arena  *Arena[T]
+}
+
+// NewColumn returns an empty column over an arena of its own.
+func NewColumn[T byte | int32]() Column[T] { return Column[T]{arena: &Arena[T]{}} }
+
+// Add writes a record (as Arena.Add) and returns its position; it does not
+// place it in At.
+func (c *Column[T]) Add(size int, write func([]T) []T) uint64 {
+	pos, chunks := c.arena.Add(size, write)
+	c.chunks = chunks
+	return pos
+}
+
+// Record returns the elements from case i's record on, to the end of its
+// chunk: the record is at their start. Read only.
+func (c *Column[T]) Record(i int32) []T {
+	p := c.At[i]
+	return c.chunks[p>>32][uint32(p):]
+}
+
+// Chunk returns chunk k, for an owner that keeps positions of its own
+// making in At. Read only.
+func (c *Column[T]) Chunk(k uint64) []T { return c.chunks[k] }
