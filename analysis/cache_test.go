@@ -98,3 +98,33 @@ func TestCachedTokensAreTheDefinition(t *testing.T) {
 		}
 	}
 }
+
+// Numbers are analysed where they stand, never cached: they would fill the
+// cache with parts that do not repeat, and their analysis costs nothing.
+func TestNumbersAreNotCached(t *testing.T) {
+	text := "GEN-0918273 at 2021-11-30 after 4711 retries: １２３４"
+	if got, want := tokens(text), tokensByDefinition(text); !slices.Equal(got, want) {
+		t.Fatalf("got %+v\nwant %+v", got, want)
+	}
+	c := &partCaches[Digit]
+	c.mu.RLock()
+	n := len(c.m)
+	c.mu.RUnlock()
+	if n != 0 {
+		t.Errorf("numbers cached: %d, want 0", n)
+	}
+	if !cachedHas(Latin, "GEN") {
+		t.Error("the word GEN is not cached")
+	}
+	if n := testing.AllocsPerRun(100, func() { analysePart(Digit, "918273") }); n != 0 {
+		t.Errorf("analysing an ASCII number allocates %v times, want 0", n)
+	}
+}
+
+func cachedHas(script Script, surface string) bool {
+	c := &partCaches[script]
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	_, ok := c.m[surface]
+	return ok
+}
