@@ -23,6 +23,57 @@ func defaultWeight(n int, df map[ilgraph.Feature]int, f ilgraph.Feature) float64
 	return ilgraph.DefaultWeights()[f.Kind] * ilgraph.Rarity(n, df[f])
 }
 
+// tverskyRanker ranks by a Tversky index of the weighted features instead
+// of the Jaccard index: what only the query has counts alpha, what only the
+// candidate has beta, the text's unshared part (wText × (1 − cos)) half on
+// each side, so that alpha = beta = 1 is the default score exactly. Tried
+// and not adopted (docs/similarity.md): a candidate's extra tags cost it
+// less with beta < 1.
+func tverskyRanker(cases []ilgraph.Case, alpha, beta, wText float64) Ranker {
+	rows := Rows(cases)
+	vecs := similarity.TextVectors(rows)
+	df := map[ilgraph.Feature]int{}
+	for _, r := range rows {
+		for _, f := range r.Features {
+			df[f]++
+		}
+	}
+	ids := make([]string, len(rows))
+	at := map[string]int{}
+	for i, r := range rows {
+		ids[i], at[r.ID] = r.ID, i
+	}
+	w := func(f ilgraph.Feature) float64 { return defaultWeight(len(rows), df, f) }
+	return Ranker{Name: "tversky", Rank: func(q string, k int) []string {
+		qi := at[q]
+		a := rows[qi].Features
+		scores := make([]float64, len(rows))
+		for i := range rows {
+			b := rows[i].Features
+			var shared, onlyA, onlyB float64
+			for _, f := range a {
+				if slices.Contains(b, f) {
+					shared += w(f)
+				} else {
+					onlyA += w(f)
+				}
+			}
+			for _, f := range b {
+				if !slices.Contains(a, f) {
+					onlyB += w(f)
+				}
+			}
+			cos := ilgraph.Cosine(vecs[qi], vecs[i])
+			num := shared + wText*cos
+			if num > 0 {
+				d := num + alpha*(onlyA+wText*(1-cos)/2) + beta*(onlyB+wText*(1-cos)/2)
+				scores[i] = math.Round(num/d*1e9) / 1e9
+			}
+		}
+		return Ranked(ids, scores, q, k)
+	}}
+}
+
 // bruteRanker ranks by the definition (ilgraph.ScoreText) under any weight
 // function, by brute force: slow, but any change to the weights can be
 // measured with it before the index learns it.
@@ -151,6 +202,12 @@ func TestWeightExperiments(t *testing.T) {
 			}
 			fmt.Println(line(fmt.Sprintf("%s ×%.2f", g.name, x), row(bruteRanker(cases, w, ilgraph.DefaultTextWeight))))
 		}
+	}
+	// A Tversky index in place of the Jaccard index (alpha for what only
+	// the query has, beta for what only the candidate has), the grid fixed
+	// before the run; alpha = beta = 1 is the default.
+	for _, ab := range [][2]float64{{1, 1}, {1, 0.75}, {1, 0.5}, {1, 0.25}, {0.75, 1}, {0.5, 1}, {0.75, 0.5}} {
+		fmt.Println(line(fmt.Sprintf("tversky a=%.2f b=%.2f", ab[0], ab[1]), row(tverskyRanker(cases, ab[0], ab[1], ilgraph.DefaultTextWeight))))
 	}
 	// The rarity factor to a power p; the text weight scaled with it, so
 	// that the text keeps about its share of a score (a typical factor is
