@@ -56,7 +56,10 @@ func BenchmarkWriteVisibility(b *testing.B) {
 	}
 	b.Logf("%d cases; corpus built from Neo4j in %s", c.Len(), build.Round(time.Millisecond))
 	b.ReportMetric(float64(build.Milliseconds()), "full-build-ms")
-	ids := c.IDs()
+	ids := make([]string, c.Len())
+	for i := range ids {
+		ids[i] = c.ID(int32(i))
+	}
 	r := rand.New(rand.NewPCG(1, 2))
 	components := []string{"cache", "background-jobs", "search-index", "application-database", "key-value-store", "object-storage"}
 	const writes = 60

@@ -147,7 +147,8 @@ func TestWritesFollowedInMemory(t *testing.T) {
 	fails := 0
 	opt := ilgraph.SimilarityOptions{K: 10, Weights: ilgraph.DefaultWeights(), Rarity: true}
 	opt.Weights[ilgraph.WeightText] = 0
-	for _, id := range want.IDs() {
+	for i := range want.Len() {
+		id := want.ID(int32(i))
 		gc, _ := got.CaseTags(id)
 		wc, _ := want.CaseTags(id)
 		gr, gt, _ := got.SameRootCause(id, 0, 1000)

@@ -78,7 +78,7 @@ func (s *Snapshot) aggs() *aggIndex {
 }
 
 func (s *Snapshot) buildAggs() *aggIndex {
-	n := len(s.ids)
+	n := s.ids.len()
 	words := (n + 63) / 64
 	x := &aggIndex{n: n, words: words}
 	// Sorted as one key per case, minutes (offset to be unsigned) above

@@ -36,13 +36,13 @@ func TestSortCountsIsSortTermCounts(t *testing.T) {
 func TestDistributionIsDistribute(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{1, 63, 64, 65, 130, 1000} {
-		s := &Snapshot{}
+		s := &Snapshot{ids: newIDColumn()}
 		for i := 0; i < n; i++ {
 			m := -1
 			if r.IntN(4) > 0 {
 				m = r.IntN(500)
 			}
-			s.ids = append(s.ids, fmt.Sprint(i))
+			s.ids.append(fmt.Sprint(i))
 			s.resolved = append(s.resolved, int32(m))
 			s.year = append(s.year, 2020)
 			s.date = append(s.date, 0)

@@ -52,7 +52,7 @@ func (s *Snapshot) With(version int64, id string, r *ilgraph.CaseFeatures) (*Sna
 	case r == nil:
 		n.cloneColumns(0)
 		n.byID = s.byID.clone()
-		n.byID.remove(s.ids, old, int32(len(s.ids)-1))
+		n.byID.remove(&s.ids, old, int32(s.ids.len()-1))
 		n.remove(old, &m)
 	case exists:
 		n.cloneColumns(0)
@@ -61,10 +61,10 @@ func (s *Snapshot) With(version int64, id string, r *ilgraph.CaseFeatures) (*Sna
 	default:
 		n.cloneColumns(1)
 		n.byID = s.byID.clone()
-		i := int32(len(n.ids))
+		i := int32(n.ids.len())
 		n.grow()
-		n.ids[i] = r.ID
-		n.byID.put(n.ids, i)
+		n.ids.set(i, r.ID)
+		n.byID.put(&n.ids, i)
 		m.New = i
 		n.set(i, r, nil)
 	}
@@ -82,7 +82,7 @@ func (n *Snapshot) followOrders(s *Snapshot, m Moved) {
 	if !s.ord.made.Load() {
 		return
 	}
-	byID := func(a, b int32) int { return strings.Compare(n.ids[a], n.ids[b]) }
+	byID := func(a, b int32) int { return strings.Compare(n.ids.at(a), n.ids.at(b)) }
 	dateDesc := func(a, b int32) int {
 		if n.date[a] != n.date[b] {
 			return int(n.date[b]) - int(n.date[a])
@@ -95,7 +95,7 @@ func (n *Snapshot) followOrders(s *Snapshot, m Moved) {
 		}
 		return byID(a, b)
 	}
-	cases := len(n.ids)
+	cases := n.ids.len()
 	n.ord.byID, n.ord.idA = moveOrder(s.ord.byID, m, byID, cases)
 	n.ord.byDateDesc, n.ord.dateDesc = moveOrder(s.ord.byDateDesc, m, dateDesc, cases)
 	n.ord.byDateAsc, n.ord.dateAsc = moveOrder(s.ord.byDateAsc, m, dateAsc, cases)
@@ -129,7 +129,7 @@ func moveOrder(old []int32, m Moved, cmp func(a, b int32) int, cases int) (perm,
 // cloneColumns copies the per-case columns (with room for extra more), so
 // that the change writes none that s's readers read.
 func (s *Snapshot) cloneColumns(extra int) {
-	s.ids = slices.Grow(slices.Clone(s.ids), extra)
+	s.ids.At = slices.Grow(slices.Clone(s.ids.At), extra)
 	s.date = slices.Grow(slices.Clone(s.date), extra)
 	s.severity = slices.Grow(slices.Clone(s.severity), extra)
 	s.title.At = slices.Grow(slices.Clone(s.title.At), extra)
@@ -145,7 +145,7 @@ func (s *Snapshot) cloneColumns(extra int) {
 
 // grow adds one case at the end of every column (cloned with room).
 func (s *Snapshot) grow() {
-	s.ids = append(s.ids, "")
+	s.ids.At = append(s.ids.At, 0)
 	s.date = append(s.date, 0)
 	s.severity = append(s.severity, 0)
 	s.title.At = append(s.title.At, 0)
@@ -221,7 +221,7 @@ func (s *Snapshot) set(i int32, r *ilgraph.CaseFeatures, before []int32) {
 
 // remove deletes case i: the last case takes its number.
 func (s *Snapshot) remove(i int32, m *Moved) {
-	last := int32(len(s.ids) - 1)
+	last := int32(s.ids.len() - 1)
 	for _, f := range s.feats.Sorted(i) {
 		s.postings[f] = withoutCase(s.postings[f], i)
 	}
@@ -230,12 +230,12 @@ func (s *Snapshot) remove(i int32, m *Moved) {
 		for _, f := range s.feats.Sorted(last) {
 			s.postings[f] = withCase(withoutCase(s.postings[f], last), i)
 		}
-		s.ids[i], s.date[i], s.severity[i], s.machine[i] = s.ids[last], s.date[last], s.severity[last], s.machine[last]
+		s.ids.At[i], s.date[i], s.severity[i], s.machine[i] = s.ids.At[last], s.date[last], s.severity[last], s.machine[last]
 		s.title.At[i] = s.title.At[last]
 		s.bilingual[i], s.reviewed[i], s.org[i], s.resolved[i] = s.bilingual[last], s.reviewed[last], s.org[last], s.resolved[last]
 		s.year[i], s.orgName[i], s.feats.At[i] = s.year[last], s.orgName[last], s.feats.At[last]
 	}
-	s.ids, s.date, s.severity, s.machine = s.ids[:last], s.date[:last], s.severity[:last], s.machine[:last]
+	s.ids.At, s.date, s.severity, s.machine = s.ids.At[:last], s.date[:last], s.severity[:last], s.machine[:last]
 	s.title.At = s.title.At[:last]
 	s.bilingual, s.reviewed, s.org, s.resolved = s.bilingual[:last], s.reviewed[:last], s.org[:last], s.resolved[:last]
 	s.year, s.orgName, s.feats.At = s.year[:last], s.orgName[:last], s.feats.At[:last]

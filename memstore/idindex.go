@@ -20,17 +20,18 @@ var idSeed = maphash.MakeSeed()
 // newIDIndex returns a table of the cases of ids, sized for at least
 // capacity cases, and the first id found twice ("" when none); a case
 // whose id an earlier case has is left out.
-func newIDIndex(ids []string, capacity int) (idIndex, string) {
+func newIDIndex(ids *idColumn, capacity int) (idIndex, string) {
 	var x idIndex
-	if len(ids) == 0 && capacity <= 0 {
+	if ids.len() == 0 && capacity <= 0 {
 		return x, "" // as a builder's before its first case
 	}
-	x.slots = make([]int32, tableSize(max(len(ids), capacity)))
+	x.slots = make([]int32, tableSize(max(ids.len(), capacity)))
 	for i := range x.slots {
 		x.slots[i] = -1
 	}
 	dup := ""
-	for i, id := range ids {
+	for i := range ids.len() {
+		id := ids.at(int32(i))
 		if _, found := x.find(ids, id); found {
 			if dup == "" {
 				dup = id
@@ -52,7 +53,7 @@ func tableSize(n int) int {
 }
 
 // find returns the number of the case id, whose ids column is ids.
-func (x *idIndex) find(ids []string, id string) (int32, bool) {
+func (x *idIndex) find(ids *idColumn, id string) (int32, bool) {
 	if h, ok := x.slot(ids, id); ok {
 		return x.slots[h], true
 	}
@@ -60,7 +61,7 @@ func (x *idIndex) find(ids []string, id string) (int32, bool) {
 }
 
 // slot returns the slot that holds the case id.
-func (x *idIndex) slot(ids []string, id string) (uint64, bool) {
+func (x *idIndex) slot(ids *idColumn, id string) (uint64, bool) {
 	if len(x.slots) == 0 {
 		return 0, false
 	}
@@ -70,7 +71,7 @@ func (x *idIndex) slot(ids []string, id string) (uint64, bool) {
 		if c < 0 {
 			return 0, false
 		}
-		if ids[c] == id {
+		if ids.at(c) == id {
 			return h, true
 		}
 	}
@@ -78,8 +79,8 @@ func (x *idIndex) slot(ids []string, id string) (uint64, bool) {
 
 // remove takes case i out and gives case last (when not i) the number i,
 // as a delete renumbers them; ids is the ids column before the delete.
-func (x *idIndex) remove(ids []string, i, last int32) {
-	h, ok := x.slot(ids, ids[i])
+func (x *idIndex) remove(ids *idColumn, i, last int32) {
+	h, ok := x.slot(ids, ids.at(i))
 	if !ok {
 		return
 	}
@@ -87,7 +88,7 @@ func (x *idIndex) remove(ids []string, i, last int32) {
 	// moves into it unless its home slot lies between the hole and it.
 	mask := uint64(len(x.slots) - 1)
 	for j := (h + 1) & mask; x.slots[j] >= 0; j = (j + 1) & mask {
-		home := maphash.String(idSeed, ids[x.slots[j]]) & mask
+		home := maphash.String(idSeed, ids.at(x.slots[j])) & mask
 		if (j-home)&mask >= (j-h)&mask {
 			x.slots[h] = x.slots[j]
 			h = j
@@ -96,20 +97,20 @@ func (x *idIndex) remove(ids []string, i, last int32) {
 	x.slots[h] = -1
 	x.n--
 	if i != last {
-		if l, ok := x.slot(ids, ids[last]); ok {
+		if l, ok := x.slot(ids, ids.at(last)); ok {
 			x.slots[l] = i
 		}
 	}
 }
 
-// put adds case i (ids[i] its id, not in the table), growing the table
+// put adds case i (ids.at(i) its id, not in the table), growing the table
 // when it would be more than half full.
-func (x *idIndex) put(ids []string, i int32) {
+func (x *idIndex) put(ids *idColumn, i int32) {
 	if 2*(x.n+1) > len(x.slots) {
 		x.grow(ids, max(2*len(x.slots), 8))
 	}
 	mask := uint64(len(x.slots) - 1)
-	h := maphash.String(idSeed, ids[i]) & mask
+	h := maphash.String(idSeed, ids.at(i)) & mask
 	for x.slots[h] >= 0 {
 		h = (h + 1) & mask
 	}
@@ -118,7 +119,7 @@ func (x *idIndex) put(ids []string, i int32) {
 }
 
 // grow moves the table's cases to a table of size slots.
-func (x *idIndex) grow(ids []string, size int) {
+func (x *idIndex) grow(ids *idColumn, size int) {
 	old := x.slots
 	x.slots = make([]int32, size)
 	for i := range x.slots {

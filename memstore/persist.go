@@ -41,7 +41,7 @@ func writeSnapshot(w *snapfile.Writer, s *Snapshot) {
 	w.String(snapshotSection)
 	w.Varint(s.Version)
 	w.Varint(s.Built.UnixNano())
-	w.Strings(s.ids)
+	w.StringsOf(s.ids.len(), func(i int) string { return s.ids.at(int32(i)) })
 	w.Int32s(s.date)
 	// Severities are few: a dictionary and each case's entry in it.
 	w.Strings(s.sevNames)
@@ -92,7 +92,8 @@ func readSnapshot(r *snapfile.Reader) *Snapshot {
 	}
 	s := &Snapshot{Version: r.Varint()}
 	s.Built = time.Unix(0, r.Varint())
-	s.ids = r.Strings()
+	s.ids = newIDColumn()
+	r.EachString(s.ids.append)
 	s.date = r.Int32s()
 	sevs := r.Strings()
 	sev := r.Int32s()
@@ -100,7 +101,7 @@ func readSnapshot(r *snapfile.Reader) *Snapshot {
 	if r.Err() != nil {
 		return nil
 	}
-	n := len(s.ids)
+	n := s.ids.len()
 	if len(sev) != n || nTitles != n {
 		r.Fail("%d cases but %d severities and %d titles", n, len(sev), nTitles)
 		return nil
@@ -178,7 +179,7 @@ func readSnapshot(r *snapfile.Reader) *Snapshot {
 		}
 	}
 	var dup string
-	if s.byID, dup = newIDIndex(s.ids, n); dup != "" {
+	if s.byID, dup = newIDIndex(&s.ids, n); dup != "" {
 		r.Fail("case %q written twice", dup)
 		return nil
 	}

@@ -64,7 +64,8 @@ func TestSnapshotFileRoundTrip(t *testing.T) {
 			for _, f := range differingFields(got, want, "Built", "byID") {
 				t.Errorf("field %s of the snapshot read back differs from the one written", f)
 			}
-			for i, id := range want.IDs() {
+			for i := range want.Len() {
+				id := want.ID(int32(i))
 				if n, ok := got.Number(id); !ok || n != int32(i) {
 					t.Errorf("case %q is number %d (found %v) in the snapshot read back, want %d", id, n, ok, i)
 				}

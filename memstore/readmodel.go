@@ -33,7 +33,7 @@ type orders struct {
 
 func (s *Snapshot) ranks(order ilgraph.CaseSort) (rank []int32, reverse bool) {
 	s.ord.once.Do(func() {
-		n := len(s.ids)
+		n := s.ids.len()
 		var perm []int32
 		rank := func(less func(a, b int32) int) []int32 {
 			perm = make([]int32, n)
@@ -49,9 +49,9 @@ func (s *Snapshot) ranks(order ilgraph.CaseSort) (rank []int32, reverse bool) {
 		}
 		byID := func(a, b int32) int {
 			switch {
-			case s.ids[a] < s.ids[b]:
+			case s.ids.at(a) < s.ids.at(b):
 				return -1
-			case s.ids[a] > s.ids[b]:
+			case s.ids.at(a) > s.ids.at(b):
 				return 1
 			}
 			return 0
@@ -94,7 +94,7 @@ func (s *Snapshot) selection(f ilgraph.CaseFilter) []int32 {
 	if c.none {
 		return nil
 	}
-	n := len(s.ids)
+	n := s.ids.len()
 	best, bestSize := -1, n+1
 	var sources [][]int32 // candidate lists to merge, per option
 	var options [][][]int32
@@ -159,7 +159,7 @@ func (s *Snapshot) selection(f ilgraph.CaseFilter) []int32 {
 // ref is a case as the read model knows it: its id, date, severity,
 // organization and tags (in the case's order), nothing else.
 func (s *Snapshot) ref(i int32) *ilgraph.Case {
-	c := &ilgraph.Case{ID: s.ids[i], Date: time.Unix(int64(s.date[i])*86400, 0).UTC().Format(ilgraph.DateLayout),
+	c := &ilgraph.Case{ID: s.ids.at(i), Date: time.Unix(int64(s.date[i])*86400, 0).UTC().Format(ilgraph.DateLayout),
 		Severity: s.sevNames[s.severity[i]], Org: s.names[s.orgName[i]], Title: s.title.get(i)}
 	for _, fid := range s.feats.tags(i) {
 		f := s.features[fid]
@@ -390,7 +390,7 @@ func (s *Snapshot) statsWalk(f ilgraph.CaseFilter) *ilgraph.Stats {
 	// so that the minutes gathered for the quantiles come out sorted; a
 	// small one is walked as it is and its minutes sorted after.
 	walk, sorted := sel, false
-	if n := len(s.ids); n > 0 && len(sel) >= n/8 {
+	if n := s.ids.len(); n > 0 && len(sel) >= n/8 {
 		walk, sorted = s.inMinutesOrder(sel), true
 	}
 	distribute := ilgraph.Distribute
@@ -516,7 +516,7 @@ func (s *Snapshot) inMinutesOrder(sel []int32) []int32 {
 	if len(sel) == len(order) {
 		return order
 	}
-	in := make([]uint64, (len(s.ids)+63)/64)
+	in := make([]uint64, (s.ids.len()+63)/64)
 	for _, c := range sel {
 		in[c>>6] |= 1 << (c & 63)
 	}
@@ -533,7 +533,7 @@ func (s *Snapshot) inMinutesOrder(sel []int32) []int32 {
 // on first use (a snapshot is immutable; With makes a new one).
 func (s *Snapshot) minutesOrder() []int32 {
 	s.byMinutesOnce.Do(func() {
-		o := make([]int32, len(s.ids))
+		o := make([]int32, s.ids.len())
 		for i := range o {
 			o[i] = int32(i)
 		}
@@ -656,7 +656,7 @@ func (s *Snapshot) SameRootCause(id string, offset, limit int) (refs []ilgraph.C
 	}
 	var seen []uint64 // for a case with two root causes or more
 	if len(causes) > 1 {
-		seen = make([]uint64, (len(s.ids)+63)/64)
+		seen = make([]uint64, (s.ids.len()+63)/64)
 	}
 	type cand struct {
 		c      int32

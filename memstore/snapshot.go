@@ -52,7 +52,7 @@ var (
 // numbered 0…Len()-1 in the order they were read; features 0… in the order
 // first met (or a frozen list's order first, see NewBuilder).
 type Snapshot struct {
-	ids      []string
+	ids      idColumn // case -> its id (ids.go)
 	byID     idIndex  // id -> number
 	date     []int32  // days since 1970-01-01
 	severity []int32  // case -> its severity's place in sevNames
@@ -111,7 +111,7 @@ type Builder struct {
 // stored similarity state uses); the others are numbered as first met.
 func NewBuilder(version int64, features []ilgraph.Feature) *Builder {
 	b := &Builder{
-		s:     &Snapshot{featID: map[ilgraph.Feature]int32{}, title: newTitles(), feats: newFeatureLists(), Version: version, Built: time.Now()},
+		s:     &Snapshot{featID: map[ilgraph.Feature]int32{}, ids: newIDColumn(), title: newTitles(), feats: newFeatureLists(), Version: version, Built: time.Now()},
 		names: map[string]int32{},
 		sev:   map[string]int32{},
 	}
@@ -124,9 +124,9 @@ func NewBuilder(version int64, features []ilgraph.Feature) *Builder {
 // Add adds the next case (its Text is not kept) and returns its number.
 func (b *Builder) Add(r *ilgraph.CaseFeatures) int32 {
 	s := b.s
-	i := int32(len(s.ids))
-	s.ids = append(s.ids, r.ID)
-	s.byID.put(s.ids, i)
+	i := int32(s.ids.len())
+	s.ids.append(r.ID)
+	s.byID.put(&s.ids, i)
 	sev, ok := b.sev[r.Severity]
 	if !ok {
 		sev = int32(len(s.sevNames))
@@ -221,7 +221,7 @@ func (s *Snapshot) addFeature(f ilgraph.Feature) int32 {
 func Ranking(features []ilgraph.Feature, ids []string, caseFeat [][]int32) *Snapshot {
 	n := len(ids)
 	s := &Snapshot{
-		ids: ids, features: features,
+		ids: idColumnOf(ids), features: features,
 		featID: make(map[ilgraph.Feature]int32, len(features)), postings: make([][]int32, len(features)),
 		feats: featureListsOf(caseFeat, nil),
 		date:  make([]int32, n), severity: make([]int32, n), sevNames: []string{""}, machine: make([]bool, n), org: make([]int32, n),
@@ -231,7 +231,7 @@ func Ranking(features []ilgraph.Feature, ids []string, caseFeat [][]int32) *Snap
 		s.featID[x] = int32(f)
 		s.fkind[f] = int8(kindIndex(x.Kind))
 	}
-	s.byID, _ = newIDIndex(ids, n)
+	s.byID, _ = newIDIndex(&s.ids, n)
 	for i, fs := range caseFeat {
 		s.org[i] = -1
 		for _, f := range fs {
@@ -242,16 +242,16 @@ func Ranking(features []ilgraph.Feature, ids []string, caseFeat [][]int32) *Snap
 }
 
 // Len is the number of cases.
-func (s *Snapshot) Len() int { return len(s.ids) }
+func (s *Snapshot) Len() int { return s.ids.len() }
 
 // Has reports whether the snapshot has a case.
-func (s *Snapshot) Has(id string) bool { _, ok := s.byID.find(s.ids, id); return ok }
+func (s *Snapshot) Has(id string) bool { _, ok := s.byID.find(&s.ids, id); return ok }
 
 // Number returns a case's number; false for an unknown case.
-func (s *Snapshot) Number(id string) (int32, bool) { return s.byID.find(s.ids, id) }
+func (s *Snapshot) Number(id string) (int32, bool) { return s.byID.find(&s.ids, id) }
 
-// IDs are the cases' ids by number. Shared: read it, never change it.
-func (s *Snapshot) IDs() []string { return s.ids }
+// ID is case i's id.
+func (s *Snapshot) ID(i int32) string { return s.ids.at(i) }
 
 // FeatureList is the features by feature id. Shared: read only.
 func (s *Snapshot) FeatureList() []ilgraph.Feature { return s.features }

@@ -28,10 +28,10 @@ func (*consumer) Apply(v any, next *memstore.Snapshot, m memstore.Moved, _ strin
 // vectors stay, and the next build (memstore.Source's settling build)
 // weighs every text with the corpus's own statistics again.
 func (ix *Index) With(next *memstore.Snapshot, m memstore.Moved, text string) *Index {
-	n := &Index{snap: next, ids: next.IDs(), features: next.FeatureList(), postings: next.Postings(), caseFeat: next.CaseFeatureIDs(),
+	n := &Index{snap: next, features: next.FeatureList(), postings: next.Postings(), caseFeat: next.CaseFeatureIDs(),
 		terms: ix.terms, termID: ix.termID, textVec: ix.textVec.clone(), textPost: slices.Clone(ix.textPost),
 		textStats: ix.textStats, textAn: ix.textAn, Version: next.Version, Built: next.Built}
-	cases := len(n.ids)
+	cases := next.Len()
 	n.scratch.New = func() any { return &scratch{acc: make([]accum, cases)} }
 	n.weighFeatures(nil)
 	if ix.bits.made.Load() {

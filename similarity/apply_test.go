@@ -95,7 +95,7 @@ func TestIndexWithMatchesBruteForce(t *testing.T) {
 		if version%5 == 0 && ix.Len() > 0 {
 			// The ranker's bitsets are made here and followed by the
 			// changes after: the final index's are followed ones.
-			ix.SimilarTo(snap.IDs()[0], ilgraph.DefaultOptions(10))
+			ix.SimilarTo(snap.ID(0), ilgraph.DefaultOptions(10))
 		}
 	}
 	if f := similarity.WrongBits(ix); f != "" {

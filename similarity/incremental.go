@@ -88,7 +88,7 @@ func (ix *Index) mergeTopK(x int32, old []int32, floor float64, isChanged []bool
 		}
 		seen[y] = true
 		if score, pos := ix.rankScore(x, y, opt); pos {
-			cand = append(cand, scored{y, score, ix.ids[y]})
+			cand = append(cand, scored{y, score, ix.snap.ID(y)})
 		}
 	}
 	for _, y := range old {
@@ -116,7 +116,7 @@ func (ix *Index) mergeTopK(x int32, old []int32, floor float64, isChanged []bool
 		n := 0
 		if last >= 0 && !isChanged[last] {
 			s, _ := ix.rankScore(x, last, opt)
-			bound := scored{last, s, ix.ids[last]}
+			bound := scored{last, s, ix.snap.ID(last)}
 			for n < len(cand) && !worse(cand[n], bound) {
 				n++
 			}
@@ -258,7 +258,7 @@ func topKOf(ix *Index, cases []int32, k int, opt ilgraph.SimilarityOptions) [][]
 				rk = newRanker(ix, opt, tables)
 			}
 			for j := range next {
-				id := ix.ids[cases[j]]
+				id := ix.snap.ID(cases[j])
 				if pruned {
 					for r, s := range rk.topK(cases[j], k) {
 						per[j] = append(per[j], ilgraph.SimilarLink{From: id, To: s.id, Score: s.score, Rank: r + 1})

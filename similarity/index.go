@@ -34,7 +34,6 @@ const nKinds = 7
 type Index struct {
 	snap *memstore.Snapshot
 	// The snapshot's columns the ranking reads, shared with it (read only).
-	ids      []string               // case -> id
 	features []ilgraph.Feature      // by feature id
 	postings [][]int32              // feature id -> cases with it, ascending
 	caseFeat *memstore.FeatureLists // case -> its feature ids, ascending (Sorted)
@@ -170,9 +169,9 @@ func newIndex(s *memstore.Snapshot, a *analysed, snap *graph.SimilarSnapshot, gi
 // version, and the per-query scratch sized to its cases. A build
 // (newIndex) and a load from a snapshot file (persist.go) both start here.
 func indexOver(s *memstore.Snapshot) *Index {
-	ix := &Index{snap: s, ids: s.IDs(), features: s.FeatureList(), postings: s.Postings(), caseFeat: s.CaseFeatureIDs(),
+	ix := &Index{snap: s, features: s.FeatureList(), postings: s.Postings(), caseFeat: s.CaseFeatureIDs(),
 		Version: s.Version, Built: s.Built, textAn: &lazyAnalyzer{}}
-	n := len(ix.ids)
+	n := ix.snap.Len()
 	ix.scratch.New = func() any { return &scratch{acc: make([]accum, n)} }
 	return ix
 }
@@ -184,7 +183,7 @@ func indexOver(s *memstore.Snapshot) *Index {
 // every feature as the built one does, to the bit.
 func (ix *Index) weighFeatures(snap *graph.SimilarSnapshot) {
 	ix.rarity = make([]float64, len(ix.features))
-	ix.rarityN = len(ix.ids)
+	ix.rarityN = ix.snap.Len()
 	var snapDF []int
 	if snap != nil {
 		ix.rarityN = snap.N
@@ -210,7 +209,7 @@ func (ix *Index) weighFeatures(snap *graph.SimilarSnapshot) {
 // factor, and this pass is most of what a change costs at a million cases.
 // A feature's kind is the snapshot's number for it, not its name's.
 func (ix *Index) sumKinds() {
-	n := len(ix.ids)
+	n := ix.snap.Len()
 	ix.count = make([][nKinds]uint16, n)
 	ix.rare = make([][nKinds]float64, n)
 	fk := ix.snap.FeatureKinds()
@@ -503,7 +502,7 @@ func (ix *Index) TextVector(id string) ilgraph.TextVector {
 }
 
 // Len is the number of cases.
-func (ix *Index) Len() int { return len(ix.ids) }
+func (ix *Index) Len() int { return ix.snap.Len() }
 
 // Has reports whether the index has a case.
 func (ix *Index) Has(id string) bool { return ix.snap.Has(id) }
@@ -550,7 +549,7 @@ func (ix *Index) SimilarToProfile(query []ilgraph.Feature, member func(ilgraph.F
 }
 
 func (ix *Index) similar(query []ilgraph.Feature, member func(ilgraph.Feature) float64, exclude string, opt ilgraph.SimilarityOptions) []ilgraph.Match {
-	if opt.K <= 0 || len(ix.ids) == 0 {
+	if opt.K <= 0 || ix.snap.Len() == 0 {
 		return nil
 	}
 	flt := ix.snap.Compile(opt.Filter)
@@ -558,11 +557,11 @@ func (ix *Index) similar(query []ilgraph.Feature, member func(ilgraph.Feature) f
 	// A case whose score cannot reach the heap, or that the filter leaves
 	// out, is not scored exactly.
 	left := func(c int32, score float64) bool {
-		return score < opt.MinScore || !h.wants(score, ix.ids[c]) || !flt.Match(c)
+		return score < opt.MinScore || !h.wants(score, c, ix.snap) || !flt.Match(c)
 	}
 	qVec, wText := ix.eachScore(query, member, exclude, opt, left, func(c int32, score float64) {
 		if !left(c, score) {
-			h.add(scored{c, score, ix.ids[c]})
+			h.add(scored{c, score, ix.snap.ID(c)})
 		}
 	})
 	out := h.sorted()
@@ -585,7 +584,7 @@ func (ix *Index) similar(query []ilgraph.Feature, member func(ilgraph.Feature) f
 // explain returns the matches Similar returns for the stored case x when
 // its ranking gives ids.
 func (ix *Index) explain(x int32, ids []string, opt ilgraph.SimilarityOptions) []ilgraph.Match {
-	id := ix.ids[x]
+	id := ix.snap.ID(x)
 	wText := opt.Weights[ilgraph.WeightText]
 	var qVec ilgraph.TextVector
 	if wText > 0 && len(ix.textVec.get(x)) > 0 {
@@ -764,10 +763,14 @@ func (h *topK) Pop() any {
 	return x
 }
 
-// wants reports whether a candidate could enter the top k (cheap, before
-// the filter is checked).
-func (h *topK) wants(score float64, id string) bool {
-	return len(h.xs) < h.k || worse(h.xs[0], scored{score: score, id: id})
+// wants reports whether case c, of the snapshot s, could enter the top k
+// with its score (cheap, before the filter is checked): its id is read only
+// when the score ties the heap's last.
+func (h *topK) wants(score float64, c int32, s *memstore.Snapshot) bool {
+	if len(h.xs) < h.k || h.xs[0].score != score {
+		return len(h.xs) < h.k || h.xs[0].score < score
+	}
+	return h.xs[0].id > s.ID(c)
 }
 
 func (h *topK) add(s scored) {

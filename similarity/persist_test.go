@@ -86,7 +86,7 @@ func loadIndex(k memstore.Persister, data []byte, s *memstore.Snapshot) (*simila
 func samePersisted(t *testing.T, got, want *similarity.Index, cases []*ilgraph.Case, step int) {
 	t.Helper()
 	gf, wf := similarity.IndexFields(got), similarity.IndexFields(want)
-	for _, name := range []string{"snap", "ids", "features", "postings", "caseFeat", "rarity", "count", "rare", "terms", "termID", "textVec", "textPost", "rarityN", "textStats", "Version"} {
+	for _, name := range []string{"snap", "features", "postings", "caseFeat", "rarity", "count", "rare", "terms", "termID", "textVec", "textPost", "rarityN", "textStats", "Version"} {
 		if _, ok := wf[name]; !ok {
 			t.Errorf("IndexFields has no field %s", name)
 		}

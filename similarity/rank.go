@@ -154,7 +154,7 @@ func newRankTables(ix *Index, opt ilgraph.SimilarityOptions) rankTables {
 		t.fw[f] = ix.weightOf(x, opt.Weights, opt.Rarity)
 	}
 	t.bits = ix.bits.get(ix, nil)
-	t.cw = make([]float64, len(ix.ids))
+	t.cw = make([]float64, ix.snap.Len())
 	wk := kindWeights(opt)
 	for c := range t.cw {
 		t.cw[c] = ix.ownWeight(int32(c), &wk, opt.Rarity)
@@ -163,7 +163,7 @@ func newRankTables(ix *Index, opt ilgraph.SimilarityOptions) rankTables {
 }
 
 func newRanker(ix *Index, opt ilgraph.SimilarityOptions, t rankTables) *ranker {
-	n := len(ix.ids)
+	n := ix.snap.Len()
 	r := &ranker{ix: ix, opt: opt, maxW: t.maxW, fw: t.fw, cw: t.cw, bits: t.bits,
 		yw: make([]float32, len(ix.textPost)), acc: make([]caseSums, n), mark: make([]uint64, (n+63)/64)}
 	for c, w := range t.cw {
@@ -385,8 +385,8 @@ func (r *ranker) consider(x, y int32, qw, wText float64) bool {
 func (r *ranker) offer(x, y int32, shared, qw, wText float64) {
 	r.acc[y].seen = r.epoch
 	s, ok := r.scoreWith(x, y, shared, qw, wText)
-	if ok && s >= r.opt.MinScore && r.h.wants(s, r.ix.ids[y]) {
-		r.h.add(scored{y, s, r.ix.ids[y]})
+	if ok && s >= r.opt.MinScore && r.h.wants(s, y, r.ix.snap) {
+		r.h.add(scored{y, s, r.ix.snap.ID(y)})
 	}
 }
 
@@ -496,10 +496,10 @@ func commonFeature(n, cases int) bool { return n*32 >= cases }
 // following costs a pass over those, not over every common feature's.
 func (fb *featureBits) get(ix *Index, prev *Index) [][]uint64 {
 	fb.once.Do(func() {
-		words := (len(ix.ids) + 63) / 64
+		words := (ix.snap.Len() + 63) / 64
 		fb.sets = make([][]uint64, len(ix.features))
 		for f, ps := range ix.postings {
-			if !commonFeature(len(ps), len(ix.ids)) {
+			if !commonFeature(len(ps), ix.snap.Len()) {
 				continue
 			}
 			if prev != nil && f < len(prev.postings) && f < len(prev.bits.sets) {

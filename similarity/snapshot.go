@@ -177,7 +177,7 @@ func compactIndex(snap *graph.SimilarSnapshot, ids []string, cases []frozenCase)
 	s := memstore.Ranking(snap.Features, ids, feats)
 	n := len(ids)
 	ix := &Index{
-		snap: s, ids: ids, features: s.FeatureList(), postings: s.Postings(), caseFeat: s.CaseFeatureIDs(),
+		snap: s, features: s.FeatureList(), postings: s.Postings(), caseFeat: s.CaseFeatureIDs(),
 		rarity: make([]float64, len(snap.Features)), rarityN: snap.N,
 		terms: snap.Terms,
 	}

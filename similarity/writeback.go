@@ -188,7 +188,7 @@ func writeBackFull(ctx context.Context, db WriteBackStore, version int64, k, bat
 	states := make([]graph.CaseSimilarState, ix.Len())
 	var links []ilgraph.SimilarLink
 	for i, c := range ix.frozenCases(snap) {
-		states[i] = stateOf(ix.ids[i], lists[i], depth)
+		states[i] = stateOf(ix.snap.ID(int32(i)), lists[i], depth)
 		states[i].Vec = c.encode()
 		links = append(links, lists[i][:min(k, len(lists[i]))]...)
 	}

@@ -738,7 +738,7 @@ func (e *Engine) suggestNow(text, lang string, ex excluded, skip int) (*Result, 
 	voters := make([][]Evidence, len(e.terms))
 	if !e.opts.LabelsOnly {
 		words := e.words(text)
-		ids, tags := e.snap.IDs(), e.snap.CaseFeatureIDs()
+		tags := e.snap.CaseFeatureIDs()
 		var gone map[int32]bool
 		var docs []overDoc
 		if e.over != nil {
@@ -767,7 +767,7 @@ func (e *Engine) suggestNow(text, lang string, ex excluded, skip int) (*Result, 
 				id := ""
 				var terms []int32 // the neighbour's term indexes
 				if ci < main {
-					id = ids[ci]
+					id = e.snap.ID(int32(ci))
 					for _, f := range tags.Sorted(int32(ci)) {
 						if t := e.featTerm[f]; t >= 0 {
 							terms = append(terms, t)

@@ -44,7 +44,6 @@ func (e *Engine) TextMatches(text, lang string, n int, also []string) (string, [
 	if len(over) > 0 {
 		scores = append(slices.Clip(scores), over...)
 	}
-	ids := e.snap.IDs()
 	top := topN(scores, max(n, 0))
 	listed := map[int]bool{}
 	for _, ci := range top {
@@ -69,7 +68,7 @@ func (e *Engine) TextMatches(text, lang string, n int, also []string) (string, [
 	for _, ci := range top {
 		m := TextMatch{Score: scores[ci]}
 		if ci < main {
-			m.CaseID, m.Words = ids[ci], ix.wordsOf(words, int32(ci))
+			m.CaseID, m.Words = e.snap.ID(int32(ci)), ix.wordsOf(words, int32(ci))
 		} else {
 			d := docs[ci-main]
 			m.CaseID = d.id

@@ -128,6 +128,15 @@ func (w *Writer) Strings(ss []string) {
 	}
 }
 
+// StringsOf writes n strings, the i-th at(i), as Strings writes a slice of
+// them: for strings held otherwise than in a slice.
+func (w *Writer) StringsOf(n int, at func(i int) string) {
+	w.head(false, n)
+	for i := range n {
+		w.String(at(i))
+	}
+}
+
 // Bytes writes a byte slice.
 func (w *Writer) Bytes(b []byte) {
 	w.head(b == nil, len(b))
@@ -399,6 +408,37 @@ func (r *Reader) Strings() []string {
 		out[i] = r.String()
 	}
 	return out
+}
+
+// EachString reads a slice of strings as Strings does, calling f with each
+// in order instead of keeping them, and returns how many it read. The
+// string f is given is valid only during the call: f copies what it keeps.
+func (r *Reader) EachString(f func(s string)) int {
+	n, isNil := r.head(1)
+	if isNil {
+		return 0
+	}
+	var buf []byte
+	for i := range n {
+		k := r.Len()
+		if r.err != nil || !r.fits(k, 1) {
+			return i
+		}
+		if k > cap(buf) {
+			buf = make([]byte, k)
+		}
+		b := buf[:k]
+		r.full(b)
+		if r.err != nil {
+			return i
+		}
+		if k == 0 {
+			f("")
+		} else {
+			f(unsafe.String(&b[0], k))
+		}
+	}
+	return n
 }
 
 // Bytes reads a byte slice.
