@@ -2,6 +2,7 @@ package snapfile
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -135,5 +136,41 @@ func TestLengthBeyondTheFile(t *testing.T) {
 	r := NewReaderSize(bytes.NewReader(buf.Bytes()), "big.snap", int64(buf.Len()))
 	if got := r.Int32s(); got != nil || r.Err() == nil || !strings.Contains(r.Err().Error(), "more than the file has left") {
 		t.Errorf("got %d elements, error %v; want a refusal", len(got), r.Err())
+	}
+}
+
+// StringsOf writes what Strings writes, and EachString reads what Strings
+// reads, one string at a time (each valid during its call only: kept here
+// by copying).
+func TestStringsOne(t *testing.T) {
+	want := []string{"GEN-0000001", "", "장애", strings.Repeat("x", 300), "b"}
+	var a, b bytes.Buffer
+	wa, wb := NewWriter(&a), NewWriter(&b)
+	wa.Strings(want)
+	wb.StringsOf(len(want), func(i int) string { return want[i] })
+	wa.Strings([]string{})
+	wb.StringsOf(0, func(int) string { return "never" })
+	if err := errors.Join(wa.Close(), wb.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatal("StringsOf writes otherwise than Strings")
+	}
+	r := NewReader(&b, "t.snap")
+	var got []string
+	if n := r.EachString(func(s string) { got = append(got, strings.Clone(s)) }); n != len(want) || !reflect.DeepEqual(got, want) {
+		t.Errorf("EachString read %d: %q, want %q", n, got, want)
+	}
+	if n := r.EachString(func(string) { t.Error("a string in an empty slice") }); n != 0 {
+		t.Errorf("EachString of an empty slice read %d", n)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Cut short: an error, never a panic.
+	r = NewReader(bytes.NewReader(a.Bytes()[:a.Len()/2]), "cut.snap")
+	r.EachString(func(string) {})
+	if r.Close() == nil {
+		t.Error("a file cut inside a slice of strings read without an error")
 	}
 }
