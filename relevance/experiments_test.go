@@ -23,61 +23,10 @@ func defaultWeight(n int, df map[ilgraph.Feature]int, f ilgraph.Feature) float64
 	return ilgraph.DefaultWeights()[f.Kind] * ilgraph.Rarity(n, df[f])
 }
 
-// tverskyRanker ranks by a Tversky index of the weighted features instead
-// of the Jaccard index: what only the query has counts alpha, what only the
-// candidate has beta, the text's unshared part (wText × (1 − cos)) half on
-// each side, so that alpha = beta = 1 is the default score exactly. Tried
-// and not adopted (docs/similarity.md): a candidate's extra tags cost it
-// less with beta < 1.
-func tverskyRanker(cases []ilgraph.Case, alpha, beta, wText float64) Ranker {
-	rows := Rows(cases)
-	vecs := similarity.TextVectors(rows)
-	df := map[ilgraph.Feature]int{}
-	for _, r := range rows {
-		for _, f := range r.Features {
-			df[f]++
-		}
-	}
-	ids := make([]string, len(rows))
-	at := map[string]int{}
-	for i, r := range rows {
-		ids[i], at[r.ID] = r.ID, i
-	}
-	w := func(f ilgraph.Feature) float64 { return defaultWeight(len(rows), df, f) }
-	return Ranker{Name: "tversky", Rank: func(q string, k int) []string {
-		qi := at[q]
-		a := rows[qi].Features
-		scores := make([]float64, len(rows))
-		for i := range rows {
-			b := rows[i].Features
-			var shared, onlyA, onlyB float64
-			for _, f := range a {
-				if slices.Contains(b, f) {
-					shared += w(f)
-				} else {
-					onlyA += w(f)
-				}
-			}
-			for _, f := range b {
-				if !slices.Contains(a, f) {
-					onlyB += w(f)
-				}
-			}
-			cos := ilgraph.Cosine(vecs[qi], vecs[i])
-			num := shared + wText*cos
-			if num > 0 {
-				d := num + alpha*(onlyA+wText*(1-cos)/2) + beta*(onlyB+wText*(1-cos)/2)
-				scores[i] = math.Round(num/d*1e9) / 1e9
-			}
-		}
-		return Ranked(ids, scores, q, k)
-	}}
-}
-
-// bruteRanker ranks by the definition (ilgraph.ScoreText) under any weight
-// function, by brute force: slow, but any change to the weights can be
-// measured with it before the index learns it.
-func bruteRanker(cases []ilgraph.Case, weight featureWeight, wText float64) Ranker {
+// pairRanker ranks every case against the query by score, by brute force,
+// each feature weighed by weight over the corpus's document frequencies:
+// the instrument of the experiments below.
+func pairRanker(name string, cases []ilgraph.Case, weight featureWeight, score func(a, b []ilgraph.Feature, w func(ilgraph.Feature) float64, ta, tb ilgraph.TextVector) float64) Ranker {
 	rows := Rows(cases)
 	vecs := similarity.TextVectors(rows)
 	df := map[ilgraph.Feature]int{}
@@ -92,14 +41,54 @@ func bruteRanker(cases []ilgraph.Case, weight featureWeight, wText float64) Rank
 		ids[i], at[r.ID] = r.ID, i
 	}
 	w := func(f ilgraph.Feature) float64 { return weight(len(rows), df, f) }
-	return Ranker{Name: "brute", Rank: func(q string, k int) []string {
+	return Ranker{Name: name, Rank: func(q string, k int) []string {
 		qi := at[q]
 		scores := make([]float64, len(rows))
 		for i := range rows {
-			scores[i] = ilgraph.ScoreText(rows[qi].Features, rows[i].Features, w, wText, vecs[qi], vecs[i]).Score
+			scores[i] = score(rows[qi].Features, rows[i].Features, w, vecs[qi], vecs[i])
 		}
 		return Ranked(ids, scores, q, k)
 	}}
+}
+
+// bruteRanker ranks by the definition (ilgraph.ScoreText) under any weight
+// function, by brute force: slow, but any change to the weights can be
+// measured with it before the index learns it.
+func bruteRanker(cases []ilgraph.Case, weight featureWeight, wText float64) Ranker {
+	return pairRanker("brute", cases, weight, func(a, b []ilgraph.Feature, w func(ilgraph.Feature) float64, ta, tb ilgraph.TextVector) float64 {
+		return ilgraph.ScoreText(a, b, w, wText, ta, tb).Score
+	})
+}
+
+// tverskyRanker ranks by a Tversky index of the weighted features instead
+// of the Jaccard index: what only the query has counts alpha, what only the
+// candidate has beta, the text's unshared part (wText × (1 − cos)) half on
+// each side, so that alpha = beta = 1 is the default score exactly. Tried
+// and not adopted (docs/similarity.md): a candidate's extra tags cost it
+// less with beta < 1.
+func tverskyRanker(cases []ilgraph.Case, alpha, beta, wText float64) Ranker {
+	return pairRanker("tversky", cases, defaultWeight, func(a, b []ilgraph.Feature, w func(ilgraph.Feature) float64, ta, tb ilgraph.TextVector) float64 {
+		var shared, onlyA, onlyB float64
+		for _, f := range a {
+			if slices.Contains(b, f) {
+				shared += w(f)
+			} else {
+				onlyA += w(f)
+			}
+		}
+		for _, f := range b {
+			if !slices.Contains(a, f) {
+				onlyB += w(f)
+			}
+		}
+		cos := ilgraph.Cosine(ta, tb)
+		num := shared + wText*cos
+		if num <= 0 {
+			return 0
+		}
+		d := num + alpha*(onlyA+wText*(1-cos)/2) + beta*(onlyB+wText*(1-cos)/2)
+		return math.Round(num/d*1e9) / 1e9
+	})
 }
 
 // TestBruteRankerIsTheDefault checks the experiments' instrument: under the
@@ -175,6 +164,14 @@ func TestWeightExperiments(t *testing.T) {
 	}
 	if !slices.Equal(base, want) {
 		t.Fatalf("the unchanged setting scores\n%v\nthe default ranker\n%v", base, want)
+	}
+	// The Tversky index with alpha = beta = 1 is the Jaccard index.
+	tv := row(tverskyRanker(cases, 1, 1, ilgraph.DefaultTextWeight))
+	for i := range tv {
+		tv[i].Ranker = base[i].Ranker
+	}
+	if !slices.Equal(tv, base) {
+		t.Fatalf("the Tversky index at alpha = beta = 1 scores\n%v\nthe default\n%v", tv, base)
 	}
 	if os.Getenv("RELEVANCE_EXPERIMENTS") == "" {
 		return
