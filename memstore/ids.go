@@ -2,7 +2,6 @@ package memstore
 
 import (
 	"encoding/binary"
-	"unsafe"
 
 	"github.com/ilgraph/ilgraph/internal/arena"
 )
@@ -28,10 +27,7 @@ func idColumnOf(ids []string) idColumn {
 
 // add writes id to the arena after its length.
 func (c *idColumn) add(id string) uint64 {
-	return c.Add(binary.MaxVarintLen64+len(id), func(b []byte) []byte {
-		b = binary.AppendUvarint(b, uint64(len(id)))
-		return append(b, id...)
-	})
+	return c.Add(binary.MaxVarintLen64+len(id), func(b []byte) []byte { return appendString(b, id) })
 }
 
 // append adds an id at the end.
@@ -45,10 +41,6 @@ func (c *idColumn) len() int { return len(c.At) }
 
 // at returns case i's id.
 func (c *idColumn) at(i int32) string {
-	b := c.Record(i)
-	n, k := binary.Uvarint(b)
-	if n == 0 {
-		return ""
-	}
-	return unsafe.String(&b[k], int(n))
+	id, _ := readString(c.Record(i))
+	return id
 }

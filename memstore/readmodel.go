@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,15 +48,7 @@ func (s *Snapshot) ranks(order ilgraph.CaseSort) (rank []int32, reverse bool) {
 			}
 			return r
 		}
-		byID := func(a, b int32) int {
-			switch {
-			case s.ids.at(a) < s.ids.at(b):
-				return -1
-			case s.ids.at(a) > s.ids.at(b):
-				return 1
-			}
-			return 0
-		}
+		byID := func(a, b int32) int { return strings.Compare(s.ids.at(a), s.ids.at(b)) }
 		s.ord.idA = rank(byID)
 		s.ord.byID = perm
 		s.ord.dateDesc = rank(func(a, b int32) int {

@@ -20,10 +20,7 @@ func newTitles() titles { return titles{arena.NewColumn[byte]()} }
 // length.
 func (ts *titles) add(t ilgraph.Text) uint64 {
 	return ts.Add(2*binary.MaxVarintLen64+len(t.En)+len(t.Ko), func(c []byte) []byte {
-		c = binary.AppendUvarint(c, uint64(len(t.En)))
-		c = append(c, t.En...)
-		c = binary.AppendUvarint(c, uint64(len(t.Ko)))
-		return append(c, t.Ko...)
+		return appendString(appendString(c, t.En), t.Ko)
 	})
 }
 
@@ -36,13 +33,20 @@ func (ts *titles) set(i int32, t ilgraph.Text) { ts.At[i] = ts.add(t) }
 // get returns case i's title.
 func (ts *titles) get(i int32) ilgraph.Text {
 	b := ts.Record(i)
-	en, b := titleString(b)
-	ko, _ := titleString(b)
+	en, b := readString(b)
+	ko, _ := readString(b)
 	return ilgraph.Text{En: en, Ko: ko}
 }
 
-// titleString reads one string of a title and returns the bytes after it.
-func titleString(b []byte) (string, []byte) {
+// appendString appends s after its length: one string of a record (a
+// title, an id).
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// readString reads one string appendString wrote, without a copy, and
+// returns the bytes after it.
+func readString(b []byte) (string, []byte) {
 	n, k := binary.Uvarint(b)
 	b = b[k:]
 	if n == 0 {

@@ -767,8 +767,11 @@ func (h *topK) Pop() any {
 // with its score (cheap, before the filter is checked): its id is read only
 // when the score ties the heap's last.
 func (h *topK) wants(score float64, c int32, s *memstore.Snapshot) bool {
-	if len(h.xs) < h.k || h.xs[0].score != score {
-		return len(h.xs) < h.k || h.xs[0].score < score
+	if len(h.xs) < h.k {
+		return true
+	}
+	if last := h.xs[0]; last.score != score {
+		return last.score < score
 	}
 	return h.xs[0].id > s.ID(c)
 }

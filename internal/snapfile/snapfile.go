@@ -388,13 +388,29 @@ func (r *Reader) Float64() float64 {
 
 // String reads a string.
 func (r *Reader) String() string {
-	n := r.Len()
-	if r.err != nil || n == 0 || !r.fits(n, 1) {
+	b := r.stringBytes(nil)
+	if len(b) == 0 {
 		return ""
 	}
-	b := make([]byte, n)
+	return unsafe.String(&b[0], len(b))
+}
+
+// stringBytes reads a string's bytes into buf when it has room (into a new
+// buffer otherwise); empty when the string is, or on an error.
+func (r *Reader) stringBytes(buf []byte) []byte {
+	n := r.Len()
+	if r.err != nil || n == 0 || !r.fits(n, 1) {
+		return nil
+	}
+	if n > cap(buf) {
+		buf = make([]byte, n)
+	}
+	b := buf[:n]
 	r.full(b)
-	return unsafe.String(&b[0], n)
+	if r.err != nil {
+		return nil
+	}
+	return b
 }
 
 // Strings reads a slice of strings.
@@ -420,23 +436,16 @@ func (r *Reader) EachString(f func(s string)) int {
 	}
 	var buf []byte
 	for i := range n {
-		k := r.Len()
-		if r.err != nil || !r.fits(k, 1) {
-			return i
-		}
-		if k > cap(buf) {
-			buf = make([]byte, k)
-		}
-		b := buf[:k]
-		r.full(b)
+		b := r.stringBytes(buf)
 		if r.err != nil {
 			return i
 		}
-		if k == 0 {
+		if len(b) == 0 {
 			f("")
-		} else {
-			f(unsafe.String(&b[0], k))
+			continue
 		}
+		buf = b
+		f(unsafe.String(&b[0], len(b)))
 	}
 	return n
 }
