@@ -200,6 +200,42 @@ func New(store Store, sim Similarity, opts ...Option) *Service {
 	return s
 }
 
+// Pinner is a read model that can hold one corpus for a whole piece of
+// work while the graph's version is read once (memstore.Store): see
+// Service.Pin.
+type Pinner interface {
+	Pin(ctx context.Context) (context.Context, func(context.Context) (bool, error))
+	Unpin(ctx context.Context) context.Context
+}
+
+// Pin lets a front door answer a read-only request of several questions
+// (a GraphQL query) from one in-memory corpus while the graph's version is
+// read beside it, instead of each question waiting for a version read of
+// its own: every answer from memory in the returned context comes from the
+// corpus in hand, without a round trip. Once the answer is made, check
+// says whether that corpus was as current as the graph when the request
+// was under way; if not (or check fails), the front door throws the answer
+// away and makes it again in Unpin(ctx), where each question reads the
+// version as usual — so no answer is ever older than a change committed
+// before the request came. check is nil when there is nothing to pin (no
+// read model, or no corpus built yet): answer in ctx as usual. Only for
+// requests that write nothing: a write in the pinned context would be
+// made twice when the answer is made again.
+func (s *Service) Pin(ctx context.Context) (context.Context, func(context.Context) (bool, error)) {
+	if p, ok := s.rm.(Pinner); ok {
+		return p.Pin(ctx)
+	}
+	return ctx, nil
+}
+
+// Unpin undoes Pin for ctx.
+func (s *Service) Unpin(ctx context.Context) context.Context {
+	if p, ok := s.rm.(Pinner); ok {
+		return p.Unpin(ctx)
+	}
+	return ctx
+}
+
 // readModel returns the read model for a filter it can evaluate (no text).
 func (s *Service) readModel(f ilgraph.CaseFilter) ReadModel {
 	if s.rm == nil || f.HasText() {

@@ -452,6 +452,16 @@ func (s *Source) Optimistic(ctx context.Context, fn func(*Corpus)) (bool, error)
 	return s.v.Optimistic(ctx, fn)
 }
 
+// Pin pins the corpus last read in a context for a piece of work that
+// reads it more than once, while the graph's version is read: see
+// versioned.Value.Pin. check is nil when there is no corpus yet.
+func (s *Source) Pin(ctx context.Context) (context.Context, func(context.Context) (bool, error)) {
+	return s.v.Pin(ctx)
+}
+
+// Unpin undoes Pin for ctx: its readers read the graph's version again.
+func (s *Source) Unpin(ctx context.Context) context.Context { return s.v.Unpin(ctx) }
+
 // Current returns the corpus when it is as current as the graph, without
 // waiting: when a load has changed the cases since it was built (or it
 // was never built), it starts a rebuild in the background and returns nil,

@@ -16,6 +16,15 @@ type Store struct{ src *Source }
 // NewStore returns the store over a source's snapshots.
 func NewStore(src *Source) *Store { return &Store{src: src} }
 
+// Pin pins the snapshot in hand for a piece of work (a GraphQL operation)
+// while the graph's version is read: see Source.Pin.
+func (st *Store) Pin(ctx context.Context) (context.Context, func(context.Context) (bool, error)) {
+	return st.src.Pin(ctx)
+}
+
+// Unpin undoes Pin for ctx.
+func (st *Store) Unpin(ctx context.Context) context.Context { return st.src.Unpin(ctx) }
+
 // current returns the snapshot when it is current, nil otherwise.
 func (st *Store) current(ctx context.Context) (*Snapshot, error) {
 	c, err := st.src.Current(ctx)

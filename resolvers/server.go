@@ -238,6 +238,9 @@ func NewHandler(core *explore.Service, opt Options) *Handler {
 			name = opAnonymous
 		}
 		setOperation(ctx, name, rootFieldLabel(rootFields(oc.Operation, oc.Doc.Fragments)))
+		if oc.Operation != nil && oc.Operation.Operation == ast.Query {
+			return pinned(ctx, core, next)
+		}
 		return withWarnings(ctx, next)
 	})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
@@ -419,6 +422,38 @@ type warningJSON struct {
 // withWarnings runs an operation with a collector for the core's warnings
 // (values in filters and profiles that were resolved or matched nothing)
 // and lists them in the response's extensions.warnings.
+// pinned runs a query over one in-memory corpus while the graph's version
+// is read beside it (explore.Service.Pin): the query's answers from memory
+// wait for no round trip, and the version's overlaps the whole operation
+// rather than each question paying its own. When the corpus turns out
+// behind the graph, the answer is thrown away and the query runs again,
+// each question reading the version, with fresh loaders (the first run's
+// may hold what the old corpus said).
+func pinned(ctx context.Context, core *explore.Service, next graphql.OperationHandler) graphql.ResponseHandler {
+	pctx, check := core.Pin(ctx)
+	if check == nil {
+		return withWarnings(ctx, next)
+	}
+	responses := withWarnings(pctx, next)
+	return func(rctx context.Context) *graphql.Response {
+		resp := responses(rctx)
+		if resp == nil {
+			return nil
+		}
+		if ok, err := check(rctx); ok && err == nil {
+			return resp
+		}
+		// The executor runs the operation in the context its handler was
+		// made in (which holds the warnings' collector): keep that one.
+		var inner context.Context
+		again := withWarnings(core.Unpin(context.WithValue(ctx, loadersKey{}, NewLoaders(core))), func(ctx context.Context) graphql.ResponseHandler {
+			inner = ctx
+			return next(ctx)
+		})
+		return again(inner)
+	}
+}
+
 func withWarnings(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	ctx, ws := explore.WithWarnings(ctx)
 	responses := next(ctx)

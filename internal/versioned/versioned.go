@@ -1,12 +1,15 @@
 // Package versioned keeps a value derived from the whole corpus (the
 // in-memory corpus of memstore.Source) in step with the graph's corpus
 // version: before answering, a reader asks for the version (one small
-// query); when a load has changed the cases since the value was built, the
-// value is rebuilt once, however many readers wait, and swapped in.
+// query, shared by the readers who ask while it is under way, and for a
+// pinned piece of work read once beside the whole of it); when a load has
+// changed the cases since the value was built, the value is rebuilt once,
+// however many readers wait, and swapped in.
 package versioned
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,6 +51,12 @@ type Value[T any] struct {
 	seen   atomic.Int64 // with MaxAge: the version last read or made here
 	seenAt atomic.Int64 // when it was read (Unix nanoseconds; 0: never)
 
+	// reads shares version reads among the readers that ask while one is
+	// under way (see read).
+	rmu           sync.Mutex
+	reading, next *versionRead
+	lastRead      atomic.Int64 // the version the last read found (0: none yet)
+
 	mu      sync.Mutex
 	current *built[T]
 	build   *rebuild[T] // the rebuild under way, if any
@@ -79,18 +88,89 @@ func (b *built[T]) answers(version int64) bool {
 // the value's own, if newer).
 func (c *Value[T]) version(ctx context.Context) (int64, error) {
 	if c.MaxAge <= 0 {
-		return c.Version(ctx)
+		return c.read(ctx)
 	}
 	if v, ok := c.reused(); ok {
 		return v, nil
 	}
-	v, err := c.Version(ctx)
+	v, err := c.read(ctx)
 	if err != nil {
 		return 0, err
 	}
 	c.seen.Store(v)
 	c.seenAt.Store(time.Now().UnixNano())
 	return v, nil
+}
+
+// ReadTimeout bounds one shared version read (see read): it is detached
+// from the request that started it, since others wait for it too.
+const ReadTimeout = 30 * time.Second
+
+// versionRead is one read of the graph's version, shared by every reader
+// that joined it before it started.
+type versionRead struct {
+	done    chan struct{}
+	version int64
+	err     error
+}
+
+// read reads the graph's version for a reader, sharing the read with the
+// readers that ask at about the same time: when no read is under way it
+// starts one; when one is, that read may have started before a change the
+// reader must see (one committed before it asked), so the reader joins
+// the next read instead, which starts as soon as the one under way ends.
+// Every reader is so answered by a read that started after it asked — as
+// current as a read of its own — while the graph sees at most one version
+// read at a time however many readers ask: at concurrency 8, one read
+// answers several requests instead of each paying a round trip and
+// queueing behind the others' in Neo4j.
+func (c *Value[T]) read(ctx context.Context) (int64, error) {
+	c.rmu.Lock()
+	r := c.reading
+	start := r == nil
+	if start {
+		r = &versionRead{done: make(chan struct{})}
+		c.reading = r
+	} else {
+		if c.next == nil {
+			c.next = &versionRead{done: make(chan struct{})}
+		}
+		r = c.next
+	}
+	c.rmu.Unlock()
+	if start {
+		go c.run(ctx, r)
+	}
+	select {
+	case <-r.done:
+		return r.version, r.err
+	case <-ctx.Done():
+		msg := "the request was cancelled"
+		if ctx.Err() == context.DeadlineExceeded {
+			msg = "the request took longer than its time limit"
+		}
+		return 0, ilgraph.WrapError(ilgraph.ETIMEOUT, fmt.Errorf("reading the version of %s: %w", c.What, ctx.Err()), "%s", msg)
+	}
+}
+
+// run makes the read r (the one under way) and, when readers have joined
+// the next read meanwhile, starts it in the background. A read is
+// detached from the request that started it, the others wait for it too.
+func (c *Value[T]) run(ctx context.Context, r *versionRead) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ReadTimeout)
+	r.version, r.err = c.Version(rctx)
+	cancel()
+	if r.err == nil {
+		c.lastRead.Store(r.version)
+	}
+	close(r.done)
+	c.rmu.Lock()
+	next := c.next
+	c.reading, c.next = next, nil
+	c.rmu.Unlock()
+	if next != nil {
+		go c.run(ctx, next)
+	}
 }
 
 // reused is the version a reader may take without reading the graph's:
@@ -128,6 +208,9 @@ type rebuild[T any] struct {
 // without waiting: otherwise it starts a rebuild if none is under way and
 // returns ok false at once, for a caller that has another way to answer.
 func (c *Value[T]) Current(ctx context.Context) (v T, ok bool, err error) {
+	if b := c.pinnedIn(ctx); b != nil {
+		return b.v, true, nil
+	}
 	version, err := c.version(ctx)
 	if err != nil {
 		return v, false, err
@@ -151,6 +234,10 @@ func (c *Value[T]) Current(ctx context.Context) (v T, ok bool, err error) {
 // again with Get; fn's work is lost. A reader whose work takes longer than
 // the version's round trip so saves that round trip.
 func (c *Value[T]) Optimistic(ctx context.Context, fn func(T)) (bool, error) {
+	if b := c.pinnedIn(ctx); b != nil {
+		fn(b.v)
+		return true, nil
+	}
 	c.mu.Lock()
 	b := c.current
 	c.mu.Unlock()
@@ -161,21 +248,96 @@ func (c *Value[T]) Optimistic(ctx context.Context, fn func(T)) (bool, error) {
 		fn(b.v)
 		return b.answers(v), nil
 	}
-	type read struct {
-		version int64
-		err     error
-	}
-	rc := make(chan read, 1)
-	go func() {
-		v, err := c.version(ctx)
-		rc <- read{v, err}
-	}()
+	rc := c.readBeside(ctx)
 	fn(b.v)
 	r := <-rc
 	if r.err != nil {
 		return false, r.err
 	}
 	return b.answers(r.version), nil
+}
+
+// versionResult is what a version read found.
+type versionResult struct {
+	version int64
+	err     error
+}
+
+// readBeside starts reading the graph's version for a reader, for work
+// done meanwhile, and returns where the result comes.
+func (c *Value[T]) readBeside(ctx context.Context) <-chan versionResult {
+	rc := make(chan versionResult, 1)
+	go func() {
+		v, err := c.version(ctx)
+		rc <- versionResult{v, err}
+	}()
+	return rc
+}
+
+// pinned is what Pin puts in a context: the value its readers take.
+type pinned[T any] struct{ b *built[T] }
+
+// pinnedIn returns the value pinned in ctx for c, nil if none.
+func (c *Value[T]) pinnedIn(ctx context.Context) *built[T] {
+	if p, ok := ctx.Value(c).(*pinned[T]); ok && p != nil {
+		return p.b
+	}
+	return nil
+}
+
+// Pin is Optimistic for a whole piece of work that reads the value more
+// than once (a GraphQL operation): it starts reading the graph's version
+// and returns a context in which every reader of c (Current, Get,
+// Optimistic) takes the value last built or advanced at once, without
+// reading the version, and check, which waits for that read and reports
+// whether the pinned value answers for it. When it does, whatever the work
+// read in ctx stands as if it had been read with Get, and the work paid no
+// round trip of its own: it overlapped the version's. When it does not (or
+// the read failed), the caller throws the work away and does it again in
+// Unpin(ctx). check is nil when there is no value to pin — none yet, or
+// the last version read found it behind — and the caller works in ctx as
+// if Pin had not been called.
+func (c *Value[T]) Pin(ctx context.Context) (context.Context, func(context.Context) (bool, error)) {
+	c.mu.Lock()
+	b := c.current
+	c.mu.Unlock()
+	if b == nil {
+		return ctx, nil
+	}
+	if last := c.lastRead.Load(); last != 0 && !b.answers(last) {
+		// Known to be behind (a rebuild or a change is coming): the work
+		// would only be done twice.
+		return ctx, nil
+	}
+	if v, ok := c.reused(); ok { // no round trip to overlap
+		ok := b.answers(v)
+		return context.WithValue(ctx, c, &pinned[T]{b}), func(context.Context) (bool, error) { return ok, nil }
+	}
+	rc := c.readBeside(ctx)
+	var once sync.Once
+	var r versionResult
+	return context.WithValue(ctx, c, &pinned[T]{b}), func(wctx context.Context) (bool, error) {
+		once.Do(func() {
+			select {
+			case r = <-rc:
+			case <-wctx.Done():
+				r.err = wctx.Err()
+			}
+		})
+		if r.err != nil {
+			return false, r.err
+		}
+		return b.answers(r.version), nil
+	}
+}
+
+// Unpin returns ctx without the value Pin pinned in it: its readers read
+// the graph's version again.
+func (c *Value[T]) Unpin(ctx context.Context) context.Context {
+	if c.pinnedIn(ctx) == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, c, (*pinned[T])(nil))
 }
 
 // Hold says that a change of the graph is under way whose result will be
@@ -318,6 +480,9 @@ func (c *Value[T]) startBuild(ctx context.Context) *rebuild[T] {
 // Get returns the value as current as the graph: at the version the
 // graph had when Get read it, or later.
 func (c *Value[T]) Get(ctx context.Context) (T, error) {
+	if b := c.pinnedIn(ctx); b != nil {
+		return b.v, nil
+	}
 	var zero T
 	version, err := c.version(ctx)
 	if err != nil {

@@ -452,3 +452,167 @@ func TestMaxAge(t *testing.T) {
 		}
 	})
 }
+
+// TestSharedVersionReads: readers that ask while a version read is under
+// way share the next one, which starts after they asked: each sees every
+// change committed before it asked, and the graph sees one read at a time.
+func TestSharedVersionReads(t *testing.T) {
+	var graph atomic.Int64
+	graph.Store(1)
+	var reads atomic.Int64
+	started := make(chan struct{}, 8)
+	release := make(chan struct{})
+	v := &Value[int64]{
+		Version: func(ctx context.Context) (int64, error) {
+			reads.Add(1)
+			at := graph.Load() // the version as this read sees it
+			started <- struct{}{}
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			}
+			return at, nil
+		},
+		What: "the test value",
+	}
+	ctx := context.Background()
+
+	t.Run("later readers share the next read", func(t *testing.T) {
+		first := make(chan int64, 1)
+		go func() {
+			x, err := v.read(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			first <- x
+		}()
+		<-started      // the first read saw version 1 and is under way
+		graph.Store(2) // a change commits, then more readers ask
+		const later = 6
+		got := make(chan int64, later)
+		for range later {
+			go func() {
+				x, err := v.read(ctx)
+				if err != nil {
+					t.Error(err)
+				}
+				got <- x
+			}()
+		}
+		// Let every later reader ask before the first read ends.
+		time.Sleep(50 * time.Millisecond)
+		close(release)
+		if x := <-first; x != 1 {
+			t.Errorf("the first reader got version %d, want 1 (its read's)", x)
+		}
+		for range later {
+			if x := <-got; x != 2 {
+				t.Errorf("a reader who asked after the change got version %d, want 2", x)
+			}
+		}
+		if n := reads.Load(); n != 2 {
+			t.Errorf("the graph was read %d times for 1+%d readers, want 2", n, later)
+		}
+	})
+
+	t.Run("a reader stops waiting at its deadline", func(t *testing.T) {
+		release = make(chan struct{})
+		for len(started) > 0 {
+			<-started
+		}
+		before := reads.Load()
+		// A read stuck in the graph; the reader's deadline ends first.
+		dctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		defer cancel()
+		_, err := v.read(dctx)
+		if ilgraph.ErrorCode(err) != ilgraph.ETIMEOUT {
+			t.Errorf("read past its deadline: %v, want %s", err, ilgraph.ETIMEOUT)
+		}
+		// The read goes on for whoever joins it: another reader is
+		// answered by it once the graph answers.
+		done := make(chan int64, 1)
+		go func() {
+			x, err := v.read(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- x
+		}()
+		time.Sleep(10 * time.Millisecond)
+		close(release)
+		if x := <-done; x != 2 {
+			t.Errorf("the reader after it got %d, want 2", x)
+		}
+		if n := reads.Load() - before; n < 1 || n > 2 {
+			t.Errorf("%d reads, want 1 or 2", n)
+		}
+	})
+}
+
+// TestPin: in a pinned context every reader takes the value in hand
+// without reading the version; check reads it once and says whether the
+// value answered for it; Unpin reads again.
+func TestPin(t *testing.T) {
+	ctx := context.Background()
+	c := &corpus{}
+	c.version.Store(1)
+	var reads atomic.Int64
+	v := c.countedValue(0, &reads)
+	if _, check := v.Pin(ctx); check != nil {
+		t.Fatal("Pin before any build gave a check, want nil (nothing to pin)")
+	}
+	if _, err := v.Get(ctx); err != nil {
+		t.Fatal(err)
+	}
+	readers := func(ctx context.Context) []int64 {
+		x, _ := v.Get(ctx)
+		y, ok, _ := v.Current(ctx)
+		if !ok {
+			y = -1
+		}
+		var z int64 = -1
+		if ok, _ := v.Optimistic(ctx, func(x int64) { z = x }); !ok {
+			z = -1
+		}
+		return []int64{x, y, z}
+	}
+	for _, tc := range []struct {
+		name  string
+		graph int64 // the graph's version when the work is pinned
+		want  bool
+	}{
+		{"current", 1, true},
+		{"the graph moved", 2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c.version.Store(tc.graph)
+			before := reads.Load()
+			pctx, check := v.Pin(ctx)
+			for i := 0; i < 3; i++ {
+				if got := readers(pctx); got[0] != 10 || got[1] != 10 || got[2] != 10 {
+					t.Errorf("Get, Current, Optimistic in the pinned context = %v, want the pinned 10 each", got)
+				}
+			}
+			ok, err := check(ctx)
+			if err != nil || ok != tc.want {
+				t.Errorf("check = %v, %v; want %v", ok, err, tc.want)
+			}
+			if n := reads.Load() - before; n != 1 {
+				t.Errorf("the pinned work read the version %d times, want once (Pin's)", n)
+			}
+			if !tc.want {
+				// Known behind now: nothing is pinned until it is rebuilt.
+				if _, check := v.Pin(ctx); check != nil {
+					t.Error("Pin after a read found the value behind gave a check, want nil")
+				}
+				if x, err := v.Get(v.Unpin(pctx)); err != nil || x != 20 {
+					t.Errorf("Get in Unpin(ctx) = %d, %v; want 20 (rebuilt at 2)", x, err)
+				}
+				if _, check := v.Pin(ctx); check == nil {
+					t.Error("Pin after the rebuild gave no check")
+				}
+			}
+		})
+	}
+}
