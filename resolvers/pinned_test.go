@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -92,6 +93,20 @@ func TestQueryPinsOneCorpus(t *testing.T) {
 		}
 		if got := otherReads.Load(); got != 0 {
 			t.Errorf("%d other queries sent to Neo4j, want none: every question is answered from memory", got)
+		}
+	})
+
+	t.Run("none for a query that reads no case", func(t *testing.T) {
+		versionReads.Store(0)
+		for range 5 {
+			resp, err := srv.Client().Post(srv.URL+"/graphql", "application/json", strings.NewReader(`{"query":"{ __typename }"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		if got := versionReads.Load(); got != 0 {
+			t.Errorf("5 { __typename } queries read the corpus version %d times, want none", got)
 		}
 	})
 

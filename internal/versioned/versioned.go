@@ -274,29 +274,54 @@ func (c *Value[T]) readBeside(ctx context.Context) <-chan versionResult {
 	return rc
 }
 
-// pinned is what Pin puts in a context: the value its readers take.
-type pinned[T any] struct{ b *built[T] }
+// pinned is what Pin puts in a context: the value its readers take, and
+// the version read made when the first of them takes it.
+type pinned[T any] struct {
+	c   *Value[T]
+	ctx context.Context // the work's, for the version read
+	b   *built[T]
+
+	once sync.Once
+	used bool
+	rc   <-chan versionResult // nil: the version was reused (MaxAge)
+	ok   bool                 // with a reused version: whether b answers for it
+}
+
+// take returns the pinned value for a reader, starting the version read
+// the first time.
+func (p *pinned[T]) take() *built[T] {
+	p.once.Do(func() {
+		p.used = true
+		if v, ok := p.c.reused(); ok { // no round trip to overlap
+			p.ok = p.b.answers(v)
+			return
+		}
+		p.rc = p.c.readBeside(p.ctx)
+	})
+	return p.b
+}
 
 // pinnedIn returns the value pinned in ctx for c, nil if none.
 func (c *Value[T]) pinnedIn(ctx context.Context) *built[T] {
 	if p, ok := ctx.Value(c).(*pinned[T]); ok && p != nil {
-		return p.b
+		return p.take()
 	}
 	return nil
 }
 
-// Pin is Optimistic for a whole piece of work that reads the value more
-// than once (a GraphQL operation): it starts reading the graph's version
-// and returns a context in which every reader of c (Current, Get,
-// Optimistic) takes the value last built or advanced at once, without
-// reading the version, and check, which waits for that read and reports
-// whether the pinned value answers for it. When it does, whatever the work
-// read in ctx stands as if it had been read with Get, and the work paid no
-// round trip of its own: it overlapped the version's. When it does not (or
-// the read failed), the caller throws the work away and does it again in
-// Unpin(ctx). check is nil when there is no value to pin — none yet, or
-// the last version read found it behind — and the caller works in ctx as
-// if Pin had not been called.
+// Pin is Optimistic for a whole piece of work that may read the value more
+// than once (a GraphQL operation): it returns a context in which every
+// reader of c (Current, Get, Optimistic) takes the value last built or
+// advanced at once, the first of them starting a read of the graph's
+// version, and check, which waits for that read and reports whether the
+// pinned value answers for it. When it does, whatever the work read in ctx
+// stands as if it had been read with Get, and the work paid no round trip
+// of its own: its readers overlapped the one version read. When it does
+// not (or the read failed), the caller throws the work away and does it
+// again in Unpin(ctx). Work that never reads the value reads no version
+// (check reports true). check is nil when there is no value to pin — none
+// yet, or the last version read found it behind — and the caller works in
+// ctx as if Pin had not been called.
 func (c *Value[T]) Pin(ctx context.Context) (context.Context, func(context.Context) (bool, error)) {
 	c.mu.Lock()
 	b := c.current
@@ -309,17 +334,20 @@ func (c *Value[T]) Pin(ctx context.Context) (context.Context, func(context.Conte
 		// would only be done twice.
 		return ctx, nil
 	}
-	if v, ok := c.reused(); ok { // no round trip to overlap
-		ok := b.answers(v)
-		return context.WithValue(ctx, c, &pinned[T]{b}), func(context.Context) (bool, error) { return ok, nil }
-	}
-	rc := c.readBeside(ctx)
+	p := &pinned[T]{c: c, ctx: ctx, b: b}
 	var once sync.Once
 	var r versionResult
-	return context.WithValue(ctx, c, &pinned[T]{b}), func(wctx context.Context) (bool, error) {
+	return context.WithValue(ctx, c, p), func(wctx context.Context) (bool, error) {
+		p.once.Do(func() {}) // no reader takes it from now on without it showing
+		if !p.used {
+			return true, nil
+		}
+		if p.rc == nil {
+			return p.ok, nil
+		}
 		once.Do(func() {
 			select {
-			case r = <-rc:
+			case r = <-p.rc:
 			case <-wctx.Done():
 				r.err = wctx.Err()
 			}

@@ -577,6 +577,17 @@ func TestPin(t *testing.T) {
 		}
 		return []int64{x, y, z}
 	}
+	t.Run("work that reads nothing", func(t *testing.T) {
+		c.version.Store(2) // even with the graph moved on
+		before := reads.Load()
+		_, check := v.Pin(ctx)
+		if ok, err := check(ctx); !ok || err != nil {
+			t.Errorf("check = %v, %v; want true: nothing was read", ok, err)
+		}
+		if n := reads.Load() - before; n != 0 {
+			t.Errorf("work that read nothing read the version %d times, want none", n)
+		}
+	})
 	for _, tc := range []struct {
 		name  string
 		graph int64 // the graph's version when the work is pinned
