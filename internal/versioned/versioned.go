@@ -125,6 +125,12 @@ type versionRead struct {
 // answers several requests instead of each paying a round trip and
 // queueing behind the others' in Neo4j.
 func (c *Value[T]) read(ctx context.Context) (int64, error) {
+	return c.join(ctx).wait(ctx, c.What)
+}
+
+// join returns the shared read a reader waits for (see read), starting it
+// when none is under way.
+func (c *Value[T]) join(ctx context.Context) *versionRead {
 	c.rmu.Lock()
 	r := c.reading
 	start := r == nil
@@ -141,6 +147,12 @@ func (c *Value[T]) read(ctx context.Context) (int64, error) {
 	if start {
 		go c.run(ctx, r)
 	}
+	return r
+}
+
+// wait returns what the read r found, or an error when ctx ends first
+// (what names the value, for the error).
+func (r *versionRead) wait(ctx context.Context, what string) (int64, error) {
 	select {
 	case <-r.done:
 		return r.version, r.err
@@ -149,7 +161,7 @@ func (c *Value[T]) read(ctx context.Context) (int64, error) {
 		if ctx.Err() == context.DeadlineExceeded {
 			msg = "the request took longer than its time limit"
 		}
-		return 0, ilgraph.WrapError(ilgraph.ETIMEOUT, fmt.Errorf("reading the version of %s: %w", c.What, ctx.Err()), "%s", msg)
+		return 0, ilgraph.WrapError(ilgraph.ETIMEOUT, fmt.Errorf("reading the version of %s: %w", what, ctx.Err()), "%s", msg)
 	}
 }
 
@@ -248,30 +260,28 @@ func (c *Value[T]) Optimistic(ctx context.Context, fn func(T)) (bool, error) {
 		fn(b.v)
 		return b.answers(v), nil
 	}
-	rc := c.readBeside(ctx)
+	r := c.readBeside(ctx)
 	fn(b.v)
-	r := <-rc
-	if r.err != nil {
-		return false, r.err
+	version, err := r.wait(ctx, c.What)
+	if err != nil {
+		return false, err
 	}
-	return b.answers(r.version), nil
-}
-
-// versionResult is what a version read found.
-type versionResult struct {
-	version int64
-	err     error
+	return b.answers(version), nil
 }
 
 // readBeside starts reading the graph's version for a reader, for work
-// done meanwhile, and returns where the result comes.
-func (c *Value[T]) readBeside(ctx context.Context) <-chan versionResult {
-	rc := make(chan versionResult, 1)
+// done meanwhile: the shared read it joins, or with MaxAge a read of its
+// own that records what it finds (version).
+func (c *Value[T]) readBeside(ctx context.Context) *versionRead {
+	if c.MaxAge <= 0 {
+		return c.join(ctx)
+	}
+	r := &versionRead{done: make(chan struct{})}
 	go func() {
-		v, err := c.version(ctx)
-		rc <- versionResult{v, err}
+		r.version, r.err = c.version(ctx)
+		close(r.done)
 	}()
-	return rc
+	return r
 }
 
 // pinned is what Pin puts in a context: the value its readers take, and
@@ -283,8 +293,8 @@ type pinned[T any] struct {
 
 	once sync.Once
 	used bool
-	rc   <-chan versionResult // nil: the version was reused (MaxAge)
-	ok   bool                 // with a reused version: whether b answers for it
+	r    *versionRead // nil: the version was reused (MaxAge)
+	ok   bool         // with a reused version: whether b answers for it
 }
 
 // take returns the pinned value for a reader, starting the version read
@@ -296,7 +306,7 @@ func (p *pinned[T]) take() *built[T] {
 			p.ok = p.b.answers(v)
 			return
 		}
-		p.rc = p.c.readBeside(p.ctx)
+		p.r = p.c.readBeside(p.ctx)
 	})
 	return p.b
 }
@@ -335,27 +345,19 @@ func (c *Value[T]) Pin(ctx context.Context) (context.Context, func(context.Conte
 		return ctx, nil
 	}
 	p := &pinned[T]{c: c, ctx: ctx, b: b}
-	var once sync.Once
-	var r versionResult
 	return context.WithValue(ctx, c, p), func(wctx context.Context) (bool, error) {
 		p.once.Do(func() {}) // no reader takes it from now on without it showing
 		if !p.used {
 			return true, nil
 		}
-		if p.rc == nil {
+		if p.r == nil {
 			return p.ok, nil
 		}
-		once.Do(func() {
-			select {
-			case r = <-p.rc:
-			case <-wctx.Done():
-				r.err = wctx.Err()
-			}
-		})
-		if r.err != nil {
-			return false, r.err
+		version, err := p.r.wait(wctx, c.What)
+		if err != nil {
+			return false, err
 		}
-		return b.answers(r.version), nil
+		return b.answers(version), nil
 	}
 }
 
