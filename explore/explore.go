@@ -228,6 +228,22 @@ func (s *Service) Pin(ctx context.Context) (context.Context, func(context.Contex
 	return ctx, nil
 }
 
+// Consistently runs fn, a read of several questions that writes nothing,
+// pinned to one corpus (Service.Pin), and runs it again unpinned when that
+// corpus turned out behind the graph: fn's answer is then as current as if
+// each question had read the version itself, for one version read.
+func Consistently[T any](ctx context.Context, s *Service, fn func(context.Context) (T, error)) (T, error) {
+	pctx, check := s.Pin(ctx)
+	if check == nil {
+		return fn(ctx)
+	}
+	v, err := fn(pctx)
+	if ok, cerr := check(ctx); ok && cerr == nil {
+		return v, err
+	}
+	return fn(s.Unpin(pctx))
+}
+
 // Unpin undoes Pin for ctx.
 func (s *Service) Unpin(ctx context.Context) context.Context {
 	if p, ok := s.rm.(Pinner); ok {

@@ -60,6 +60,9 @@ func NewHandler(core *explore.Service, opt Options) http.Handler {
 	a := &api{core: core, opt: opt}
 	mux := http.NewServeMux()
 	for pattern, h := range a.routes() {
+		if strings.HasPrefix(pattern, http.MethodGet+" ") {
+			h = a.pinned(h)
+		}
 		mux.Handle(pattern, a.admitted(admission.ClassOf(pattern), h))
 	}
 	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
@@ -157,6 +160,62 @@ func (a *api) routes() map[string]http.HandlerFunc {
 		"GET /review-queue":       a.reviewQueue,
 		"POST /cases/{id}/review": a.reviewCase,
 	}
+}
+
+// pinned runs a read (GET, HEAD) over one in-memory corpus while the
+// graph's version is read once beside it (explore.Service.Pin), as the
+// GraphQL door runs a query: a read that asks several questions (a case's
+// similar cases and their tags, a topic page) pays one version read
+// instead of one per question. Its response is held until the read says
+// the corpus was current; if it was not, the response is dropped and the
+// read runs again unpinned, each question reading the version.
+func (a *api) pinned(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, check := a.core.Pin(r.Context())
+		if check == nil {
+			h(w, r)
+			return
+		}
+		held := &heldResponse{header: http.Header{}}
+		h(held, r.WithContext(ctx))
+		if ok, err := check(r.Context()); ok && err == nil {
+			held.send(w)
+			return
+		}
+		h(w, r.WithContext(a.core.Unpin(ctx)))
+	}
+}
+
+// heldResponse is a response kept in memory until it is sent (pinned).
+type heldResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (h *heldResponse) Header() http.Header { return h.header }
+
+func (h *heldResponse) WriteHeader(status int) {
+	if h.status == 0 {
+		h.status = status
+	}
+}
+
+func (h *heldResponse) Write(b []byte) (int, error) {
+	h.WriteHeader(http.StatusOK)
+	return h.body.Write(b)
+}
+
+// send writes the held response to w.
+func (h *heldResponse) send(w http.ResponseWriter) {
+	for k, v := range h.header {
+		w.Header()[k] = v
+	}
+	if h.status == 0 {
+		h.status = http.StatusOK
+	}
+	w.WriteHeader(h.status)
+	_, _ = w.Write(h.body.Bytes())
 }
 
 // admitted runs h in a slot of its cost class; a request refused for

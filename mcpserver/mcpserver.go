@@ -446,9 +446,22 @@ func addWriteTool[In, Out any](t *tools, s *mcp.Server, name, title, desc string
 	add(t, s, name, writing(title, destructive), desc, run, nil)
 }
 
-// addTool registers a read-only tool (add).
+// addTool registers a read-only tool (add). It runs pinned to one
+// in-memory corpus (explore.Consistently): a tool that asks several
+// questions reads the corpus version once.
 func addTool[In, Out any](t *tools, s *mcp.Server, name, title, desc string, run func(context.Context, In) (*Out, string, error), defs defaults) {
-	add(t, s, name, readOnly(title), desc, run, defs)
+	type answer struct {
+		v    *Out
+		text string
+	}
+	pinned := func(ctx context.Context, args In) (*Out, string, error) {
+		a, err := explore.Consistently(ctx, t.core, func(ctx context.Context) (answer, error) {
+			v, text, err := run(ctx, args)
+			return answer{v, text}, err
+		})
+		return a.v, a.text, err
+	}
+	add(t, s, name, readOnly(title), desc, pinned, defs)
 }
 
 // add registers a typed tool with its annotations. Its input schema is inferred from In, made

@@ -6,18 +6,14 @@ import (
 	"encoding/json"
 	"io"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ilgraph/ilgraph/explore"
-	"github.com/ilgraph/ilgraph/graph"
 	"github.com/ilgraph/ilgraph/internal/apitest"
-	"github.com/ilgraph/ilgraph/internal/corpus"
 	"github.com/ilgraph/ilgraph/internal/neo4jtest"
-	"github.com/ilgraph/ilgraph/loader"
 	"github.com/ilgraph/ilgraph/memstore"
 	"github.com/ilgraph/ilgraph/resolvers"
 	"github.com/ilgraph/ilgraph/similarity"
@@ -112,23 +108,7 @@ func TestQueryPinsOneCorpus(t *testing.T) {
 
 	t.Run("a change by another process is seen by the next query", func(t *testing.T) {
 		before := ask(t, "IL-0064")
-		added := corpus.SeedJSON(t, "IL-0206")
-		added["id"] = "IL-9821"
-		added["root_cause"] = "capacity"
-		path := t.TempDir() + "/added.json"
-		data, _ := json.Marshal(added)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		// Another process's load: not through this server's core.
-		other, err := graph.Open(ctx, graph.ConfigFromEnv())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer other.Close()
-		if _, err := loader.Load(ctx, other, []string{corpus.Seeds(t) + "/vocab.json", path}, loader.Options{}); err != nil {
-			t.Fatal(err)
-		}
+		apitest.LoadElsewhere(t, "IL-9821")
 		got := ask(t, "IL-9821")
 		if got.A == nil || got.A.ID != "IL-9821" {
 			t.Errorf("the added case right after the load: %+v, want IL-9821", got.A)
