@@ -364,7 +364,7 @@ func (c *Value[T]) Pin(ctx context.Context) (context.Context, func(context.Conte
 // Unpin returns ctx without the value Pin pinned in it: its readers read
 // the graph's version again.
 func (c *Value[T]) Unpin(ctx context.Context) context.Context {
-	if c.pinnedIn(ctx) == nil {
+	if p, _ := ctx.Value(c).(*pinned[T]); p == nil { // not pinnedIn: that takes the value
 		return ctx
 	}
 	return context.WithValue(ctx, c, (*pinned[T])(nil))
