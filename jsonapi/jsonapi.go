@@ -9,6 +9,7 @@ package jsonapi
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -171,18 +172,12 @@ func (a *api) routes() map[string]http.HandlerFunc {
 // read runs again unpinned, each question reading the version.
 func (a *api) pinned(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ctx, check := a.core.Pin(r.Context())
-		if check == nil {
-			h(w, r)
-			return
-		}
-		held := &heldResponse{header: http.Header{}}
-		h(held, r.WithContext(ctx))
-		if ok, err := check(r.Context()); ok && err == nil {
-			held.send(w)
-			return
-		}
-		h(w, r.WithContext(a.core.Unpin(ctx)))
+		held, _ := explore.Consistently(r.Context(), a.core, func(ctx context.Context) (*heldResponse, error) {
+			held := &heldResponse{header: http.Header{}}
+			h(held, r.WithContext(ctx))
+			return held, nil
+		})
+		held.send(w)
 	}
 }
 

@@ -430,27 +430,25 @@ type warningJSON struct {
 // each question reading the version, with fresh loaders (the first run's
 // may hold what the old corpus said).
 func pinned(ctx context.Context, core *explore.Service, next graphql.OperationHandler) graphql.ResponseHandler {
-	pctx, check := core.Pin(ctx)
-	if check == nil {
-		return withWarnings(ctx, next)
-	}
-	responses := withWarnings(pctx, next)
-	return func(rctx context.Context) *graphql.Response {
-		resp := responses(rctx)
-		if resp == nil {
-			return nil
+	runs := 0
+	return func(context.Context) *graphql.Response {
+		if runs > 0 {
+			return nil // a query has one response
 		}
-		if ok, err := check(rctx); ok && err == nil {
-			return resp
-		}
-		// The executor runs the operation in the context its handler was
-		// made in (which holds the warnings' collector): keep that one.
-		var inner context.Context
-		again := withWarnings(core.Unpin(context.WithValue(ctx, loadersKey{}, NewLoaders(core))), func(ctx context.Context) graphql.ResponseHandler {
-			inner = ctx
-			return next(ctx)
+		resp, _ := explore.Consistently(ctx, core, func(ctx context.Context) (*graphql.Response, error) {
+			if runs++; runs > 1 {
+				ctx = context.WithValue(ctx, loadersKey{}, NewLoaders(core))
+			}
+			// The executor runs the operation in the context its handler
+			// was made in (which holds the warnings' collector).
+			var inner context.Context
+			responses := withWarnings(ctx, func(ctx context.Context) graphql.ResponseHandler {
+				inner = ctx
+				return next(ctx)
+			})
+			return responses(inner), nil
 		})
-		return again(inner)
+		return resp
 	}
 }
 
