@@ -185,10 +185,13 @@ func TestSuggestCutoffs(t *testing.T) {
 		}
 	}
 	res := &suggest.Result{ByKind: map[ilgraph.Kind][]suggest.Suggestion{
-		ilgraph.KindComponent: {{Kind: ilgraph.KindComponent, ID: "a", Confidence: 0.9}, {Kind: ilgraph.KindComponent, ID: "b", Confidence: 0.2}},
+		// The profile's cut-off applies to the score (a's confidence is
+		// under the component's 0.6, its score is not), and a term counts
+		// with its score.
+		ilgraph.KindComponent: {{Kind: ilgraph.KindComponent, ID: "a", Confidence: 0.55, Score: 0.9}, {Kind: ilgraph.KindComponent, ID: "b", Confidence: 0.05, Score: 0.2}},
 	}}
-	if p := def.ProfileFromSuggestions(res); strings.Join(p.Components, ",") != "a" {
-		t.Errorf("default cut-offs: components %v, want [a]", p.Components)
+	if p := def.ProfileFromSuggestions(res); strings.Join(p.Components, ",") != "a" || p.Confidence[ilgraph.Feature{Kind: ilgraph.KindComponent, ID: "a"}] != 0.9 {
+		t.Errorf("default cut-offs: components %v counting with %v, want [a] with its score 0.9", p.Components, p.Confidence)
 	}
 	loose := explore.New(nil, nil, explore.WithSuggestCutoffs(map[ilgraph.Kind]suggest.Cutoff{ilgraph.KindComponent: {Min: 0.1, Max: 3}}))
 	for _, c := range loose.SuggestCutoffs() {
@@ -213,8 +216,8 @@ func TestSuggestCutoffs(t *testing.T) {
 func TestSure(t *testing.T) {
 	comp, contrib := ilgraph.KindComponent, ilgraph.KindContributing
 	res := &suggest.Result{ByKind: map[ilgraph.Kind][]suggest.Suggestion{
-		comp:    {{Kind: comp, ID: "a", Confidence: 0.95}, {Kind: comp, ID: "b", Confidence: 0.9}, {Kind: comp, ID: "c", Confidence: 0.5}},
-		contrib: {{Kind: contrib, ID: "f", Confidence: 0.99}},
+		comp:    {{Kind: comp, ID: "a", Confidence: 0.95, Score: 0.97}, {Kind: comp, ID: "b", Confidence: 0.9, Score: 0.93}, {Kind: comp, ID: "c", Confidence: 0.5, Score: 0.7}},
+		contrib: {{Kind: contrib, ID: "f", Confidence: 0.99, Score: 0.99}},
 	}}
 	show := map[ilgraph.Kind]suggest.Cutoff{comp: {Min: 0.85, Max: 5}, contrib: suggest.NeverShown}
 	s := explore.New(nil, nil, explore.WithShowCutoffs(show))
@@ -234,6 +237,12 @@ func TestSure(t *testing.T) {
 				t.Errorf("contributing, never shown: %+v", c)
 			}
 		}
+	}
+	// Only a term the profile takes is shown as sure: with the components'
+	// profile cut-off above b's score, b is not, whatever its confidence.
+	tight := explore.New(nil, nil, explore.WithShowCutoffs(show), explore.WithSuggestCutoffs(map[ilgraph.Kind]suggest.Cutoff{comp: {Min: 0.95, Max: 5}}))
+	if got := tight.Sure(res); !got[ilgraph.Feature{Kind: comp, ID: "a"}] || got[ilgraph.Feature{Kind: comp, ID: "b"}] {
+		t.Errorf("profile cut-off 0.95: sure %v, want a alone", got)
 	}
 	// At most Max: one component shown.
 	one := explore.New(nil, nil, explore.WithShowCutoffs(map[ilgraph.Kind]suggest.Cutoff{comp: {Min: 0.85, Max: 1}}))

@@ -95,7 +95,7 @@ func (s *Service) SuggestCutoffs() []SuggestCutoff {
 func (s *Service) Sure(r *suggest.Result) map[ilgraph.Feature]bool {
 	out := map[ilgraph.Feature]bool{}
 	for _, k := range ilgraph.VocabKinds {
-		for _, sg := range r.Top(k, s.show[k].Max, s.show[k].Min) {
+		for _, sg := range r.Sure(k, s.cutoffs[k], s.show[k]) {
 			out[ilgraph.Feature{Kind: k, ID: sg.ID}] = true
 		}
 	}
@@ -113,14 +113,14 @@ func (s *Service) ProfileFromSuggestions(r *suggest.Result) Profile {
 		if !info.Vocab {
 			continue
 		}
-		top := r.Top(info.Kind, s.cutoffs[info.Kind].Max, s.cutoffs[info.Kind].Min)
+		top := r.InProfile(info.Kind, s.cutoffs[info.Kind])
 		if info.One && len(top) > 1 {
 			top = top[:1]
 		}
 		var ids []string
 		for _, sg := range top {
 			ids = append(ids, sg.ID)
-			p.Confidence[ilgraph.Feature{Kind: info.Kind, ID: sg.ID}] = sg.Confidence
+			p.Confidence[ilgraph.Feature{Kind: info.Kind, ID: sg.ID}] = sg.Score
 		}
 		p.SetTerms(info.Kind, ids)
 	}

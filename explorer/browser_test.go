@@ -222,14 +222,14 @@ func (s *site) suggestedFilters(text string) []string {
 }
 
 // suggested returns the terms the API suggests for text above its cut-offs
-// (at most max of confidence ≥ min per kind), split into those within the
-// show cut-offs (at most showMax of confidence ≥ showMin; none when showMin
-// is null) and the others.
+// (at most max of score ≥ min per kind), split into those within the show
+// cut-offs (at most showMax of confidence ≥ showMin; none when showMin is
+// null) and the others.
 func (s *site) suggested(text string) (sure, less []string) {
 	s.t.Helper()
 	type suggested struct {
-		Confidence float64
-		Term       struct{ ID string }
+		Confidence, Score float64
+		Term              struct{ ID string }
 	}
 	var got struct {
 		Suggest        map[string][]suggested
@@ -241,7 +241,7 @@ func (s *site) suggested(text string) (sure, less []string) {
 			ShowMax int
 		}
 	}
-	const st = "{ confidence term { id } }"
+	const st = "{ confidence score term { id } }"
 	s.api(`query($q: String!) { suggest(text: $q) { rootCauses `+st+` components `+st+` symptoms `+st+` contributing `+st+` domains `+st+` mechanisms `+st+` }
 		suggestCutoffs { kind min max showMin showMax } }`, map[string]any{"q": text}, &got)
 	fields := map[ilgraph.Kind]string{ilgraph.KindRootCause: "rootCauses", ilgraph.KindComponent: "components", ilgraph.KindSymptom: "symptoms",
@@ -259,7 +259,7 @@ func (s *site) suggested(text string) (sure, less []string) {
 		}
 		n := 0
 		for _, x := range got.Suggest[field] {
-			if x.Confidence >= c.Min && n < c.Max {
+			if x.Score >= c.Min && n < c.Max {
 				term := strings.ToLower(string(c.Kind)) + ":" + x.Term.ID
 				if c.ShowMin != nil && n < c.ShowMax && x.Confidence >= *c.ShowMin {
 					sure = append(sure, term)

@@ -301,7 +301,7 @@ func (t *Tagger) Case(r *Record) (*ilgraph.Case, loader.Problems) {
 		if lists[k] == nil {
 			continue // mechanisms: tag_confidence has no field for them, so they are not machine-tagged
 		}
-		for _, s := range res.Top(k, suggest.DefaultCutoffs[k].Max, suggest.DefaultCutoffs[k].Min) {
+		for _, s := range res.InProfile(k, suggest.DefaultCutoffs[k]) {
 			*lists[k] = append(*lists[k], s.ID)
 			conf.Set(k, s.ID, s.Confidence)
 		}

@@ -401,6 +401,7 @@ func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 		Suggested map[string][]struct {
 			ID         string
 			Confidence float64
+			Score      float64
 			Sure       bool
 		}
 	}
@@ -443,7 +444,7 @@ func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 	read := map[string]float64{}
 	for kind, ts := range fromText.Suggested {
 		for _, x := range ts {
-			read[kind+":"+x.ID] = x.Confidence
+			read[kind+":"+x.ID] = x.Score // what a profile term counts with
 		}
 	}
 	weighted := 0
@@ -459,7 +460,7 @@ func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 			case !ok:
 				t.Errorf("%s shares %s:%s, which the text did not suggest", m.Case.ID, sh.Kind, sh.ID)
 			case c < 1 && (sh.Confidence == nil || *sh.Confidence != c):
-				t.Errorf("%s: share %s:%s has confidence %v, suggested with %v", m.Case.ID, sh.Kind, sh.ID, sh.Confidence, c)
+				t.Errorf("%s: share %s:%s counts with %v, suggested with score %v", m.Case.ID, sh.Kind, sh.ID, sh.Confidence, c)
 			case c < 1:
 				weighted++
 			}

@@ -485,6 +485,7 @@ type ComplexityRoot struct {
 		Confidence func(childComplexity int) int
 		Evidence   func(childComplexity int) int
 		Kind       func(childComplexity int) int
+		Score      func(childComplexity int) int
 		Sure       func(childComplexity int) int
 		Term       func(childComplexity int) int
 	}
@@ -2668,6 +2669,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SuggestedTerm.Kind(childComplexity), true
+	case "SuggestedTerm.score":
+		if e.ComplexityRoot.SuggestedTerm.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SuggestedTerm.Score(childComplexity), true
 	case "SuggestedTerm.sure":
 		if e.ComplexityRoot.SuggestedTerm.Sure == nil {
 			break
@@ -3519,9 +3526,9 @@ type FeatureContribution {
   kind: Kind!
   term: Term!
   weight: Float!
-  "weight × confidence (for a term suggested from a text) over the score's denominator."
+  "weight × √confidence (for a term suggested from a text) over the score's denominator."
   contribution: Float!
-  "Only for a profile's term suggested from a text (similarToText): the suggestion's confidence, with which the term counts (weight × confidence). Null when it counts in full."
+  "Only for a profile's term suggested from a text (similarToText): the suggestion's score (SuggestedTerm.score), with which the term counts (weight × √score). Null when it counts in full."
   confidence: Float
 }
 
@@ -4054,9 +4061,10 @@ type Stats {
   timeToResolveByFactor: [TermDistribution!]!
 }
 
-"Which suggestions of a kind count as the incident's terms: at most max, each of confidence ≥ min; and which are shown as sure."
+"Which suggestions of a kind count as the incident's terms: at most max, each of score ≥ min; and which of those are shown as sure: at most showMax of confidence ≥ showMin."
 type SuggestCutoff {
   kind: Kind!
+  "The lowest score (SuggestedTerm.score, not its confidence) a suggestion of this kind counts in a profile with."
   min: Float!
   max: Int!
   """
@@ -4088,11 +4096,22 @@ type Suggestions {
 type SuggestedTerm {
   kind: Kind!
   term: Term!
-  "From 0 to 1."
+  """
+  How often a suggestion like this one was right, from 0 to 1: the score
+  calibrated per kind and language against leave-one-out tests on the seed
+  corpus, so that 0.6 means right about 60% of the time (docs/suggest.md).
+  """
   confidence: Float!
   """
-  Whether the term is shown as sure: within its kind's show cut-off
-  (suggestCutoffs: at most showMax of confidence ≥ showMin), where the
+  The signals' score (phrases and similar cases' votes, from 0 to 1), which
+  orders the terms of a kind; suggestCutoffs' min applies to it, and a
+  profile built from the suggestions weighs each term by its square root.
+  """
+  score: Float!
+  """
+  Whether the term is shown as sure: among its kind's terms that count
+  (suggestCutoffs: at most max of score ≥ min), within its show cut-off
+  (at most showMax of confidence ≥ showMin), where the
   kind's suggestions were right at least 80% of the time when tested
   (docs/suggest.md). The others are worth checking, not asserting.
   """
@@ -5014,6 +5033,8 @@ func (ec *executionContext) childFields_SuggestedTerm(ctx context.Context, field
 		return ec.fieldContext_SuggestedTerm_term(ctx, field)
 	case "confidence":
 		return ec.fieldContext_SuggestedTerm_confidence(ctx, field)
+	case "score":
+		return ec.fieldContext_SuggestedTerm_score(ctx, field)
 	case "sure":
 		return ec.fieldContext_SuggestedTerm_sure(ctx, field)
 	case "evidence":
@@ -13280,6 +13301,29 @@ func (ec *executionContext) fieldContext_SuggestedTerm_confidence(_ context.Cont
 	return graphql.NewScalarFieldContext("SuggestedTerm", field, false, false, "Float")
 }
 
+func (ec *executionContext) _SuggestedTerm_score(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SuggestedTerm_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SuggestedTerm_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SuggestedTerm", field, false, false, "Float")
+}
+
 func (ec *executionContext) _SuggestedTerm_sure(ctx context.Context, field graphql.CollectedField, obj *suggest.Suggestion) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18629,6 +18673,11 @@ func (ec *executionContext) _SuggestedTerm(ctx context.Context, sel ast.Selectio
 				})
 		case "confidence":
 			out.Values[i] = ec._SuggestedTerm_confidence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "score":
+			out.Values[i] = ec._SuggestedTerm_score(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -92,7 +92,7 @@ func TestPerTermCutoffExperiment(t *testing.T) {
 			t.Fatal(err)
 		}
 		plain := termCutoff{Cutoff: DefaultCutoffs[k]}
-		if got, want := plain.predicted(res, k), res.Predicted(k, DefaultCutoffs[k]); !slices.Equal(got, want) {
+		if got, want := plain.predicted(res, k), suggestionIDs(res.InProfile(k, DefaultCutoffs[k])); !slices.Equal(got, want) {
 			t.Errorf("%s: a per-term cut-off with no terms predicts %v, the kind's cut-off %v", cases[i].ID, got, want)
 		}
 	}

@@ -1,6 +1,8 @@
 package suggest
 
 import (
+	"math"
+
 	"github.com/ilgraph/ilgraph"
 )
 
@@ -15,7 +17,10 @@ type Cutoff struct {
 // MCP's match_incident): the ones Calibrate chooses on the leave-one-out
 // answers over the seed corpus (ilgraph eval suggest prints them; a test
 // checks they are still the calibrated ones). A root cause is predicted as
-// the single best term; the top-3 accuracy looks further.
+// the single best term; the top-3 accuracy looks further. Their Min applies
+// to a suggestion's score (Result.InProfile), which a profile's terms are
+// weighed by, not to its calibrated confidence: the ranking the judged sets
+// measured is the score's.
 var DefaultCutoffs = map[ilgraph.Kind]Cutoff{
 	ilgraph.KindRootCause:    RootCauseCutoff,
 	ilgraph.KindComponent:    {Min: 0.6, Max: 5},
@@ -42,20 +47,21 @@ const showMinSupport = 20
 // ShowPrecision at no confidence: at most none.
 var NeverShown = Cutoff{Min: 1, Max: 0}
 
-// ShowCutoffs say which suggestions are shown as sure: per kind, those of
-// DefaultCutoffs with a confidence of at least Min, the lowest confidence at
+// ShowCutoffs say which suggestions are shown as sure (Result.Sure): per
+// kind, those of DefaultCutoffs with a (calibrated) confidence of at least
+// Min, the lowest confidence at
 // which, over every case's leave-one-out answers (English and Korean), the
 // suggestions shown were right at least ShowPrecision of the time
 // (calibrateShow; ilgraph eval suggest prints them, a test checks they are
 // still the calibrated ones). The others still count in similarToText's
 // profile with their confidence; they are offered, not asserted.
 var ShowCutoffs = map[ilgraph.Kind]Cutoff{
-	ilgraph.KindRootCause:    {Min: 0.8, Max: 1},
-	ilgraph.KindComponent:    {Min: 0.8, Max: 5},
-	ilgraph.KindSymptom:      {Min: 0.9, Max: 4},
+	ilgraph.KindRootCause:    {Min: 0.65, Max: 1},
+	ilgraph.KindComponent:    {Min: 0.65, Max: 5},
+	ilgraph.KindSymptom:      {Min: 0.7, Max: 4},
 	ilgraph.KindContributing: NeverShown,
-	ilgraph.KindDomain:       {Min: 0.75, Max: 2},
-	ilgraph.KindMechanism:    {Min: 0.75, Max: 5},
+	ilgraph.KindDomain:       {Min: 0.5, Max: 2},
+	ilgraph.KindMechanism:    {Min: 0.8, Max: 5},
 }
 
 // The grid Calibrate searches: Min from 0.05 to 0.95 by 0.05, Max from 1
@@ -84,7 +90,7 @@ func calibrate(answers []answer) map[ilgraph.Kind]Cutoff {
 				c := Cutoff{Min: float64(step) / 20, Max: max}
 				var ks KindScore
 				for _, a := range answers {
-					ks.count(a.c.Tags(k), a.res.Predicted(k, c))
+					ks.count(a.c.Tags(k), suggestionIDs(a.res.InProfile(k, c)))
 				}
 				if f := ks.f1(); f > bestF1+1e-12 {
 					best, bestF1 = c, f
@@ -96,9 +102,9 @@ func calibrate(answers []answer) map[ilgraph.Kind]Cutoff {
 	return out
 }
 
-// calibrateShow chooses, for every kind, the lowest confidence (from the
-// kind's base cut-off's Min up, by 0.05) at which the suggestions under the
-// base cut-off were right at least ShowPrecision of the time in every
+// calibrateShow chooses, for every kind, the lowest confidence (by 0.05) at
+// which the suggestions the base cut-off lets into a profile were right at
+// least ShowPrecision of the time in every
 // language of the answers, with at least showMinSupport of them in all;
 // NeverShown when there is none. Each language must reach it on its own: a
 // chip shown to a reader of English is as sure as one shown in Korean, not
@@ -110,16 +116,13 @@ func calibrateShow(answers []answer, base map[ilgraph.Kind]Cutoff) map[ilgraph.K
 		out[k] = NeverShown
 		for step := 0; step <= 20; step++ {
 			min := float64(step) / 20
-			if min < b.Min-1e-9 {
-				continue
-			}
 			c := Cutoff{Min: min, Max: b.Max}
 			byLang := map[string]*KindScore{}
 			for _, a := range answers {
 				if byLang[a.lang] == nil {
 					byLang[a.lang] = &KindScore{}
 				}
-				byLang[a.lang].count(a.c.Tags(k), a.res.Predicted(k, c))
+				byLang[a.lang].count(a.c.Tags(k), suggestionIDs(a.res.Sure(k, b, c)))
 			}
 			n, sure := 0, true
 			for _, ks := range byLang {
@@ -187,14 +190,13 @@ func reliability(answers []answer, cut map[ilgraph.Kind]Cutoff) map[ilgraph.Kind
 	return out
 }
 
-// Predicted returns the ids of kind k that count as predicted under c.
-func (r *Result) Predicted(k ilgraph.Kind, c Cutoff) []string {
-	top := r.Top(k, c.Max, c.Min)
-	var ids []string
-	for _, s := range top {
-		ids = append(ids, s.ID)
+// suggestionIDs returns the suggestions' ids.
+func suggestionIDs(ss []Suggestion) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.ID)
 	}
-	return ids
+	return out
 }
 
 // KindScore is precision, recall and F1 of one kind, micro-averaged over the
@@ -286,8 +288,17 @@ type Report struct {
 	FoldShowCuts   []map[ilgraph.Kind]Cutoff `json:"foldShowCutoffs"`
 	// Reliability is, per language, every kind's suggestions (at most the
 	// given cut-offs' Max of each, any confidence) by confidence band and
-	// how often they were right, over the leave-one-out answers.
-	Reliability map[string]map[ilgraph.Kind][]ReliabilityBin `json:"reliability"`
+	// how often they were right, over the leave-one-out answers with the
+	// confidences the server gives (DefaultCalibration, fit on these same
+	// answers); ReliabilityScores the same with the scores uncalibrated;
+	// ReliabilityNested with each fold's answers calibrated by the curves
+	// fit on the other folds' (what to expect on a new case).
+	Reliability       map[string]map[ilgraph.Kind][]ReliabilityBin `json:"reliability"`
+	ReliabilityScores map[string]map[ilgraph.Kind][]ReliabilityBin `json:"reliabilityScores"`
+	ReliabilityNested map[string]map[ilgraph.Kind][]ReliabilityBin `json:"reliabilityNested"`
+	// Calibration is the calibration fit on every case's leave-one-out
+	// answers: what DefaultCalibration should be.
+	Calibration *Calibration `json:"calibration"`
 	// Predictions are the engine's predicted terms for every query, with
 	// the cut-offs calibrated without the case; BaselinePredictions the
 	// baseline's, with the cut-offs given.
@@ -314,7 +325,8 @@ type Prediction struct {
 	CaseID string
 	Lang   string
 	Terms  map[ilgraph.Kind][]string
-	// Confidence is each predicted term's confidence.
+	// Confidence is each predicted term's score: what a profile weighs it
+	// by (explore.Service.ProfileFromSuggestions).
 	Confidence map[ilgraph.Feature]float64
 }
 
@@ -355,6 +367,14 @@ func Query(c *ilgraph.Case, lang string) string {
 // answers scored with the cut-offs given make Report.Fixed; the baseline is
 // scored with the cut-offs given.
 func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs map[ilgraph.Kind]Cutoff) (*Report, error) {
+	// The engine answers uncalibrated: the calibrations are fit on those
+	// answers, and applied here.
+	calibrating := !opts.Uncalibrated && !opts.LabelsOnly
+	served := DefaultCalibration
+	if !calibrating {
+		served = nil
+	}
+	opts.Uncalibrated = true
 	eng, err := New(v, cases, opts)
 	if err != nil {
 		return nil, err
@@ -364,7 +384,8 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 		return nil, err
 	}
 	rep := &Report{Cases: len(cases), Folds: EvalFolds, Engine: map[string]*Scores{}, Fixed: map[string]*Scores{}, Baseline: map[string]*Scores{},
-		Shown: map[string]*Scores{}, ShownFixed: map[string]*Scores{}, Reliability: map[string]map[ilgraph.Kind][]ReliabilityBin{}}
+		Shown: map[string]*Scores{}, ShownFixed: map[string]*Scores{}, Reliability: map[string]map[ilgraph.Kind][]ReliabilityBin{},
+		ReliabilityScores: map[string]map[ilgraph.Kind][]ReliabilityBin{}, ReliabilityNested: map[string]map[ilgraph.Kind][]ReliabilityBin{}}
 	for _, lang := range []string{"en", "ko"} {
 		rep.Engine[lang] = newScores()
 		rep.Fixed[lang] = newScores()
@@ -392,31 +413,30 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 				return nil, err
 			}
 			queries = append(queries, query{i, lang, q, res})
-			rep.Fixed[lang].add(c, res, cutoffs)
-			rep.ShownFixed[lang].add(c, res, ShowCutoffs)
+			rep.Fixed[lang].add(c, served.Apply(res), cutoffs, nil)
+			rep.ShownFixed[lang].add(c, served.Apply(res), cutoffs, ShowCutoffs)
 			b, err := base.suggest(q, lang, excluded{i})
 			if err != nil {
 				return nil, err
 			}
-			rep.Baseline[lang].add(c, b, cutoffs)
+			rep.Baseline[lang].add(c, b, cutoffs, nil)
 			rep.BaselinePredictions = append(rep.BaselinePredictions, predicted(c.ID, lang, b, cutoffs))
 		}
 	}
-	all := make([]answer, len(queries))
+	raw := make([]answer, len(queries))
 	for i, q := range queries {
-		all[i] = answer{&cases[q.ci], q.lang, q.res}
+		raw[i] = answer{&cases[q.ci], q.lang, q.res}
+	}
+	rep.Calibration = fit(raw)
+	all := raw
+	if calibrating {
+		all = applied(rep.Calibration, raw)
 	}
 	rep.Calibrated = calibrate(all)
 	rep.ShowCalibrated = calibrateShow(all, rep.Calibrated)
-	for _, lang := range []string{"en", "ko"} {
-		var in []answer
-		for i, q := range queries {
-			if q.lang == lang {
-				in = append(in, all[i])
-			}
-		}
-		rep.Reliability[lang] = reliability(in, cutoffs)
-	}
+	byLang(rep.Reliability, applied(served, raw), cutoffs)
+	byLang(rep.ReliabilityScores, raw, cutoffs)
+	var nested []answer
 
 	for f := 0; f < EvalFolds; f++ {
 		var fold excluded
@@ -437,18 +457,26 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 			}
 			train = append(train, answer{&cases[q.ci], q.lang, res})
 		}
+		var foldCal *Calibration
+		if calibrating {
+			foldCal = fit(train)
+			train = applied(foldCal, train)
+		}
 		cut := calibrate(train)
 		show := calibrateShow(train, cut)
 		rep.FoldCuts = append(rep.FoldCuts, cut)
 		rep.FoldShowCuts = append(rep.FoldShowCuts, show)
 		for _, q := range queries {
 			if q.ci%EvalFolds == f {
-				rep.Engine[q.lang].add(&cases[q.ci], q.res, cut)
-				rep.Shown[q.lang].add(&cases[q.ci], q.res, show)
-				rep.Predictions = append(rep.Predictions, predicted(cases[q.ci].ID, q.lang, q.res, cut))
+				res := foldCal.Apply(q.res)
+				rep.Engine[q.lang].add(&cases[q.ci], res, cut, nil)
+				rep.Shown[q.lang].add(&cases[q.ci], res, cut, show)
+				rep.Predictions = append(rep.Predictions, predicted(cases[q.ci].ID, q.lang, res, cut))
+				nested = append(nested, answer{&cases[q.ci], q.lang, res})
 			}
 		}
 	}
+	byLang(rep.ReliabilityNested, nested, cutoffs)
 	for _, m := range []map[string]*Scores{rep.Engine, rep.Fixed, rep.Baseline, rep.Shown, rep.ShownFixed} {
 		for _, s := range m {
 			s.finish()
@@ -457,12 +485,50 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 	return rep, nil
 }
 
+// applied returns the answers with cal applied to each.
+func applied(cal *Calibration, answers []answer) []answer {
+	out := make([]answer, len(answers))
+	for i, a := range answers {
+		out[i] = answer{a.c, a.lang, cal.Apply(a.res)}
+	}
+	return out
+}
+
+// byLang fills out with each language's reliability tables of answers.
+func byLang(out map[string]map[ilgraph.Kind][]ReliabilityBin, answers []answer, cut map[ilgraph.Kind]Cutoff) {
+	for _, lang := range []string{"en", "ko"} {
+		var in []answer
+		for _, a := range answers {
+			if a.lang == lang {
+				in = append(in, a)
+			}
+		}
+		out[lang] = reliability(in, cut)
+	}
+}
+
+// CalibrationError is the expected calibration error of a reliability
+// table: the mean, over its suggestions, of how far the precision of a
+// suggestion's band is from the band's mean confidence.
+func CalibrationError(bins []ReliabilityBin) float64 {
+	var n int
+	var gap float64
+	for _, b := range bins {
+		n += b.Suggested
+		gap += math.Abs(float64(b.Right) - b.sum)
+	}
+	if n == 0 {
+		return 0
+	}
+	return round(gap / float64(n))
+}
+
 func predicted(id, lang string, res *Result, cut map[ilgraph.Kind]Cutoff) Prediction {
 	p := Prediction{CaseID: id, Lang: lang, Terms: map[ilgraph.Kind][]string{}, Confidence: map[ilgraph.Feature]float64{}}
 	for _, k := range ilgraph.VocabKinds {
-		for _, s := range res.Top(k, cut[k].Max, cut[k].Min) {
+		for _, s := range res.InProfile(k, cut[k]) {
 			p.Terms[k] = append(p.Terms[k], s.ID)
-			p.Confidence[ilgraph.Feature{Kind: k, ID: s.ID}] = s.Confidence
+			p.Confidence[ilgraph.Feature{Kind: k, ID: s.ID}] = s.Score
 		}
 	}
 	return p
@@ -470,11 +536,17 @@ func predicted(id, lang string, res *Result, cut map[ilgraph.Kind]Cutoff) Predic
 
 func newScores() *Scores { return &Scores{Kinds: map[ilgraph.Kind]KindScore{}} }
 
-func (s *Scores) add(c *ilgraph.Case, res *Result, cutoffs map[ilgraph.Kind]Cutoff) {
+// add counts one answer: the terms a profile takes under cutoffs, or with
+// show, those of them shown as sure.
+func (s *Scores) add(c *ilgraph.Case, res *Result, cutoffs, show map[ilgraph.Kind]Cutoff) {
 	s.Queries++
 	for _, k := range ilgraph.VocabKinds {
 		ks := s.Kinds[k]
-		ks.count(c.Tags(k), res.Predicted(k, cutoffs[k]))
+		got := res.InProfile(k, cutoffs[k])
+		if show != nil {
+			got = res.Sure(k, cutoffs[k], show[k])
+		}
+		ks.count(c.Tags(k), suggestionIDs(got))
 		s.Kinds[k] = ks
 	}
 	for i, sg := range res.Top(ilgraph.KindRootCause, 3, 0) {

@@ -48,7 +48,7 @@ func halfF1(eng *Engine, cases []ilgraph.Case, parity int, k ilgraph.Kind) map[s
 				if err != nil {
 					panic(err)
 				}
-				ks.count(cases[i].Tags(k), res.Predicted(k, cut))
+				ks.count(cases[i].Tags(k), suggestionIDs(res.InProfile(k, cut)))
 			}
 		}
 		ks.finishOne()

@@ -135,7 +135,7 @@ func TestExcludingSeveralCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := other.Suggest(q, lang, "")
+			want, err := other.suggest(q, lang, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -85,8 +85,8 @@ func TestKoreanProductNamesSuggestWhatTheEnglishOnesDo(t *testing.T) {
 					}
 					gk := kr.ByKind[k][0]
 					compared++
-					if gk.ID != we.ID || math.Abs(gk.Confidence-we.Confidence) > 0.05 {
-						t.Errorf("%s: %q gives %s %.3f, %q gives %s %.3f", k, q.ko, gk.ID, gk.Confidence, q.en, we.ID, we.Confidence)
+					if gk.ID != we.ID || math.Abs(gk.Score-we.Score) > 0.05 {
+						t.Errorf("%s: %q gives %s %.3f, %q gives %s %.3f", k, q.ko, gk.ID, gk.Score, q.en, we.ID, we.Score)
 					}
 				}
 			}

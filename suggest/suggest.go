@@ -68,11 +68,17 @@ type Options struct {
 	// Names are more names to set aside, as the corpus's organizations are
 	// (see analysis.Options.Extra).
 	Names []string
+	// Uncalibrated serves each suggestion's score as its confidence, as the
+	// two signals give it, instead of mapping it through DefaultCalibration
+	// (calibration.go): what a calibration is fit on. The labels-only
+	// baseline is never calibrated.
+	Uncalibrated bool
 }
 
 // Engine suggests terms. Build it with New.
 type Engine struct {
 	opts    Options
+	cal     *Calibration   // nil: confidences uncalibrated
 	terms   []ilgraph.Term // Kind set
 	termIdx map[ilgraph.Feature]int
 
@@ -178,10 +184,15 @@ type Evidence struct {
 
 // Suggestion is one suggested term.
 type Suggestion struct {
-	Kind       ilgraph.Kind `json:"kind"`
-	ID         string       `json:"id"`
-	Confidence float64      `json:"confidence"`
-	Evidence   []Evidence   `json:"evidence"`
+	Kind ilgraph.Kind `json:"kind"`
+	ID   string       `json:"id"`
+	// Confidence is how often a suggestion like this one was right: the
+	// score calibrated (calibration.go).
+	Confidence float64 `json:"confidence"`
+	// Score is the two signals' noisy-or, which orders the terms of a kind
+	// (the confidence uncalibrated).
+	Score    float64    `json:"score"`
+	Evidence []Evidence `json:"evidence"`
 }
 
 // Neighbour is a case whose text is like the input.
@@ -205,6 +216,34 @@ func (r *Result) Top(k ilgraph.Kind, n int, min float64) []Suggestion {
 	var out []Suggestion
 	for _, s := range r.ByKind[k] {
 		if len(out) == n || s.Confidence < min {
+			break
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// InProfile returns the suggestions of kind k that a profile takes under
+// the cut-off c (DefaultCutoffs): at most c.Max, each scored at least c.Min.
+// A profile's cut-offs apply to the score, which its terms are weighed by.
+func (r *Result) InProfile(k ilgraph.Kind, c Cutoff) []Suggestion {
+	var out []Suggestion
+	for _, s := range r.ByKind[k] {
+		if len(out) == c.Max || s.Score < c.Min {
+			break
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Sure returns the suggestions of kind k shown as sure: of those the
+// profile takes under profile (InProfile), at most show.Max with a
+// confidence of at least show.Min (ShowCutoffs apply to the confidence).
+func (r *Result) Sure(k ilgraph.Kind, profile, show Cutoff) []Suggestion {
+	var out []Suggestion
+	for _, s := range r.InProfile(k, profile) {
+		if len(out) == show.Max || s.Confidence < show.Min {
 			break
 		}
 		out = append(out, s)
@@ -266,6 +305,9 @@ func newEngine(v *ilgraph.Vocabulary, opts Options) (*Engine, error) {
 	e := &Engine{opts: opts, termIdx: map[ilgraph.Feature]int{}, index: map[string]*bm25{}, factors: map[string]*bm25{}}
 	if !opts.LabelsOnly {
 		e.names = newNames()
+		if !opts.Uncalibrated {
+			e.cal = DefaultCalibration
+		}
 	}
 	// Terms in a fixed order (kind, then id), whatever order the vocabulary
 	// came in: ties between suggestions break by it, so the engine built from
@@ -635,10 +677,15 @@ func (e *Engine) Suggest(text, lang, excludeCaseID string) (*Result, error) {
 			}
 		}
 	}
-	return e.suggestNow(text, lang, ex, skip)
+	res, err := e.suggestNow(text, lang, ex, skip)
+	if err != nil {
+		return nil, err
+	}
+	return e.cal.Apply(res), nil
 }
 
-// suggest is Suggest with the cases of ex left out of every statistic.
+// suggest is Suggest with the cases of ex left out of every statistic, its
+// confidences uncalibrated.
 func (e *Engine) suggest(text, lang string, ex excluded) (*Result, error) {
 	return e.suggestNow(text, lang, ex, -1)
 }
@@ -803,7 +850,7 @@ func (e *Engine) suggestNow(text, lang string, ex excluded, skip int) (*Result, 
 		if c <= 0 {
 			continue
 		}
-		s := Suggestion{Kind: term.Kind, ID: term.ID, Confidence: round(c)}
+		s := Suggestion{Kind: term.Kind, ID: term.ID, Confidence: round(c), Score: round(c)}
 		s.Evidence = append(append(s.Evidence, evidence[t]...), voters[t]...)
 		res.ByKind[term.Kind] = append(res.ByKind[term.Kind], s)
 	}

@@ -63,6 +63,13 @@ kind the lowest confidence at which the suggestions were right at least
 them (nested, and with ShowCutoffs), and each kind's reliability table:
 how often its suggestions were right, by confidence band.
 
+The confidences are calibrated (suggest.DefaultCalibration): it prints the
+calibration fit on every case's answers (what suggest/calibration.json
+should be; --write-calibration FILE writes it), the reliability tables of
+the served, nested-calibrated and uncalibrated confidences, and each kind's
+calibration error. --uncalibrated measures the engine with the scores as
+its confidences.
+
 It also measures the judged similarity sets (--judged, default
 testdata/relevance, skipped when that default folder is absent; --judge
 chooses whose grades) with each query case asked for by its text: the
@@ -78,6 +85,8 @@ and predicted it wrongly: which terms the errors come from.`, stderr)
 	terms := fs.String("terms", "", "also count `KIND`'s terms one by one: tagged, found, missed, predicted wrongly")
 	judged := fs.String("judged", "testdata/relevance", "the judged sets the query cases' texts are measured on (skipped when the default folder is absent)")
 	judge := fs.String("judge", "1", "whose grades for the judged sets: 1, 2 or both")
+	uncalibrated := fs.Bool("uncalibrated", false, "measure the engine with its confidences uncalibrated (the scores), as before suggest.DefaultCalibration")
+	writeCal := fs.String("write-calibration", "", "write the calibration fit on every case's answers to `FILE` (suggest/calibration.json is the server's)")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -95,9 +104,18 @@ and predicted it wrongly: which terms the errors come from.`, stderr)
 	if err != nil {
 		return err
 	}
-	rep, err := suggest.Evaluate(v, cases, suggest.Options{}, suggest.DefaultCutoffs)
+	rep, err := suggest.Evaluate(v, cases, suggest.Options{Uncalibrated: *uncalibrated}, suggest.DefaultCutoffs)
 	if err != nil {
 		return err
+	}
+	if *writeCal != "" {
+		b, err := suggest.MarshalCalibration(rep.Calibration)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*writeCal, b, 0o644); err != nil {
+			return ilgraph.WrapError(ilgraph.EINVALID, err, "--write-calibration %s", *writeCal)
+		}
 	}
 	if termKind != "" {
 		rep.Terms = suggest.TermCounts(v, cases, rep.Predictions, termKind)
@@ -486,16 +504,49 @@ func printShown(w io.Writer, rep *suggest.Report) {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "\nreliability: every suggestion (at most the kind's cut-off's Max, any confidence) by confidence band,\nright / suggested (precision):")
+	printReliability(w, "reliability of the confidences served (suggest.DefaultCalibration, fit on these answers): every\nsuggestion (at most the kind's cut-off's Max, any confidence) by confidence band, right / suggested (precision):", rep.Reliability)
+	printReliability(w, "reliability, nested: each fold's confidences calibrated by the curves fit on the other folds' answers\n(what to expect on a new case):", rep.ReliabilityNested)
+	printReliability(w, "reliability of the scores uncalibrated (what the curves are fit on):", rep.ReliabilityScores)
+	if len(rep.ReliabilityNested) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\ncalibration error (the mean gap between a band's precision and its mean confidence, over the\nsuggestions): scores uncalibrated; nested calibration; served (fit on the same answers)")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "lang\tkind\tuncalibrated\tnested\tserved\t")
+	for _, lang := range []string{"en", "ko"} {
+		for _, k := range ilgraph.VocabKinds {
+			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t\n", lang, k, suggest.CalibrationError(rep.ReliabilityScores[lang][k]),
+				suggest.CalibrationError(rep.ReliabilityNested[lang][k]), suggest.CalibrationError(rep.Reliability[lang][k]))
+		}
+	}
+	tw.Flush()
+	if rep.Calibration != nil {
+		fmt.Fprintln(w, "\ncalibration fit on every case's answers (what suggest/calibration.json should be): confidence =\nσ(a·logit(score) + b), fit on n suggestions; the confidence at scores 0.2 … 0.9:")
+		for _, c := range rep.Calibration.Curves {
+			var at []string
+			for _, x := range []float64{0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9} {
+				at = append(at, fmt.Sprintf("%.2f", c.At(x)))
+			}
+			fmt.Fprintf(w, "  %s %-13s a=%.3f b=%.3f n=%d  %s\n", c.Lang, c.Kind, c.A, c.B, c.N, strings.Join(at, " "))
+		}
+	}
+}
+
+// printReliability prints one set of reliability tables under title.
+func printReliability(w io.Writer, title string, tables map[string]map[ilgraph.Kind][]suggest.ReliabilityBin) {
+	if len(tables) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\n"+title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "lang\tkind\t")
-	for _, b := range rep.Reliability["en"][ilgraph.KindComponent] {
+	for _, b := range tables["en"][ilgraph.KindComponent] {
 		fmt.Fprintf(tw, "%.1f–%.1f\t", b.From, b.To)
 	}
 	fmt.Fprintln(tw)
 	for _, lang := range []string{"en", "ko"} {
 		for _, k := range ilgraph.VocabKinds {
-			bins := rep.Reliability[lang][k]
+			bins := tables[lang][k]
 			if len(bins) == 0 {
 				continue
 			}

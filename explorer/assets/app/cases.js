@@ -53,12 +53,12 @@ export function matchedAs(wordForms) {
 // Suggested filters: the vocabulary terms the search text points to
 // (suggest), above the cut-offs the server reads suggestions with
 // (suggestCutoffs, asked in the same request; docs/suggest.md): per kind at
-// most max terms of confidence ≥ min, each with the server's sure (within
+// most max terms of score ≥ min, each with the server's sure (within
 // the kind's show cut-off: where such suggestions were right at least 80%
 // of the time). A server without suggest (the query does not validate)
 // hides the row, and it is not asked again.
 let suggestSupported = true;
-const ST = "{ kind confidence sure term { kind id en ko } }";
+const ST = "{ kind confidence score sure term { kind id en ko } }";
 const SUGGEST = `query Suggest($text: String!) { suggest(text: $text) {
   rootCauses ${ST} components ${ST} symptoms ${ST} contributing ${ST} domains ${ST} mechanisms ${ST} }
   suggestCutoffs { kind min max } }`;
@@ -73,7 +73,7 @@ export async function suggestions(textValue) {
     for (const c of (r.data && r.data.suggestCutoffs) || []) {
       const k = kindByAPI(c.kind);
       if (!k) continue;
-      out.push(...(sg[k.facet] || []).filter((x) => x.confidence >= c.min).slice(0, c.max));
+      out.push(...(sg[k.facet] || []).filter((x) => x.score >= c.min).slice(0, c.max));
     }
     return out;
   } catch (e) {
