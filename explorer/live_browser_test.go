@@ -1,7 +1,9 @@
 package explorer_test
 
 import (
+	"math"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -185,6 +187,25 @@ func TestLiveInBrowser(t *testing.T) {
 	slices.Sort(offered)
 	if !slices.Equal(offered, wantLess) {
 		t.Errorf("less sure terms offered %v, suggest gives %v", offered, wantLess)
+	}
+	// Each offered term's tooltip says what its confidence means: the share
+	// of such suggestions that were right when tested.
+	titles := eval[[]string](b, `[...document.querySelectorAll(".live-maybe li button")].map((e) => e.title)`)
+	if len(titles) != len(offered) || len(titles) == 0 {
+		t.Errorf("%d tooltips for %d offered terms", len(titles), len(offered))
+	}
+	tipRE := regexp.MustCompile(`^confidence (\d\.\d\d): suggestions like this were right about (\d+)% of the time when tested$`)
+	for _, tip := range titles {
+		m := tipRE.FindStringSubmatch(tip)
+		if m == nil {
+			t.Errorf("offered term's tooltip %q does not say what its confidence means", tip)
+			continue
+		}
+		c, _ := strconv.ParseFloat(m[1], 64)
+		// (The two round the same number apart: 0.845 may show as 0.84 and 85%.)
+		if pct, _ := strconv.Atoi(m[2]); math.Abs(float64(pct)-c*100) > 1+1e-9 {
+			t.Errorf("tooltip %q: %d%% for confidence %.2f", tip, pct, c)
+		}
 	}
 	checkLiveCounts(t, b, "after suggesting")
 	// Adding an offered term makes it a chip from the description, and

@@ -58,6 +58,14 @@ export function matchedAs(wordForms) {
 // of the time). A server without suggest (the query does not validate)
 // hides the row, and it is not asked again.
 let suggestSupported = true;
+
+// A suggestion's tooltip: its confidence and what it means (calibrated, it
+// is how often such a suggestion was right when tested; docs/suggest.md).
+export function confidenceTitle(c) {
+  const pct = Math.round(c * 100);
+  return L(`confidence ${c.toFixed(2)}: suggestions like this were right about ${pct}% of the time when tested`,
+    `확신도 ${c.toFixed(2)}: 시험에서 이런 제안은 약 ${pct}% 맞았습니다`);
+}
 const ST = "{ kind confidence score sure term { kind id en ko } }";
 const SUGGEST = `query Suggest($text: String!) { suggest(text: $text) {
   rootCauses ${ST} components ${ST} symptoms ${ST} contributing ${ST} domains ${ST} mechanisms ${ST} }
@@ -191,7 +199,7 @@ export async function render(ctx) {
         const t = sg.term;
         const k = KINDS.find((x) => x.api === (sg.kind || t.kind));
         if (!k || st.f.terms[k.param].includes(t.id)) continue;
-        items.push(h("li", {}, h("button", { type: "button", class: "chip add", "data-term": `${k.url}:${t.id}`, title: L(`confidence ${sg.confidence.toFixed(2)}`, `확신도 ${sg.confidence.toFixed(2)}`), onclick: () => {
+        items.push(h("li", {}, h("button", { type: "button", class: "chip add", "data-term": `${k.url}:${t.id}`, title: confidenceTitle(sg.confidence), onclick: () => {
           const f = clone(st.f);
           f.terms[k.param].push(t.id);
           nav(fresh(f));

@@ -14,7 +14,7 @@
 import { h, fill, must, KINDS, L, text, termSpan, termLabel, link, go, vocabulary, caseLink, topicLink, validID, fmtNumber } from "./lib.js";
 import { scoreBar, kindLegend } from "./bars.js";
 import { rows } from "./charts.js";
-import { suggestions } from "./cases.js";
+import { suggestions, confidenceTitle } from "./cases.js";
 
 const kind = (url) => KINDS.find((x) => x.url === url);
 const PICK = [
@@ -211,7 +211,7 @@ export async function render(ctx) {
         if (!p || draft.sel[p.k.param].includes(sg.term.id)) continue;
         const kindLabel = L(p.k.en, p.k.ko);
         const li = h("li", {}, h("button", { type: "button", class: "chip add", "data-term": `${p.k.url}:${sg.term.id}`,
-          title: L(`confidence ${sg.confidence.toFixed(2)}`, `확신도 ${sg.confidence.toFixed(2)}`),
+          title: confidenceTitle(sg.confidence),
           onclick: () => {
             add(p, sg.term.id, true);
             li.remove();
