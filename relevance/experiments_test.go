@@ -91,6 +91,57 @@ func tverskyRanker(cases []ilgraph.Case, alpha, beta, wText float64) Ranker {
 	})
 }
 
+// neighbourRanker re-ranks by the query's neighbourhood (pseudo-relevance
+// feedback): a candidate's default score plus beta times its mean default
+// score against the query's m best cases (the candidate itself left out of
+// that mean). Tried and not adopted (docs/similarity.md).
+func neighbourRanker(cases []ilgraph.Case, m int, beta float64) Ranker {
+	rows := Rows(cases)
+	vecs := similarity.TextVectors(rows)
+	df := map[ilgraph.Feature]int{}
+	for _, r := range rows {
+		for _, f := range r.Features {
+			df[f]++
+		}
+	}
+	ids := make([]string, len(rows))
+	at := map[string]int{}
+	for i, r := range rows {
+		ids[i], at[r.ID] = r.ID, i
+	}
+	w := func(f ilgraph.Feature) float64 { return defaultWeight(len(rows), df, f) }
+	score := make([][]float64, len(rows))
+	for i := range rows {
+		score[i] = make([]float64, len(rows))
+		for j := range rows {
+			score[i][j] = ilgraph.ScoreText(rows[i].Features, rows[j].Features, w, ilgraph.DefaultTextWeight, vecs[i], vecs[j]).Score
+		}
+	}
+	return Ranker{Name: "neighbours", Rank: func(q string, k int) []string {
+		qi := at[q]
+		var near []int
+		for _, id := range Ranked(ids, score[qi], q, m) {
+			near = append(near, at[id])
+		}
+		out := make([]float64, len(rows))
+		for c := range rows {
+			var sum float64
+			var n int
+			for _, r := range near {
+				if r != c {
+					sum += score[r][c]
+					n++
+				}
+			}
+			out[c] = score[qi][c]
+			if n > 0 && out[c] > 0 {
+				out[c] += beta * sum / float64(n)
+			}
+		}
+		return Ranked(ids, out, q, k)
+	}}
+}
+
 // TestBruteRankerIsTheDefault checks the experiments' instrument: under the
 // default weights the brute-force ranker returns the index's top 10 for
 // every query case of the judged sets, so what it measures under other
@@ -205,6 +256,13 @@ func TestWeightExperiments(t *testing.T) {
 	// before the run; alpha = beta = 1 is the default.
 	for _, ab := range [][2]float64{{1, 1}, {1, 0.75}, {1, 0.5}, {1, 0.25}, {0.75, 1}, {0.5, 1}, {0.75, 0.5}} {
 		fmt.Println(line(fmt.Sprintf("tversky a=%.2f b=%.2f", ab[0], ab[1]), row(tverskyRanker(cases, ab[0], ab[1], ilgraph.DefaultTextWeight))))
+	}
+	// Pseudo-relevance feedback: each candidate also scored against the
+	// query's m best cases, the grid fixed before the run.
+	for _, m := range []int{3, 5} {
+		for _, beta := range []float64{0.25, 0.5} {
+			fmt.Println(line(fmt.Sprintf("neighbours m=%d beta=%.2f", m, beta), row(neighbourRanker(cases, m, beta))))
+		}
 	}
 	// The rarity factor to a power p; the text weight scaled with it, so
 	// that the text keeps about its share of a score (a typical factor is
