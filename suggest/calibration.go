@@ -29,13 +29,18 @@ import (
 // one confidence, 0.59, and no root cause could be told apart as sure.)
 
 // Curve maps a kind's score in one language onto the precision measured at
-// it: σ(A·logit(score) + B), the score clamped to [scoreFloor, 1 −
-// scoreFloor]. N is how many suggestions it was fit on.
+// it: σ(A·logit(score) + C·lead + B), the score clamped to [scoreFloor, 1 −
+// scoreFloor]. The lead is the suggestion's score less the best score of
+// the other terms of its kind in the same answer (below zero for all but
+// the first); C is 0 but for the root cause, of which a case has one, so
+// that a best root cause far ahead of the runner-up is surer than one
+// level with it. N is how many suggestions it was fit on.
 type Curve struct {
 	Lang string       `json:"lang"`
 	Kind ilgraph.Kind `json:"kind"`
 	A    float64      `json:"a"`
 	B    float64      `json:"b"`
+	C    float64      `json:"c,omitempty"`
 	N    int          `json:"n"`
 }
 
@@ -49,8 +54,27 @@ func logit(x float64) float64 {
 
 func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
 
-// At is the curve's value at score x.
-func (c *Curve) At(x float64) float64 { return sigmoid(c.A*logit(x) + c.B) }
+// At is the curve's value at score x with the given lead over the other
+// terms of the kind.
+func (c *Curve) At(x, lead float64) float64 { return sigmoid(c.A*logit(x) + c.C*lead + c.B) }
+
+// leads returns each suggestion's score less the best score of the others
+// (ss by score, highest first): the first's lead over the second, the
+// others' distance below the first.
+func leads(ss []Suggestion) []float64 {
+	out := make([]float64, len(ss))
+	for i, s := range ss {
+		switch {
+		case i > 0:
+			out[i] = s.Score - ss[0].Score
+		case len(ss) > 1:
+			out[i] = s.Score - ss[1].Score
+		default:
+			out[i] = s.Score
+		}
+	}
+	return out
+}
 
 // Calibration is a curve per language and kind.
 type Calibration struct {
@@ -87,8 +111,9 @@ func (cal *Calibration) Apply(res *Result) *Result {
 			continue
 		}
 		cs := make([]Suggestion, len(ss))
+		lead := leads(ss)
 		for i, s := range ss {
-			s.Confidence = round(c.At(s.Score))
+			s.Confidence = round(c.At(s.Score, lead[i]))
 			cs[i] = s
 		}
 		out.ByKind[k] = cs
@@ -97,16 +122,19 @@ func (cal *Calibration) Apply(res *Result) *Result {
 }
 
 // calibrationDepth is how many of each answer's best suggestions of a kind
-// a curve is fit on: for the root cause the best one (a case has one, and
-// the best is what a profile takes and a chip shows), for the other kinds
-// as many as any cut-off may let into a profile (calibrateMaxTerms). A
-// root cause ranked below the best gets the same curve.
+// a curve is fit on: for the root cause the three a reader is offered
+// (top-3; their leads tell the best from the others), for the other kinds
+// as many as any cut-off may let into a profile (calibrateMaxTerms).
 func calibrationDepth(k ilgraph.Kind) int {
 	if k == ilgraph.KindRootCause {
-		return 1
+		return 3
 	}
 	return calibrateMaxTerms
 }
+
+// withLead says which kinds' curves weigh the lead over the other terms:
+// the root cause, the one kind a case has exactly one of.
+func withLead(k ilgraph.Kind) bool { return k == ilgraph.KindRootCause }
 
 // fit calibrates uncalibrated answers: for every language and kind, the
 // Platt curve of right (1) or wrong (0) on the score, over each answer's
@@ -124,15 +152,24 @@ func fit(answers []answer) *Calibration {
 				for _, id := range a.c.Tags(k) {
 					tags[id] = true
 				}
-				for _, s := range a.res.Top(k, calibrationDepth(k), 0) {
-					pts = append(pts, point{s.Score, tags[s.ID]})
+				ss := a.res.ByKind[k]
+				lead := leads(ss)
+				for i, s := range a.res.Top(k, calibrationDepth(k), 0) {
+					pts = append(pts, point{s.Score, lead[i], tags[s.ID]})
 				}
 			}
 			if len(pts) == 0 {
 				continue
 			}
-			a, b := platt(pts)
-			cal.Curves = append(cal.Curves, Curve{Lang: lang, Kind: k, A: round(a), B: round(b), N: len(pts)})
+			c := Curve{Lang: lang, Kind: k, N: len(pts)}
+			if withLead(k) {
+				w := logistic(pts, true)
+				c.A, c.C, c.B = round(w[0]), round(w[1]), round(w[2])
+			} else {
+				c.A, c.B = platt(pts)
+				c.A, c.B = round(c.A), round(c.B)
+			}
+			cal.Curves = append(cal.Curves, c)
 		}
 	}
 	return cal
@@ -153,49 +190,108 @@ func plattTargets(pts []point) (hi, lo float64) {
 }
 
 type point struct {
-	score float64
-	right bool
+	score, lead float64
+	right       bool
 }
 
-// platt fits σ(a·logit(score) + b) to the points by Newton's method on the
-// log-likelihood, with Platt's targets ((n₊+1)/(n₊+2) for a right point,
-// 1/(n₋+2) for a wrong one) so that a kind every suggestion of which was
-// right, or wrong, still gets a finite curve.
+// platt fits σ(a·logit(score) + b) to the points (logistic without the
+// lead).
 func platt(pts []point) (a, b float64) {
+	w := logistic(pts, false)
+	return w[0], w[1]
+}
+
+// logistic fits σ(a·logit(score) [+ c·lead] + b) to the points by Newton's
+// method on the log-likelihood, with Platt's targets ((n₊+1)/(n₊+2) for a
+// right point, 1/(n₋+2) for a wrong one) so that a kind every suggestion of
+// which was right, or wrong, still gets a finite curve. It returns (a, b),
+// or with the lead (a, c, b).
+func logistic(pts []point, lead bool) []float64 {
 	hi, lo := plattTargets(pts)
-	a, b = 1, 0
+	feats := func(p point) []float64 {
+		if lead {
+			return []float64{logit(p.score), p.lead, 1}
+		}
+		return []float64{logit(p.score), 1}
+	}
+	n := 2
+	if lead {
+		n = 3
+	}
+	w := make([]float64, n)
+	w[0] = 1
 	for iter := 0; iter < 100; iter++ {
-		// Gradient and Hessian of the negative log-likelihood in (a, b).
-		var ga, gb, haa, hab, hbb float64
+		// The gradient and Hessian of the negative log-likelihood, as one
+		// augmented matrix [H | g] for the Newton step H·d = g.
+		m := make([][]float64, n)
+		for i := range m {
+			m[i] = make([]float64, n+1)
+		}
 		for _, p := range pts {
-			x := logit(p.score)
-			q := sigmoid(a*x + b)
+			x := feats(p)
+			var z float64
+			for i := range x {
+				z += w[i] * x[i]
+			}
+			q := sigmoid(z)
 			t := lo
 			if p.right {
 				t = hi
 			}
-			d := q - t
-			w := max(q*(1-q), 1e-12)
-			ga += d * x
-			gb += d
-			haa += w * x * x
-			hab += w * x
-			hbb += w
+			h := max(q*(1-q), 1e-12)
+			for i := range x {
+				m[i][n] += (q - t) * x[i]
+				for j := range x {
+					m[i][j] += h * x[i] * x[j]
+				}
+			}
 		}
-		haa += 1e-9
-		hbb += 1e-9
-		det := haa*hbb - hab*hab
-		if det <= 0 {
+		d, ok := solve(m)
+		if !ok {
 			break
 		}
-		da := (hbb*ga - hab*gb) / det
-		db := (haa*gb - hab*ga) / det
-		a, b = a-da, b-db
-		if math.Abs(da) < 1e-10 && math.Abs(db) < 1e-10 {
+		var step float64
+		for i := range w {
+			w[i] -= d[i]
+			step = max(step, math.Abs(d[i]))
+		}
+		if step < 1e-10 {
 			break
 		}
 	}
-	return a, b
+	return w
+}
+
+// solve solves the augmented system m = [A | y] by Gaussian elimination
+// with partial pivoting; false when A is singular.
+func solve(m [][]float64) ([]float64, bool) {
+	n := len(m)
+	for c := 0; c < n; c++ {
+		p := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
+				p = r
+			}
+		}
+		if math.Abs(m[p][c]) < 1e-12 {
+			return nil, false
+		}
+		m[c], m[p] = m[p], m[c]
+		for r := 0; r < n; r++ {
+			if r == c {
+				continue
+			}
+			f := m[r][c] / m[c][c]
+			for k := c; k <= n; k++ {
+				m[r][k] -= f * m[c][k]
+			}
+		}
+	}
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = m[i][n] / m[i][i]
+	}
+	return out, true
 }
 
 //go:embed calibration.json
@@ -222,8 +318,8 @@ func ParseCalibration(b []byte) (*Calibration, error) {
 		if !slices.Contains(ilgraph.VocabKinds, c.Kind) {
 			return nil, fmt.Errorf("calibration: curve %s/%s: unknown kind %q", c.Lang, c.Kind, c.Kind)
 		}
-		if !(c.A > 0) || math.IsInf(c.A, 0) || math.IsNaN(c.B) || math.IsInf(c.B, 0) {
-			return nil, fmt.Errorf("calibration: curve %s/%s: a = %v, b = %v: want a finite rising curve (a > 0)", c.Lang, c.Kind, c.A, c.B)
+		if !(c.A > 0) || math.IsInf(c.A, 0) || math.IsNaN(c.B) || math.IsInf(c.B, 0) || !(c.C >= 0) || math.IsInf(c.C, 0) {
+			return nil, fmt.Errorf("calibration: curve %s/%s: a = %v, b = %v, c = %v: want a finite rising curve (a > 0, c ≥ 0)", c.Lang, c.Kind, c.A, c.B, c.C)
 		}
 	}
 	return &cal, nil

@@ -32,7 +32,7 @@ func TestPlattFindsTheMaximumLikelihood(t *testing.T) {
 	for _, x := range []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9} {
 		right := int(math.Round(200 * sigmoid(2*logit(x)-1)))
 		for i := 0; i < 200; i++ {
-			pts = append(pts, point{x, i < right})
+			pts = append(pts, point{x, 0, i < right})
 		}
 	}
 	a, b := platt(pts)
@@ -49,20 +49,41 @@ func TestPlattFindsTheMaximumLikelihood(t *testing.T) {
 	}
 }
 
+// With the lead: on points whose score says nothing (0.3 and 0.7 alike,
+// right as often) and whose share right at each lead is σ(4·lead − 0.5),
+// the fit comes back near a = 0, c = 4, b = −0.5.
+func TestLogisticWithLead(t *testing.T) {
+	var pts []point
+	for _, lead := range []float64{-0.6, -0.4, -0.2, 0, 0.2, 0.4, 0.6} {
+		right := int(math.Round(400 * sigmoid(4*lead-0.5)))
+		for i := 0; i < 400; i++ {
+			score := 0.3
+			if i%2 == 1 {
+				score = 0.7
+			}
+			pts = append(pts, point{score, lead, i < right})
+		}
+	}
+	w := logistic(pts, true)
+	if math.Abs(w[0]) > 0.05 || math.Abs(w[1]-4) > 0.1 || math.Abs(w[2]+0.5) > 0.05 {
+		t.Errorf("fit a = %.3f, c = %.3f, b = %.3f, want about 0, 4 and -0.5", w[0], w[1], w[2])
+	}
+}
+
 // A kind all of whose suggestions were right, or wrong, still gets a
 // finite, rising curve (Platt's targets), near 1 or 0.
 func TestPlattOneSided(t *testing.T) {
 	for _, right := range []bool{true, false} {
 		var pts []point
 		for i := 0; i < 50; i++ {
-			pts = append(pts, point{0.2 + 0.6*float64(i)/50, right})
+			pts = append(pts, point{0.2 + 0.6*float64(i)/50, 0, right})
 		}
 		a, b := platt(pts)
 		c := Curve{Lang: "en", Kind: ilgraph.KindComponent, A: a, B: b}
 		if math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0) {
 			t.Fatalf("right=%v: a = %v, b = %v", right, a, b)
 		}
-		mid := c.At(0.5)
+		mid := c.At(0.5, 0)
 		if right && mid < 0.9 || !right && mid > 0.1 {
 			t.Errorf("right=%v: confidence at 0.5 is %.3f", right, mid)
 		}
@@ -103,6 +124,21 @@ func TestApply(t *testing.T) {
 	if ko := cal.Apply(&Result{Lang: "ko", ByKind: map[ilgraph.Kind][]Suggestion{k: {{Kind: k, ID: "a", Confidence: 0.9, Score: 0.9}}}}); ko.ByKind[k][0].Confidence == out.ByKind[k][0].Confidence {
 		t.Error("a Korean answer took the English curve")
 	}
+	// A root cause's confidence weighs its lead: the best, far ahead, is
+	// surer than its score alone says; the order holds.
+	rc := ilgraph.KindRootCause
+	lead := &Calibration{Curves: []Curve{{Lang: "en", Kind: rc, A: 1, C: 3, B: -0.5, N: 10}}}
+	r := lead.Apply(&Result{Lang: "en", ByKind: map[ilgraph.Kind][]Suggestion{rc: {
+		{Kind: rc, ID: "p", Score: 0.6}, {Kind: rc, ID: "q", Score: 0.2}, {Kind: rc, ID: "r", Score: 0.1}}}})
+	wantRC := []float64{sigmoid(logit(0.6) + 3*0.4 - 0.5), sigmoid(logit(0.2) + 3*-0.4 - 0.5), sigmoid(logit(0.1) + 3*-0.5 - 0.5)}
+	for i, s := range r.ByKind[rc] {
+		if s.Confidence != round(wantRC[i]) {
+			t.Errorf("root cause %s: confidence %.4f, want %.4f", s.ID, s.Confidence, round(wantRC[i]))
+		}
+		if i > 0 && s.Confidence > r.ByKind[rc][i-1].Confidence {
+			t.Errorf("root cause %s: confidence %.4f above the one before it", s.ID, s.Confidence)
+		}
+	}
 	var none *Calibration
 	if none.Apply(in) != in {
 		t.Error("a nil calibration changed the answer")
@@ -137,8 +173,19 @@ func TestEngineCalibrates(t *testing.T) {
 			if w.Confidence != w.Score {
 				t.Errorf("uncalibrated %s %s: confidence %.4f, score %.4f", k, w.ID, w.Confidence, w.Score)
 			}
-			if s.ID != w.ID || s.Score != w.Score || s.Confidence != round(c.At(w.Score)) {
-				t.Errorf("%s %d: %s %.4f (score %.4f), want %s at %.4f (score %.4f)", k, i, s.ID, s.Confidence, s.Score, w.ID, round(c.At(w.Score)), w.Score)
+			// The lead: the score less the best of the other terms' scores.
+			other := 0.0
+			for j, o := range want.ByKind[k] {
+				if j != i {
+					other = max(other, o.Score)
+				}
+			}
+			if len(want.ByKind[k]) == 1 {
+				other = 0
+			}
+			wantC := round(sigmoid(c.A*logit(w.Score) + c.C*(w.Score-other) + c.B))
+			if s.ID != w.ID || s.Score != w.Score || s.Confidence != wantC {
+				t.Errorf("%s %d: %s %.4f (score %.4f), want %s at %.4f (score %.4f)", k, i, s.ID, s.Confidence, s.Score, w.ID, wantC, w.Score)
 			}
 			if s.Confidence != s.Score {
 				changed++
@@ -167,6 +214,7 @@ func TestParseCalibration(t *testing.T) {
 		{`{"curves":[{"lang":"en","kind":"colour","a":1,"b":0}]}`, `unknown kind "colour"`},
 		{`{"curves":[{"lang":"en","kind":"component","a":0,"b":0}]}`, `rising curve`},
 		{`{"curves":[{"lang":"en","kind":"component","a":-1,"b":0}]}`, `rising curve`},
+		{`{"curves":[{"lang":"en","kind":"root_cause","a":1,"b":0,"c":-2}]}`, `rising curve`},
 		{`{"curves":[`, `calibration:`},
 	} {
 		_, err := ParseCalibration([]byte(tc.json))

@@ -521,13 +521,13 @@ func printShown(w io.Writer, rep *suggest.Report) {
 	}
 	tw.Flush()
 	if rep.Calibration != nil {
-		fmt.Fprintln(w, "\ncalibration fit on every case's answers (what suggest/calibration.json should be): confidence =\nσ(a·logit(score) + b), fit on n suggestions; the confidence at scores 0.2 … 0.9:")
+		fmt.Fprintln(w, "\ncalibration fit on every case's answers (what suggest/calibration.json should be): confidence =\nσ(a·logit(score) + c·lead + b), fit on n suggestions (lead: the score less the best other term's of the\nkind; c is 0 but for the root cause); the confidence at scores 0.2 … 0.9 with a lead of 0:")
 		for _, c := range rep.Calibration.Curves {
 			var at []string
 			for _, x := range []float64{0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9} {
-				at = append(at, fmt.Sprintf("%.2f", c.At(x)))
+				at = append(at, fmt.Sprintf("%.2f", c.At(x, 0)))
 			}
-			fmt.Fprintf(w, "  %s %-13s a=%.3f b=%.3f n=%d  %s\n", c.Lang, c.Kind, c.A, c.B, c.N, strings.Join(at, " "))
+			fmt.Fprintf(w, "  %s %-13s a=%.3f b=%.3f c=%.3f n=%d  %s\n", c.Lang, c.Kind, c.A, c.B, c.C, c.N, strings.Join(at, " "))
 		}
 	}
 }
