@@ -521,7 +521,7 @@ func printShown(w io.Writer, rep *suggest.Report) {
 	}
 	tw.Flush()
 	if rep.Calibration != nil {
-		fmt.Fprintln(w, "\ncalibration fit on every case's answers (what suggest/calibration.json should be): confidence =\nσ(a·logit(score) + c·lead + b), fit on n suggestions (lead: the score less the best other term's of the\nkind; c is 0 but for the root cause); the confidence at scores 0.2 … 0.9 with a lead of 0:")
+		fmt.Fprintln(w, "\ncalibration fit on every case's answers (what suggest/calibration.json should be): confidence =\nσ(a·logit(score) + c·lead + b), fit on n suggestions (lead: the score less the best other term's of the\nkind; c is 0 but for the root cause and the mechanisms); the confidence at scores 0.2 … 0.9 with a lead of 0:")
 		for _, c := range rep.Calibration.Curves {
 			var at []string
 			for _, x := range []float64{0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9} {
