@@ -222,13 +222,28 @@ func FuzzSuggest(f *testing.F) {
 	})
 }
 
+// BenchmarkSuggest: one case's text over the seed corpus, the confidences
+// calibrated (what the server serves) and uncalibrated (the scores alone),
+// so that the calibration's cost is read against the rest in one run.
 func BenchmarkSuggest(b *testing.B) {
-	_, cases, e := seeds(b)
+	v, cases, e := seeds(b)
+	raw, err := New(v, cases, Options{Uncalibrated: true})
+	if err != nil {
+		b.Fatal(err)
+	}
 	q := Query(&cases[0], "en")
-	for b.Loop() {
-		if _, err := e.Suggest(q, "en", ""); err != nil {
-			b.Fatal(err)
-		}
+	for _, bc := range []struct {
+		name string
+		e    *Engine
+	}{{"calibrated", e}, {"uncalibrated", raw}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := bc.e.Suggest(q, "en", ""); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
