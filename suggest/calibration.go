@@ -21,12 +21,14 @@ import (
 //
 // The map is Platt's: a logistic curve in the score's log-odds,
 // σ(A·logit(score) + B), fit by maximum likelihood to whether each
-// leave-one-out suggestion was a tag of its case. It has two parameters, so
-// a few hundred suggestions per kind fit it without chasing noise, and it
-// rises strictly, so the order of the terms and every cut-off on it keep
-// their meaning. (Isotonic regression was tried first: with a few hundred
-// suggestions its top block pooled every root cause scored above 0.6 into
-// one confidence, 0.59, and no root cause could be told apart as sure.)
+// leave-one-out suggestion was a tag of its case; for the root cause and
+// the mechanisms it also weighs the suggestion's lead over the other terms
+// of its kind (Curve). Two or three parameters, so a few hundred
+// suggestions per kind fit them without chasing noise, and the curve rises
+// with the score, so the order of the terms holds. (Isotonic regression
+// was tried first: with a few hundred suggestions its top block pooled
+// every root cause scored above 0.6 into one confidence, 0.59, and no root
+// cause could be told apart as sure.)
 
 // Curve maps a kind's score in one language onto the precision measured at
 // it: σ(A·logit(score) + C·lead + B), the score clamped to [scoreFloor, 1 −
@@ -140,8 +142,8 @@ func calibrationDepth(k ilgraph.Kind) int {
 func withLead(k ilgraph.Kind) bool { return k == ilgraph.KindRootCause || k == ilgraph.KindMechanism }
 
 // fit calibrates uncalibrated answers: for every language and kind, the
-// Platt curve of right (1) or wrong (0) on the score, over each answer's
-// calibrationDepth best suggestions.
+// curve of right (1) or wrong (0) on the score (and the lead, withLead),
+// over each answer's calibrationDepth best suggestions.
 func fit(answers []answer) *Calibration {
 	cal := &Calibration{}
 	for _, lang := range []string{"en", "ko"} {
