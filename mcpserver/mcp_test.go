@@ -425,6 +425,10 @@ func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 			if named != want {
 				t.Errorf("%s:%s (sure %v) named in the text: %v\n%s", kind, x.ID, want, named, rendered)
 			}
+			// A sure term is named with its (calibrated) confidence.
+			if with := fmt.Sprintf("%s:%s (%.2f)", kind, x.ID, x.Confidence); want && !strings.Contains(rendered, with) {
+				t.Errorf("the text does not name %q:\n%s", with, rendered)
+			}
 			if want {
 				sure++
 			} else {
@@ -437,6 +441,9 @@ func TestMatchIncidentIsTheGraphQLAnswer(t *testing.T) {
 	}
 	if want := fmt.Sprintf("%d less sure", less); !strings.Contains(rendered, want) {
 		t.Errorf("the text does not say %q:\n%s", want, rendered)
+	}
+	if want := "how often such a suggestion was right when tested"; !strings.Contains(rendered, want) {
+		t.Errorf("the text does not say what a confidence means (%q):\n%s", want, rendered)
 	}
 	if len(fromText.Suggested["mechanism"]) == 0 {
 		t.Errorf("match_incident read no mechanism from %q: %+v", desc, fromText.Suggested)

@@ -200,7 +200,7 @@ func renderSuggested(s map[ilgraph.Kind][]view.SuggestedTerm) string {
 	}
 	var b strings.Builder
 	if len(parts) > 0 {
-		b.WriteString("Read from the text (sure: right at least 80% of the time at these confidences): " + strings.Join(parts, ", ") + ".\n")
+		b.WriteString("Read from the text, the sure ones (each confidence is how often such a suggestion was right when tested; these kinds' suggestions at these confidences were right at least 80% of the time): " + strings.Join(parts, ", ") + ".\n")
 	}
 	if less > 0 {
 		fmt.Fprintf(&b, "%d less sure %s also counted, each with its confidence (structured result, \"suggested\"); check them before relying on them.\n", less, map[bool]string{true: "term", false: "terms"}[less == 1])
@@ -210,7 +210,7 @@ func renderSuggested(s map[ilgraph.Kind][]view.SuggestedTerm) string {
 
 func renderSuggestions(v *view.Suggestions) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Terms the text points to (read as %s; \"sure\": this kind's suggestions at this confidence were right at least 80%% of the time when tested):\n", v.Lang)
+	fmt.Fprintf(&b, "Terms the text points to (read as %s; a confidence is how often such a suggestion was right when tested, 0.6 about 60%% of the time; \"sure\": this kind's suggestions at this confidence were right at least 80%% of the time):\n", v.Lang)
 	for _, k := range ilgraph.VocabKinds {
 		ts := v.Terms[k]
 		if len(ts) == 0 {
