@@ -26,21 +26,38 @@ func defaultWeight(n int, df map[ilgraph.Feature]int, f ilgraph.Feature) float64
 // pairRanker ranks every case against the query by score, by brute force,
 // each feature weighed by weight over the corpus's document frequencies:
 // the instrument of the experiments below.
-func pairRanker(name string, cases []ilgraph.Case, weight featureWeight, score func(a, b []ilgraph.Feature, w func(ilgraph.Feature) float64, ta, tb ilgraph.TextVector) float64) Ranker {
-	rows := Rows(cases)
-	vecs := similarity.TextVectors(rows)
+// corpusRows are what the brute-force rankers score with: the cases' rows
+// and text vectors, their ids by row and rows by id, and the weight of a
+// feature under weight.
+type corpusRows struct {
+	rows []ilgraph.CaseFeatures
+	vecs []ilgraph.TextVector
+	ids  []string
+	at   map[string]int
+	w    func(ilgraph.Feature) float64
+}
+
+func newCorpusRows(cases []ilgraph.Case, weight featureWeight) corpusRows {
+	c := corpusRows{rows: Rows(cases), at: map[string]int{}}
+	c.vecs = similarity.TextVectors(c.rows)
 	df := map[ilgraph.Feature]int{}
-	for _, r := range rows {
+	for _, r := range c.rows {
 		for _, f := range r.Features {
 			df[f]++
 		}
 	}
-	ids := make([]string, len(rows))
-	at := map[string]int{}
-	for i, r := range rows {
-		ids[i], at[r.ID] = r.ID, i
+	c.ids = make([]string, len(c.rows))
+	for i, r := range c.rows {
+		c.ids[i], c.at[r.ID] = r.ID, i
 	}
-	w := func(f ilgraph.Feature) float64 { return weight(len(rows), df, f) }
+	n := len(c.rows)
+	c.w = func(f ilgraph.Feature) float64 { return weight(n, df, f) }
+	return c
+}
+
+func pairRanker(name string, cases []ilgraph.Case, weight featureWeight, score func(a, b []ilgraph.Feature, w func(ilgraph.Feature) float64, ta, tb ilgraph.TextVector) float64) Ranker {
+	c := newCorpusRows(cases, weight)
+	rows, vecs, ids, at, w := c.rows, c.vecs, c.ids, c.at, c.w
 	return Ranker{Name: name, Rank: func(q string, k int) []string {
 		qi := at[q]
 		scores := make([]float64, len(rows))
@@ -96,20 +113,8 @@ func tverskyRanker(cases []ilgraph.Case, alpha, beta, wText float64) Ranker {
 // score against the query's m best cases (the candidate itself left out of
 // that mean). Tried and not adopted (docs/similarity.md).
 func neighbourRanker(cases []ilgraph.Case, m int, beta float64) Ranker {
-	rows := Rows(cases)
-	vecs := similarity.TextVectors(rows)
-	df := map[ilgraph.Feature]int{}
-	for _, r := range rows {
-		for _, f := range r.Features {
-			df[f]++
-		}
-	}
-	ids := make([]string, len(rows))
-	at := map[string]int{}
-	for i, r := range rows {
-		ids[i], at[r.ID] = r.ID, i
-	}
-	w := func(f ilgraph.Feature) float64 { return defaultWeight(len(rows), df, f) }
+	c := newCorpusRows(cases, defaultWeight)
+	rows, vecs, ids, at, w := c.rows, c.vecs, c.ids, c.at, c.w
 	score := make([][]float64, len(rows))
 	for i := range rows {
 		score[i] = make([]float64, len(rows))
