@@ -49,15 +49,10 @@ check-generate: generate
 	echo "generated files are current"
 
 # A short fuzz run of every fuzz target in the tree (found, not listed, so
-# that a new one cannot be left out).
+# that a new one cannot be left out): scripts/fuzz.
 FUZZTIME ?= 20s
 fuzz:
-	@set -e; git grep -l '^func Fuzz' -- '*_test.go' | while read -r f; do \
-		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$f"); do \
-			echo "fuzz $$t in ./$$(dirname "$$f")/"; \
-			go test "./$$(dirname "$$f")/" -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME); \
-		done; \
-	done
+	FUZZTIME=$(FUZZTIME) scripts/fuzz
 
 # Static checks beyond go vet, pinned: staticcheck (bugs, simplifications,
 # unused unexported code) and deadcode (functions no program or test
