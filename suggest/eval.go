@@ -413,8 +413,6 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 				return nil, err
 			}
 			queries = append(queries, query{i, lang, q, res})
-			rep.Fixed[lang].add(c, served.Apply(res), cutoffs, nil)
-			rep.ShownFixed[lang].add(c, served.Apply(res), cutoffs, ShowCutoffs)
 			b, err := base.suggest(q, lang, excluded{i})
 			if err != nil {
 				return nil, err
@@ -434,7 +432,14 @@ func Evaluate(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options, cutoffs
 	}
 	rep.Calibrated = calibrate(all)
 	rep.ShowCalibrated = calibrateShow(all, rep.Calibrated)
-	byLang(rep.Reliability, applied(served, raw), cutoffs)
+	// What the server serves: the answers calibrated once, scored with the
+	// cut-offs given and tabled by confidence.
+	servedAnswers := applied(served, raw)
+	for _, a := range servedAnswers {
+		rep.Fixed[a.lang].add(a.c, a.res, cutoffs, nil)
+		rep.ShownFixed[a.lang].add(a.c, a.res, cutoffs, ShowCutoffs)
+	}
+	byLang(rep.Reliability, servedAnswers, cutoffs)
 	byLang(rep.ReliabilityScores, raw, cutoffs)
 	var nested []answer
 
