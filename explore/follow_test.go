@@ -184,20 +184,24 @@ func matchIDs(ms []ilgraph.Match) []string {
 // replicas of ilgraph serve. Writes through the first reach the second
 // through the change feed — it catches up without building its corpus
 // again — and both then answer as a corpus built afresh; a load by
-// another process, which the feed does not hold, makes the second build
-// its corpus again.
+// another process is followed from the feed as well, a load of 100 cases
+// in one batch by a replica that follows that many, and built afresh by
+// one that follows fewer.
 func TestReplicaFollowsTheChangeFeed(t *testing.T) {
 	ctx := editorCtx()
 	db := neo4jtest.MustOpenSeeds(t)
-	replica := func() (*explore.Service, *memstore.Source, *similarity.Service) {
+	replica := func(maxFollow int) (*explore.Service, *memstore.Source, *similarity.Service) {
 		src := memstore.NewSource(db)
 		src.SettleAfter = -1
+		src.MaxFollow = maxFollow
 		src.Parse = loader.ParseCase
 		sim := similarity.NewService(db, src)
 		return explore.New(db, sim, explore.WithReadModel(memstore.NewStore(src)), explore.WithWrites(db, loader.Validator{DB: db})), src, sim
 	}
-	a, srcA, _ := replica()
-	b, srcB, simB := replica()
+	// The first follows at most 50 changes at once, the second as many
+	// as the feed holds (memstore.DefaultMaxFollow).
+	a, srcA, _ := replica(50)
+	b, srcB, simB := replica(0)
 	for _, src := range []*memstore.Source{srcA, srcB} {
 		if _, err := src.Get(ctx); err != nil {
 			t.Fatal(err)
@@ -312,21 +316,62 @@ func TestReplicaFollowsTheChangeFeed(t *testing.T) {
 		}
 	}
 
-	// More than MaxFollow changes at once: building afresh costs less
-	// than following them one by one.
+	// A load of 100 cases, more than a replica used to follow one at a
+	// time (64): the second replica follows it in one batch, without a
+	// build, and answers as a fresh corpus; the first, further behind than
+	// it follows (50), builds its corpus afresh.
 	many := filepath.Join(t.TempDir(), "many.jsonl")
-	if err := gen.WriteFile(many, corpus.Seeds(t), memstore.MaxFollow+1, 3); err != nil {
+	const n = 100
+	if err := gen.WriteFile(many, corpus.Seeds(t), n, 3); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := loader.Load(ctx, db, []string{filepath.Join(corpus.Seeds(t), "vocab.json"), many}, loader.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	builds := srcB.Builds()
-	cb, err = srcB.Get(ctx)
+	fresh, err = memstore.NewSource(db).Get(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cb.Has(gen.ID(memstore.MaxFollow+1)) || srcB.Builds() != builds+1 {
-		t.Errorf("after a load of %d cases: the second replica has the last %v after %d more builds; want it after 1", memstore.MaxFollow+1, cb.Has(gen.ID(memstore.MaxFollow+1)), srcB.Builds()-builds)
+	for _, r := range []struct {
+		name          string
+		src           *memstore.Source
+		builds, feeds int64
+	}{{"first", srcA, 1, 0}, {"second", srcB, 0, 1}} {
+		builds, follows := r.src.Builds(), r.src.Follows()
+		c, err := r.src.Get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := [2]int64{r.src.Builds() - builds, r.src.Follows() - follows}; got != [2]int64{r.builds, r.feeds} || c.Version != fresh.Version {
+			t.Errorf("after a load of %d cases: the %s replica built %d times and followed the feed %d times, is at %d; want %d and %d, at %d",
+				n, r.name, got[0], got[1], c.Version, r.builds, r.feeds, fresh.Version)
+		}
+		if !c.Has(gen.ID(n)) || !reflect.DeepEqual(c.Facets(all), fresh.Facets(all)) || !reflect.DeepEqual(c.Stats(all), fresh.Stats(all)) {
+			t.Errorf("after a load of %d cases: the %s replica has the last %v, answers as a fresh corpus %v", n, r.name, c.Has(gen.ID(n)),
+				reflect.DeepEqual(c.Facets(all), fresh.Facets(all)) && reflect.DeepEqual(c.Stats(all), fresh.Stats(all)))
+		}
 	}
+	// The tags rank alike on both (the rarity of every tag follows the new
+	// corpus exactly); the text channel of the replica that followed keeps
+	// its build's corpus statistics until its settling build.
+	q := explore.SimilarityQuery{K: 10, Weights: ilgraph.DefaultWeights().TagsOnly()}
+	sa, err := a.Similar(ctx, gen.ID(n), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := b.Similar(ctx, gen.ID(n), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sa) == 0 || fmt.Sprint(similarIDs(sa)) != fmt.Sprint(similarIDs(sb)) {
+		t.Errorf("similar to %s by tags: the replica that built answers %v, the one that followed %v", gen.ID(n), similarIDs(sa), similarIDs(sb))
+	}
+}
+
+func similarIDs(scs []explore.SimilarCase) []string {
+	out := make([]string, len(scs))
+	for i, sc := range scs {
+		out[i] = fmt.Sprintf("%s %.6f", sc.Case.ID, sc.Score)
+	}
+	return out
 }

@@ -3,7 +3,6 @@ package memstore
 import (
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -23,23 +22,34 @@ type Moved struct {
 	From int32
 }
 
+// Edit is one case's change as a snapshot takes it: the case's row as
+// written, nil when the case was deleted.
+type Edit struct {
+	ID  string
+	Row *ilgraph.CaseFeatures
+}
+
 // With returns the snapshot after one case's change, at version: the case
-// id as r gives it (r nil: the case is gone). s is not changed (readers
-// may hold it); the result shares every column and posting list the change
-// leaves alone, so a change costs a copy of the columns' headers and of
-// the posting lists of the features it touches, not a build.
+// id as r gives it (r nil: the case is gone). It is WithAll of one edit.
+func (s *Snapshot) With(version int64, id string, r *ilgraph.CaseFeatures) (*Snapshot, Moved) {
+	n, m := s.WithAll(version, []Edit{{ID: id, Row: r}})
+	return n, m[0]
+}
+
+// WithAll returns the snapshot after the edits, in order, at version, and
+// where each edit put the cases (moves[k] for edits[k], numbered as after
+// the edits before it). s is not changed (readers may hold it); the result
+// shares every column and posting list the edits leave alone, and copies
+// each one they touch once however many edits touch it, so a batch of
+// changes costs one copy of the columns' headers, not one a change.
 //
 // The numbering stays dense: a new case takes the next number, an updated
 // one keeps its own, and a deleted case's number goes to the last case.
 // Features are never renumbered: one that no case has any more keeps its
 // number with an empty posting list (every answer counts postings, so it
-// shows nowhere). Sort orders are made again on first use.
-func (s *Snapshot) With(version int64, id string, r *ilgraph.CaseFeatures) (*Snapshot, Moved) {
-	old, exists := s.Number(id)
-	m := Moved{Old: -1, New: -1, From: -1}
-	if exists {
-		m.Old = old
-	}
+// shows nowhere). Where s's sort orders were made, n's follow them (a
+// pass over each, and a sort of the cases the edits touched).
+func (s *Snapshot) WithAll(version int64, edits []Edit) (*Snapshot, []Moved) {
 	n := &Snapshot{
 		ids: s.ids, byID: s.byID, date: s.date, severity: s.severity, sevNames: s.sevNames, title: s.title, machine: s.machine,
 		bilingual: s.bilingual, reviewed: s.reviewed, org: s.org, resolved: s.resolved, year: s.year,
@@ -47,41 +57,138 @@ func (s *Snapshot) With(version int64, id string, r *ilgraph.CaseFeatures) (*Sna
 		features: s.features, featID: s.featID, postings: slices.Clone(s.postings), feats: s.feats,
 		Version: version, Built: time.Now(),
 	}
-	switch {
-	case r == nil && !exists:
-	case r == nil:
-		n.cloneColumns(0)
-		n.byID = s.byID.clone()
-		n.byID.remove(&s.ids, old, int32(s.ids.len()-1))
-		n.remove(old, &m)
-	case exists:
-		n.cloneColumns(0)
-		m.New = old
-		n.set(old, r, s.feats.Sorted(old))
-	default:
-		n.cloneColumns(1)
-		n.byID = s.byID.clone()
-		i := int32(n.ids.len())
-		n.grow()
-		n.ids.set(i, r.ID)
-		n.byID.put(&n.ids, i)
-		m.New = i
-		n.set(i, r, nil)
+	e := editor{n: n, own: map[int32]bool{}}
+	for _, ed := range edits {
+		if ed.Row != nil && !s.Has(ed.ID) {
+			e.room++
+		}
 	}
-	n.followOrders(s, m)
-	return n, m
+	moves := make([]Moved, len(edits))
+	for k, ed := range edits {
+		moves[k] = e.edit(ed)
+	}
+	n.followOrders(s, moves)
+	return n, moves
 }
 
-// followOrders makes n's sort orders from s's, moved by the change m: the
-// changed case taken out and put back in its place, the case a delete
-// moved renumbered. A pass over each order, where sorting anew costs a
-// sort of the corpus. Where s's orders are not made (no list was asked of
-// it), n's are not either: they are sorted when a list first needs them,
-// not on the path of the change (at a million cases, most of a second).
-func (n *Snapshot) followOrders(s *Snapshot, m Moved) {
+// editor applies edits to a snapshot of its own (WithAll), copying what
+// the snapshot shares with the one it came from the first time an edit
+// writes it and writing in place after.
+type editor struct {
+	n        *Snapshot
+	room     int            // cases the edits may add
+	cols     bool           // the per-case columns are n's own
+	byID     bool           // the id index is n's own
+	features bool           // what numbers features is n's own
+	own      map[int32]bool // features whose posting list is n's own
+}
+
+// edit applies one edit.
+func (e *editor) edit(ed Edit) Moved {
+	n := e.n
+	old, exists := n.Number(ed.ID)
+	m := Moved{Old: -1, New: -1, From: -1}
+	if exists {
+		m.Old = old
+	}
+	switch {
+	case ed.Row == nil && !exists:
+	case ed.Row == nil:
+		e.columns()
+		e.ids()
+		n.byID.remove(&n.ids, old, int32(n.ids.len()-1))
+		e.remove(old, &m)
+	case exists:
+		e.columns()
+		m.New = old
+		e.set(old, ed.Row, n.feats.Sorted(old))
+	default:
+		e.columns()
+		e.ids()
+		i := int32(n.ids.len())
+		n.grow()
+		n.ids.set(i, ed.Row.ID)
+		n.byID.put(&n.ids, i)
+		m.New = i
+		e.set(i, ed.Row, nil)
+	}
+	return m
+}
+
+// columns makes the per-case columns n's own, with room for the cases the
+// edits may add.
+func (e *editor) columns() {
+	if !e.cols {
+		e.cols = true
+		e.n.cloneColumns(e.room)
+	}
+}
+
+// ids makes the id index n's own.
+func (e *editor) ids() {
+	if !e.byID {
+		e.byID = true
+		e.n.byID = e.n.byID.clone()
+	}
+}
+
+// posting returns feature f's posting list, n's own.
+func (e *editor) posting(f int32) []int32 {
+	if !e.own[f] {
+		e.own[f] = true
+		e.n.postings[f] = slices.Grow(slices.Clip(e.n.postings[f]), 1)
+	}
+	return e.n.postings[f]
+}
+
+// addCase puts case c in feature f's posting list.
+func (e *editor) addCase(f, c int32) {
+	if at, found := slices.BinarySearch(e.n.postings[f], c); !found {
+		e.n.postings[f] = slices.Insert(e.posting(f), at, c)
+	}
+}
+
+// dropCase takes case c out of feature f's posting list.
+func (e *editor) dropCase(f, c int32) {
+	if at, found := slices.BinarySearch(e.n.postings[f], c); found {
+		e.n.postings[f] = slices.Delete(e.posting(f), at, at+1)
+	}
+}
+
+// followOrders makes n's sort orders from s's, after the edits whose
+// moves are given: the cases they touched (changed, created, or given
+// another number by a delete) taken out, sorted, and merged back in. A
+// pass over each order and a sort of the touched cases, where sorting
+// anew costs a sort of the corpus. Where s's orders are not made (no list
+// was asked of it), n's are not either: they are sorted when a list first
+// needs them, not on the path of the change (at a million cases, most of
+// a second).
+func (n *Snapshot) followOrders(s *Snapshot, moves []Moved) {
 	if !s.ord.made.Load() {
 		return
 	}
+	cases := n.ids.len()
+	// The touched cases, by their numbers as the edits go.
+	touched := map[int32]bool{}
+	for _, m := range moves {
+		switch {
+		case m.New >= 0:
+			touched[m.New] = true
+		case m.From >= 0: // a delete: the last case moved to m.Old
+			touched[m.Old] = true
+			delete(touched, m.From)
+		case m.Old >= 0: // the last case deleted
+			delete(touched, m.Old)
+		}
+	}
+	moved := make([]int32, 0, len(touched))
+	for c := range touched {
+		if int(c) < cases {
+			moved = append(moved, c)
+		}
+	}
+	// A case untouched keeps its number and its place in every order.
+	keep := func(c int32) bool { return int(c) < cases && !touched[c] }
 	byID := func(a, b int32) int { return strings.Compare(n.ids.at(a), n.ids.at(b)) }
 	dateDesc := func(a, b int32) int {
 		if n.date[a] != n.date[b] {
@@ -95,30 +202,30 @@ func (n *Snapshot) followOrders(s *Snapshot, m Moved) {
 		}
 		return byID(a, b)
 	}
-	cases := n.ids.len()
-	n.ord.byID, n.ord.idA = moveOrder(s.ord.byID, m, byID, cases)
-	n.ord.byDateDesc, n.ord.dateDesc = moveOrder(s.ord.byDateDesc, m, dateDesc, cases)
-	n.ord.byDateAsc, n.ord.dateAsc = moveOrder(s.ord.byDateAsc, m, dateAsc, cases)
+	n.ord.byID, n.ord.idA = mergeOrder(s.ord.byID, moved, keep, byID, cases)
+	n.ord.byDateDesc, n.ord.dateDesc = mergeOrder(s.ord.byDateDesc, moved, keep, dateDesc, cases)
+	n.ord.byDateAsc, n.ord.dateAsc = mergeOrder(s.ord.byDateAsc, moved, keep, dateAsc, cases)
 	n.ord.once.Do(func() { n.ord.made.Store(true) }) // made: ranks has nothing to do
 }
 
-// moveOrder returns an order (rank -> case) and its ranks (case -> rank)
-// after the change m, from the order before it; cmp sorts the cases after.
-func moveOrder(old []int32, m Moved, cmp func(a, b int32) int, cases int) (perm, rank []int32) {
+// mergeOrder returns an order (rank -> case) and its ranks (case -> rank)
+// of cases cases: the cases of the order before that keep their place
+// (keep), in that order, merged with the cases moved, sorted by cmp.
+func mergeOrder(old, moved []int32, keep func(int32) bool, cmp func(a, b int32) int, cases int) (perm, rank []int32) {
+	moved = slices.Clone(moved)
+	slices.SortFunc(moved, cmp)
 	perm = make([]int32, 0, cases)
 	for _, c := range old {
-		if c == m.Old {
+		if !keep(c) {
 			continue
 		}
-		if m.New < 0 && c == m.From {
-			c = m.Old
+		for len(moved) > 0 && cmp(moved[0], c) < 0 {
+			perm = append(perm, moved[0])
+			moved = moved[1:]
 		}
 		perm = append(perm, c)
 	}
-	if m.New >= 0 {
-		at := sort.Search(len(perm), func(i int) bool { return cmp(perm[i], m.New) > 0 })
-		perm = slices.Insert(perm, at, m.New)
-	}
+	perm = append(perm, moved...)
 	rank = make([]int32, cases)
 	for pos, c := range perm {
 		rank[c] = int32(pos)
@@ -162,7 +269,8 @@ func (s *Snapshot) grow() {
 // set writes case i's columns from r, whose features replace before (the
 // case's feature ids, ascending; nil for a new case) in the posting lists.
 // The columns and the outer posting list are the snapshot's own.
-func (s *Snapshot) set(i int32, r *ilgraph.CaseFeatures, before []int32) {
+func (e *editor) set(i int32, r *ilgraph.CaseFeatures, before []int32) {
+	s := e.n
 	sev := slices.Index(s.sevNames, r.Severity)
 	if sev < 0 {
 		sev = len(s.sevNames)
@@ -189,14 +297,14 @@ func (s *Snapshot) set(i int32, r *ilgraph.CaseFeatures, before []int32) {
 	for _, f := range r.Features {
 		id, ok := s.featID[f]
 		if !ok {
-			id = s.newFeature(f)
+			id = e.newFeature(f)
 		}
 		if !slices.Contains(fs, id) {
 			fs = append(fs, id)
 		}
 		if f.Kind == ilgraph.KindOrg && s.orgTerms != nil {
 			if _, known := s.orgTerms[f.ID]; !known {
-				s.orgTerms = maps.Clone(s.orgTerms)
+				e.numbering()
 				s.orgTerms[f.ID] = r.Org
 			}
 		}
@@ -209,26 +317,28 @@ func (s *Snapshot) set(i int32, r *ilgraph.CaseFeatures, before []int32) {
 			s.org[i] = f
 		}
 		if _, had := slices.BinarySearch(before, f); !had {
-			s.postings[f] = withCase(s.postings[f], i)
+			e.addCase(f, i)
 		}
 	}
 	for _, f := range before {
 		if _, has := slices.BinarySearch(after, f); !has {
-			s.postings[f] = withoutCase(s.postings[f], i)
+			e.dropCase(f, i)
 		}
 	}
 }
 
 // remove deletes case i: the last case takes its number.
-func (s *Snapshot) remove(i int32, m *Moved) {
+func (e *editor) remove(i int32, m *Moved) {
+	s := e.n
 	last := int32(s.ids.len() - 1)
 	for _, f := range s.feats.Sorted(i) {
-		s.postings[f] = withoutCase(s.postings[f], i)
+		e.dropCase(f, i)
 	}
 	if i != last {
 		m.From = last
 		for _, f := range s.feats.Sorted(last) {
-			s.postings[f] = withCase(withoutCase(s.postings[f], last), i)
+			e.dropCase(f, last)
+			e.addCase(f, i)
 		}
 		s.ids.At[i], s.date[i], s.severity[i], s.machine[i] = s.ids.At[last], s.date[last], s.severity[last], s.machine[last]
 		s.title.At[i] = s.title.At[last]
@@ -241,40 +351,34 @@ func (s *Snapshot) remove(i int32, m *Moved) {
 	s.year, s.orgName, s.feats.At = s.year[:last], s.orgName[:last], s.feats.At[:last]
 }
 
-// newFeature numbers a feature no case had, copying what numbers features.
-func (s *Snapshot) newFeature(f ilgraph.Feature) int32 {
+// newFeature numbers a feature no case had.
+func (e *editor) newFeature(f ilgraph.Feature) int32 {
+	e.numbering()
+	s := e.n
 	id := int32(len(s.features))
-	s.featID = maps.Clone(s.featID)
 	s.featID[f] = id
-	s.features = append(slices.Clip(s.features), f)
+	s.features = append(s.features, f)
 	s.postings = append(s.postings, nil)
+	e.own[id] = true
 	k := kindIndex(f.Kind)
-	s.slot = append(slices.Clip(s.slot), int32(s.perKind[k]))
-	s.fkind = append(slices.Clip(s.fkind), int8(k))
+	s.slot = append(s.slot, int32(s.perKind[k]))
+	s.fkind = append(s.fkind, int8(k))
 	s.perKind[k]++
 	return id
 }
 
-// withCase returns a new ascending list: l with c.
-func withCase(l []int32, c int32) []int32 {
-	at, found := slices.BinarySearch(l, c)
-	if found {
-		return l
+// numbering makes what numbers features (and names organizations) n's own.
+func (e *editor) numbering() {
+	if e.features {
+		return
 	}
-	out := make([]int32, len(l)+1)
-	copy(out, l[:at])
-	out[at] = c
-	copy(out[at+1:], l[at:])
-	return out
-}
-
-// withoutCase returns a new ascending list: l without c.
-func withoutCase(l []int32, c int32) []int32 {
-	at, found := slices.BinarySearch(l, c)
-	if !found {
-		return l
+	e.features = true
+	s := e.n
+	s.featID = maps.Clone(s.featID)
+	s.features = slices.Clip(s.features)
+	s.slot = slices.Clip(s.slot)
+	s.fkind = slices.Clip(s.fkind)
+	if s.orgTerms != nil {
+		s.orgTerms = maps.Clone(s.orgTerms)
 	}
-	out := make([]int32, 0, len(l)-1)
-	out = append(out, l[:at]...)
-	return append(out, l[at+1:]...)
 }

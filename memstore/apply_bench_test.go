@@ -2,6 +2,8 @@ package memstore_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
@@ -21,7 +23,7 @@ func BenchmarkApply(b *testing.B) {
 	ctx := context.Background()
 	cases := generated(b, benchCases(b)+1, 1)
 	extra := cases[len(cases)-1]
-	g := &versionGraph{countingGraph: countingGraph{casesGraph: casesGraph{cases: cases[:len(cases)-1]}}, v: 1}
+	g := &feedGraph{versionGraph: &versionGraph{countingGraph: countingGraph{casesGraph: casesGraph{cases: cases[:len(cases)-1]}}, v: 1}}
 	src := memstore.NewSource(g)
 	src.SettleAfter = -1
 	similarity.NewService(nil, src)
@@ -60,6 +62,49 @@ func BenchmarkApply(b *testing.B) {
 			cur.ListCases(ilgraph.CaseFilter{}, ilgraph.SortDateDesc, 0, 20)
 		}
 	})
+	// What a replica does when another process changed many cases: the
+	// change feed read and followed in one batch, against the same
+	// changes applied one at a time (what it did before, up to 64) and
+	// the build (what it did past 64). The feed's cases are the corpus's
+	// own, updated; its "JSON" names the case (parsing is not timed).
+	byID := map[string]*ilgraph.Case{}
+	for _, c := range cases {
+		byID[c.ID] = c
+	}
+	src.Parse = func(id []byte) (*ilgraph.Case, error) { return byID[string(id)], nil }
+	next := 0
+	feed := func(n int) []ilgraph.CorpusChange {
+		out := make([]ilgraph.CorpusChange, n)
+		for k := range out {
+			c := cases[(next*7919)%(len(cases)-1)]
+			next++
+			version++
+			out[k] = ilgraph.CorpusChange{Version: version, ID: c.ID, JSON: c.ID}
+		}
+		return out
+	}
+	for _, n := range []int{64, 500, 2000} {
+		b.Run(fmt.Sprintf("feed_%d", n), func(b *testing.B) {
+			for b.Loop() {
+				g.feed(feed(n))
+				g.set(version)
+				cur, err := src.Get(ctx)
+				if err != nil || cur.Version != version {
+					b.Fatalf("at %d after the feed, want %d (%v)", cur.Version, version, err)
+				}
+			}
+		})
+	}
+	b.Run("one_by_one_64", func(b *testing.B) {
+		for b.Loop() {
+			for _, ch := range feed(64) {
+				g.set(ch.Version)
+				if !src.Apply(ctx, ch.Version, memstore.Change{ID: ch.ID, Case: byID[ch.ID]}) {
+					b.Fatal("not applied")
+				}
+			}
+		}
+	})
 	b.Run("baseline_full_build", func(b *testing.B) {
 		for b.Loop() {
 			// A change the source is not told of: the corpus is built again.
@@ -70,4 +115,31 @@ func BenchmarkApply(b *testing.B) {
 			}
 		}
 	})
+}
+
+// feedGraph is a versionGraph with a change feed of the changes it is
+// given (feed).
+type feedGraph struct {
+	*versionGraph
+	fmu     sync.Mutex
+	changes []ilgraph.CorpusChange
+}
+
+// feed makes changes the feed's.
+func (g *feedGraph) feed(changes []ilgraph.CorpusChange) {
+	g.fmu.Lock()
+	defer g.fmu.Unlock()
+	g.changes = changes
+}
+
+func (g *feedGraph) ChangesSince(_ context.Context, from, to int64) ([]ilgraph.CorpusChange, bool, error) {
+	g.fmu.Lock()
+	defer g.fmu.Unlock()
+	var out []ilgraph.CorpusChange
+	for _, ch := range g.changes {
+		if ch.Version > from && ch.Version <= to {
+			out = append(out, ch)
+		}
+	}
+	return out, int64(len(out)) == to-from, nil
 }

@@ -89,18 +89,22 @@ func historyTo(final []ilgraph.CaseFeatures, decoys []ilgraph.CaseFeatures, seed
 // A snapshot's sort orders follow a change only where they were made (a
 // list was asked of it); each corpus is run with no list asked before the
 // changes (the final snapshot sorts its cases itself) and with one asked
-// of the start (every change moves the orders).
+// of the start (every change moves the orders), and with the changes
+// applied one at a time (With) and in batches of 1 to 40 (WithAll, as a
+// replica applies the change feed).
 func TestSnapshotWithConforms(t *testing.T) {
 	for _, co := range storetest.Corpora(t) {
 		for _, listFirst := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/list_first_%v", co.Name, listFirst), func(t *testing.T) {
-				snapshotWithConforms(t, co, listFirst)
-			})
+			for _, batched := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/list_first_%v/batched_%v", co.Name, listFirst, batched), func(t *testing.T) {
+					snapshotWithConforms(t, co, listFirst, batched)
+				})
+			}
 		}
 	}
 }
 
-func snapshotWithConforms(t *testing.T, co storetest.Corpus, listFirst bool) {
+func snapshotWithConforms(t *testing.T, co storetest.Corpus, listFirst, batched bool) {
 	final := rowsOf(co.Cases)
 	start, changes := historyTo(final, rowsOf(generated(t, 60, 11)), 5)
 	s := memstore.Build(start, 1)
@@ -108,8 +112,24 @@ func snapshotWithConforms(t *testing.T, co storetest.Corpus, listFirst bool) {
 		s.ListCases(ilgraph.CaseFilter{}, ilgraph.SortDateDesc, 0, 1)
 	}
 	before := s
-	for i, c := range changes {
-		s, _ = s.With(int64(i+2), c.id, c.row)
+	if batched {
+		r := rand.New(rand.NewPCG(7, uint64(len(changes))))
+		for i := 0; i < len(changes); {
+			n := min(1+r.IntN(40), len(changes)-i)
+			edits := make([]memstore.Edit, n)
+			for k, c := range changes[i : i+n] {
+				edits[k] = memstore.Edit{ID: c.id, Row: c.row}
+			}
+			i += n
+			var moves []memstore.Moved
+			if s, moves = s.WithAll(int64(i+1), edits); len(moves) != n {
+				t.Fatalf("%d edits gave %d moves", n, len(moves))
+			}
+		}
+	} else {
+		for i, c := range changes {
+			s, _ = s.With(int64(i+2), c.id, c.row)
+		}
 	}
 	if got, want := s.Version, int64(len(changes)+1); got != want {
 		t.Errorf("version: got %d, want %d", got, want)

@@ -48,15 +48,23 @@ type Consuming interface {
 	Finish(s *Snapshot) (any, error)
 }
 
-// An Applier is a Consumer whose value follows one case's change without
-// a build (Source.Apply).
+// An Applier is a Consumer whose value follows changes of cases without a
+// build (Source.Apply, and the change feed).
 type Applier interface {
 	Consumer
-	// Apply returns the value over next, the snapshot after the change of
-	// the case id (c as written, nil for a delete; m says where the cases
-	// went), given v, the value over the snapshot before. v is not to be
-	// changed: readers may hold it.
-	Apply(v any, next *Snapshot, m Moved, id string, c *ilgraph.Case) (any, error)
+	// Apply returns the value over next, the snapshot after the changes,
+	// in order, given v, the value over the snapshot before them. v is not
+	// to be changed: readers may hold it.
+	Apply(v any, next *Snapshot, changes []Applied) (any, error)
+}
+
+// Applied is one change as an Applier follows it: the case id, the case as
+// written (nil for a delete), and where the change put the cases, numbered
+// as after the changes before it (Snapshot.WithAll).
+type Applied struct {
+	Moved
+	ID   string
+	Case *ilgraph.Case
 }
 
 // Corpus is what a Source built at one corpus version: the snapshot and
@@ -111,7 +119,12 @@ type Source struct {
 	ApplyWait time.Duration
 	// Parse reads a case's JSON from the change feed (loader.ParseCase);
 	// without it the feed is not read.
-	Parse    func([]byte) (*ilgraph.Case, error)
+	Parse func([]byte) (*ilgraph.Case, error)
+	// MaxFollow bounds the changes the source follows through the change
+	// feed, in one batch; further behind, it builds the corpus afresh (0:
+	// DefaultMaxFollow).
+	MaxFollow int
+
 	builds   atomic.Int64
 	follows  atomic.Int64
 	changes  atomic.Int64 // changes applied without a build
@@ -319,16 +332,30 @@ func (s *Source) log(version int64, ch *Change) {
 
 // apply makes the corpus after one change at version.
 func (s *Source) apply(c *Corpus, version int64, ch Change) (*Corpus, error) {
-	var row *ilgraph.CaseFeatures
-	if ch.Case != nil {
-		r := ilgraph.SimilarityRow(ch.Case)
-		row = &r
+	return s.applyAll(c, version, []Change{ch})
+}
+
+// applyAll makes the corpus after changes, in order, the last of which
+// made version: the snapshot and every Applier's value follow all of them
+// at once (a batch copies what it touches once, not once a change).
+func (s *Source) applyAll(c *Corpus, version int64, changes []Change) (*Corpus, error) {
+	edits := make([]Edit, len(changes))
+	for k, ch := range changes {
+		edits[k].ID = ch.ID
+		if ch.Case != nil {
+			r := ilgraph.SimilarityRow(ch.Case)
+			edits[k].Row = &r
+		}
 	}
-	next, m := c.Snapshot.With(version, ch.ID, row)
-	out := &Corpus{Snapshot: next, values: make(map[Consumer]any, len(c.values)), Applied: c.Applied + 1}
+	next, moves := c.Snapshot.WithAll(version, edits)
+	applied := make([]Applied, len(changes))
+	for k, ch := range changes {
+		applied[k] = Applied{Moved: moves[k], ID: ch.ID, Case: ch.Case}
+	}
+	out := &Corpus{Snapshot: next, values: make(map[Consumer]any, len(c.values)), Applied: c.Applied + len(changes)}
 	for k, v := range c.values {
 		if a, ok := k.(Applier); ok {
-			nv, err := a.Apply(v, next, m, ch.ID, ch.Case)
+			nv, err := a.Apply(v, next, applied)
 			if err != nil {
 				return nil, err
 			}
@@ -336,7 +363,7 @@ func (s *Source) apply(c *Corpus, version int64, ch Change) (*Corpus, error) {
 		}
 		out.values[k] = v
 	}
-	s.changes.Add(1)
+	s.changes.Add(int64(len(changes)))
 	return out, nil
 }
 
@@ -345,18 +372,22 @@ func (s *Source) apply(c *Corpus, version int64, ch Change) (*Corpus, error) {
 func (s *Source) catchUp(c *Corpus, from, to int64) (*Corpus, bool) {
 	s.lmu.Lock()
 	defer s.lmu.Unlock()
+	if to <= from {
+		return c, true
+	}
+	batch := make([]Change, 0, to-from)
 	for v := from + 1; v <= to; v++ {
 		ch, ok := s.applied[v]
 		if !ok {
 			return nil, false
 		}
-		next, err := s.apply(c, v, ch)
-		if err != nil {
-			return nil, false
-		}
-		c = next
+		batch = append(batch, ch)
 	}
-	return c, true
+	next, err := s.applyAll(c, to, batch)
+	if err != nil {
+		return nil, false
+	}
+	return next, true
 }
 
 // schedule starts (or moves) the settling build; s.amu is held.
@@ -377,13 +408,14 @@ func (s *Source) schedule() {
 	})
 }
 
-// MaxFollow bounds the changes a source follows through the change feed;
-// further behind, it builds the corpus afresh. Each change applied copies
-// the snapshot's columns and updates the index in place, a cost that grows
-// with the corpus as a build's does: at 100,000 cases about 0.1 s a change
-// against 11 s for a build (docs/benchmarks.md, "Writes visible at once"),
-// so 64 changes cost at most about half a build at any size.
-const MaxFollow = 64
+// DefaultMaxFollow bounds the changes a source follows through the change
+// feed (Source.MaxFollow); further behind, it builds the corpus afresh. It
+// is as many as the feed holds (graph.MaxFeed). The changes are applied in
+// one batch, which copies each column and posting list it touches once: at
+// 100,000 cases 2,000 changes cost about a tenth of a build from memory,
+// and a build from Neo4j costs more (docs/benchmarks.md, "A load followed
+// in one batch").
+const DefaultMaxFollow = 2000
 
 // follow brings the current corpus up to the graph's version with the
 // change feed: ok false when there is no corpus yet, no feed, the graph is
@@ -405,24 +437,31 @@ func (s *Source) followFrom(ctx context.Context, c *Corpus, at int64) (*Corpus, 
 		return nil, false
 	}
 	version, err := s.g.CorpusVersion(ctx)
-	if err != nil || version <= at || version-at > MaxFollow {
+	most := int64(s.MaxFollow)
+	if most <= 0 {
+		most = DefaultMaxFollow
+	}
+	if err != nil || version <= at || version-at > most {
 		return nil, false
 	}
 	changes, ok, err := feed.ChangesSince(ctx, at, version)
-	if err != nil || !ok {
+	if err != nil || !ok || len(changes) == 0 {
 		return nil, false
 	}
-	for _, ch := range changes {
-		change := Change{ID: ch.ID}
+	batch := make([]Change, len(changes))
+	for k, ch := range changes {
+		batch[k].ID = ch.ID
 		if ch.JSON != "" {
-			if change.Case, err = s.Parse([]byte(ch.JSON)); err != nil {
+			if batch[k].Case, err = s.Parse([]byte(ch.JSON)); err != nil {
 				return nil, false
 			}
 		}
-		if c, err = s.apply(c, ch.Version, change); err != nil {
-			return nil, false
-		}
-		s.log(ch.Version, &change)
+	}
+	if c, err = s.applyAll(c, changes[len(changes)-1].Version, batch); err != nil {
+		return nil, false
+	}
+	for k, ch := range changes {
+		s.log(ch.Version, &batch[k])
 	}
 	s.follows.Add(1)
 	s.amu.Lock()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/internal/corpus"
+	"github.com/ilgraph/ilgraph/memstore"
 	"github.com/ilgraph/ilgraph/similarity"
 )
 
@@ -19,8 +20,16 @@ import (
 // cases does: rarity over the final corpus, the text vectors of cases the
 // changes left alone as the start's build weighed them, and those of the
 // changed cases weighed with the start's text statistics. The ranking
-// that serves a case's similar cases (SimilarTo) is asked too.
+// that serves a case's similar cases (SimilarTo) is asked too. The
+// changes are applied one at a time (With) and in batches of one to eight
+// (WithAll, as a replica follows the change feed).
 func TestIndexWithMatchesBruteForce(t *testing.T) {
+	for _, batched := range []bool{false, true} {
+		t.Run(fmt.Sprintf("batched_%v", batched), func(t *testing.T) { indexWithMatchesBruteForce(t, batched) })
+	}
+}
+
+func indexWithMatchesBruteForce(t *testing.T, batched bool) {
 	final := generated(t, 600, 42)
 	decoys := generated(t, 60, 9)
 	r := rand.New(rand.NewPCG(4, 2))
@@ -72,26 +81,41 @@ func TestIndexWithMatchesBruteForce(t *testing.T) {
 	// The changes share the start's arena of text vectors, and a second
 	// change is applied to the start too: neither may alter the start's.
 	first, firstVecs := ix, similarity.IndexFields(ix)["textVec"]
+	firstPost := fmt.Sprint(similarity.IndexFields(ix)["textPost"]) // a copy: changes may share its lists
 	firstAnswer := ix.SimilarTo(start[0].ID, ilgraph.DefaultOptions(10))
 	snap := ix.Corpus()
 	version := int64(1)
 	changed := map[string]bool{}
 	for len(order) > 0 {
-		k := r.IntN(len(order))
-		ch := byCase[order[k]][0]
-		if byCase[ch.id] = byCase[ch.id][1:]; len(byCase[ch.id]) == 0 {
-			order = slices.Delete(order, k, k+1)
+		size := 1
+		if batched {
+			size = 1 + r.IntN(8)
 		}
-		version++
-		var row *ilgraph.CaseFeatures
-		text := ""
-		if ch.c != nil {
-			x := ilgraph.SimilarityRow(ch.c)
-			row, text = &x, x.Text
+		var edits []memstore.Edit
+		var texts []string
+		for ; size > 0 && len(order) > 0; size-- {
+			k := r.IntN(len(order))
+			ch := byCase[order[k]][0]
+			if byCase[ch.id] = byCase[ch.id][1:]; len(byCase[ch.id]) == 0 {
+				order = slices.Delete(order, k, k+1)
+			}
+			version++
+			var row *ilgraph.CaseFeatures
+			text := ""
+			if ch.c != nil {
+				x := ilgraph.SimilarityRow(ch.c)
+				row, text = &x, x.Text
+			}
+			edits, texts = append(edits, memstore.Edit{ID: ch.id, Row: row}), append(texts, text)
+			changed[ch.id] = true
 		}
-		next, m := snap.With(version, ch.id, row)
-		ix, snap = ix.With(next, m, text), next
-		changed[ch.id] = true
+		if !batched {
+			next, m := snap.With(version, edits[0].ID, edits[0].Row)
+			ix, snap = ix.With(next, m, texts[0]), next
+		} else {
+			next, moves := snap.WithAll(version, edits)
+			ix, snap = ix.WithAll(next, moves, texts), next
+		}
 		if version%5 == 0 && ix.Len() > 0 {
 			// The ranker's bitsets are made here and followed by the
 			// changes after: the final index's are followed ones.
@@ -111,6 +135,9 @@ func TestIndexWithMatchesBruteForce(t *testing.T) {
 	}
 	if got := similarity.IndexFields(first)["textVec"]; !reflect.DeepEqual(got, firstVecs) {
 		t.Error("the changes altered the text vectors of the index they started from")
+	}
+	if got := fmt.Sprint(similarity.IndexFields(first)["textPost"]); got != firstPost {
+		t.Error("the changes altered the text postings of the index they started from")
 	}
 	sameMatches(t, "the start after the changes", first.SimilarTo(start[0].ID, ilgraph.DefaultOptions(10)), firstAnswer)
 	if ix.Len() != len(final) || ix.Version != version {

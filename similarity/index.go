@@ -349,35 +349,6 @@ func weightUp(w float32) uint8 {
 	return uint8(q)
 }
 
-// with returns new postings, ascending by case: p with case c of weight w.
-func (p textPostings) with(c int32, w float32) textPostings {
-	at, found := slices.BinarySearch(p.cases, c)
-	out := textPostings{cases: make([]int32, 0, len(p.cases)+1), ub: make([]uint8, 0, len(p.cases)+1)}
-	out.cases = append(append(out.cases, p.cases[:at]...), c)
-	out.ub = append(append(out.ub, p.ub[:at]...), weightUp(w))
-	if found {
-		at++
-	}
-	out.cases = append(out.cases, p.cases[at:]...)
-	out.ub = append(out.ub, p.ub[at:]...)
-	out.top = topOf(out.ub)
-	return out
-}
-
-// without returns new postings, ascending by case: p without case c.
-func (p textPostings) without(c int32) textPostings {
-	at, found := slices.BinarySearch(p.cases, c)
-	if !found {
-		return p
-	}
-	out := textPostings{
-		cases: append(append(make([]int32, 0, len(p.cases)-1), p.cases[:at]...), p.cases[at+1:]...),
-		ub:    append(append(make([]uint8, 0, len(p.ub)-1), p.ub[:at]...), p.ub[at+1:]...),
-	}
-	out.top = topOf(out.ub)
-	return out
-}
-
 // invertText makes the text postings of the vectors vecs, whose term ids
 // are below nTerms: term id -> the cases with the term, ascending, each
 // with the bound of the term's weight in it (empty for a term no case has,
@@ -386,7 +357,7 @@ func (p textPostings) without(c int32) textPostings {
 // then fills the lists, all pieces of two allocations, each capped at its
 // length: the lists that growing each by append makes, bar their
 // capacities, in two passes rather than a reallocation per doubling of
-// every list (an append to a list copies it; with never appends anyway).
+// every list (a change copies a list before it writes it: textEditor).
 func invertText(vecs *vectors, nTerms int) []textPostings {
 	if nTerms == 0 {
 		return nil

@@ -4,8 +4,8 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"sync"
 
-	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/memstore"
 )
 
@@ -19,6 +19,60 @@ import (
 type overlay struct {
 	gone map[int32]bool // build case numbers
 	docs []overDoc
+	// The docs' terms inverted, per slot of analysedCase.terms, made on
+	// first use: a query scores only the docs that have its words.
+	once [4]sync.Once
+	inv  [4]overIndex
+	// The docs of each phrase, made on first use.
+	phraseOnce sync.Once
+	byPhrase   map[int][]int32
+}
+
+// phraseDocs returns the written docs whose text contains phrase pi,
+// ascending.
+func (o *overlay) phraseDocs(pi int) []int32 {
+	o.phraseOnce.Do(func() {
+		o.byPhrase = map[int][]int32{}
+		for d, doc := range o.docs {
+			for _, p := range doc.a.phrases {
+				o.byPhrase[p] = append(o.byPhrase[p], int32(d))
+			}
+		}
+	})
+	return o.byPhrase[pi]
+}
+
+// overIndex is the written docs' terms of one slot, inverted.
+type overIndex struct {
+	post     map[string][]docTF // term -> the docs with it, ascending
+	n, total int                // docs with any term, and their terms
+}
+
+// docTF is a term's frequency in one written doc.
+type docTF struct{ doc, tf int32 }
+
+// index returns the docs' terms of slot, inverted (o not nil).
+func (o *overlay) index(slot int) *overIndex {
+	o.once[slot].Do(func() {
+		x := overIndex{post: map[string][]docTF{}}
+		for d, doc := range o.docs {
+			ts := doc.a.terms[slot]
+			if len(ts) > 0 {
+				x.n++
+				x.total += len(ts)
+			}
+			for _, w := range ts {
+				l := x.post[w]
+				if k := len(l) - 1; k >= 0 && l[k].doc == int32(d) {
+					l[k].tf++
+					continue
+				}
+				x.post[w] = append(l, docTF{int32(d), 1})
+			}
+		}
+		o.inv[slot] = x
+	})
+	return &o.inv[slot]
 }
 
 // overDoc is a case as written since the build.
@@ -28,31 +82,33 @@ type overDoc struct {
 	lens [4]int32
 }
 
-// Apply follows one case's change (memstore.Applier): the engine over
-// the corpus after it, sharing the build's indexes.
-func (k *consumer) Apply(v any, _ *memstore.Snapshot, _ memstore.Moved, id string, c *ilgraph.Case) (any, error) {
-	return v.(*Engine).with(id, c), nil
+// Apply follows changes (memstore.Applier): the engine over the corpus
+// after them, sharing the build's indexes.
+func (k *consumer) Apply(v any, _ *memstore.Snapshot, changes []memstore.Applied) (any, error) {
+	return v.(*Engine).with(changes), nil
 }
 
-// with returns e after the case id became c (nil: was deleted). e is not
-// changed.
-func (e *Engine) with(id string, c *ilgraph.Case) *Engine {
+// with returns e after the changes, in order (a case nil: deleted). e is
+// not changed.
+func (e *Engine) with(changes []memstore.Applied) *Engine {
 	n := *e
 	o := &overlay{gone: map[int32]bool{}}
 	if e.over != nil {
 		o.gone = maps.Clone(e.over.gone)
 		o.docs = slices.Clone(e.over.docs)
 	}
-	if i, ok := e.snap.Number(id); ok {
-		o.gone[i] = true
-	}
-	o.docs = slices.DeleteFunc(o.docs, func(d overDoc) bool { return d.id == id })
-	if c != nil {
-		d := overDoc{id: id, a: e.analyse(c)}
-		for i, ts := range d.a.terms {
-			d.lens[i] = int32(len(ts))
+	for _, ch := range changes {
+		if i, ok := e.snap.Number(ch.ID); ok {
+			o.gone[i] = true
 		}
-		o.docs = append(o.docs, d)
+		o.docs = slices.DeleteFunc(o.docs, func(d overDoc) bool { return d.id == ch.ID })
+		if ch.Case != nil {
+			d := overDoc{id: ch.ID, a: e.analyse(ch.Case)}
+			for i, ts := range d.a.terms {
+				d.lens[i] = int32(len(ts))
+			}
+			o.docs = append(o.docs, d)
+		}
 	}
 	n.over = o
 	return &n
@@ -68,13 +124,18 @@ func (e *Engine) Written() int {
 }
 
 // scoreNow scores the corpus as it is now: the build's cases but those of
-// ex and gone, and the written docs but skip (-1: none), of which terms
-// gives each one's terms for this index. It returns the build cases'
-// scores and the docs'. Without gone cases and docs it is BM25 over the
-// build less ex.
-func (ix *bm25) scoreNow(query []string, ex excluded, gone map[int32]bool, terms func(d int) []string, docs, skip int) (main, over []float64) {
+// ex and o's gone ones, and o's written docs (of which slot gives each
+// one's terms for this index) but skip (-1: none). It returns the build
+// cases' scores and the docs'. With no overlay it is BM25 over the build
+// less ex.
+func (ix *bm25) scoreNow(query []string, ex excluded, o *overlay, slot, skip int) (main, over []float64) {
 	main = make([]float64, len(ix.lens))
-	over = make([]float64, docs)
+	var gone map[int32]bool
+	var inv *overIndex
+	if o != nil {
+		gone, inv = o.gone, o.index(slot)
+		over = make([]float64, len(o.docs))
+	}
 	out := func(c int32) bool { return ex.has(int(c)) || gone[c] }
 	n, total := ix.n, ix.total
 	for _, x := range ex {
@@ -89,19 +150,14 @@ func (ix *bm25) scoreNow(query []string, ex excluded, gone map[int32]bool, terms
 			total -= int(ix.lens[x])
 		}
 	}
-	tfs := make([]map[string]int, docs)
-	for d := 0; d < docs; d++ {
-		if d == skip {
-			continue
-		}
-		ts := terms(d)
-		if len(ts) > 0 {
-			n++
-			total += len(ts)
-		}
-		tfs[d] = map[string]int{}
-		for _, w := range ts {
-			tfs[d][w]++
+	if inv != nil {
+		n += inv.n
+		total += inv.total
+		if skip >= 0 {
+			if l := len(o.docs[skip].a.terms[slot]); l > 0 {
+				n--
+				total -= l
+			}
 		}
 	}
 	if n <= 0 {
@@ -132,9 +188,13 @@ func (ix *bm25) scoreNow(query []string, ex excluded, gone map[int32]bool, terms
 				})
 			}
 		}
-		for d := range tfs {
-			if tfs[d][w] > 0 {
-				df++
+		var docs []docTF
+		if inv != nil {
+			docs = inv.post[w]
+			for _, d := range docs {
+				if int(d.doc) != skip {
+					df++
+				}
 			}
 		}
 		if df == 0 {
@@ -153,9 +213,9 @@ func (ix *bm25) scoreNow(query []string, ex excluded, gone map[int32]bool, terms
 				}
 			})
 		}
-		for d := range tfs {
-			if tf := tfs[d][w]; tf > 0 {
-				over[d] += add(tf, len(terms(d)))
+		for _, d := range docs {
+			if int(d.doc) != skip {
+				over[d.doc] += add(int(d.tf), len(o.docs[d.doc].a.terms[slot]))
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/memstore"
 )
 
 // TestEngineFollowsWrites: an engine built over a start corpus and told of
@@ -80,8 +81,13 @@ func TestEngineFollowsWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ch := range changes {
-		e = e.with(ch.id, ch.c)
+	// In batches of one to four changes, as a replica follows the feed.
+	for i, size := 0, 1; i < len(changes); i, size = i+size, size%4+1 {
+		var batch []memstore.Applied
+		for _, ch := range changes[i:min(i+size, len(changes))] {
+			batch = append(batch, memstore.Applied{ID: ch.id, Case: ch.c})
+		}
+		e = e.with(batch)
 	}
 	fresh, err := New(v, final, Options{})
 	if err != nil {

@@ -307,7 +307,8 @@ func sameAfterWrites(t *testing.T, got, want *Engine, cases []ilgraph.Case) {
 		id string
 		c  *ilgraph.Case
 	}{{cases[0].ID, &changed}, {cases[2].ID, nil}, {created.ID, &created}} {
-		got, want = got.with(w.id, w.c), want.with(w.id, w.c)
+		ch := []memstore.Applied{{ID: w.id, Case: w.c}}
+		got, want = got.with(ch), want.with(ch)
 	}
 	sameAnswers(t, got, want, cases[:10:10])
 }
@@ -483,7 +484,7 @@ func TestPersistRefusesBadData(t *testing.T) {
 			}
 		})
 	}
-	if err := k.Save(snapfile.NewWriter(&bytes.Buffer{}), built.with(cases[0].ID, nil)); err == nil {
+	if err := k.Save(snapfile.NewWriter(&bytes.Buffer{}), built.with([]memstore.Applied{{ID: cases[0].ID}})); err == nil {
 		t.Error("an engine with writes applied was saved")
 	}
 	if err := k.Save(snapfile.NewWriter(&bytes.Buffer{}), "an engine"); err == nil {

@@ -788,11 +788,6 @@ func (e *Engine) suggestNow(text, lang string, ex excluded, skip int) (*Result, 
 	if !e.opts.LabelsOnly {
 		words := e.words(text)
 		tags := e.snap.CaseFeatureIDs()
-		var gone map[int32]bool
-		var docs []overDoc
-		if e.over != nil {
-			gone, docs = e.over.gone, e.over.docs
-		}
 		slot := 0
 		if lang == "ko" {
 			slot = 1
@@ -802,7 +797,7 @@ func (e *Engine) suggestNow(text, lang string, ex excluded, skip int) (*Result, 
 			factors bool
 			slot    int
 		}{{e.index[lang], false, slot}, {e.factors[lang], true, slot + 2}} {
-			scores, over := idx.ix.scoreNow(words, ex, gone, func(d int) []string { return docs[d].a.terms[idx.slot] }, len(docs), skip)
+			scores, over := idx.ix.scoreNow(words, ex, e.over, idx.slot, skip)
 			main := len(scores)
 			if len(over) > 0 {
 				scores = append(slices.Clip(scores), over...)
@@ -823,7 +818,8 @@ func (e *Engine) suggestNow(text, lang string, ex excluded, skip int) (*Result, 
 						}
 					}
 				} else {
-					id, terms = docs[ci-main].id, docs[ci-main].a.tags
+					d := e.over.docs[ci-main]
+					id, terms = d.id, d.a.tags
 				}
 				if !idx.factors {
 					res.Neighbours = append(res.Neighbours, Neighbour{CaseID: id, Score: round(scores[ci])})
@@ -883,12 +879,12 @@ func (e *Engine) reliabilityNow(pi int, ex excluded, skip int) float64 {
 		}
 	}
 	n, k := e.counts(p, all)
-	for d, doc := range e.over.docs {
-		if d == skip || !slices.Contains(doc.a.phrases, pi) {
+	for _, d := range e.over.phraseDocs(pi) {
+		if int(d) == skip {
 			continue
 		}
 		n++
-		if _, ok := slices.BinarySearch(doc.a.tags, int32(p.term)); ok {
+		if _, ok := slices.BinarySearch(e.over.docs[d].a.tags, int32(p.term)); ok {
 			k++
 		}
 	}

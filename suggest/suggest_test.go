@@ -1,6 +1,7 @@
 package suggest
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/internal/corpus"
+	"github.com/ilgraph/ilgraph/memstore"
 )
 
 var (
@@ -232,10 +234,25 @@ func BenchmarkSuggest(b *testing.B) {
 		b.Fatal(err)
 	}
 	q := Query(&cases[0], "en")
-	for _, bc := range []struct {
+	engines := []struct {
 		name string
 		e    *Engine
-	}{{"calibrated", e}, {"uncalibrated", raw}} {
+	}{{"calibrated", e}, {"uncalibrated", raw}}
+	// With cases written since the build (a replica following a load
+	// through the change feed, until its settling build): each query
+	// scores the written cases beside the build's.
+	for _, n := range []int{64, 2000} {
+		written := generatedCases(b, n, 7)
+		changes := make([]memstore.Applied, n)
+		for i := range written {
+			changes[i] = memstore.Applied{ID: written[i].ID, Case: &written[i]}
+		}
+		engines = append(engines, struct {
+			name string
+			e    *Engine
+		}{fmt.Sprintf("calibrated_%d_written", n), e.with(changes)})
+	}
+	for _, bc := range engines {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -39,7 +39,7 @@ func (e *Engine) TextMatches(text, lang string, n int, also []string) (string, [
 		gone, docs = e.over.gone, e.over.docs
 	}
 	ix := e.index[lang]
-	scores, over := ix.scoreNow(words, nil, gone, func(d int) []string { return docs[d].a.terms[slot] }, len(docs), -1)
+	scores, over := ix.scoreNow(words, nil, e.over, slot, -1)
 	main := len(scores)
 	if len(over) > 0 {
 		scores = append(slices.Clip(scores), over...)
