@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -130,6 +131,7 @@ type Source struct {
 	changes  atomic.Int64 // changes applied without a build
 	fullNext atomic.Bool  // the next build reads the whole corpus (settling)
 	lastNS   atomic.Int64 // how long the last build from the graph that finished took
+	followNS atomic.Int64 // how long the last catch-up from the change feed took
 
 	// SnapshotDir, when set, is the directory of the source's snapshot
 	// file (file.go): each build from the graph is written there, and the
@@ -208,6 +210,13 @@ func (s *Source) Builds() int64 { return s.builds.Load() }
 // finished took (reading every case and building every consumer's index);
 // 0 before the first.
 func (s *Source) LastBuild() time.Duration { return time.Duration(s.lastNS.Load()) }
+
+// LastFollow is how long the last catch-up from the change feed took
+// (reading the changes and applying them in one batch); 0 before the first.
+func (s *Source) LastFollow() time.Duration { return time.Duration(s.followNS.Load()) }
+
+// seconds is d in seconds to the millisecond, for a log.
+func seconds(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 }
 
 // Follows counts the times the source caught up with the graph by reading
 // the change feed instead of building the corpus.
@@ -444,6 +453,7 @@ func (s *Source) followFrom(ctx context.Context, c *Corpus, at int64) (*Corpus, 
 	if err != nil || version <= at || version-at > most {
 		return nil, false
 	}
+	start := time.Now()
 	changes, ok, err := feed.ChangesSince(ctx, at, version)
 	if err != nil || !ok || len(changes) == 0 {
 		return nil, false
@@ -463,7 +473,10 @@ func (s *Source) followFrom(ctx context.Context, c *Corpus, at int64) (*Corpus, 
 	for k, ch := range changes {
 		s.log(ch.Version, &batch[k])
 	}
+	took := time.Since(start)
+	s.followNS.Store(int64(took))
 	s.follows.Add(1)
+	s.logger().Info("in-memory corpus followed the change feed", "from", at, "to", c.Version, "changes", len(changes), "seconds", seconds(took))
 	s.amu.Lock()
 	s.schedule()
 	s.amu.Unlock()
@@ -596,7 +609,11 @@ func (s *Source) build(ctx context.Context) (*Corpus, error) {
 		}
 		out.values[consumers[i]] = v
 	}
-	s.lastNS.Store(int64(time.Since(start)))
+	took := time.Since(start)
+	s.lastNS.Store(int64(took))
+	if n := s.builds.Load(); n > 1 {
+		s.logger().Info("in-memory corpus built again from the graph", "cases", snap.Len(), "version", version, "builds", n, "seconds", seconds(took))
+	}
 	s.save(out, corpusID, consumers)
 	return out, nil
 }

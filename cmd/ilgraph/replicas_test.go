@@ -198,6 +198,8 @@ func TestTwoReplicasOverOneNeo4j(t *testing.T) {
 	}
 	if n := metric(t, client, b, "ilgraph_corpus_follows_total"); n < 1 {
 		t.Errorf("the second replica read the change feed %v times", n)
+	} else if took := metric(t, client, b, "ilgraph_corpus_last_follow_seconds"); took <= 0 {
+		t.Errorf("the second replica followed the feed, and says its last catch-up took %v s", took)
 	}
 }
 
