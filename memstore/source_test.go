@@ -2,6 +2,7 @@ package memstore_test
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -298,5 +299,69 @@ func TestApplyBeforeTheFirstBuild(t *testing.T) {
 	}
 	if d := src.LastBuild(); d <= 0 || d > time.Since(start) {
 		t.Errorf("LastBuild %s, want the build's time: more than 0, less than %s", d, time.Since(start))
+	}
+}
+
+// TestAggregatesWaitForTheFeed: behind the graph by changes the feed
+// holds, an aggregate question waits for the catch-up and answers from
+// memory, as a corpus built over the cases would; a list does not wait
+// (the graph answers it quickly); and a corpus further behind than it
+// follows does not make an aggregate wait for the build.
+func TestAggregatesWaitForTheFeed(t *testing.T) {
+	ctx := context.Background()
+	cases := generated(t, 60, 8)
+	byID := map[string]*ilgraph.Case{}
+	for _, c := range cases {
+		byID[c.ID] = c
+	}
+	g := &feedGraph{versionGraph: &versionGraph{countingGraph: countingGraph{casesGraph: casesGraph{cases: cases[:50]}}, v: 1}}
+	src := memstore.NewSource(g)
+	src.SettleAfter = -1
+	src.MaxFollow = 5
+	src.Parse = func(id []byte) (*ilgraph.Case, error) { return byID[string(id)], nil }
+	st := memstore.NewStore(src)
+	if _, err := src.Get(ctx); err != nil {
+		t.Fatal(err)
+	}
+	version := int64(1)
+	publish := func(n int) {
+		from := len(g.cases)
+		var feed []ilgraph.CorpusChange
+		for _, c := range cases[from : from+n] {
+			version++
+			feed = append(feed, ilgraph.CorpusChange{Version: version, ID: c.ID, JSON: c.ID})
+		}
+		g.cases = cases[:from+n]
+		g.feed(feed)
+		g.set(version)
+	}
+	all := ilgraph.CaseFilter{}
+
+	publish(3)
+	got, ok, err := st.CaseStats(ctx, all)
+	if want := memstore.Build(rowsOf(cases[:53]), version).Stats(all); !ok || err != nil {
+		t.Errorf("statistics three changes behind: ok %v, err %v; want an answer from memory", ok, err)
+	} else if !reflect.DeepEqual(got, want) {
+		t.Errorf("statistics three changes behind: %d cases, %v by root cause; want %d, %v", got.Cases, got.PerRootCause, want.Cases, want.PerRootCause)
+	}
+	if src.Follows() != 1 || src.Builds() != 1 {
+		t.Errorf("%d catch-ups from the feed and %d builds, want 1 and 1", src.Follows(), src.Builds())
+	}
+
+	publish(1)
+	if _, _, ok, err := st.ListCases(ctx, all, ilgraph.SortDateDesc, 0, 10); ok || err != nil {
+		t.Errorf("a list one change behind: ok %v, err %v; want false at once", ok, err)
+	}
+	if _, err := src.Get(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	publish(6)
+	if _, ok, err := st.CaseStats(ctx, all); ok || err != nil {
+		t.Errorf("statistics six changes behind, following at most five: ok %v, err %v; want false at once", ok, err)
+	}
+	c, err := src.Get(ctx)
+	if err != nil || c.Len() != 60 || src.Builds() != 2 {
+		t.Errorf("after six changes: %v cases, err %v, %d builds; want 60 and a second build", c.Len(), err, src.Builds())
 	}
 }

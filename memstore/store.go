@@ -77,10 +77,27 @@ func (st *Store) CasesTags(ctx context.Context, ids []string) (cs []*ilgraph.Cas
 	return cs, true, nil
 }
 
+// aggregate is answer for a question over many cases, which the graph
+// answers slowly: when the snapshot is behind by changes the feed holds,
+// it waits a little for the catch-up rather than let the caller ask the
+// graph (Source.CurrentOrFollow).
+func (st *Store) aggregate(ctx context.Context, fn func(s *Snapshot)) (bool, error) {
+	ok, err := st.src.Optimistic(ctx, func(c *Corpus) { fn(c.Snapshot) })
+	if ok || err != nil {
+		return ok, err
+	}
+	c, err := st.src.CurrentOrFollow(ctx)
+	if c == nil || err != nil {
+		return false, err
+	}
+	fn(c.Snapshot)
+	return true, nil
+}
+
 // FacetCounts counts the facets of the cases a filter without text selects.
 func (st *Store) FacetCounts(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Facets, bool, error) {
 	var out *ilgraph.Facets
-	ok, err := st.answer(ctx, func(s *Snapshot) { out = s.Facets(f) })
+	ok, err := st.aggregate(ctx, func(s *Snapshot) { out = s.Facets(f) })
 	if !ok || err != nil {
 		return nil, false, err
 	}
@@ -91,7 +108,7 @@ func (st *Store) FacetCounts(ctx context.Context, f ilgraph.CaseFilter) (*ilgrap
 // selects, all but Relationships.
 func (st *Store) CaseStats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.Stats, bool, error) {
 	var out *ilgraph.Stats
-	ok, err := st.answer(ctx, func(s *Snapshot) { out = s.Stats(f) })
+	ok, err := st.aggregate(ctx, func(s *Snapshot) { out = s.Stats(f) })
 	if !ok || err != nil {
 		return nil, false, err
 	}
@@ -102,7 +119,7 @@ func (st *Store) CaseStats(ctx context.Context, f ilgraph.CaseFilter) (*ilgraph.
 // a filter without text selects.
 func (st *Store) CooccurrenceCounts(ctx context.Context, from, to ilgraph.Kind, f ilgraph.CaseFilter) (total int, singles map[ilgraph.Feature]int, pairs map[[2]ilgraph.Feature]int, ok bool, err error) {
 	var c *Cooccurrence
-	ok, err = st.answer(ctx, func(s *Snapshot) { c = s.Cooccurrence(from, to, f) })
+	ok, err = st.aggregate(ctx, func(s *Snapshot) { c = s.Cooccurrence(from, to, f) })
 	if !ok || err != nil {
 		return 0, nil, nil, false, err
 	}
@@ -165,7 +182,7 @@ func (st *Store) Follow(ctx context.Context, version int64, id string, c *ilgrap
 func (st *Store) BreakdownCounts(ctx context.Context, rows, cols ilgraph.Axis, f ilgraph.CaseFilter) (*ilgraph.BreakdownCounts, bool, error) {
 	var out *ilgraph.BreakdownCounts
 	var berr error
-	ok, err := st.answer(ctx, func(s *Snapshot) { out, berr = s.Breakdown(rows, cols, f) })
+	ok, err := st.aggregate(ctx, func(s *Snapshot) { out, berr = s.Breakdown(rows, cols, f) })
 	if !ok || err != nil {
 		return nil, false, err
 	}

@@ -220,6 +220,16 @@ type rebuild[T any] struct {
 // without waiting: otherwise it starts a rebuild if none is under way and
 // returns ok false at once, for a caller that has another way to answer.
 func (c *Value[T]) Current(ctx context.Context) (v T, ok bool, err error) {
+	return c.CurrentWithin(ctx, nil)
+}
+
+// CurrentWithin is Current for a caller whose other way to answer is
+// slow: when the value is behind the graph, it waits up to wait(at,
+// version) — at the value's version (-1 without one), version the graph's
+// — for the rebuild under way (or the one it starts) to bring the value up
+// to the graph, and answers from it then. Past that wait, or when wait is
+// nil or says 0, it returns ok false as Current does; the rebuild goes on.
+func (c *Value[T]) CurrentWithin(ctx context.Context, wait func(at, version int64) time.Duration) (v T, ok bool, err error) {
 	if b := c.pinnedIn(ctx); b != nil {
 		return b.v, true, nil
 	}
@@ -228,12 +238,39 @@ func (c *Value[T]) Current(ctx context.Context) (v T, ok bool, err error) {
 		return v, false, err
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.current.answers(version) {
-		return c.current.v, true, nil
+		v = c.current.v
+		c.mu.Unlock()
+		return v, true, nil
 	}
-	if c.build == nil && c.holds == 0 {
-		c.startBuild(ctx)
+	r := c.build
+	if r == nil && c.holds == 0 {
+		r = c.startBuild(ctx)
+	}
+	at := int64(-1)
+	if c.current != nil {
+		at = c.current.version
+	}
+	c.mu.Unlock()
+	var d time.Duration
+	if r != nil && wait != nil {
+		d = wait(at, version)
+	}
+	if d <= 0 {
+		return v, false, nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-r.done:
+	case <-t.C:
+		return v, false, nil
+	case <-ctx.Done():
+		return v, false, nil
+	}
+	if r.err == nil && r.b != nil && r.b.version >= version {
+		// As Get answers: the rebuild read the graph at or after version.
+		return r.b.v, true, nil
 	}
 	return v, false, nil
 }

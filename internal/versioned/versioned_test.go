@@ -628,3 +628,48 @@ func TestPin(t *testing.T) {
 		})
 	}
 }
+
+// TestCurrentWithin: a reader that finds the value behind waits as long as
+// its wait says for the rebuild to bring it up to the graph, and answers
+// from it; with no wait, or when the rebuild outlasts the wait, it
+// answers ok false as Current does, and the rebuild goes on.
+func TestCurrentWithin(t *testing.T) {
+	ctx := context.Background()
+	c := &corpus{}
+	c.version.Store(1)
+	v := c.value()
+	if x, err := v.Get(ctx); err != nil || x != 10 {
+		t.Fatalf("first build: %d, %v", x, err)
+	}
+	c.release = make(chan struct{})
+	c.version.Store(2)
+	var asked [2]int64
+	wait := func(d time.Duration) func(at, version int64) time.Duration {
+		return func(at, version int64) time.Duration {
+			asked = [2]int64{at, version}
+			return d
+		}
+	}
+	if _, ok, err := v.CurrentWithin(ctx, wait(0)); ok || err != nil {
+		t.Errorf("no wait, the value behind: ok %v, err %v; want false at once", ok, err)
+	}
+	if asked != [2]int64{1, 2} {
+		t.Errorf("the wait was asked about %v, want the value's version 1 and the graph's 2", asked)
+	}
+	if _, ok, err := v.CurrentWithin(ctx, wait(30*time.Millisecond)); ok || err != nil {
+		t.Errorf("a wait shorter than the rebuild: ok %v, err %v; want false", ok, err)
+	}
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		close(c.release)
+	}()
+	if x, ok, err := v.CurrentWithin(ctx, wait(time.Minute)); !ok || err != nil || x != 20 {
+		t.Errorf("a wait longer than the rebuild: %d, ok %v, err %v; want 20 from the rebuild", x, ok, err)
+	}
+	if n := c.builds.Load(); n != 2 {
+		t.Errorf("%d builds, want 2: the readers shared the rebuild the first started", n)
+	}
+	if x, ok, err := v.Current(ctx); !ok || err != nil || x != 20 {
+		t.Errorf("after the rebuild, Current: %d, ok %v, err %v", x, ok, err)
+	}
+}
