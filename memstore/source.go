@@ -432,9 +432,10 @@ const DefaultMaxFollow = 2000
 
 // DefaultCatchUpWait is how long an aggregate question waits for a
 // catch-up from the change feed before it asks the graph: at 100,000
-// cases a load of 2,000 was followed in 2.6–2.9 s while the graph took
-// 3.6–7.0 s for the statistics (docs/benchmarks.md, "A load followed in
-// one batch"); a catch-up of a few writes takes milliseconds.
+// cases a load of 2,000 was followed in 1.2–1.5 s on a quiet machine
+// (2.6–2.9 s beside other work) while the graph took 2.9–7.0 s for the
+// statistics (docs/benchmarks.md, "A load followed in one batch"); a
+// catch-up of a few writes takes milliseconds.
 const DefaultCatchUpWait = 3 * time.Second
 
 // follow brings the current corpus up to the graph's version with the
