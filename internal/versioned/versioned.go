@@ -214,6 +214,10 @@ type rebuild[T any] struct {
 	done chan struct{}
 	b    *built[T]
 	err  error
+	// asked is the graph's version as the reader that started the rebuild
+	// read it (-1: started otherwise, as Refresh starts one): the rebuild
+	// reads a version at or after it.
+	asked int64
 }
 
 // Current returns the value when it is as current as the graph (ok),
@@ -245,7 +249,7 @@ func (c *Value[T]) CurrentWithin(ctx context.Context, wait func(at, version int6
 	}
 	r := c.build
 	if r == nil && c.holds == 0 {
-		r = c.startBuild(ctx)
+		r = c.startBuild(ctx, version)
 	}
 	at := int64(-1)
 	if c.current != nil {
@@ -253,7 +257,10 @@ func (c *Value[T]) CurrentWithin(ctx context.Context, wait func(at, version int6
 	}
 	c.mu.Unlock()
 	var d time.Duration
-	if r != nil && wait != nil {
+	if r != nil && r.asked >= version && wait != nil {
+		// Only a rebuild started at or after this reader's version can
+		// answer it: one started before (a settling build, or another
+		// reader's before a change) is not waited for.
 		d = wait(at, version)
 	}
 	if d <= 0 {
@@ -503,13 +510,14 @@ func (c *Value[T]) Refresh(ctx context.Context) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.build == nil {
-		c.startBuild(ctx)
+		c.startBuild(ctx, -1)
 	}
 }
 
-// startBuild starts a rebuild in the background; c.mu is held.
-func (c *Value[T]) startBuild(ctx context.Context) *rebuild[T] {
-	r := &rebuild[T]{done: make(chan struct{})}
+// startBuild starts a rebuild in the background, for a reader that read
+// the graph at version asked (-1: none); c.mu is held.
+func (c *Value[T]) startBuild(ctx context.Context, asked int64) *rebuild[T] {
+	r := &rebuild[T]{done: make(chan struct{}), asked: asked}
 	c.build = r
 	go func() {
 		// Detached from the request: other requests may be waiting too.
@@ -588,7 +596,7 @@ func (c *Value[T]) get(ctx context.Context, version int64) (T, bool, error) {
 	}
 	r := c.build
 	if r == nil {
-		r = c.startBuild(ctx)
+		r = c.startBuild(ctx, version)
 	}
 	c.mu.Unlock()
 	select {

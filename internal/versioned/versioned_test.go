@@ -632,7 +632,8 @@ func TestPin(t *testing.T) {
 // TestCurrentWithin: a reader that finds the value behind waits as long as
 // its wait says for the rebuild to bring it up to the graph, and answers
 // from it; with no wait, or when the rebuild outlasts the wait, it
-// answers ok false as Current does, and the rebuild goes on.
+// answers ok false as Current does, and the rebuild goes on; a rebuild
+// started before the reader's version is not waited for.
 func TestCurrentWithin(t *testing.T) {
 	ctx := context.Background()
 	c := &corpus{}
@@ -672,4 +673,20 @@ func TestCurrentWithin(t *testing.T) {
 	if x, ok, err := v.Current(ctx); !ok || err != nil || x != 20 {
 		t.Errorf("after the rebuild, Current: %d, ok %v, err %v", x, ok, err)
 	}
+
+	// A rebuild started before the reader's version (here a refresh, as
+	// the settling build is started) cannot answer it: not waited for.
+	c.release = make(chan struct{})
+	v.Refresh(ctx)
+	c.version.Store(3)
+	asked = [2]int64{}
+	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, ok, err := v.CurrentWithin(short, wait(time.Minute)); ok || err != nil || short.Err() != nil {
+		t.Errorf("a refresh under way: ok %v, err %v, deadline passed %v; want false at once", ok, err, short.Err() != nil)
+	}
+	if asked != [2]int64{} {
+		t.Errorf("the wait was asked about %v during a rebuild started before the reader's version", asked)
+	}
+	close(c.release)
 }
