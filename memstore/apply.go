@@ -182,13 +182,15 @@ func (n *Snapshot) followOrders(s *Snapshot, moves []Moved) {
 		}
 	}
 	moved := make([]int32, 0, len(touched))
+	out := make([]uint64, (cases+63)/64) // the touched cases, as bits: the passes below ask once a case
 	for c := range touched {
 		if int(c) < cases {
 			moved = append(moved, c)
+			out[c/64] |= 1 << (c % 64)
 		}
 	}
 	// A case untouched keeps its number and its place in every order.
-	keep := func(c int32) bool { return int(c) < cases && !touched[c] }
+	keep := func(c int32) bool { return int(c) < cases && out[c/64]&(1<<(c%64)) == 0 }
 	byID := func(a, b int32) int { return strings.Compare(n.ids.at(a), n.ids.at(b)) }
 	dateDesc := func(a, b int32) int {
 		if n.date[a] != n.date[b] {

@@ -41,15 +41,21 @@ func (st *Store) current(ctx context.Context) (*Snapshot, error) {
 // own when the snapshot is current, the usual case; when it is not, fn
 // runs again as current decides, and its first result is dropped.
 func (st *Store) answer(ctx context.Context, fn func(s *Snapshot)) (bool, error) {
+	return st.answerOr(ctx, st.src.Current, fn)
+}
+
+// answerOr is answer with current (Source.Current, or CurrentOrFollow) for
+// the corpus when the one in hand is not current.
+func (st *Store) answerOr(ctx context.Context, current func(context.Context) (*Corpus, error), fn func(s *Snapshot)) (bool, error) {
 	ok, err := st.src.Optimistic(ctx, func(c *Corpus) { fn(c.Snapshot) })
 	if ok || err != nil {
 		return ok, err
 	}
-	s, err := st.current(ctx)
-	if s == nil || err != nil {
+	c, err := current(ctx)
+	if c == nil || err != nil {
 		return false, err
 	}
-	fn(s)
+	fn(c.Snapshot)
 	return true, nil
 }
 
@@ -82,16 +88,7 @@ func (st *Store) CasesTags(ctx context.Context, ids []string) (cs []*ilgraph.Cas
 // it waits a little for the catch-up rather than let the caller ask the
 // graph (Source.CurrentOrFollow).
 func (st *Store) aggregate(ctx context.Context, fn func(s *Snapshot)) (bool, error) {
-	ok, err := st.src.Optimistic(ctx, func(c *Corpus) { fn(c.Snapshot) })
-	if ok || err != nil {
-		return ok, err
-	}
-	c, err := st.src.CurrentOrFollow(ctx)
-	if c == nil || err != nil {
-		return false, err
-	}
-	fn(c.Snapshot)
-	return true, nil
+	return st.answerOr(ctx, st.src.CurrentOrFollow, fn)
 }
 
 // FacetCounts counts the facets of the cases a filter without text selects.
