@@ -1,6 +1,7 @@
 package similarity
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 
@@ -38,9 +39,10 @@ func (ix *Index) With(next *memstore.Snapshot, m memstore.Moved, text string) *I
 // the corpus statistics of the build the index started from: a changed
 // case's text is weighed with them (BuildFrozen's rule), the other cases'
 // vectors stay, and the next build (memstore.Source's settling build)
-// weighs every text with the corpus's own statistics again. A term's
-// postings are copied the first time a change touches them and changed in
-// place after.
+// weighs every text with the corpus's own statistics again. The changes'
+// edits of a term's postings are gathered and merged into one new list
+// once the last change is read: a term shared by many changed cases costs
+// one pass over its list, not one move of its tail per change.
 func (ix *Index) WithAll(next *memstore.Snapshot, moves []memstore.Moved, texts []string) *Index {
 	n := &Index{snap: next, features: next.FeatureList(), postings: next.Postings(), caseFeat: next.CaseFeatureIDs(),
 		terms: ix.terms, termID: ix.termID, textVec: ix.textVec.clone(), textPost: slices.Clone(ix.textPost),
@@ -57,20 +59,30 @@ func (ix *Index) WithAll(next *memstore.Snapshot, moves []memstore.Moved, texts 
 			n.termID[t] = int32(id)
 		}
 	}
-	e := textEditor{ix: n, own: map[int32]bool{}}
+	e := textEditor{ix: n, edits: map[int32][]postingEdit{}}
 	for k, m := range moves {
 		e.move(m, texts[k])
 	}
+	e.finish()
 	return n
 }
 
-// textEditor applies changes to an index's text vectors and postings of
-// its own (WithAll), copying a term's postings, and what numbers terms,
-// the first time a change writes them.
+// textEditor applies changes to an index's text vectors (WithAll),
+// copying what numbers terms the first time a change adds one, and
+// gathers the changes' edits of each term's postings, in order, for
+// finish to merge.
 type textEditor struct {
 	ix    *Index
-	terms bool           // terms and termID are the index's own
-	own   map[int32]bool // terms whose postings are the index's own
+	terms bool                    // terms and termID are the index's own
+	edits map[int32][]postingEdit // by term, in the order the changes made them
+}
+
+// postingEdit gives a case a weight in a term's postings (ub, as weightUp
+// makes it) or, with drop, takes it out.
+type postingEdit struct {
+	c    int32
+	ub   uint8
+	drop bool
 }
 
 // move follows one change: the changed case's vector goes (Old) and comes
@@ -106,46 +118,49 @@ func (e *textEditor) move(m memstore.Moved, text string) {
 	}
 }
 
-// postings returns term's postings, the index's own.
-func (e *textEditor) postings(term int32) *textPostings {
-	p := &e.ix.textPost[term]
-	if !e.own[term] {
-		e.own[term] = true
-		p.cases, p.ub = slices.Clone(p.cases), slices.Clone(p.ub)
-	}
-	return p
-}
-
 // addCase gives case c the weight w in term's postings.
 func (e *textEditor) addCase(term, c int32, w float32) {
-	p := e.postings(term)
-	q := weightUp(w)
-	at, found := slices.BinarySearch(p.cases, c)
-	if found {
-		was := p.ub[at]
-		p.ub[at] = q
-		if q < was && was == p.top {
-			p.top = topOf(p.ub)
-		}
-	} else {
-		p.cases = slices.Insert(p.cases, at, c)
-		p.ub = slices.Insert(p.ub, at, q)
-	}
-	p.top = max(p.top, q)
+	e.edits[term] = append(e.edits[term], postingEdit{c: c, ub: weightUp(w)})
 }
 
 // dropCase takes case c out of term's postings.
 func (e *textEditor) dropCase(term, c int32) {
-	at, found := slices.BinarySearch(e.ix.textPost[term].cases, c)
-	if !found {
-		return
-	}
-	p := e.postings(term)
-	was := p.ub[at]
-	p.cases = slices.Delete(p.cases, at, at+1)
-	p.ub = slices.Delete(p.ub, at, at+1)
-	if was == p.top {
-		p.top = topOf(p.ub)
+	e.edits[term] = append(e.edits[term], postingEdit{c: c, drop: true})
+}
+
+// finish writes every edited term's postings anew: the list it had, with
+// each edited case as its last edit left it. The lists the index started
+// from are not changed (readers may hold them).
+func (e *textEditor) finish() {
+	for term, edits := range e.edits {
+		// Stable: a case's edits keep the changes' order, the last wins.
+		slices.SortStableFunc(edits, func(a, b postingEdit) int { return cmp.Compare(a.c, b.c) })
+		last := edits[:0]
+		for k, ed := range edits {
+			if k+1 < len(edits) && edits[k+1].c == ed.c {
+				continue
+			}
+			last = append(last, ed)
+		}
+		p := &e.ix.textPost[term]
+		was := *p
+		cases := make([]int32, 0, len(was.cases)+len(last))
+		ub := make([]uint8, 0, cap(cases))
+		i := 0
+		for _, ed := range last {
+			for i < len(was.cases) && was.cases[i] < ed.c {
+				cases, ub = append(cases, was.cases[i]), append(ub, was.ub[i])
+				i++
+			}
+			if i < len(was.cases) && was.cases[i] == ed.c {
+				i++
+			}
+			if !ed.drop {
+				cases, ub = append(cases, ed.c), append(ub, ed.ub)
+			}
+		}
+		cases, ub = append(cases, was.cases[i:]...), append(ub, was.ub[i:]...)
+		p.cases, p.ub, p.top = slices.Clip(cases), slices.Clip(ub), topOf(ub)
 	}
 }
 
@@ -173,7 +188,6 @@ func (e *textEditor) vectorOf(text string) []termWeight {
 			ix.terms = append(ix.terms, term)
 			ix.termID[term] = id
 			ix.textPost = append(ix.textPost, textPostings{})
-			e.own[id] = true
 		}
 		v[j].Case = id
 	}
