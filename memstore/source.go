@@ -2,13 +2,17 @@ package memstore
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"maps"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/internal/parallel"
 	"github.com/ilgraph/ilgraph/internal/versioned"
 )
 
@@ -365,16 +369,23 @@ func (s *Source) applyAll(c *Corpus, version int64, changes []Change) (*Corpus, 
 	for k, ch := range changes {
 		applied[k] = Applied{Moved: moves[k], ID: ch.ID, Case: ch.Case}
 	}
-	out := &Corpus{Snapshot: next, values: make(map[Consumer]any, len(c.values)), Applied: c.Applied + len(changes)}
-	for k, v := range c.values {
-		if a, ok := k.(Applier); ok {
-			nv, err := a.Apply(v, next, applied)
-			if err != nil {
-				return nil, err
-			}
-			v = nv
+	// The appliers follow the changes side by side: each reads the new
+	// snapshot and its own value only.
+	keys := slices.Collect(maps.Keys(c.values))
+	vals := make([]any, len(keys))
+	errs := make([]error, len(keys))
+	parallel.For(len(keys), func(i int) {
+		vals[i] = c.values[keys[i]]
+		if a, ok := keys[i].(Applier); ok {
+			vals[i], errs[i] = a.Apply(vals[i], next, applied)
 		}
-		out.values[k] = v
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	out := &Corpus{Snapshot: next, values: make(map[Consumer]any, len(c.values)), Applied: c.Applied + len(changes)}
+	for i, k := range keys {
+		out.values[k] = vals[i]
 	}
 	s.changes.Add(int64(len(changes)))
 	return out, nil
@@ -467,13 +478,18 @@ func (s *Source) followFrom(ctx context.Context, c *Corpus, at int64) (*Corpus, 
 		return nil, false
 	}
 	batch := make([]Change, len(changes))
-	for k, ch := range changes {
-		batch[k].ID = ch.ID
-		if ch.JSON != "" {
-			if batch[k].Case, err = s.Parse([]byte(ch.JSON)); err != nil {
-				return nil, false
+	var bad atomic.Bool
+	parallel.For(len(changes), func(k int) {
+		batch[k].ID = changes[k].ID
+		if changes[k].JSON != "" {
+			var err error
+			if batch[k].Case, err = s.Parse([]byte(changes[k].JSON)); err != nil {
+				bad.Store(true)
 			}
 		}
+	})
+	if bad.Load() {
+		return nil, false
 	}
 	if c, err = s.applyAll(c, changes[len(changes)-1].Version, batch); err != nil {
 		return nil, false

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/ilgraph/ilgraph/internal/parallel"
 	"github.com/ilgraph/ilgraph/memstore"
 )
 
@@ -97,17 +98,31 @@ func (e *Engine) with(changes []memstore.Applied) *Engine {
 		o.gone = maps.Clone(e.over.gone)
 		o.docs = slices.Clone(e.over.docs)
 	}
-	for _, ch := range changes {
-		if i, ok := e.snap.Number(ch.ID); ok {
-			o.gone[i] = true
-		}
-		o.docs = slices.DeleteFunc(o.docs, func(d overDoc) bool { return d.id == ch.ID })
-		if ch.Case != nil {
+	// The texts are analysed on every processor (each case's analysis is
+	// its own), then the overlay follows the changes in order.
+	written := make([]overDoc, len(changes))
+	parallel.For(len(changes), func(k int) {
+		if ch := changes[k]; ch.Case != nil {
 			d := overDoc{id: ch.ID, a: e.analyse(ch.Case)}
 			for i, ts := range d.a.terms {
 				d.lens[i] = int32(len(ts))
 			}
-			o.docs = append(o.docs, d)
+			written[k] = d
+		}
+	})
+	// A case changed again leaves the docs and comes back at the end, as
+	// of its last change.
+	last := make(map[string]int, len(changes))
+	for k, ch := range changes {
+		if i, ok := e.snap.Number(ch.ID); ok {
+			o.gone[i] = true
+		}
+		last[ch.ID] = k
+	}
+	o.docs = slices.DeleteFunc(o.docs, func(d overDoc) bool { _, ok := last[d.id]; return ok })
+	for k, ch := range changes {
+		if ch.Case != nil && last[ch.ID] == k {
+			o.docs = append(o.docs, written[k])
 		}
 	}
 	n.over = o

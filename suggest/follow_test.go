@@ -77,18 +77,38 @@ func TestEngineFollowsWrites(t *testing.T) {
 		changes[i].c = want
 	}
 
-	e, err := New(v, start, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// In batches of one to four changes, as a replica follows the feed.
-	for i, size := 0, 1; i < len(changes); i, size = i+size, size%4+1 {
-		var batch []memstore.Applied
-		for _, ch := range changes[i:min(i+size, len(changes))] {
-			batch = append(batch, memstore.Applied{ID: ch.id, Case: ch.c})
+	// In batches of one to four changes, as writes arrive, and in one
+	// batch, as a replica follows a load from the feed (a case written
+	// twice then sits in one batch).
+	follow := func(sizes func(size int) int) *Engine {
+		e, err := New(v, start, Options{})
+		if err != nil {
+			t.Fatal(err)
 		}
-		e = e.with(batch)
+		for i, size := 0, 1; i < len(changes); i, size = i+size, sizes(size) {
+			var batch []memstore.Applied
+			for _, ch := range changes[i:min(i+size, len(changes))] {
+				batch = append(batch, memstore.Applied{ID: ch.id, Case: ch.c})
+			}
+			e = e.with(batch)
+		}
+		if e.Written() == 0 {
+			t.Fatal("the engine counts no writes")
+		}
+		return e
 	}
+	t.Run("batches_of_1_to_4", func(t *testing.T) {
+		engineAnswersAsFresh(t, follow(func(size int) int { return size%4 + 1 }), v, final)
+	})
+	t.Run("one_batch", func(t *testing.T) {
+		engineAnswersAsFresh(t, follow(func(int) int { return len(changes) }), v, final)
+	})
+}
+
+// engineAnswersAsFresh checks that e, an engine that followed changes to
+// the corpus final, suggests as one built over final does.
+func engineAnswersAsFresh(t *testing.T, e *Engine, v *ilgraph.Vocabulary, final []ilgraph.Case) {
+	t.Helper()
 	fresh, err := New(v, final, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -125,9 +145,6 @@ func TestEngineFollowsWrites(t *testing.T) {
 		if g, w := neighbours(got), neighbours(want); g != w {
 			t.Fatalf("%s: neighbours\n got %s\nwant %s", label, g, w)
 		}
-	}
-	if e.Written() == 0 {
-		t.Fatal("the engine counts no writes")
 	}
 }
 
