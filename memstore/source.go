@@ -140,6 +140,7 @@ type Source struct {
 	fullNext atomic.Bool  // the next build reads the whole corpus (settling)
 	lastNS   atomic.Int64 // how long the last build from the graph that finished took
 	followNS atomic.Int64 // how long the last catch-up from the change feed took
+	applying atomic.Bool  // a catch-up holds its batch from the feed and is applying it
 
 	// SnapshotDir, when set, is the directory of the source's snapshot
 	// file (file.go): each build from the graph is written there, and the
@@ -442,10 +443,11 @@ func (s *Source) schedule() {
 const DefaultMaxFollow = 2000
 
 // DefaultCatchUpWait is how long an aggregate question waits for a
-// catch-up from the change feed before it asks the graph: at 100,000
-// cases a load of 2,000 was followed in 1.2–1.5 s on a quiet machine
-// (2.6–2.9 s beside other work) while the graph took 2.9–7.0 s for the
-// statistics (docs/benchmarks.md, "A load followed in one batch"); a
+// catch-up from the change feed before it asks the graph, and, once the
+// catch-up holds its batch, how much longer each time that runs out (see
+// followWait): at 100,000 cases a load of 2,000 was followed in 0.6–1.5 s
+// while the graph took 2.9–7.0 s for the statistics (docs/benchmarks.md,
+// "A load followed in one batch" and "A catch-up on every processor"); a
 // catch-up of a few writes takes milliseconds.
 const DefaultCatchUpWait = 3 * time.Second
 
@@ -477,6 +479,8 @@ func (s *Source) followFrom(ctx context.Context, c *Corpus, at int64) (*Corpus, 
 	if err != nil || !ok || len(changes) == 0 {
 		return nil, false
 	}
+	s.applying.Store(true)
+	defer s.applying.Store(false)
 	batch := make([]Change, len(changes))
 	var bad atomic.Bool
 	parallel.For(len(changes), func(k int) {
@@ -541,10 +545,11 @@ func (s *Source) Unpin(ctx context.Context) context.Context { return s.v.Unpin(c
 // CurrentOrFollow is Current for a question that the graph answers
 // slowly (the aggregates over many cases): when the corpus is behind by
 // changes the feed holds — another replica's writes, or a load of at most
-// MaxFollow cases — it waits up to CatchUpWait for the catch-up from the
-// feed, a second or two for a load of 2,000 cases at 100,000, rather than
-// ask the graph. A corpus further behind is built afresh, which takes
-// longer: then it returns nil at once, as Current does.
+// MaxFollow cases — it waits for the catch-up from the feed, a second or
+// so for a load of 2,000 cases at 100,000, rather than ask the graph: up
+// to CatchUpWait, and on to its end once the catch-up holds the feed's
+// batch (followWait). A corpus further behind is built afresh, which
+// takes longer: then it returns nil at once, as Current does.
 func (s *Source) CurrentOrFollow(ctx context.Context) (*Corpus, error) {
 	c, _, err := s.v.CurrentWithin(ctx, s.followWait)
 	return c, err
@@ -552,9 +557,17 @@ func (s *Source) CurrentOrFollow(ctx context.Context) (*Corpus, error) {
 
 // followWait is how long a reader waits for the corpus at version at to
 // follow the graph to version: CatchUpWait when the change feed is read
-// and the gap is one it follows, 0 otherwise.
-func (s *Source) followWait(at, version int64) time.Duration {
+// and the gap is one it follows, 0 otherwise. Asked again after waiting,
+// it says to wait as long again while a catch-up holds the whole batch
+// from the feed and is applying it (its time is bounded by the batch, not
+// the corpus: at a million cases a load of 2,000 took longer than the
+// default wait, and Neo4j's answer far longer still), and 0 when the
+// rebuild is not (yet) such a catch-up: it may be a build from the graph.
+func (s *Source) followWait(at, version int64, waited time.Duration) time.Duration {
 	if _, ok := s.g.(ChangeFeed); !ok || s.Parse == nil || at < 0 || version-at > s.maxFollow() {
+		return 0
+	}
+	if waited > 0 && !s.applying.Load() {
 		return 0
 	}
 	switch {

@@ -309,7 +309,7 @@ func TestApplyBeforeTheFirstBuild(t *testing.T) {
 // follows does not make an aggregate wait for the build.
 func TestAggregatesWaitForTheFeed(t *testing.T) {
 	ctx := context.Background()
-	cases := generated(t, 60, 8)
+	cases := generated(t, 62, 8)
 	byID := map[string]*ilgraph.Case{}
 	for _, c := range cases {
 		byID[c.ID] = c
@@ -363,5 +363,24 @@ func TestAggregatesWaitForTheFeed(t *testing.T) {
 	c, err := src.Get(ctx)
 	if err != nil || c.Len() != 60 || src.Builds() != 2 {
 		t.Errorf("after six changes: %v cases, err %v, %d builds; want 60 and a second build", c.Len(), err, src.Builds())
+	}
+
+	// A catch-up that outlasts the wait is waited for to its end once it
+	// holds the feed's batch (here each case takes 700 ms to parse, the
+	// wait 250 ms: time enough for the catch-up to start).
+	src.CatchUpWait = 250 * time.Millisecond
+	src.Parse = func(id []byte) (*ilgraph.Case, error) {
+		time.Sleep(700 * time.Millisecond)
+		return byID[string(id)], nil
+	}
+	publish(2)
+	got, ok, err = st.CaseStats(ctx, all)
+	if want := memstore.Build(rowsOf(cases[:62]), version).Stats(all); !ok || err != nil {
+		t.Errorf("statistics behind a catch-up longer than the wait: ok %v, err %v; want an answer from memory", ok, err)
+	} else if !reflect.DeepEqual(got, want) {
+		t.Errorf("statistics after a long catch-up: %d cases, want %d", got.Cases, want.Cases)
+	}
+	if src.Follows() != 3 || src.Builds() != 2 {
+		t.Errorf("%d catch-ups from the feed and %d builds, want 3 and 2", src.Follows(), src.Builds())
 	}
 }

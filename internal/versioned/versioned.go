@@ -229,11 +229,14 @@ func (c *Value[T]) Current(ctx context.Context) (v T, ok bool, err error) {
 
 // CurrentWithin is Current for a caller whose other way to answer is
 // slow: when the value is behind the graph, it waits up to wait(at,
-// version) — at the value's version (-1 without one), version the graph's
-// — for the rebuild under way (or the one it starts) to bring the value up
-// to the graph, and answers from it then. Past that wait, or when wait is
-// nil or says 0, it returns ok false as Current does; the rebuild goes on.
-func (c *Value[T]) CurrentWithin(ctx context.Context, wait func(at, version int64) time.Duration) (v T, ok bool, err error) {
+// version, 0) — at the value's version (-1 without one), version the
+// graph's — for the rebuild under way (or the one it starts) to bring the
+// value up to the graph, and answers from it then. When that time runs out
+// with the rebuild still under way, wait is asked again with the time
+// waited so far, and the reader waits as much longer as it says (a
+// rebuild known by then to be short). Once it says 0, or when wait is nil,
+// or ctx ends, it returns ok false as Current does; the rebuild goes on.
+func (c *Value[T]) CurrentWithin(ctx context.Context, wait func(at, version int64, waited time.Duration) time.Duration) (v T, ok bool, err error) {
 	if b := c.pinnedIn(ctx); b != nil {
 		return b.v, true, nil
 	}
@@ -256,23 +259,13 @@ func (c *Value[T]) CurrentWithin(ctx context.Context, wait func(at, version int6
 		at = c.current.version
 	}
 	c.mu.Unlock()
-	var d time.Duration
-	if r != nil && r.asked >= version && wait != nil {
+	if r == nil || r.asked < version || wait == nil {
 		// Only a rebuild started at or after this reader's version can
 		// answer it: one started before (a settling build, or another
 		// reader's before a change) is not waited for.
-		d = wait(at, version)
-	}
-	if d <= 0 {
 		return v, false, nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-r.done:
-	case <-t.C:
-		return v, false, nil
-	case <-ctx.Done():
+	if !r.waitFor(ctx, func(waited time.Duration) time.Duration { return wait(at, version, waited) }) {
 		return v, false, nil
 	}
 	if r.err == nil && r.b != nil && r.b.version >= version {
@@ -280,6 +273,27 @@ func (c *Value[T]) CurrentWithin(ctx context.Context, wait func(at, version int6
 		return r.b.v, true, nil
 	}
 	return v, false, nil
+}
+
+// waitFor waits for the rebuild to end, as long as wait says (asked
+// again, with the time waited, each time the last it said runs out), and
+// reports whether it ended.
+func (r *rebuild[T]) waitFor(ctx context.Context, wait func(waited time.Duration) time.Duration) bool {
+	var waited time.Duration
+	for d := wait(0); d > 0; d = wait(waited) {
+		t := time.NewTimer(d)
+		select {
+		case <-r.done:
+			t.Stop()
+			return true
+		case <-t.C:
+			waited += d
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		}
+	}
+	return false
 }
 
 // Optimistic runs fn on the value last built (or advanced) while it reads

@@ -645,9 +645,12 @@ func TestCurrentWithin(t *testing.T) {
 	c.release = make(chan struct{})
 	c.version.Store(2)
 	var asked [2]int64
-	wait := func(d time.Duration) func(at, version int64) time.Duration {
-		return func(at, version int64) time.Duration {
+	wait := func(d time.Duration) func(at, version int64, waited time.Duration) time.Duration {
+		return func(at, version int64, waited time.Duration) time.Duration {
 			asked = [2]int64{at, version}
+			if waited > 0 {
+				return 0
+			}
 			return d
 		}
 	}
@@ -664,8 +667,18 @@ func TestCurrentWithin(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		close(c.release)
 	}()
-	if x, ok, err := v.CurrentWithin(ctx, wait(time.Minute)); !ok || err != nil || x != 20 {
-		t.Errorf("a wait longer than the rebuild: %d, ok %v, err %v; want 20 from the rebuild", x, ok, err)
+	// Asked again when its time runs out, the wait may say to wait on:
+	// here in slices of 10 ms, the rebuild taking about 20.
+	var waits []time.Duration
+	slices := func(at, version int64, waited time.Duration) time.Duration {
+		waits = append(waits, waited)
+		return 10 * time.Millisecond
+	}
+	if x, ok, err := v.CurrentWithin(ctx, slices); !ok || err != nil || x != 20 {
+		t.Errorf("a wait extended until the rebuild ends: %d, ok %v, err %v; want 20 from the rebuild", x, ok, err)
+	}
+	if len(waits) < 2 || waits[0] != 0 || waits[1] != 10*time.Millisecond {
+		t.Errorf("the wait was asked with %v waited, want 0, then 10ms, …", waits)
 	}
 	if n := c.builds.Load(); n != 2 {
 		t.Errorf("%d builds, want 2: the readers shared the rebuild the first started", n)
