@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -137,7 +138,6 @@ type Source struct {
 	builds   atomic.Int64
 	follows  atomic.Int64
 	changes  atomic.Int64 // changes applied without a build
-	fullNext atomic.Bool  // the next build reads the whole corpus (settling)
 	lastNS   atomic.Int64 // how long the last build from the graph that finished took
 	followNS atomic.Int64 // how long the last catch-up from the change feed took
 	applying atomic.Bool  // a catch-up holds its batch from the feed and is applying it
@@ -427,10 +427,21 @@ func (s *Source) schedule() {
 	if s.settle != nil {
 		s.settle.Stop()
 	}
-	s.settle = time.AfterFunc(after, func() {
-		s.fullNext.Store(true)
-		s.v.Refresh(context.Background())
-	})
+	s.settle = time.AfterFunc(after, func() { s.v.Settle(context.Background(), s.settleBuild) })
+}
+
+// settleBuild is the settling build: the whole corpus read from the graph
+// beside the corpus that answers meanwhile (versioned.Value.Settle, so the
+// change feed is still followed), its analysis on all processors but one
+// (parallel.Share), which it leaves to the requests: at a million cases it
+// takes minutes, and nothing waits for it.
+func (s *Source) settleBuild(ctx context.Context) (*Corpus, int64, error) {
+	share := parallel.NewShare(runtime.GOMAXPROCS(0) - 1)
+	c, err := s.buildFromGraph(parallel.WithShare(ctx, share))
+	if err != nil {
+		return nil, 0, err
+	}
+	return c, c.Version, nil
 }
 
 // DefaultMaxFollow bounds the changes a source follows through the change
@@ -597,17 +608,24 @@ func (s *Source) Current(ctx context.Context) (*Corpus, error) {
 	return c, err
 }
 
-// build reads the corpus once: the version, the organizations' names, then
-// the cases, each handed to the snapshot and to every consumer.
+// build brings the corpus up to the graph: from the change feed when it
+// holds every change since, from the snapshot file at the start, or by
+// reading the whole corpus (buildFromGraph).
 func (s *Source) build(ctx context.Context) (*Corpus, error) {
-	if !s.fullNext.Swap(false) {
-		if c, ok := s.follow(ctx); ok {
-			return c, nil
-		}
-		if c, ok := s.fromFile(ctx); ok {
-			return c, nil
-		}
+	if c, ok := s.follow(ctx); ok {
+		return c, nil
 	}
+	if c, ok := s.fromFile(ctx); ok {
+		return c, nil
+	}
+	return s.buildFromGraph(ctx)
+}
+
+// buildFromGraph reads the corpus once: the version, the organizations'
+// names, then the cases, each handed to the snapshot and to every
+// consumer (whose analysis runs in the parallel.Share ctx carries, if
+// any).
+func (s *Source) buildFromGraph(ctx context.Context) (*Corpus, error) {
 	s.mu.Lock()
 	s.started = true
 	consumers := s.consumers

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -382,5 +383,86 @@ func TestAggregatesWaitForTheFeed(t *testing.T) {
 	}
 	if src.Follows() != 3 || src.Builds() != 2 {
 		t.Errorf("%d catch-ups from the feed and %d builds, want 3 and 2", src.Follows(), src.Builds())
+	}
+}
+
+// blockingGraph is a feedGraph whose next read of the cases, once armed,
+// says it has begun (entered) and waits for block: a build held in the
+// middle of its read.
+type blockingGraph struct {
+	*feedGraph
+	block, entered atomic.Pointer[chan struct{}]
+}
+
+func (g *blockingGraph) arm() (entered, block chan struct{}) {
+	entered, block = make(chan struct{}), make(chan struct{})
+	g.entered.Store(&entered)
+	g.block.Store(&block)
+	return entered, block
+}
+
+func (g *blockingGraph) EachCase(ctx context.Context, fn func(*ilgraph.Case) error) error {
+	cases := casesGraph{cases: g.cases} // as of the version the build read
+	if b := g.block.Swap(nil); b != nil {
+		close(*g.entered.Load())
+		<-*b
+	}
+	return cases.EachCase(ctx, fn)
+}
+
+// TestSettlingBuildLeavesTheFeedFollowed: the settling build reads the
+// graph beside the corpus that answers, so a change from the feed while
+// it reads is followed at once; the settled corpus, built before that
+// change, is caught up with it, and then settled again.
+func TestSettlingBuildLeavesTheFeedFollowed(t *testing.T) {
+	ctx := context.Background()
+	cases := generated(t, 52, 9)
+	byID := map[string]*ilgraph.Case{}
+	for _, c := range cases {
+		byID[c.ID] = c
+	}
+	g := &blockingGraph{feedGraph: &feedGraph{versionGraph: &versionGraph{countingGraph: countingGraph{casesGraph: casesGraph{cases: cases[:50]}}, v: 1}}}
+	src := memstore.NewSource(g)
+	src.SettleAfter = 30 * time.Millisecond
+	src.Parse = func(id []byte) (*ilgraph.Case, error) { return byID[string(id)], nil }
+	similarity.NewService(nil, src)
+	if _, err := src.Get(ctx); err != nil {
+		t.Fatal(err)
+	}
+	publish := func(version int64) {
+		c := cases[len(g.cases)]
+		g.feed([]ilgraph.CorpusChange{{Version: version, ID: c.ID, JSON: c.ID}})
+		g.cases = cases[:len(g.cases)+1]
+		g.set(version)
+	}
+	entered, block := g.arm()
+	publish(2)
+	if c, err := src.Get(ctx); err != nil || c.Version != 2 || src.Follows() != 1 {
+		t.Fatalf("the first change: %v, %d catch-ups; want version 2 from the feed", err, src.Follows())
+	}
+	select {
+	case <-entered: // the settling build reads the graph at version 2
+	case <-time.After(10 * time.Second):
+		t.Fatal("no settling build began")
+	}
+	publish(3)
+	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	c, err := src.Get(short)
+	if err != nil || c.Version != 3 || src.Follows() != 2 {
+		t.Fatalf("a change during the settling build: %v, %d catch-ups; want version 3 from the feed at once", err, src.Follows())
+	}
+	close(block)
+	// The settled corpus (version 2, caught up to 3), then the settling
+	// build the second catch-up asked for: built at 3, nothing applied.
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, _ = src.Get(ctx); c.Applied == 0 && src.Builds() == 3 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if c.Version != 3 || c.Applied != 0 || c.Len() != 52 || src.Builds() != 3 {
+		t.Errorf("after settling: version %d, %d changes applied, %d cases, %d builds; want 3, 0, 52, 3", c.Version, c.Applied, c.Len(), src.Builds())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ilgraph/ilgraph"
+	"github.com/ilgraph/ilgraph/internal/parallel"
 	"github.com/ilgraph/ilgraph/memstore"
 )
 
@@ -36,9 +37,9 @@ type consumer struct{}
 
 // Start begins the text analysis, which leaves out the name parts of the
 // organizations orgs.
-func (*consumer) Start(_ context.Context, orgs []string) (memstore.Consuming, error) {
+func (*consumer) Start(ctx context.Context, orgs []string) (memstore.Consuming, error) {
 	extra := namePartsOf(orgs)
-	return &consuming{extra: extra, text: newTextAnalyser(textAnalyzer(extra))}, nil
+	return &consuming{extra: extra, text: newTextAnalyserIn(textAnalyzer(extra), parallel.ShareOf(ctx))}, nil
 }
 
 type consuming struct {

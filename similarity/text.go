@@ -12,6 +12,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/analysis"
+	"github.com/ilgraph/ilgraph/internal/parallel"
 )
 
 // calendar words say when, never how: months, weekdays, times of day and
@@ -188,6 +189,12 @@ func (l *lazyAnalyzer) get(extra []string) *analysis.Analyzer {
 }
 
 func newTextAnalyser(an *analysis.Analyzer) *textAnalyser {
+	return newTextAnalyserIn(an, nil)
+}
+
+// newTextAnalyserIn is newTextAnalyser whose workers analyse a batch only
+// when share has room (nil: always).
+func newTextAnalyserIn(an *analysis.Analyzer, share *parallel.Share) *textAnalyser {
 	ta := &textAnalyser{
 		an:      an,
 		jobs:    make(chan textBatch, 4),
@@ -201,7 +208,7 @@ func newTextAnalyser(an *analysis.Analyzer) *textAnalyser {
 		ta.wg.Add(1)
 		go func() {
 			defer ta.wg.Done()
-			tw.run(ta.an, uint8(w), ta.jobs, ta.results)
+			tw.run(ta.an, uint8(w), share, ta.jobs, ta.results)
 		}()
 	}
 	go func() { // the only writer of counts and owner
@@ -233,45 +240,47 @@ func (ta *textAnalyser) add(text string) {
 	}
 }
 
-func (w *textWorker) run(an *analysis.Analyzer, id uint8, jobs <-chan textBatch, results chan<- textResult) {
+func (w *textWorker) run(an *analysis.Analyzer, id uint8, share *parallel.Share, jobs <-chan textBatch, results chan<- textResult) {
 	tf := map[int32]int32{}
 	var order []int32
 	var buf []byte
 	for b := range jobs {
 		out := make([][]byte, len(b.texts))
-		for i, text := range b.texts {
-			clear(tf)
-			order = order[:0]
-			for _, t := range an.Tokens(text) {
-				if t.Stop || t.Script == analysis.Digit || utf8.RuneCountInString(t.Norm) < 2 || calendar[strings.ToLower(t.Surface)] {
+		share.Do(func() {
+			for i, text := range b.texts {
+				clear(tf)
+				order = order[:0]
+				for _, t := range an.Tokens(text) {
+					if t.Stop || t.Script == analysis.Digit || utf8.RuneCountInString(t.Norm) < 2 || calendar[strings.ToLower(t.Surface)] {
+						continue
+					}
+					id, ok := w.ids[t.Norm]
+					if !ok {
+						id = int32(len(w.terms))
+						// A term may be a slice of the whole text: copy it.
+						term := strings.Clone(t.Norm)
+						w.ids[term] = id
+						w.terms = append(w.terms, term)
+					}
+					if tf[id] == 0 {
+						order = append(order, id)
+					}
+					tf[id]++
+				}
+				if len(order) == 0 {
 					continue
 				}
-				id, ok := w.ids[t.Norm]
-				if !ok {
-					id = int32(len(w.terms))
-					// A term may be a slice of the whole text: copy it.
-					term := strings.Clone(t.Norm)
-					w.ids[term] = id
-					w.terms = append(w.terms, term)
+				slices.Sort(order)
+				buf = buf[:0]
+				last := int32(0)
+				for _, id := range order {
+					buf = binary.AppendUvarint(buf, uint64(id-last))
+					buf = binary.AppendUvarint(buf, uint64(tf[id]))
+					last = id
 				}
-				if tf[id] == 0 {
-					order = append(order, id)
-				}
-				tf[id]++
+				out[i] = slices.Clone(buf)
 			}
-			if len(order) == 0 {
-				continue
-			}
-			slices.Sort(order)
-			buf = buf[:0]
-			last := int32(0)
-			for _, id := range order {
-				buf = binary.AppendUvarint(buf, uint64(id-last))
-				buf = binary.AppendUvarint(buf, uint64(tf[id]))
-				last = id
-			}
-			out[i] = slices.Clone(buf)
-		}
+		})
 		results <- textResult{start: b.start, worker: id, counts: out}
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/analysis"
+	"github.com/ilgraph/ilgraph/internal/parallel"
 	"github.com/ilgraph/ilgraph/memstore"
 )
 
@@ -63,7 +64,7 @@ func (k *consumer) Start(ctx context.Context, orgs []string) (memstore.Consuming
 			}
 		}
 	}
-	return &consuming{e: e, b: e.builder(extra)}, nil
+	return &consuming{e: e, b: e.builder(extra, parallel.ShareOf(ctx))}, nil
 }
 
 type consuming struct {

@@ -39,6 +39,7 @@ import (
 
 	"github.com/ilgraph/ilgraph"
 	"github.com/ilgraph/ilgraph/analysis"
+	"github.com/ilgraph/ilgraph/internal/parallel"
 	"github.com/ilgraph/ilgraph/memstore"
 )
 
@@ -261,7 +262,7 @@ func New(v *ilgraph.Vocabulary, cases []ilgraph.Case, opts Options) (*Engine, er
 	if err != nil {
 		return nil, err
 	}
-	b := e.builder(extraNames(opts.Names, cases))
+	b := e.builder(extraNames(opts.Names, cases), nil)
 	snap := memstore.NewBuilder(0, nil)
 	for i := range cases {
 		row := ilgraph.SimilarityRow(&cases[i])
@@ -390,8 +391,9 @@ type analysedCase struct {
 }
 
 // builder starts adding cases to e, whose analysis sets aside the names
-// extra (opts.Names and the cases' organizations' name parts).
-func (e *Engine) builder(extra []string) *engineBuilder {
+// extra (opts.Names and the cases' organizations' name parts); its workers
+// analyse a batch only when share has room (nil: always).
+func (e *Engine) builder(extra []string, share *parallel.Share) *engineBuilder {
 	e.setNames(extra)
 	b := &engineBuilder{
 		e:    e,
@@ -406,9 +408,11 @@ func (e *Engine) builder(extra []string) *engineBuilder {
 			defer b.wg.Done()
 			for job := range b.jobs {
 				out := analysedBatch{start: job.start, cases: make([]analysedCase, len(job.cases))}
-				for i, c := range job.cases {
-					out.cases[i] = e.analyse(c)
-				}
+				share.Do(func() {
+					for i, c := range job.cases {
+						out.cases[i] = e.analyse(c)
+					}
+				})
 				b.results <- out
 			}
 		}()

@@ -60,6 +60,10 @@ type Value[T any] struct {
 	mu      sync.Mutex
 	current *built[T]
 	build   *rebuild[T] // the rebuild under way, if any
+	// settling says a Settle is under way (beside any rebuild); again is
+	// the build of the one asked for meanwhile, to start when it ends.
+	settling bool
+	again    func(context.Context) (T, int64, error)
 	// holds counts the changes under way (Hold): while there are any, a
 	// reader that finds the value behind the graph waits for them, or
 	// answers without it, rather than starting a rebuild that the change
@@ -544,19 +548,7 @@ func (c *Value[T]) startBuild(ctx context.Context, asked int64) *rebuild[T] {
 		v, at, err := c.Build(ctx)
 		c.mu.Lock()
 		if err == nil {
-			r.b = &built[T]{v: v, version: at, base: at}
-			switch {
-			case c.current == nil || at >= c.current.version || at < c.current.base:
-				// At or past the value, or the graph went back (emptied
-				// and loaded again).
-				c.current = r.b
-			case c.CatchUp != nil:
-				if caught, ok := c.CatchUp(v, at, c.current.version); ok {
-					r.b = &built[T]{v: caught, version: c.current.version, base: at}
-					c.current = r.b
-				}
-			}
-			c.signal()
+			r.b = c.install(v, at, false)
 		}
 		r.err = err
 		c.build = nil
@@ -564,6 +556,75 @@ func (c *Value[T]) startBuild(ctx context.Context, asked int64) *rebuild[T] {
 		close(r.done)
 	}()
 	return r
+}
+
+// install makes v, built at version at, the current value when it is at or
+// past it, or when CatchUp brings it up to it, and returns it as built (or
+// caught up); c.mu is held. A rebuild (not a Settle, which may have
+// started before the current value's build) built below the current
+// value's build found the graph gone back (emptied and loaded again), and
+// is installed as it is.
+func (c *Value[T]) install(v T, at int64, settle bool) *built[T] {
+	b := &built[T]{v: v, version: at, base: at}
+	switch {
+	case c.current == nil || at >= c.current.version || at < c.current.base && !settle:
+		c.current = b
+	case c.CatchUp != nil:
+		if caught, ok := c.CatchUp(v, at, c.current.version); ok {
+			b = &built[T]{v: caught, version: c.current.version, base: at}
+			c.current = b
+		}
+	}
+	c.signal()
+	return b
+}
+
+// Settle builds the value again in the background with build (which
+// returns the value and the version it read), beside the current value:
+// unlike Refresh it takes no rebuild's place, so readers that find the
+// graph ahead meanwhile start and wait for rebuilds of their own, as
+// ever. When build ends its value is installed as a rebuild's is — when
+// at or past the current value, or brought up to it by CatchUp — or
+// thrown away. For a value whose Advances keep it current but not as a
+// build would make it, and whose build is long. A call while a Settle is
+// under way starts another when it ends (the changes since its build
+// began are not settled by it), and returns nil; otherwise Settle returns
+// a channel closed when this one ends.
+func (c *Value[T]) Settle(ctx context.Context, build func(context.Context) (T, int64, error)) <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.settling {
+		c.again = build
+		return nil
+	}
+	return c.settle(ctx, build)
+}
+
+// settle starts a Settle; c.mu is held.
+func (c *Value[T]) settle(ctx context.Context, build func(context.Context) (T, int64, error)) <-chan struct{} {
+	c.settling = true
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		timeout := c.Timeout
+		if timeout <= 0 {
+			timeout = RebuildTimeout
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		defer cancel()
+		v, at, err := build(ctx)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.settling = false
+		if err == nil {
+			c.install(v, at, true)
+		}
+		if again := c.again; again != nil {
+			c.again = nil
+			c.settle(ctx, again)
+		}
+	}()
+	return done
 }
 
 // Get returns the value as current as the graph: at the version the

@@ -703,3 +703,68 @@ func TestCurrentWithin(t *testing.T) {
 	}
 	close(c.release)
 }
+
+// TestSettleBesideRebuilds: a Settle takes no rebuild's place — a reader
+// that finds the graph ahead meanwhile is answered by a rebuild of its
+// own — and its value, finished behind the current one, is brought up to
+// it by CatchUp, or thrown away when CatchUp cannot.
+func TestSettleBesideRebuilds(t *testing.T) {
+	for _, catchUp := range []bool{true, false} {
+		t.Run(map[bool]string{true: "caught_up", false: "thrown_away"}[catchUp], func(t *testing.T) {
+			ctx := context.Background()
+			c := &corpus{}
+			c.version.Store(1)
+			v := c.value()
+			v.CatchUp = func(x, from, to int64) (int64, bool) { return x + 1000*(to-from), catchUp }
+			if x, err := v.Get(ctx); err != nil || x != 10 {
+				t.Fatalf("first build: %d, %v", x, err)
+			}
+			c.version.Store(2)
+			hold, read := make(chan struct{}), make(chan struct{})
+			settled := v.Settle(ctx, func(context.Context) (int64, int64, error) {
+				at := c.version.Load()
+				close(read)
+				<-hold
+				return 7 + 10*at, at, nil
+			})
+			if settled == nil {
+				t.Fatal("Settle started nothing")
+			}
+			var second atomic.Int64
+			if again := v.Settle(ctx, func(context.Context) (int64, int64, error) {
+				second.Add(1)
+				return 0, 0, errors.New("the second settle's build fails")
+			}); again != nil {
+				t.Error("a second Settle started while one is under way")
+			}
+			<-read // the Settle's build read version 2
+			c.version.Store(3)
+			short, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			if x, err := v.Get(short); err != nil || x != 30 {
+				t.Fatalf("Get during a Settle: %d, %v; want 30 from a rebuild of its own", x, err)
+			}
+			if second.Load() != 0 {
+				t.Error("the Settle asked for during another ran before it ended")
+			}
+			close(hold)
+			<-settled
+			x, at, _ := v.Peek()
+			want, wantAt := int64(30), int64(3)
+			if catchUp {
+				want = 27 + 1000 // built at 2, caught up to 3
+			}
+			if x != want || at != wantAt {
+				t.Errorf("after the Settle: %d at %d, want %d at %d", x, at, want, wantAt)
+			}
+			// The Settle asked for meanwhile runs once the first ends.
+			deadline := time.Now().Add(5 * time.Second)
+			for second.Load() == 0 && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			if n := second.Load(); n != 1 {
+				t.Errorf("the Settle asked for during another ran %d times, want once after it", n)
+			}
+		})
+	}
+}
