@@ -67,10 +67,7 @@ func BenchmarkApply(b *testing.B) {
 	// changes applied one at a time (what it did before, up to 64) and
 	// the build (what it did past 64). The feed's cases are the corpus's
 	// own, updated; its "JSON" names the case (parsing is not timed).
-	byID := map[string]*ilgraph.Case{}
-	for _, c := range cases {
-		byID[c.ID] = c
-	}
+	byID := byIDOf(cases)
 	src.Parse = func(id []byte) (*ilgraph.Case, error) { return byID[string(id)], nil }
 	next := 0
 	feed := func(n int) []ilgraph.CorpusChange {

@@ -311,10 +311,7 @@ func TestApplyBeforeTheFirstBuild(t *testing.T) {
 func TestAggregatesWaitForTheFeed(t *testing.T) {
 	ctx := context.Background()
 	cases := generated(t, 62, 8)
-	byID := map[string]*ilgraph.Case{}
-	for _, c := range cases {
-		byID[c.ID] = c
-	}
+	byID := byIDOf(cases)
 	g := &feedGraph{versionGraph: &versionGraph{countingGraph: countingGraph{casesGraph: casesGraph{cases: cases[:50]}}, v: 1}}
 	src := memstore.NewSource(g)
 	src.SettleAfter = -1
@@ -417,10 +414,7 @@ func (g *blockingGraph) EachCase(ctx context.Context, fn func(*ilgraph.Case) err
 func TestSettlingBuildLeavesTheFeedFollowed(t *testing.T) {
 	ctx := context.Background()
 	cases := generated(t, 52, 9)
-	byID := map[string]*ilgraph.Case{}
-	for _, c := range cases {
-		byID[c.ID] = c
-	}
+	byID := byIDOf(cases)
 	g := &blockingGraph{feedGraph: &feedGraph{versionGraph: &versionGraph{countingGraph: countingGraph{casesGraph: casesGraph{cases: cases[:50]}}, v: 1}}}
 	src := memstore.NewSource(g)
 	src.SettleAfter = 30 * time.Millisecond
@@ -465,4 +459,13 @@ func TestSettlingBuildLeavesTheFeedFollowed(t *testing.T) {
 	if c.Version != 3 || c.Applied != 0 || c.Len() != 52 || src.Builds() != 3 {
 		t.Errorf("after settling: version %d, %d changes applied, %d cases, %d builds; want 3, 0, 52, 3", c.Version, c.Applied, c.Len(), src.Builds())
 	}
+}
+
+// byIDOf indexes cases by id (a fake feed's parse).
+func byIDOf(cases []*ilgraph.Case) map[string]*ilgraph.Case {
+	byID := make(map[string]*ilgraph.Case, len(cases))
+	for _, c := range cases {
+		byID[c.ID] = c
+	}
+	return byID
 }
