@@ -548,7 +548,7 @@ func (c *Value[T]) startBuild(ctx context.Context, asked int64) *rebuild[T] {
 		v, at, err := c.Build(ctx)
 		c.mu.Lock()
 		if err == nil {
-			r.b = c.install(v, at, false)
+			r.b = c.install(v, at)
 		}
 		r.err = err
 		c.build = nil
@@ -558,16 +558,15 @@ func (c *Value[T]) startBuild(ctx context.Context, asked int64) *rebuild[T] {
 	return r
 }
 
-// install makes v, built at version at, the current value when it is at or
-// past it, or when CatchUp brings it up to it, and returns it as built (or
-// caught up); c.mu is held. A rebuild (not a Settle, which may have
-// started before the current value's build) built below the current
-// value's build found the graph gone back (emptied and loaded again), and
-// is installed as it is.
-func (c *Value[T]) install(v T, at int64, settle bool) *built[T] {
+// install makes v, built by a rebuild at version at, the current value
+// when it is at or past it, or when CatchUp brings it up to it, and
+// returns it as built (or caught up); c.mu is held.
+func (c *Value[T]) install(v T, at int64) *built[T] {
 	b := &built[T]{v: v, version: at, base: at}
 	switch {
-	case c.current == nil || at >= c.current.version || at < c.current.base && !settle:
+	case c.current == nil || at >= c.current.version || at < c.current.base:
+		// At or past the value, or the graph went back (emptied and
+		// loaded again).
 		c.current = b
 	case c.CatchUp != nil:
 		if caught, ok := c.CatchUp(v, at, c.current.version); ok {
@@ -613,18 +612,48 @@ func (c *Value[T]) settle(ctx context.Context, build func(context.Context) (T, i
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
 		v, at, err := build(ctx)
+		if err == nil {
+			c.installSettled(v, at)
+		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.settling = false
-		if err == nil {
-			c.install(v, at, true)
-		}
 		if again := c.again; again != nil {
 			c.again = nil
 			c.settle(ctx, again)
 		}
 	}()
 	return done
+}
+
+// installSettled makes v, built by a Settle at version at, the current
+// value when it is at or past it, or when CatchUp brings it up to it —
+// outside the lock, which readers need meanwhile (a catch-up of a load
+// takes a second at a million cases), again from where it got to when the
+// value moved meanwhile — and otherwise throws it away. Unlike a rebuild's,
+// a Settle's value below the current one's build is not the graph gone
+// back: the Settle began before that build.
+func (c *Value[T]) installSettled(v T, at int64) {
+	base := at
+	for {
+		c.mu.Lock()
+		cur := c.current
+		if cur == nil || at >= cur.version {
+			c.current = &built[T]{v: v, version: at, base: base}
+			c.signal()
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+		if c.CatchUp == nil {
+			return
+		}
+		caught, ok := c.CatchUp(v, at, cur.version)
+		if !ok {
+			return
+		}
+		v, at = caught, cur.version
+	}
 }
 
 // Get returns the value as current as the graph: at the version the

@@ -715,7 +715,17 @@ func TestSettleBesideRebuilds(t *testing.T) {
 			c := &corpus{}
 			c.version.Store(1)
 			v := c.value()
-			v.CatchUp = func(x, from, to int64) (int64, bool) { return x + 1000*(to-from), catchUp }
+			// The settle's catch-up waits for caughtUp once begun, so
+			// that the test can ask for the value meanwhile.
+			catching, caughtUp := make(chan struct{}), make(chan struct{})
+			var once sync.Once
+			v.CatchUp = func(x, from, to int64) (int64, bool) {
+				if from == 2 {
+					once.Do(func() { close(catching) })
+					<-caughtUp
+				}
+				return x + 1000*(to-from), catchUp
+			}
 			if x, err := v.Get(ctx); err != nil || x != 10 {
 				t.Fatalf("first build: %d, %v", x, err)
 			}
@@ -748,6 +758,23 @@ func TestSettleBesideRebuilds(t *testing.T) {
 				t.Error("the Settle asked for during another ran before it ended")
 			}
 			close(hold)
+			select {
+			case <-catching:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the settle's value was not caught up")
+			}
+			// Readers are not held while it catches up.
+			peeked := make(chan int64)
+			go func() { x, _, _ := v.Peek(); peeked <- x }()
+			select {
+			case x := <-peeked:
+				if x != 30 {
+					t.Errorf("during the settle's catch-up the value is %d, want 30", x)
+				}
+			case <-time.After(5 * time.Second):
+				t.Error("a reader waited for the settle's catch-up")
+			}
+			close(caughtUp)
 			<-settled
 			x, at, _ := v.Peek()
 			want, wantAt := int64(30), int64(3)
