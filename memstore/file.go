@@ -93,7 +93,14 @@ func (s *Source) logger() *slog.Logger {
 // graph's). Otherwise (no file, another graph, another format, too far
 // behind, damaged) it reports false and the corpus is built from the graph.
 func (s *Source) fromFile(ctx context.Context) (*Corpus, bool) {
-	if s.SnapshotDir == "" || s.fileTried.Swap(true) {
+	if s.SnapshotDir == "" {
+		return nil, false
+	}
+	// reading is set before fileTried, so that a reader never finds the
+	// file neither to be tried nor being read while it is (followWait).
+	s.reading.Store(true)
+	defer s.reading.Store(false)
+	if s.fileTried.Swap(true) {
 		return nil, false
 	}
 	if _, _, ok := s.v.Peek(); ok {

@@ -141,6 +141,7 @@ type Source struct {
 	lastNS   atomic.Int64 // how long the last build from the graph that finished took
 	followNS atomic.Int64 // how long the last catch-up from the change feed took
 	applying atomic.Bool  // a catch-up holds its batch from the feed and is applying it
+	reading  atomic.Bool  // the first corpus is being read from the snapshot file
 
 	// SnapshotDir, when set, is the directory of the source's snapshot
 	// file (file.go): each build from the graph is written there, and the
@@ -559,8 +560,10 @@ func (s *Source) Unpin(ctx context.Context) context.Context { return s.v.Unpin(c
 // MaxFollow cases — it waits for the catch-up from the feed, a second or
 // so for a load of 2,000 cases at 100,000, rather than ask the graph: up
 // to CatchUpWait, and on to its end once the catch-up holds the feed's
-// batch (followWait). A corpus further behind is built afresh, which
-// takes longer: then it returns nil at once, as Current does.
+// batch (followWait). At the start it likewise waits while the corpus is
+// read from the snapshot file, seconds where a build takes minutes. A
+// corpus further behind is built afresh, which takes longer: then it
+// returns nil at once, as Current does.
 func (s *Source) CurrentOrFollow(ctx context.Context) (*Corpus, error) {
 	c, _, err := s.v.CurrentWithin(ctx, s.followWait)
 	return c, err
@@ -574,21 +577,39 @@ func (s *Source) CurrentOrFollow(ctx context.Context) (*Corpus, error) {
 // the corpus: at a million cases a load of 2,000 took longer than the
 // default wait, and Neo4j's answer far longer still), and 0 when the
 // rebuild is not (yet) such a catch-up: it may be a build from the graph.
+// With no corpus yet (at -1) it waits only while the snapshot file is read
+// (FileProbe at first, while the rebuild finds out whether the file is
+// usable, then CatchUpWait at a time): at a million cases a reader at the
+// start otherwise asked Neo4j, and timed out, while the file took 5 s.
 func (s *Source) followWait(at, version int64, waited time.Duration) time.Duration {
-	if _, ok := s.g.(ChangeFeed); !ok || s.Parse == nil || at < 0 || version-at > s.maxFollow() {
+	wait := s.CatchUpWait
+	switch {
+	case wait < 0:
+		return 0
+	case wait == 0:
+		wait = DefaultCatchUpWait
+	}
+	if at < 0 {
+		switch {
+		case s.reading.Load():
+			return wait
+		case waited == 0 && s.SnapshotDir != "" && !s.fileTried.Load():
+			return min(FileProbe, wait)
+		}
+		return 0
+	}
+	if _, ok := s.g.(ChangeFeed); !ok || s.Parse == nil || version-at > s.maxFollow() {
 		return 0
 	}
 	if waited > 0 && !s.applying.Load() {
 		return 0
 	}
-	switch {
-	case s.CatchUpWait < 0:
-		return 0
-	case s.CatchUpWait == 0:
-		return DefaultCatchUpWait
-	}
-	return s.CatchUpWait
+	return wait
 }
+
+// FileProbe is how long a reader at the start waits for the rebuild to
+// find out whether the snapshot file is usable (see followWait).
+const FileProbe = 200 * time.Millisecond
 
 // maxFollow is MaxFollow or its default.
 func (s *Source) maxFollow() int64 {

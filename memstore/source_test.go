@@ -469,3 +469,63 @@ func byIDOf(cases []*ilgraph.Case) map[string]*ilgraph.Case {
 	}
 	return byID
 }
+
+// idGraph is a versionGraph with a corpus id, so that a source with a
+// snapshot directory writes and reads its file.
+type idGraph struct{ *versionGraph }
+
+func (idGraph) CorpusID(context.Context) (string, error) { return "corpus-of-the-test", nil }
+
+// TestAggregatesWaitForTheSnapshotFile: at the start, an aggregate waits
+// for the corpus read from the snapshot file rather than ask the graph;
+// without a file to read it does not wait.
+func TestAggregatesWaitForTheSnapshotFile(t *testing.T) {
+	ctx := context.Background()
+	cases := generated(t, 40, 5)
+	g := idGraph{&versionGraph{countingGraph: countingGraph{casesGraph: casesGraph{cases: cases}}, v: 1}}
+	dir := t.TempDir()
+	first := memstore.NewSource(g)
+	first.SnapshotDir, first.SettleAfter = dir, -1
+	if _, err := first.Get(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first.WaitSaved()
+
+	all := ilgraph.CaseFilter{}
+	restarted := memstore.NewSource(g)
+	restarted.SnapshotDir, restarted.SettleAfter = dir, -1
+	got, ok, err := memstore.NewStore(restarted).CaseStats(ctx, all)
+	if want := memstore.Build(rowsOf(cases), 1).Stats(all); !ok || err != nil {
+		t.Errorf("statistics at the start, the snapshot file at hand: ok %v, err %v; want an answer from memory", ok, err)
+	} else if !reflect.DeepEqual(got, want) {
+		t.Errorf("statistics from the snapshot file: %d cases, want %d", got.Cases, want.Cases)
+	}
+	if restarted.FileLoads() != 1 || restarted.Builds() != 0 {
+		t.Errorf("%d corpora read from the file, %d builds; want 1 and 0", restarted.FileLoads(), restarted.Builds())
+	}
+
+	// No file: the build from the graph (held here) is not waited for
+	// past the probe, however long the catch-up wait.
+	held := heldGraph{g, make(chan struct{})}
+	defer close(held.release)
+	none := memstore.NewSource(held)
+	none.SnapshotDir, none.SettleAfter, none.CatchUpWait = t.TempDir(), -1, time.Minute
+	start := time.Now()
+	if _, ok, err := memstore.NewStore(none).CaseStats(ctx, all); ok || err != nil {
+		t.Errorf("statistics at the start, no snapshot file: ok %v, err %v; want false (the graph answers)", ok, err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("statistics at the start, no snapshot file, waited %v for a build from the graph", took)
+	}
+}
+
+// heldGraph is an idGraph whose cases are read only once release closes.
+type heldGraph struct {
+	idGraph
+	release chan struct{}
+}
+
+func (g heldGraph) EachCase(ctx context.Context, fn func(*ilgraph.Case) error) error {
+	<-g.release
+	return g.idGraph.EachCase(ctx, fn)
+}
